@@ -1,0 +1,3 @@
+module github.com/rebalance-ref/rebalance
+
+go 1.26

@@ -1,0 +1,94 @@
+package classic
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fault is a named switch that deliberately breaks one rule of the
+// protocol, so that the property tests and the model checker can show they
+// catch the broken law. Faults are configuration; with none set the model
+// is the protocol as specified.
+type Fault uint32
+
+// Faults is a set of Fault switches.
+type Faults = Fault
+
+// The fault switches of the classic family. Each comment says which law the
+// tests report when it is on.
+const (
+	// EagerNoRevoke: an eager member keeps what it owns when it rejoins
+	// instead of revoking everything first. Reported as ExclusiveOwnership:
+	// the leader hands the resource to another member while the old owner
+	// still works on it.
+	EagerNoRevoke Fault = 1 << iota
+	// CooperativeNoWithholding: the cooperative assignors give a resource
+	// that changes owner to its new owner in the same round it is revoked
+	// from the old one. Reported as CooperativeHandoff by the leader's
+	// round check and, with the check off, as ExclusiveOwnership.
+	CooperativeNoWithholding
+	// SkipLeaderValidation: the leader sends its assignor's output without
+	// checking it with spec.CheckRound.
+	SkipLeaderValidation
+	// KeepRevoked: a member that is told to revoke a resource keeps working
+	// on it. Reported as ExclusiveOwnership once the resource is handed out.
+	KeepRevoked
+	// SameGenerationClaimsKept: when two members claim a resource in the
+	// same generation, the cooperative assignors keep it with the first
+	// claimant instead of taking it from both. Reported as
+	// ExclusiveOwnership after a partition that left both members owning.
+	SameGenerationClaimsKept
+	// SkipGenerationCheck: the coordinator accepts a SyncGroup or Heartbeat
+	// from any generation. Reported as ExclusiveOwnership: a member of an
+	// old generation installs a stale assignment.
+	SkipGenerationCheck
+)
+
+// FaultInfo names and describes one fault switch.
+type FaultInfo struct {
+	Fault Fault
+	Name  string
+	Doc   string
+}
+
+// FaultList is every fault switch of the classic family, for --list-faults
+// and for tests that turn each one on.
+var FaultList = []FaultInfo{
+	{EagerNoRevoke, "eager-no-revoke", "eager members keep their resources when they rejoin (ExclusiveOwnership)"},
+	{CooperativeNoWithholding, "cooperative-no-withholding", "cooperative assignors hand a moving resource over in the round it is revoked (CooperativeHandoff, ExclusiveOwnership)"},
+	{SkipLeaderValidation, "skip-leader-validation", "the leader sends its assignor's output unchecked"},
+	{KeepRevoked, "keep-revoked", "members keep working on resources they were told to revoke (ExclusiveOwnership)"},
+	{SameGenerationClaimsKept, "same-generation-claims-kept", "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
+	{SkipGenerationCheck, "skip-generation-check", "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
+}
+
+// Has reports whether every fault of x is in f.
+func (f Fault) Has(x Fault) bool { return f&x == x && x != 0 }
+
+// String lists the names of the faults in f, "none" for the empty set.
+func (f Fault) String() string {
+	var names []string
+	for _, fi := range FaultList {
+		if f.Has(fi.Fault) {
+			names = append(names, fi.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseFault returns the fault named name.
+func ParseFault(name string) (Fault, error) {
+	for _, fi := range FaultList {
+		if fi.Name == name {
+			return fi.Fault, nil
+		}
+	}
+	var all []string
+	for _, fi := range FaultList {
+		all = append(all, fi.Name)
+	}
+	return 0, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(all, ", "))
+}

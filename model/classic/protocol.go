@@ -1,0 +1,234 @@
+package classic
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Protocol is an embedded rebalance protocol run over the membership
+// protocol: eager, cooperative (Design I, KIP-429), deferred (Design II,
+// KIP-415) or incremental (Design III). Implementations live in package
+// model/classic/policy. A Protocol is a pure value: Assign must not keep or
+// modify its input.
+type Protocol interface {
+	// Name is the protocol name members advertise in JoinGroup and the
+	// coordinator selects among.
+	Name() string
+	// Cooperative reports whether members keep what they own across a
+	// rebalance. When false (eager), a member revokes everything before it
+	// joins. A member is eager if any protocol it is configured with is.
+	Cooperative() bool
+	// Assign computes the leader's assignment for one round. It returns an
+	// error for input it cannot assign (for example a subscription to a
+	// topic the leader has no metadata for is not an error, but a
+	// malformed input is). The member node validates the result with
+	// spec.CheckRound before sending anything.
+	Assign(in LeaderInput) (LeaderResult, error)
+}
+
+// Subscription is the embedded-protocol metadata a member sends in
+// JoinGroup: the seed design's subscription fields.
+type Subscription struct {
+	// Topics is the sorted subscription.
+	Topics []string
+	// Owned is what the member owns now (cooperative protocols; eager
+	// members revoked everything and send an empty set).
+	Owned spec.Set
+	// Generation is the generation Owned was assigned in (NoGeneration
+	// when the member holds no assignment).
+	Generation spec.Generation
+	// Leader is the leader of the generation Owned was assigned in, ""
+	// when unknown; a new leader uses it to tell a leader change from a
+	// departed member (Design II).
+	Leader spec.MemberID
+}
+
+// Assignment is the embedded-protocol metadata the leader sends each member
+// in SyncGroup: the seed design's assignment fields.
+type Assignment struct {
+	// Assigned is everything the member owns once it has applied this
+	// assignment (what it keeps plus what is new).
+	Assigned spec.Set
+	// Revoked is what the member must give up now; under the cooperative
+	// designs a member with a non-empty Revoked rejoins at once.
+	Revoked spec.Set
+	// Delay is the scheduled rebalance delay (Designs II, III): when
+	// positive the member rejoins after Delay.
+	Delay Millis
+	// Leader is the member id of the leader that computed the assignment.
+	Leader spec.MemberID
+	// Error is non-zero when the leader could not assign (its assignor
+	// returned an illegal result): the member keeps what it owns.
+	Error spec.ErrorCode
+}
+
+// Joined is one member of a round as the leader sees it, its metadata
+// decoded.
+type Joined struct {
+	ID           spec.MemberID
+	InstanceID   string
+	Subscription Subscription
+}
+
+// LeaderInput is everything the leader's Protocol.Assign may use.
+type LeaderInput struct {
+	Now        Millis
+	Generation spec.Generation // the generation being assigned
+	Leader     spec.MemberID
+	// LastCompletedGeneration is the last generation this process
+	// completed a SyncGroup in (Connect's lastCompletedGenerationId).
+	LastCompletedGeneration spec.Generation
+	Members                 []Joined // sorted by ID
+	Topics                  spec.Topics
+	// Memory is what this process remembers from rounds it led; it is the
+	// zero value for a process that never led (or restarted).
+	Memory LeaderMemory
+	Faults Faults
+}
+
+// LeaderResult is the leader's output for one round.
+type LeaderResult struct {
+	Assignments map[spec.MemberID]Assignment
+	// Memory replaces the leader's memory once the round's SyncGroup is
+	// sent.
+	Memory LeaderMemory
+}
+
+// LeaderMemory is the state a leader keeps between the rounds it leads
+// (Designs II and III; Connect's IncrementalCooperativeAssignor fields).
+// Its zero value is "no history".
+type LeaderMemory struct {
+	// Generation is the generation of the last round this process led.
+	Generation spec.Generation
+	// Assignment is the complete assignment that round produced, revoked
+	// resources excluded (Connect's previousAssignment).
+	Assignment spec.Assignment
+	// Members is the members of that round, sorted.
+	Members []spec.MemberID
+	// ScheduledAt is the deadline of the pending scheduled rebalance delay,
+	// 0 when none is pending.
+	ScheduledAt Millis
+	// Lost is what the leader holds back while the delay runs.
+	Lost spec.Set
+	// Candidates are the members that stayed empty while the delay ran,
+	// sorted; the lost resources go to them when it expires.
+	Candidates []spec.MemberID
+	// SuccessiveRevokingRounds counts consecutive rounds that revoked for
+	// balance; it drives the exponential back-off (KAFKA-12495).
+	SuccessiveRevokingRounds int
+	// Revoked reports that the previous round revoked something.
+	Revoked bool
+}
+
+// Clone returns a copy of m that shares no mutable state with it.
+func (m LeaderMemory) Clone() LeaderMemory {
+	m.Assignment = m.Assignment.Clone()
+	m.Members = slices.Clone(m.Members)
+	m.Candidates = slices.Clone(m.Candidates)
+	return m
+}
+
+// Encode renders s as Metadata:
+//
+//	topics=[a b];owned={a-0};gen=3;leader=A-1
+func (s Subscription) Encode() Metadata {
+	return Metadata(fmt.Sprintf("topics=[%s];owned=%s;gen=%d;leader=%s", strings.Join(s.Topics, " "), s.Owned, s.Generation, idOrDash(s.Leader)))
+}
+
+// Encode renders a as Metadata:
+//
+//	assigned={a-0};revoked={};delay=0;leader=A-1;error=0
+func (a Assignment) Encode() Metadata {
+	return Metadata(fmt.Sprintf("assigned=%s;revoked=%s;delay=%d;leader=%s;error=%d", a.Assigned, a.Revoked, a.Delay, idOrDash(a.Leader), a.Error))
+}
+
+// fields splits "k=v;k=v" into a map and checks it has exactly the keys
+// want, in that order.
+func fields(md Metadata, what string, want ...string) (map[string]string, error) {
+	parts := strings.Split(string(md), ";")
+	if len(parts) != len(want) {
+		return nil, fmt.Errorf("%s %q: want %d fields %v, got %d", what, md, len(want), want, len(parts))
+	}
+	out := make(map[string]string, len(want))
+	for i, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k != want[i] {
+			return nil, fmt.Errorf("%s %q: field %d: want %s=...", what, md, i+1, want[i])
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func parseID(s string) spec.MemberID {
+	if s == "-" {
+		return ""
+	}
+	return spec.MemberID(s)
+}
+
+// DecodeSubscription parses Metadata written by Subscription.Encode. A
+// malformed input gives an error saying what is wrong and where.
+func DecodeSubscription(md Metadata) (Subscription, error) {
+	f, err := fields(md, "subscription", "topics", "owned", "gen", "leader")
+	if err != nil {
+		return Subscription{}, err
+	}
+	var s Subscription
+	t, ok := strings.CutPrefix(f["topics"], "[")
+	if ok {
+		t, ok = strings.CutSuffix(t, "]")
+	}
+	if !ok {
+		return Subscription{}, fmt.Errorf("subscription %q: topics: want [t1 t2 ...]", md)
+	}
+	s.Topics = strings.Fields(t)
+	if !slices.IsSorted(s.Topics) || len(slices.Compact(slices.Clone(s.Topics))) != len(s.Topics) {
+		return Subscription{}, fmt.Errorf("subscription %q: topics must be sorted and distinct", md)
+	}
+	if s.Owned, err = spec.ParseSet(f["owned"]); err != nil {
+		return Subscription{}, fmt.Errorf("subscription %q: owned: %v", md, err)
+	}
+	g, err := strconv.ParseInt(f["gen"], 10, 32)
+	if err != nil || g < int64(spec.NoGeneration) {
+		return Subscription{}, fmt.Errorf("subscription %q: gen: want an integer >= -1", md)
+	}
+	s.Generation = spec.Generation(g)
+	s.Leader = parseID(f["leader"])
+	return s, nil
+}
+
+// DecodeAssignment parses Metadata written by Assignment.Encode. A malformed
+// input gives an error saying what is wrong and where.
+func DecodeAssignment(md Metadata) (Assignment, error) {
+	f, err := fields(md, "assignment", "assigned", "revoked", "delay", "leader", "error")
+	if err != nil {
+		return Assignment{}, err
+	}
+	var a Assignment
+	if a.Assigned, err = spec.ParseSet(f["assigned"]); err != nil {
+		return Assignment{}, fmt.Errorf("assignment %q: assigned: %v", md, err)
+	}
+	if a.Revoked, err = spec.ParseSet(f["revoked"]); err != nil {
+		return Assignment{}, fmt.Errorf("assignment %q: revoked: %v", md, err)
+	}
+	if x := a.Assigned.Intersect(a.Revoked); !x.IsEmpty() {
+		return Assignment{}, fmt.Errorf("assignment %q: %s both assigned and revoked", md, x)
+	}
+	d, err := strconv.ParseInt(f["delay"], 10, 64)
+	if err != nil || d < 0 {
+		return Assignment{}, fmt.Errorf("assignment %q: delay: want an integer >= 0", md)
+	}
+	a.Delay = Millis(d)
+	a.Leader = parseID(f["leader"])
+	e, err := strconv.ParseInt(f["error"], 10, 16)
+	if err != nil {
+		return Assignment{}, fmt.Errorf("assignment %q: error: want an integer", md)
+	}
+	a.Error = spec.ErrorCode(e)
+	return a, nil
+}

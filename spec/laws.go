@@ -1,0 +1,306 @@
+package spec
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Law names a law of the design. Law names are stable: scenario files,
+// counterexamples and the TLA+ specs use them.
+type Law string
+
+// The laws. Safety laws hold in every state (or, for step laws, across every
+// step); the convergence laws hold once the environment has fallen quiet.
+const (
+	// ExclusiveOwnership: no resource is owned by two current members at
+	// once; a departed member that still believes it owns is tolerated only
+	// when the view marks it Fenced.
+	ExclusiveOwnership Law = "ExclusiveOwnership"
+	// SubscribedOnly: a current member owns only resources of topics it
+	// subscribes to, except those it is still revoking.
+	SubscribedOnly Law = "SubscribedOnly"
+	// ExistingOnly: no member owns a resource outside the universe.
+	ExistingOnly Law = "ExistingOnly"
+	// CooperativeHandoff: no resource is given to a new owner in the same
+	// round in which it is revoked from (or still claimed by) another
+	// member (Designs I-III); next-gen: a resource is given only once its
+	// previous owner has released it.
+	CooperativeHandoff Law = "CooperativeHandoff"
+	// MonotonicGeneration: the generation or epoch of a live membership
+	// never goes backwards.
+	MonotonicGeneration Law = "MonotonicGeneration"
+	// AssignedOnce: an assignment round gives no resource to two members.
+	AssignedOnce Law = "AssignedOnce"
+	// KnownMembersOnly: an assignment round gives resources only to members
+	// that took part in the round.
+	KnownMembersOnly Law = "KnownMembersOnly"
+	// Coverage: every subscribed resource is owned by exactly one current
+	// member (a convergence law).
+	Coverage Law = "Coverage"
+	// Balance: the group is balanced (a convergence law; see CheckBalance).
+	Balance Law = "Balance"
+)
+
+// Violation says which law is broken, on which resource and by which
+// members. Resource is the zero Resource and Members empty where the law is
+// not about one resource.
+type Violation struct {
+	Law      Law
+	Resource Resource
+	Members  []string
+	Detail   string
+}
+
+// Error implements error so a violation can be returned or wrapped as one.
+func (v Violation) Error() string { return v.String() }
+
+// String prints "Law: resource members: detail".
+func (v Violation) String() string {
+	var b strings.Builder
+	b.WriteString(string(v.Law))
+	b.WriteString(":")
+	if v.Resource != (Resource{}) {
+		b.WriteString(" ")
+		b.WriteString(v.Resource.String())
+	}
+	if len(v.Members) > 0 {
+		b.WriteString(" [")
+		b.WriteString(strings.Join(v.Members, " "))
+		b.WriteString("]")
+	}
+	if v.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(v.Detail)
+	}
+	return b.String()
+}
+
+// CheckState returns every safety violation of a single view, in a
+// deterministic order (law, then resource, then members). It is
+// ExclusiveOwnership, SubscribedOnly and ExistingOnly together.
+func CheckState(v View) []Violation {
+	var out []Violation
+	out = append(out, CheckExclusiveOwnership(v)...)
+	out = append(out, CheckSubscribedOnly(v)...)
+	out = append(out, CheckExistingOnly(v)...)
+	return out
+}
+
+// CheckExclusiveOwnership reports every resource believed owned by more than
+// one member that counts: current members, and departed members that are
+// not fenced.
+func CheckExclusiveOwnership(v View) []Violation {
+	owners := map[Resource][]string{}
+	for _, m := range v.Members {
+		if !m.Current && m.Fenced {
+			continue
+		}
+		for _, r := range m.Owns {
+			owners[r] = append(owners[r], m.Name)
+		}
+	}
+	var out []Violation
+	for _, r := range slices.SortedFunc(maps.Keys(owners), Resource.Compare) {
+		if len(owners[r]) > 1 {
+			out = append(out, Violation{Law: ExclusiveOwnership, Resource: r, Members: owners[r], Detail: "owned by more than one member that is not fenced"})
+		}
+	}
+	return out
+}
+
+// CheckSubscribedOnly reports resources a current member owns on topics it
+// does not subscribe to and is not revoking.
+func CheckSubscribedOnly(v View) []Violation {
+	var out []Violation
+	for _, m := range v.Members {
+		if !m.Current {
+			continue
+		}
+		for _, r := range m.Owns {
+			if !m.Subscribes(r.Topic) && !m.Revoking.Contains(r) {
+				out = append(out, Violation{Law: SubscribedOnly, Resource: r, Members: []string{m.Name}, Detail: fmt.Sprintf("topic %q is not in the subscription [%s]", r.Topic, strings.Join(m.Subscription, " "))})
+			}
+		}
+	}
+	return out
+}
+
+// CheckExistingOnly reports resources a current member owns that are not in
+// the universe v.Topics. A nil Topics disables the law.
+func CheckExistingOnly(v View) []Violation {
+	if v.Topics == nil {
+		return nil
+	}
+	var out []Violation
+	for _, m := range v.Members {
+		if !m.Current {
+			continue
+		}
+		for _, r := range m.Owns {
+			if !v.Topics.Has(r) {
+				out = append(out, Violation{Law: ExistingOnly, Resource: r, Members: []string{m.Name}, Detail: "no such resource"})
+			}
+		}
+	}
+	return out
+}
+
+// CheckStep returns the violations of the step laws between two successive
+// views of the same system: MonotonicGeneration for every membership (same
+// name and member id) that is current in both.
+func CheckStep(prev, next View) []Violation {
+	var out []Violation
+	for _, n := range next.Members {
+		p, ok := prev.Member(n.Name)
+		if !ok || !p.Current || !n.Current || p.ID != n.ID || n.ID == "" {
+			continue
+		}
+		if n.Generation < p.Generation {
+			out = append(out, Violation{Law: MonotonicGeneration, Members: []string{n.Name}, Detail: fmt.Sprintf("member %s went from generation %d to %d", n.ID, p.Generation, n.Generation)})
+		}
+	}
+	return out
+}
+
+// Round is one assignment round as the leader (classic) or the coordinator
+// (next-gen) sees it: what each member claims and subscribes to, and what
+// the round gives each member.
+type Round struct {
+	// Topics is the universe; resources outside it may not be assigned.
+	Topics Topics
+	// Subscriptions holds, for each member taking part, its subscribed
+	// topics. A member not in Subscriptions is unknown to the round.
+	Subscriptions map[MemberID][]string
+	// Claims is what each member reported owning when the round started.
+	Claims map[MemberID]Set
+	// Assigned is what the round gives each member (its whole new set).
+	Assigned Assignment
+	// Cooperative enables CooperativeHandoff: a resource may not be added to
+	// a member while another member of the round claims it.
+	Cooperative bool
+}
+
+// CheckRound validates an assignment round: AssignedOnce, KnownMembersOnly,
+// ExistingOnly, SubscribedOnly and, when r.Cooperative, CooperativeHandoff.
+// The classic leader runs it on its assignor's output and applies nothing
+// when it reports anything.
+func CheckRound(r Round) []Violation {
+	var out []Violation
+	owners := map[Resource][]string{}
+	for _, m := range r.Assigned.Members() {
+		subs, known := r.Subscriptions[m]
+		if !known {
+			out = append(out, Violation{Law: KnownMembersOnly, Members: []string{string(m)}, Detail: fmt.Sprintf("assignment to a member that is not in the round: %s", r.Assigned[m])})
+			continue
+		}
+		if err := r.Assigned[m].Validate(); err != nil {
+			out = append(out, Violation{Law: ExistingOnly, Members: []string{string(m)}, Detail: err.Error()})
+			continue
+		}
+		for _, res := range r.Assigned[m] {
+			owners[res] = append(owners[res], string(m))
+			if r.Topics != nil && !r.Topics.Has(res) {
+				out = append(out, Violation{Law: ExistingOnly, Resource: res, Members: []string{string(m)}, Detail: "no such resource"})
+				continue
+			}
+			if !slices.Contains(subs, res.Topic) {
+				out = append(out, Violation{Law: SubscribedOnly, Resource: res, Members: []string{string(m)}, Detail: fmt.Sprintf("topic %q is not in the subscription [%s]", res.Topic, strings.Join(subs, " "))})
+			}
+		}
+	}
+	for _, res := range slices.SortedFunc(maps.Keys(owners), Resource.Compare) {
+		if len(owners[res]) > 1 {
+			out = append(out, Violation{Law: AssignedOnce, Resource: res, Members: owners[res], Detail: "given to more than one member"})
+		}
+	}
+	if r.Cooperative {
+		out = append(out, checkHandoff(r)...)
+	}
+	return out
+}
+
+// checkHandoff reports every resource added to a member in a round while a
+// different member of the round claims it: that claimant must revoke it
+// first, and the resource may only be given out in a later round (KIP-429;
+// Kafka's ConsumerCoordinator.validateCooperativeAssignment).
+func checkHandoff(r Round) []Violation {
+	var out []Violation
+	for _, m := range r.Assigned.Members() {
+		added := r.Assigned[m].Minus(r.Claims[m])
+		for _, res := range added {
+			var from []string
+			for _, o := range slices.Sorted(maps.Keys(r.Claims)) {
+				if o != m && r.Claims[o].Contains(res) {
+					from = append(from, string(o))
+				}
+			}
+			if len(from) > 0 {
+				out = append(out, Violation{Law: CooperativeHandoff, Resource: res, Members: append(from, string(m)), Detail: fmt.Sprintf("given to %s in the round it is revoked from %s", m, strings.Join(from, ","))})
+			}
+		}
+	}
+	return out
+}
+
+// CheckCoverage reports every resource of a topic some current member
+// subscribes to that is not owned by exactly one current member subscribed
+// to its topic. It is a convergence law: it holds once the group is stable
+// after the environment fell quiet.
+func CheckCoverage(v View) []Violation {
+	subscribed := map[string]bool{}
+	for _, m := range v.Members {
+		if m.Current {
+			for _, t := range m.Subscription {
+				subscribed[t] = true
+			}
+		}
+	}
+	owners := map[Resource][]string{}
+	for _, m := range v.Members {
+		if !m.Current {
+			continue
+		}
+		for _, r := range m.Owns {
+			owners[r] = append(owners[r], m.Name)
+		}
+	}
+	var out []Violation
+	for _, r := range v.Topics.Resources(slices.Sorted(maps.Keys(subscribed))...) {
+		if n := len(owners[r]); n != 1 {
+			out = append(out, Violation{Law: Coverage, Resource: r, Members: owners[r], Detail: fmt.Sprintf("owned by %d current members, want 1", n)})
+		}
+	}
+	return out
+}
+
+// CheckBalance reports imbalance among current members, with the meaning
+// Kafka's sticky assignor tests use (AbstractStickyAssignorTest
+// verifyValidityAndBalance): for every pair of members whose loads differ by
+// more than one, the more loaded one must own nothing of a topic the less
+// loaded one subscribes to (no single move could improve the balance).
+// Counts include every resource a member owns.
+func CheckBalance(v View) []Violation {
+	var cur []MemberView
+	for _, m := range v.Members {
+		if m.Current {
+			cur = append(cur, m)
+		}
+	}
+	var out []Violation
+	for _, hi := range cur {
+		for _, lo := range cur {
+			if hi.Owns.Len() <= lo.Owns.Len()+1 {
+				continue
+			}
+			for _, r := range hi.Owns {
+				if lo.Subscribes(r.Topic) {
+					out = append(out, Violation{Law: Balance, Resource: r, Members: []string{hi.Name, lo.Name}, Detail: fmt.Sprintf("%s owns %d and %s owns %d; %s could move", hi.Name, hi.Owns.Len(), lo.Name, lo.Owns.Len(), r)})
+					break
+				}
+			}
+		}
+	}
+	return out
+}

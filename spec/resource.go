@@ -1,0 +1,112 @@
+// Package spec is the vocabulary of group rebalancing and its laws.
+//
+// It names what every protocol in this module shares: members, resources
+// (topic-partitions, and Kafka Connect connectors and tasks encoded as
+// topic-partitions), resource sets, assignments, generations and epochs, and
+// the ownership view that any state of any protocol maps to. The laws of the
+// design (no double ownership, subscribed resources only, cooperative
+// hand-off, monotonic generations) are pure predicates over that view that
+// return a [Violation] naming the law, the resource and the members.
+//
+// The package has no dependencies beyond the standard library, performs no
+// I/O and reads no clock; every value it returns is freshly allocated or
+// immutable, so callers may keep or share results freely.
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ConnectorTask is the task number that stands for a Kafka Connect connector
+// instance itself, as Connect's IncrementalCooperativeConnectProtocol encodes
+// it (CONNECTOR_TASK = -1).
+const ConnectorTask int32 = -1
+
+// Resource is one unit of work that exactly one member should own: a Kafka
+// topic-partition, or a Kafka Connect connector (Partition == ConnectorTask)
+// or task (Partition >= 0) of the connector named by Topic.
+//
+// Invariant for a valid resource: Topic is non-empty and Partition >= -1.
+type Resource struct {
+	Topic     string
+	Partition int32
+}
+
+// TP returns the topic-partition resource topic-partition.
+func TP(topic string, partition int32) Resource { return Resource{Topic: topic, Partition: partition} }
+
+// Connector returns the resource that stands for the Kafka Connect connector
+// instance named name.
+func Connector(name string) Resource { return Resource{Topic: name, Partition: ConnectorTask} }
+
+// Task returns the resource for task number task of the Kafka Connect
+// connector named name.
+func Task(name string, task int32) Resource { return Resource{Topic: name, Partition: task} }
+
+// IsConnector reports whether r stands for a connector instance rather than
+// a partition or task.
+func (r Resource) IsConnector() bool { return r.Partition == ConnectorTask }
+
+// Less orders resources by topic, then partition. Every printer and every
+// set in this module uses this order.
+func (r Resource) Less(o Resource) bool {
+	if r.Topic != o.Topic {
+		return r.Topic < o.Topic
+	}
+	return r.Partition < o.Partition
+}
+
+// Compare returns -1, 0 or +1 as r sorts before, equal to or after o.
+func (r Resource) Compare(o Resource) int {
+	switch {
+	case r == o:
+		return 0
+	case r.Less(o):
+		return -1
+	default:
+		return 1
+	}
+}
+
+// String prints a topic-partition as "topic-N" and a connector as
+// "topic/connector"; ParseResource reads both forms back.
+func (r Resource) String() string {
+	if r.IsConnector() {
+		return r.Topic + "/connector"
+	}
+	return r.Topic + "-" + strconv.FormatInt(int64(r.Partition), 10)
+}
+
+// Validate returns an error when r cannot name a resource: an empty topic or
+// a partition below ConnectorTask.
+func (r Resource) Validate() error {
+	if r.Topic == "" {
+		return fmt.Errorf("resource %q: empty topic", r.String())
+	}
+	if r.Partition < ConnectorTask {
+		return fmt.Errorf("resource %s: partition %d is negative", r.String(), r.Partition)
+	}
+	return nil
+}
+
+// ParseResource reads a resource in the form String prints: "topic-N" or
+// "topic/connector". The topic may itself contain dashes; the number after
+// the last dash is the partition.
+func ParseResource(s string) (Resource, error) {
+	if name, ok := strings.CutSuffix(s, "/connector"); ok {
+		r := Connector(name)
+		return r, r.Validate()
+	}
+	i := strings.LastIndexByte(s, '-')
+	if i <= 0 || i == len(s)-1 {
+		return Resource{}, fmt.Errorf("resource %q: want topic-N or name/connector", s)
+	}
+	n, err := strconv.ParseInt(s[i+1:], 10, 32)
+	if err != nil {
+		return Resource{}, fmt.Errorf("resource %q: partition: %v", s, err)
+	}
+	r := TP(s[:i], int32(n))
+	return r, r.Validate()
+}
