@@ -149,12 +149,22 @@ func CheckExistingOnly(v View) []Violation {
 
 // CheckStep returns the violations of the step laws between two successive
 // views of the same system: MonotonicGeneration for every membership (same
-// name and member id) that is current in both.
+// name and member id) that is current in both. A reset to NoGeneration is
+// allowed only for a member that owns nothing afterwards.
 func CheckStep(prev, next View) []Violation {
 	var out []Violation
 	for _, n := range next.Members {
 		p, ok := prev.Member(n.Name)
 		if !ok || !p.Current || !n.Current || p.ID != n.ID || n.ID == "" {
+			continue
+		}
+		if n.Generation == NoGeneration {
+			// A fenced member resets to NoGeneration and starts over (Kafka's
+			// resetGenerationOnResponseError); it must have dropped
+			// everything it owned.
+			if !n.Owns.IsEmpty() {
+				out = append(out, Violation{Law: MonotonicGeneration, Members: []string{n.Name}, Detail: fmt.Sprintf("member %s reset its generation but still owns %s", n.ID, n.Owns)})
+			}
 			continue
 		}
 		if n.Generation < p.Generation {
