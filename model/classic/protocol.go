@@ -157,7 +157,7 @@ func fields(md Metadata, what string, want ...string) (map[string]string, error)
 	for i, p := range parts {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k != want[i] {
-			return nil, fmt.Errorf("%s %q: field %d: want %s=...", what, md, i+1, want[i])
+			return nil, fmt.Errorf("%s %q: field %d: want key %q", what, md, i+1, want[i])
 		}
 		out[k] = v
 	}

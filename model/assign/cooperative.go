@@ -1,0 +1,65 @@
+package assign
+
+import "github.com/rebalance-ref/rebalance/spec"
+
+// CooperativeSticky returns Kafka's cooperative sticky assignor, protocol
+// name "cooperative-sticky" (clients/.../consumer/CooperativeStickyAssignor.java):
+// the assignment Sticky computes, minus every resource whose owner it
+// changes in this round. A resource r given to member m changes owner when
+// some other member claims r and m is not the member that wins r's claims
+// (ResolveClaims). That includes r owned by another member, r tied between
+// claimants at the same generation (withheld even from one of the tied
+// claimants), r claimed by m at a stale generation while a newer claimant
+// holds it, and r claimed by a member that no longer subscribes to its topic.
+// A withheld resource stays unassigned for the round: its claimants revoke it
+// (it is not in their new sets), and the follow-up rebalance hands it out.
+// This is KIP-429's two-phase transfer, and the result passes spec.CheckRound
+// with Cooperative set.
+//
+// Convergence: once members stop changing, the rounds take at most two.
+// Feed a round's result back as every member's Owned at one common, newer
+// generation, and the next round revokes nothing and is complete and
+// balanced. This holds because Sticky's target is the exact optimum, and the
+// previous target keeps every partition the members still hold. Kafka's own
+// tests allow up to four rounds.
+func CooperativeSticky() Assignor { return CooperativeStickyWith(CooperativeOptions{}) }
+
+// CooperativeOptions switches on deliberate faults in the cooperative sticky
+// assignor, so that tests can show that the laws catch them. The zero value
+// is the correct assignor.
+type CooperativeOptions struct {
+	// NoWithholding hands out moving resources in the same round in which
+	// their previous owners revoke them (breaks spec.CooperativeHandoff).
+	NoWithholding bool
+	// KeepSameGenerationClaims resolves a resource claimed by several
+	// members at the same (highest) generation in favour of the claimant
+	// with the lowest member ID, instead of taking it from all of them and
+	// withholding it for a round (Kafka does the latter since KAFKA-12984,
+	// apache/kafka#10985, and KAFKA-14639, #13550). With the fault, a member
+	// keeps working on a partition another member of its generation still
+	// believes it owns.
+	KeepSameGenerationClaims bool
+}
+
+// CooperativeStickyWith returns the cooperative sticky assignor with the
+// given fault switches; see CooperativeOptions. Its Name is
+// "cooperative-sticky" whatever the options.
+func CooperativeStickyWith(opts CooperativeOptions) Assignor {
+	return cooperativeStickyAssignor{opts: opts}
+}
+
+type cooperativeStickyAssignor struct{ opts CooperativeOptions }
+
+func (cooperativeStickyAssignor) Name() string { return "cooperative-sticky" }
+
+func (c cooperativeStickyAssignor) Assign(g Group) (spec.Assignment, error) {
+	if err := ValidateGroup(g); err != nil {
+		return nil, err
+	}
+	claims := resolveClaims(g, c.opts.KeepSameGenerationClaims)
+	target := stickyTarget(g, claims, false)
+	if c.opts.NoWithholding {
+		return target, nil
+	}
+	return withhold(g, claims, target), nil
+}

@@ -1,0 +1,116 @@
+package assign
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// ErrInvalidGroup is wrapped by every error ValidateGroup returns, so callers
+// can tell caller misuse (errors.Is(err, ErrInvalidGroup)) from anything else.
+var ErrInvalidGroup = errors.New("assign: invalid group")
+
+// ValidateGroup returns an error wrapping ErrInvalidGroup when g is not a
+// well-formed assignor input, and nil otherwise. It never panics. It rejects,
+// reporting the first problem in a fixed order (universe, then members in
+// order, then each member's fields):
+//
+//   - a topic of the universe with an empty name or a negative partition count;
+//   - a member with an empty ID, members not sorted by ID, or two members with
+//     the same ID;
+//   - two members with the same non-empty InstanceID (the coordinator would
+//     have fenced one of them);
+//   - a subscription with an empty topic name, or one that is not sorted or
+//     lists a topic twice;
+//   - an Owned set that is not a valid spec.Set (unsorted, duplicates, an
+//     invalid Resource);
+//   - an owned resource of a topic that is not in the universe, or whose
+//     partition is out of range (this includes a Connect connector resource,
+//     partition -1, which is never a topic-partition);
+//   - a generation below spec.NoGeneration.
+//
+// A subscription may name topics that are not in the universe (metadata not
+// yet known, or a deleted topic); assignors ignore them. A member may own
+// resources of topics it no longer subscribes to; assignors take them away.
+// Callers whose members may still claim partitions of deleted topics can
+// drop those claims first with PruneOwned.
+//
+// Every assignor in this package calls ValidateGroup first and returns its
+// error unchanged.
+func ValidateGroup(g Group) error {
+	for _, t := range g.Topics.Names() {
+		if t == "" {
+			return fmt.Errorf("%w: the universe has a topic with an empty name", ErrInvalidGroup)
+		}
+		if n := g.Topics[t]; n < 0 {
+			return fmt.Errorf("%w: topic %q has a negative partition count %d", ErrInvalidGroup, t, n)
+		}
+	}
+	instances := map[string]spec.MemberID{}
+	for i, m := range g.Members {
+		if m.ID == "" {
+			return fmt.Errorf("%w: member %d has an empty member ID", ErrInvalidGroup, i)
+		}
+		if i > 0 {
+			prev := g.Members[i-1].ID
+			if prev == m.ID {
+				return fmt.Errorf("%w: member ID %q appears twice", ErrInvalidGroup, m.ID)
+			}
+			if prev > m.ID {
+				return fmt.Errorf("%w: members not sorted by ID: %q listed after %q", ErrInvalidGroup, m.ID, prev)
+			}
+		}
+		if m.InstanceID != "" {
+			if other, dup := instances[m.InstanceID]; dup {
+				return fmt.Errorf("%w: members %q and %q share instance ID %q", ErrInvalidGroup, other, m.ID, m.InstanceID)
+			}
+			instances[m.InstanceID] = m.ID
+		}
+		for j, t := range m.Topics {
+			if t == "" {
+				return fmt.Errorf("%w: member %q subscribes to a topic with an empty name", ErrInvalidGroup, m.ID)
+			}
+			if j > 0 {
+				prev := m.Topics[j-1]
+				if prev == t {
+					return fmt.Errorf("%w: member %q lists topic %q twice in its subscription", ErrInvalidGroup, m.ID, t)
+				}
+				if prev > t {
+					return fmt.Errorf("%w: member %q subscription not sorted: %q listed after %q", ErrInvalidGroup, m.ID, t, prev)
+				}
+			}
+		}
+		if err := m.Owned.Validate(); err != nil {
+			return fmt.Errorf("%w: member %q owned set: %v", ErrInvalidGroup, m.ID, err)
+		}
+		for _, r := range m.Owned {
+			n, ok := g.Topics[r.Topic]
+			if !ok {
+				return fmt.Errorf("%w: member %q owns %s of topic %q, which does not exist", ErrInvalidGroup, m.ID, r, r.Topic)
+			}
+			if r.Partition < 0 || r.Partition >= n {
+				return fmt.Errorf("%w: member %q owns %s, out of range for topic %q with %d partitions", ErrInvalidGroup, m.ID, r, r.Topic, n)
+			}
+		}
+		if m.Generation < spec.NoGeneration {
+			return fmt.Errorf("%w: member %q has generation %d, below %d", ErrInvalidGroup, m.ID, m.Generation, spec.NoGeneration)
+		}
+	}
+	return nil
+}
+
+// PruneOwned returns a copy of g in which every member's Owned set keeps only
+// resources that exist in g.Topics (a known topic, a partition in range). It
+// is how a caller turns claims on deleted or shrunk topics, which
+// ValidateGroup rejects, into what Kafka's assignors do with them: ignore
+// them. g is not modified; the returned group shares no slice that PruneOwned
+// wrote to.
+func PruneOwned(g Group) Group {
+	out := Group{Topics: g.Topics, Members: make([]Member, len(g.Members))}
+	for i, m := range g.Members {
+		m.Owned = m.Owned.Filter(g.Topics.Has)
+		out.Members[i] = m
+	}
+	return out
+}

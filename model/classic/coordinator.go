@@ -1,0 +1,531 @@
+package classic
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file holds the Coordinator type, its configuration, its state
+// machine (GroupState and transitionTo), its timers, Step's dispatch, and
+// the printers and checks. The request handlers live in coordinator_join.go
+// (JoinGroup and the join barrier) and coordinator_sync.go (SyncGroup,
+// Heartbeat, LeaveGroup and member removal).
+//
+// The model follows Kafka's classic group coordinator: the Scala
+// GroupCoordinator/GroupMetadata of kafka core, and its successor in the
+// group-coordinator module, GroupMetadataManager (classicGroup* methods)
+// with ClassicGroup and ClassicGroupMember. Where the two differ, or where
+// this model simplifies, the comment at the spot says so.
+
+// Kafka's defaults for group.min.session.timeout.ms and
+// group.max.session.timeout.ms.
+const (
+	// DefaultMinSessionTimeout is Kafka's group.min.session.timeout.ms.
+	DefaultMinSessionTimeout Millis = 6000
+	// DefaultMaxSessionTimeout is Kafka's group.max.session.timeout.ms.
+	DefaultMaxSessionTimeout Millis = 1800000
+)
+
+// CoordinatorConfig configures a Coordinator. Its zero value is not valid
+// (GroupID is required); every other zero field means Kafka's default.
+type CoordinatorConfig struct {
+	// GroupID names the group the coordinator runs. It must not be empty
+	// (Kafka answers INVALID_GROUP_ID for an empty group id).
+	GroupID string
+	// MinSessionTimeout and MaxSessionTimeout bound the session timeout a
+	// JoinGroup may ask for (group.min.session.timeout.ms,
+	// group.max.session.timeout.ms); zero means Kafka's default
+	// (DefaultMinSessionTimeout, DefaultMaxSessionTimeout).
+	MinSessionTimeout, MaxSessionTimeout Millis
+	// MaxSize is group.max.size: a JoinGroup that would add a member to a
+	// group of MaxSize members is rejected. Zero means unlimited.
+	MaxSize int
+	// Faults are the fault switches; the coordinator honours
+	// SkipGenerationCheck and ignores the members' switches, so one Faults
+	// value can configure a whole world.
+	Faults Faults
+}
+
+// normalized returns cfg with defaults filled in, or an error saying what
+// makes it nonsensical.
+func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
+	var errs []error
+	if cfg.GroupID == "" {
+		errs = append(errs, errors.New("GroupID must not be empty"))
+	}
+	if cfg.MinSessionTimeout < 0 {
+		errs = append(errs, fmt.Errorf("MinSessionTimeout %d is negative", cfg.MinSessionTimeout))
+	}
+	if cfg.MaxSessionTimeout < 0 {
+		errs = append(errs, fmt.Errorf("MaxSessionTimeout %d is negative", cfg.MaxSessionTimeout))
+	}
+	if cfg.MaxSize < 0 {
+		errs = append(errs, fmt.Errorf("MaxSize %d is negative", cfg.MaxSize))
+	}
+	if cfg.MinSessionTimeout == 0 {
+		cfg.MinSessionTimeout = DefaultMinSessionTimeout
+	}
+	if cfg.MaxSessionTimeout == 0 {
+		cfg.MaxSessionTimeout = DefaultMaxSessionTimeout
+	}
+	if len(errs) == 0 && cfg.MinSessionTimeout > cfg.MaxSessionTimeout {
+		errs = append(errs, fmt.Errorf("MinSessionTimeout %d is greater than MaxSessionTimeout %d", cfg.MinSessionTimeout, cfg.MaxSessionTimeout))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return CoordinatorConfig{}, fmt.Errorf("classic: invalid coordinator config: %w", err)
+	}
+	return cfg, nil
+}
+
+// GroupState is the state of a classic group (Kafka's ClassicGroupState,
+// without Dead: this model never unloads or deletes a group).
+type GroupState uint8
+
+// The group states. A group is GroupEmpty exactly when it has no members.
+const (
+	// GroupEmpty: no members. A JoinGroup starts a rebalance.
+	GroupEmpty GroupState = iota
+	// GroupPreparingRebalance: the JoinGroup barrier is up; the coordinator
+	// parks JoinGroups until every member has rejoined or the JoinTimer
+	// fires.
+	GroupPreparingRebalance
+	// GroupCompletingRebalance: the generation is decided; the coordinator
+	// parks SyncGroups until the leader's SyncGroup brings the assignment.
+	GroupCompletingRebalance
+	// GroupStable: the assignment is stored and handed out on SyncGroup.
+	GroupStable
+)
+
+var groupStateNames = [...]string{"Empty", "PreparingRebalance", "CompletingRebalance", "Stable"}
+
+// String returns Kafka's name of the state ("Empty", "PreparingRebalance",
+// "CompletingRebalance", "Stable").
+func (s GroupState) String() string {
+	if int(s) < len(groupStateNames) {
+		return groupStateNames[s]
+	}
+	return fmt.Sprintf("GroupState(%d)", s)
+}
+
+// groupTransitions is every allowed state change (Kafka's
+// ClassicGroupState.validPreviousStates, read the other way round, Dead
+// left out). transitionTo is the only writer of Coordinator.state.
+var groupTransitions = map[GroupState][]GroupState{
+	GroupEmpty:               {GroupPreparingRebalance},
+	GroupPreparingRebalance:  {GroupCompletingRebalance, GroupEmpty},
+	GroupCompletingRebalance: {GroupStable, GroupPreparingRebalance},
+	GroupStable:              {GroupPreparingRebalance},
+}
+
+// Coordinator is Kafka's classic group coordinator for one group, as a
+// pure node: it changes only in Step, reads no clock (time is Input.Now)
+// and generates member ids from a counter.
+//
+// A Coordinator is a mutable value used through a pointer: Step consumes
+// the receiver's old state and leaves the new one in its place. Take a
+// Clone first to keep the old state (the model checker does). The zero
+// Coordinator is not usable; call NewCoordinator.
+type Coordinator struct {
+	cfg CoordinatorConfig
+
+	// state changes only through transitionTo.
+	state GroupState
+	// generation is bumped by one on every completed join barrier, to an
+	// empty group too. It starts at 0, so the first generation with
+	// members is 1.
+	generation spec.Generation
+	// protocolType is the embedded protocol type of the members ("consumer",
+	// "connect"); "" exactly when the group has no members.
+	protocolType string
+	// protocol is the embedded protocol selected at the last completed
+	// join; "" in GroupEmpty.
+	protocol string
+	// leader is the member that assigns for the current generation.
+	// Invariant: "" in GroupEmpty; a member in GroupCompletingRebalance and
+	// GroupStable; a member or "" (the leader left) in
+	// GroupPreparingRebalance.
+	leader spec.MemberID
+
+	members map[spec.MemberID]*coordMember
+	// instances maps each static member's instance id to its current
+	// member id (Kafka's staticMembers). Invariant: it holds exactly the
+	// members with an InstanceID.
+	instances map[string]spec.MemberID
+	// timers holds every armed timer and its deadline. Invariants: the
+	// JoinTimer is armed exactly in GroupPreparingRebalance; a member's
+	// SessionTimer is armed unless the member has a parked JoinGroup or
+	// SyncGroup (see expireSession); no timer is armed for a non-member.
+	timers map[Timer]Millis
+
+	// nextMemberID numbers generated member ids: <ClientID>-<nextMemberID>.
+	// It starts at 1 and only grows.
+	nextMemberID uint64
+	// nextArrival numbers parked JoinGroups in arrival order, to choose a
+	// leader when the old one did not rejoin. It only grows.
+	nextArrival uint64
+}
+
+// coordMember is the coordinator's record of one member (Kafka's
+// ClassicGroupMember).
+type coordMember struct {
+	id         spec.MemberID
+	instanceID string
+	clientID   string
+	// node is the From of the member's last accepted request: the process
+	// that holds this member id now.
+	node             string
+	protocols        []ProtocolMetadata // in the member's preference order; never aliased
+	sessionTimeout   Millis
+	rebalanceTimeout Millis
+	// assignment is the leader's assignment for this member in the
+	// current generation, stored unread; "" when none.
+	assignment Metadata
+	// join is the member's parked JoinGroup (Kafka's awaitingJoinFuture);
+	// only in GroupPreparingRebalance.
+	join coordParked
+	// sync is the member's parked SyncGroup (Kafka's awaitingSyncFuture);
+	// only in GroupCompletingRebalance.
+	sync coordParked
+}
+
+// coordParked is a request the coordinator answers later.
+type coordParked struct {
+	ok   bool
+	from string // the node to answer
+	seq  uint64 // the Seq to echo
+	// arrival orders parked JoinGroups within a rebalance; unused for
+	// SyncGroup.
+	arrival uint64
+}
+
+// coordStep collects the output of one Step.
+type coordStep struct {
+	now Millis
+	out Output
+}
+
+func (s *coordStep) send(to string, msg Message) {
+	s.out.Messages = append(s.out.Messages, Envelope{From: CoordinatorNode, To: to, Msg: msg})
+}
+
+// NewCoordinator returns the coordinator of an empty group at generation 0.
+// It returns an error for a nonsensical configuration: an empty GroupID, a
+// negative timeout or size, or MinSessionTimeout above MaxSessionTimeout
+// (after defaults are applied).
+func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, err
+	}
+	return &Coordinator{
+		cfg:          cfg,
+		state:        GroupEmpty,
+		members:      map[spec.MemberID]*coordMember{},
+		instances:    map[string]spec.MemberID{},
+		timers:       map[Timer]Millis{},
+		nextMemberID: 1,
+		nextArrival:  1,
+	}, nil
+}
+
+// Step applies one input and returns what the driver must do. It mutates
+// c in place: the receiver's old state is consumed (Clone it first to keep
+// it). Same state and same input give the same output, always.
+//
+// The inputs a coordinator takes are Receive of a request (JoinGroup,
+// SyncGroup, Heartbeat, LeaveGroup) and TimerFired. Every response goes to
+// the Receive's From and echoes the request's Seq. A request the protocol
+// rejects is answered with the Kafka error code and changes nothing at all,
+// timers included. A TimerFired acts only if that timer is armed and Now
+// has reached its deadline; otherwise (a stale firing) Step returns an
+// empty Output. Any other event, or a response message, is a driver bug
+// and panics.
+func (c *Coordinator) Step(in Input) Output {
+	s := &coordStep{now: in.Now}
+	switch ev := in.Event.(type) {
+	case Receive:
+		switch req := ev.Msg.(type) {
+		case JoinGroupRequest:
+			c.handleJoin(s, ev.From, req)
+		case SyncGroupRequest:
+			c.handleSync(s, ev.From, req)
+		case HeartbeatRequest:
+			c.handleHeartbeat(s, ev.From, req)
+		case LeaveGroupRequest:
+			c.handleLeave(s, ev.From, req)
+		default:
+			panic(fmt.Sprintf("classic: Coordinator.Step: %T is not a request a coordinator takes", ev.Msg))
+		}
+	case TimerFired:
+		c.handleTimer(s, ev.Timer)
+	default:
+		panic(fmt.Sprintf("classic: Coordinator.Step: event %T is not for a coordinator", in.Event))
+	}
+	return s.out
+}
+
+// handleTimer fires t if it is armed and due, and ignores it otherwise.
+func (c *Coordinator) handleTimer(s *coordStep, t Timer) {
+	at, ok := c.timers[t]
+	if !ok || s.now < at {
+		return // cancelled, re-armed later, or never ours: stale
+	}
+	delete(c.timers, t) // consumed: the driver no longer holds it
+	switch t.Kind {
+	case SessionTimer:
+		c.expireSession(s, t.Member)
+	case JoinTimer:
+		if c.state != GroupPreparingRebalance {
+			panic(fmt.Sprintf("classic: join timer armed in state %s", c.state))
+		}
+		// Kafka's DelayedJoin expiring: complete the join with the members
+		// that rejoined; the others are removed in completeJoin.
+		c.completeJoin(s)
+	default:
+		panic(fmt.Sprintf("classic: coordinator armed a %s timer", t))
+	}
+}
+
+// transitionTo moves the group to next, panicking on a transition Kafka's
+// state machine does not allow. It is the only writer of c.state.
+func (c *Coordinator) transitionTo(next GroupState) {
+	if !slices.Contains(groupTransitions[c.state], next) {
+		panic(fmt.Sprintf("classic: invalid group transition %s -> %s", c.state, next))
+	}
+	c.state = next
+}
+
+// arm sets t to fire at at. Re-arming a timer to the deadline it already
+// has emits nothing.
+func (c *Coordinator) arm(s *coordStep, t Timer, at Millis) {
+	if old, ok := c.timers[t]; ok && old == at {
+		return
+	}
+	c.timers[t] = at
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, At: at})
+}
+
+// disarm cancels t if it is armed.
+func (c *Coordinator) disarm(s *coordStep, t Timer) {
+	if _, ok := c.timers[t]; !ok {
+		return
+	}
+	delete(c.timers, t)
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, Cancel: true})
+}
+
+func coordSessionTimer(id spec.MemberID) Timer { return Timer{Kind: SessionTimer, Member: id} }
+
+var coordJoinTimer = Timer{Kind: JoinTimer}
+
+// armSession (re)starts m's session: it expires SessionTimeout after now
+// unless another accepted request arrives (Kafka's
+// rescheduleClassicGroupMemberHeartbeat).
+func (c *Coordinator) armSession(s *coordStep, m *coordMember) {
+	c.arm(s, coordSessionTimer(m.id), s.now+m.sessionTimeout)
+}
+
+// sortedIDs returns the member ids in order.
+func (c *Coordinator) sortedIDs() []spec.MemberID {
+	return slices.Sorted(maps.Keys(c.members))
+}
+
+// validateMember is Kafka's ClassicGroup.validateMember: a request naming
+// an instance id must come from that instance's current member id
+// (UNKNOWN_MEMBER_ID when the instance is unknown, FENCED_INSTANCE_ID when
+// it maps to another member id), and the member id must be a member
+// (UNKNOWN_MEMBER_ID). A request without an instance id is checked on its
+// member id alone.
+func (c *Coordinator) validateMember(id spec.MemberID, instanceID string) spec.ErrorCode {
+	if instanceID != "" {
+		current, ok := c.instances[instanceID]
+		if !ok {
+			return spec.UnknownMemberID
+		}
+		if current != id {
+			return spec.FencedInstanceID
+		}
+	}
+	if _, ok := c.members[id]; !ok {
+		return spec.UnknownMemberID
+	}
+	return spec.None
+}
+
+// State returns the group state.
+func (c *Coordinator) State() GroupState { return c.state }
+
+// Generation returns the current generation: 0 before the first completed
+// join, then bumped by one on every completed join.
+func (c *Coordinator) Generation() spec.Generation { return c.generation }
+
+// Leader returns the leader of the current generation; "" when the group
+// is empty or the leader left during a rebalance.
+func (c *Coordinator) Leader() spec.MemberID { return c.leader }
+
+// Protocol returns the embedded protocol selected at the last completed
+// join; "" when the group is empty.
+func (c *Coordinator) Protocol() string { return c.protocol }
+
+// Members returns the current member ids, sorted.
+func (c *Coordinator) Members() []spec.MemberID { return c.sortedIDs() }
+
+// IsMember reports whether id is a current member.
+func (c *Coordinator) IsMember(id spec.MemberID) bool {
+	_, ok := c.members[id]
+	return ok
+}
+
+// MemberNode returns the node name a member's last accepted request came
+// from (the process holding that member id), or "" for a non-member.
+func (c *Coordinator) MemberNode(id spec.MemberID) string {
+	if m, ok := c.members[id]; ok {
+		return m.node
+	}
+	return ""
+}
+
+// Clone returns a deep copy of c that shares nothing mutable with it.
+func (c *Coordinator) Clone() *Coordinator {
+	n := *c
+	n.members = make(map[spec.MemberID]*coordMember, len(c.members))
+	for id, m := range c.members {
+		mc := *m
+		mc.protocols = slices.Clone(m.protocols)
+		n.members[id] = &mc
+	}
+	n.instances = maps.Clone(c.instances)
+	n.timers = maps.Clone(c.timers)
+	return &n
+}
+
+// String prints the whole state deterministically, one member per line
+// (sorted by id) with its parked requests and stored assignment indented
+// under it:
+//
+//	group g state=Stable gen=1 type=consumer protocol=range leader=A-1 join-timer=- next-id=3 next-arrival=3
+//	member A-1 node=A client=A session=10000 rebalance=30000 session-timer=@10500 protocols=[range="..."]
+//	  assignment="..."
+func (c *Coordinator) String() string {
+	var b strings.Builder
+	jt := "-"
+	if at, ok := c.timers[coordJoinTimer]; ok {
+		jt = fmt.Sprintf("@%d", at)
+	}
+	fmt.Fprintf(&b, "group %s state=%s gen=%d type=%s protocol=%s leader=%s join-timer=%s next-id=%d next-arrival=%d\n",
+		c.cfg.GroupID, c.state, c.generation, coordDash(c.protocolType), coordDash(c.protocol), idOrDash(c.leader), jt, c.nextMemberID, c.nextArrival)
+	for _, id := range c.sortedIDs() {
+		m := c.members[id]
+		st := "-"
+		if at, ok := c.timers[coordSessionTimer(id)]; ok {
+			st = fmt.Sprintf("@%d", at)
+		}
+		var ps []string
+		for _, p := range m.protocols {
+			ps = append(ps, fmt.Sprintf("%s=%q", p.Name, p.Metadata))
+		}
+		fmt.Fprintf(&b, "member %s%s node=%s client=%s session=%d rebalance=%d session-timer=%s protocols=[%s]\n",
+			id, instance(m.instanceID), m.node, m.clientID, m.sessionTimeout, m.rebalanceTimeout, st, strings.Join(ps, " "))
+		if m.join.ok {
+			fmt.Fprintf(&b, "  awaiting-join #%d from %s arrival=%d\n", m.join.seq, m.join.from, m.join.arrival)
+		}
+		if m.sync.ok {
+			fmt.Fprintf(&b, "  awaiting-sync #%d from %s\n", m.sync.seq, m.sync.from)
+		}
+		if m.assignment != "" {
+			fmt.Fprintf(&b, "  assignment=%q\n", m.assignment)
+		}
+	}
+	return b.String()
+}
+
+func coordDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// CheckInvariants returns an error naming the first broken invariant of
+// c's state, or nil. Step keeps every invariant; tests call this after
+// every step.
+func (c *Coordinator) CheckInvariants() error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("classic: coordinator invariant: "+format+"\n%s", append(args, c)...)
+	}
+	if (c.state == GroupEmpty) != (len(c.members) == 0) {
+		return fail("state %s with %d members", c.state, len(c.members))
+	}
+	if c.generation < 0 {
+		return fail("negative generation %d", c.generation)
+	}
+	if (c.protocolType == "") != (len(c.members) == 0) {
+		return fail("protocol type %q with %d members", c.protocolType, len(c.members))
+	}
+	if c.state == GroupEmpty && c.protocol != "" || (c.state == GroupCompletingRebalance || c.state == GroupStable) && c.protocol == "" {
+		return fail("protocol %q in state %s", c.protocol, c.state)
+	}
+	switch c.state {
+	case GroupEmpty:
+		if c.leader != "" {
+			return fail("leader %s of an empty group", c.leader)
+		}
+	case GroupPreparingRebalance:
+		if c.leader != "" && !c.IsMember(c.leader) {
+			return fail("leader %s is not a member", c.leader)
+		}
+	default:
+		if !c.IsMember(c.leader) {
+			return fail("leader %q is not a member in state %s", c.leader, c.state)
+		}
+	}
+	if _, ok := c.timers[coordJoinTimer]; ok != (c.state == GroupPreparingRebalance) {
+		return fail("join timer armed=%t in state %s", ok, c.state)
+	}
+	for t := range c.timers {
+		if t.Kind == SessionTimer && !c.IsMember(t.Member) {
+			return fail("session timer of non-member %s", t.Member)
+		}
+		if t.Kind != SessionTimer && t != coordJoinTimer {
+			return fail("unexpected timer %s", t)
+		}
+	}
+	statics := 0
+	for id, m := range c.members {
+		if m.id != id {
+			return fail("member %s recorded as %s", id, m.id)
+		}
+		if m.instanceID != "" {
+			statics++
+			if c.instances[m.instanceID] != id {
+				return fail("instance %s of %s maps to %q", m.instanceID, id, c.instances[m.instanceID])
+			}
+		}
+		if m.join.ok && c.state != GroupPreparingRebalance {
+			return fail("parked join of %s in state %s", id, c.state)
+		}
+		if m.sync.ok && c.state != GroupCompletingRebalance {
+			return fail("parked sync of %s in state %s", id, c.state)
+		}
+		if _, ok := c.timers[coordSessionTimer(id)]; !ok && !m.join.ok && !m.sync.ok {
+			return fail("member %s has no session timer", id)
+		}
+		if len(m.protocols) == 0 {
+			return fail("member %s has no protocols", id)
+		}
+	}
+	if statics != len(c.instances) {
+		return fail("%d instance ids for %d static members", len(c.instances), statics)
+	}
+	if c.state != GroupEmpty {
+		if len(c.candidates()) == 0 {
+			return fail("no protocol every member supports")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package classic
+
+import (
+	"fmt"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file is the rest of the coordinator's requests: SyncGroup,
+// Heartbeat and LeaveGroup, and member removal (leave, session expiry).
+
+// generationOK reports whether a SyncGroup or Heartbeat of generation g is
+// of the current generation, or the SkipGenerationCheck fault lets every
+// generation through.
+func (c *Coordinator) generationOK(g spec.Generation) bool {
+	return g == c.generation || c.cfg.Faults.Has(SkipGenerationCheck)
+}
+
+// handleSync is Kafka's classicGroupSyncToClassicGroup. Rejections, which
+// change nothing: validateMember (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID;
+// an empty group has no members), ILLEGAL_GENERATION for another
+// generation (unless SkipGenerationCheck), REBALANCE_IN_PROGRESS in
+// GroupPreparingRebalance. Accepted:
+//
+//   - GroupCompletingRebalance: the SyncGroup is parked (a newer one
+//     replaces an older, unanswered). When the leader's arrives, its
+//     assignments are stored unread (members it did not list get "";
+//     entries for non-members are dropped), every parked SyncGroup is
+//     answered with its member's assignment, and the group is
+//     GroupStable (setAndPropagateAssignment).
+//   - GroupStable: answered at once with the stored assignment (a
+//     follower that synced late, or a static member that replaced its
+//     old id).
+//
+// Every accepted SyncGroup restarts the member's session.
+func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest) {
+	reject := func(code spec.ErrorCode) {
+		s.send(from, SyncGroupResponse{Seq: req.Seq, Error: code})
+	}
+	if code := c.validateMember(req.MemberID, req.InstanceID); code != spec.None {
+		reject(code)
+		return
+	}
+	if !c.generationOK(req.Generation) {
+		reject(spec.IllegalGeneration)
+		return
+	}
+	m := c.members[req.MemberID]
+	switch c.state {
+	case GroupPreparingRebalance:
+		reject(spec.RebalanceInProgress)
+	case GroupCompletingRebalance:
+		m.node = from
+		c.armSession(s, m)
+		m.sync = coordParked{ok: true, from: from, seq: req.Seq}
+		if m.id != c.leader {
+			return
+		}
+		for _, mm := range c.members {
+			mm.assignment = ""
+		}
+		for _, a := range req.Assignments {
+			if mm, ok := c.members[a.MemberID]; ok {
+				mm.assignment = a.Assignment
+			}
+		}
+		for _, id := range c.sortedIDs() {
+			mm := c.members[id]
+			if mm.sync.ok {
+				s.send(mm.sync.from, SyncGroupResponse{Seq: mm.sync.seq, Error: spec.None, Assignment: mm.assignment})
+				mm.sync = coordParked{}
+				// Kafka's propagateAssignment restarts the session of every
+				// member it answers.
+				c.armSession(s, mm)
+			}
+		}
+		c.transitionTo(GroupStable)
+	case GroupStable:
+		m.node = from
+		c.armSession(s, m)
+		s.send(from, SyncGroupResponse{Seq: req.Seq, Error: spec.None, Assignment: m.assignment})
+	default:
+		panic(fmt.Sprintf("classic: SyncGroup of member %s validated in state %s", m.id, c.state))
+	}
+}
+
+// handleHeartbeat is Kafka's classicGroupHeartbeatToClassicGroup.
+// Rejections, which change nothing: validateMember (UNKNOWN_MEMBER_ID,
+// FENCED_INSTANCE_ID; an empty group has no members), ILLEGAL_GENERATION
+// (unless SkipGenerationCheck). Otherwise the member's session restarts
+// and the answer is REBALANCE_IN_PROGRESS in GroupPreparingRebalance (the
+// member must rejoin) and NONE in GroupCompletingRebalance and
+// GroupStable.
+func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRequest) {
+	reject := func(code spec.ErrorCode) {
+		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: code})
+	}
+	if code := c.validateMember(req.MemberID, req.InstanceID); code != spec.None {
+		reject(code)
+		return
+	}
+	if !c.generationOK(req.Generation) {
+		reject(spec.IllegalGeneration)
+		return
+	}
+	m := c.members[req.MemberID]
+	m.node = from
+	c.armSession(s, m)
+	switch c.state {
+	case GroupPreparingRebalance:
+		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.RebalanceInProgress})
+	case GroupCompletingRebalance, GroupStable:
+		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.None})
+	default:
+		panic(fmt.Sprintf("classic: Heartbeat of member %s validated in state %s", m.id, c.state))
+	}
+}
+
+// handleLeave is Kafka's classicGroupLeaveToClassicGroup for one member.
+// A LeaveGroup with an empty MemberID and a known InstanceID removes that
+// instance's member (the administrative removal of KIP-345); one with an
+// empty MemberID and an unknown or empty InstanceID is UNKNOWN_MEMBER_ID.
+// Otherwise validateMember (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID) rejects,
+// changing nothing. An accepted leave is answered NONE and removes the
+// member (removeMember).
+func (c *Coordinator) handleLeave(s *coordStep, from string, req LeaveGroupRequest) {
+	id := req.MemberID
+	code := spec.None
+	if id == "" {
+		mapped, ok := c.instances[req.InstanceID]
+		if !ok || req.InstanceID == "" {
+			code = spec.UnknownMemberID
+		}
+		id = mapped
+	} else {
+		code = c.validateMember(req.MemberID, req.InstanceID)
+	}
+	s.send(from, LeaveGroupResponse{Seq: req.Seq, Error: code})
+	if code != spec.None {
+		return
+	}
+	c.removeMember(s, c.members[id])
+}
+
+// expireSession handles member id's SessionTimer reaching its deadline
+// (Kafka's expireClassicGroupMemberHeartbeat). A member with a parked
+// JoinGroup or SyncGroup is waiting on the group, not gone: Kafka's
+// ClassicGroupMember.hasSatisfiedHeartbeat lets it be, and its session
+// restarts when the parked request is answered. (Kafka expires a brand-new
+// member awaiting its first join after group.new.member.join.timeout; here
+// the JoinTimer bounds that wait.) Any other member is removed, as if it
+// had left.
+func (c *Coordinator) expireSession(s *coordStep, id spec.MemberID) {
+	m, ok := c.members[id]
+	if !ok {
+		panic(fmt.Sprintf("classic: session timer armed for non-member %s", id))
+	}
+	if m.join.ok || m.sync.ok {
+		return
+	}
+	c.removeMember(s, m)
+}
+
+// removeMember removes m because it left or its session expired (Kafka's
+// removeMemberAndUpdateClassicGroup) and moves the group on: from
+// GroupStable or GroupCompletingRebalance a rebalance starts (which, with
+// no members left, completes at once to GroupEmpty); in
+// GroupPreparingRebalance the barrier may now be complete.
+func (c *Coordinator) removeMember(s *coordStep, m *coordMember) {
+	c.dropMember(s, m)
+	switch c.state {
+	case GroupStable, GroupCompletingRebalance:
+		c.prepareRebalance(s)
+	case GroupPreparingRebalance:
+		c.maybeCompleteJoin(s)
+	default:
+		panic(fmt.Sprintf("classic: member %s removed in state %s", m.id, c.state))
+	}
+}
+
+// dropMember takes m out of the group and leaves the state alone: its
+// session timer is cancelled, a parked JoinGroup is answered
+// UNKNOWN_MEMBER_ID so a process still waiting retries (as Kafka does), a
+// parked SyncGroup is dropped unanswered, its instance id is released,
+// and if it led, the group has no leader until the next join completes.
+func (c *Coordinator) dropMember(s *coordStep, m *coordMember) {
+	c.disarm(s, coordSessionTimer(m.id))
+	if m.join.ok {
+		s.send(m.join.from, JoinGroupResponse{Seq: m.join.seq, Error: spec.UnknownMemberID})
+	}
+	delete(c.members, m.id)
+	if m.instanceID != "" {
+		delete(c.instances, m.instanceID)
+	}
+	if c.leader == m.id {
+		c.leader = ""
+	}
+}

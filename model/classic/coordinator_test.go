@@ -1,0 +1,1117 @@
+package classic
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// The coordinator tests drive a Coordinator with Inputs and compare each
+// Step's Output, printed with Output.String, against the expected text.
+// Every helper here is prefixed coord so it cannot collide with the member
+// tests of the same package.
+
+const (
+	coordSession   Millis = 10000
+	coordRebalance Millis = 30000
+)
+
+// coordHarness steps one coordinator at a settable time and checks its
+// invariants after every step.
+type coordHarness struct {
+	t   *testing.T
+	c   *Coordinator
+	now Millis
+}
+
+func newCoordHarness(t *testing.T, cfg CoordinatorConfig) *coordHarness {
+	t.Helper()
+	if cfg.GroupID == "" {
+		cfg.GroupID = "g"
+	}
+	c, err := NewCoordinator(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &coordHarness{t: t, c: c}
+}
+
+// step runs ev at h.now and returns the printed output.
+func (h *coordHarness) step(ev Event) string {
+	h.t.Helper()
+	out := h.c.Step(Input{Now: h.now, Event: ev})
+	if err := h.c.CheckInvariants(); err != nil {
+		h.t.Fatalf("after %s: %v", ev, err)
+	}
+	return out.String()
+}
+
+func (h *coordHarness) recv(from string, msg Message) string {
+	h.t.Helper()
+	return h.step(Receive{From: from, Msg: msg})
+}
+
+// expect runs ev at time at and compares its output with want.
+func (h *coordHarness) expect(at Millis, ev Event, want string) {
+	h.t.Helper()
+	h.now = at
+	got := h.step(ev)
+	if coordNorm(got) != coordNorm(want) {
+		h.t.Fatalf("at %d, %s:\ngot:\n%s\nwant:\n%s", at, ev, coordNorm(got), coordNorm(want))
+	}
+}
+
+// expectState compares the coordinator's dump with want.
+func (h *coordHarness) expectState(want string) {
+	h.t.Helper()
+	if got := h.c.String(); coordNorm(got) != coordNorm(want) {
+		h.t.Fatalf("state:\ngot:\n%s\nwant:\n%s", coordNorm(got), coordNorm(want))
+	}
+}
+
+// coordNorm trims every line and drops empty ones, so expected text can be
+// indented in the test source. It keeps the two-space indent of the
+// coordinator dump's member detail lines.
+func coordNorm(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "awaiting-") || strings.HasPrefix(t, "assignment=") {
+			t = "  " + t
+		}
+		out = append(out, t)
+	}
+	return strings.Join(out, "\n")
+}
+
+func (h *coordHarness) fire(at Millis, t Timer, want string) {
+	h.t.Helper()
+	h.expect(at, TimerFired{Timer: t}, want)
+}
+
+// coordProtos builds a protocol list from "name" (metadata "<name>-md") or
+// "name=metadata".
+func coordProtos(specs ...string) []ProtocolMetadata {
+	var out []ProtocolMetadata
+	for _, s := range specs {
+		name, md, ok := strings.Cut(s, "=")
+		if !ok {
+			md = name + "-md"
+		}
+		out = append(out, ProtocolMetadata{Name: name, Metadata: Metadata(md)})
+	}
+	return out
+}
+
+// coordJoin is a JoinGroup from client with the test's default timeouts.
+func coordJoin(seq uint64, client string, id spec.MemberID, protos ...string) JoinGroupRequest {
+	return JoinGroupRequest{
+		Seq: seq, MemberID: id, ClientID: client, ProtocolType: "consumer",
+		Protocols: coordProtos(protos...), SessionTimeout: coordSession, RebalanceTimeout: coordRebalance,
+	}
+}
+
+// coordStaticJoin is coordJoin for a static member.
+func coordStaticJoin(seq uint64, client, instance string, id spec.MemberID, protos ...string) JoinGroupRequest {
+	r := coordJoin(seq, client, id, protos...)
+	r.InstanceID = instance
+	return r
+}
+
+// coordMemberSpec is one member of a group built by coordForm.
+type coordMemberSpec struct {
+	node, instance string
+	protos         []string
+}
+
+// coordForm builds a Stable group at time h.now, the way Kafka's clients
+// would: every member joins in order (the first completes a one-member
+// generation at once, the second starts a rebalance), the first member
+// rejoins to complete the barrier, the followers sync and then the leader
+// syncs with assignment "asg-<id>" for each member. Member ids are
+// <node>-<n> in join order. It returns the ids.
+func coordForm(h *coordHarness, specs ...coordMemberSpec) []spec.MemberID {
+	h.t.Helper()
+	for i, s := range specs {
+		h.recv(s.node, coordStaticJoin(1, s.node, s.instance, "", s.protos...))
+		if len(h.c.Members()) != i+1 {
+			h.t.Fatalf("coordForm: join of %s rejected\n%s", s.node, h.c)
+		}
+	}
+	ids := h.c.Members()
+	if len(specs) > 1 {
+		first := specs[0]
+		h.recv(first.node, coordStaticJoin(2, first.node, first.instance, coordIDOf(h, first.node), first.protos...))
+	}
+	if h.c.State() != GroupCompletingRebalance {
+		h.t.Fatalf("coordForm: state %s after the joins\n%s", h.c.State(), h.c)
+	}
+	leader := h.c.Leader()
+	var asg []MemberAssignment
+	for _, id := range ids {
+		asg = append(asg, MemberAssignment{MemberID: id, Assignment: Metadata("asg-" + id)})
+	}
+	for _, id := range ids {
+		if id != leader {
+			h.recv(h.c.MemberNode(id), SyncGroupRequest{Seq: 3, MemberID: id, InstanceID: h.c.members[id].instanceID, Generation: h.c.Generation()})
+		}
+	}
+	h.recv(h.c.MemberNode(leader), SyncGroupRequest{Seq: 3, MemberID: leader, InstanceID: h.c.members[leader].instanceID, Generation: h.c.Generation(), Assignments: asg})
+	if h.c.State() != GroupStable {
+		h.t.Fatalf("coordForm: state %s after the syncs\n%s", h.c.State(), h.c)
+	}
+	return ids
+}
+
+// coordIDOf returns the member id node holds.
+func coordIDOf(h *coordHarness, node string) spec.MemberID {
+	h.t.Helper()
+	for _, id := range h.c.Members() {
+		if h.c.MemberNode(id) == node {
+			return id
+		}
+	}
+	h.t.Fatalf("no member on node %s\n%s", node, h.c)
+	return ""
+}
+
+func coordABC() []coordMemberSpec {
+	return []coordMemberSpec{
+		{node: "A", protos: []string{"range"}},
+		{node: "B", protos: []string{"range"}},
+		{node: "C", protos: []string{"range"}},
+	}
+}
+
+// TestCoordinatorJoinSyncThreeMembers walks a group of three from empty to
+// Stable: the first member's join completes a one-member generation at
+// once (no initial rebalance delay), the next two start and park in a
+// rebalance the first member completes by rejoining, and the leader's
+// assignments, which are not valid assignment metadata, are stored and
+// handed out unread.
+func TestCoordinatorJoinSyncThreeMembers(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	h.expect(0, Receive{From: "A", Msg: coordJoin(1, "A", "", "range=A-sub")}, `
+		send coordinator->A JoinGroupResponse#1 gen=1 protocol=range leader=A-1 member=A-1 [A-1 A-sub]
+		set session(A-1)@10000
+	`)
+	if h.c.State() != GroupCompletingRebalance || h.c.Generation() != 1 || h.c.Leader() != "A-1" {
+		t.Fatalf("after the first join:\n%s", h.c)
+	}
+	h.expect(100, Receive{From: "B", Msg: coordJoin(1, "B", "", "range=B-sub")}, `
+		set session(B-2)@10100
+		set join@30100
+	`)
+	if h.c.State() != GroupPreparingRebalance {
+		t.Fatalf("a new member did not start a rebalance:\n%s", h.c)
+	}
+	h.expect(200, Receive{From: "C", Msg: coordJoin(1, "C", "", "range=C-sub")}, `
+		set session(C-3)@10200
+	`)
+	h.expect(300, Receive{From: "A", Msg: coordJoin(2, "A", "A-1", "range=A-sub")}, `
+		send coordinator->A JoinGroupResponse#2 gen=2 protocol=range leader=A-1 member=A-1 [A-1 A-sub] [B-2 B-sub] [C-3 C-sub]
+		send coordinator->B JoinGroupResponse#1 gen=2 protocol=range leader=A-1 member=B-2
+		send coordinator->C JoinGroupResponse#1 gen=2 protocol=range leader=A-1 member=C-3
+		set session(A-1)@10300
+		cancel join
+		set session(B-2)@10300
+		set session(C-3)@10300
+	`)
+	h.expect(400, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, `
+		set session(B-2)@10400
+	`)
+	asg := []MemberAssignment{{MemberID: "A-1", Assignment: "\x01opaque:A"}, {MemberID: "B-2", Assignment: "opaque:B"}, {MemberID: "C-3", Assignment: "opaque:C"}}
+	h.expect(500, Receive{From: "A", Msg: SyncGroupRequest{Seq: 3, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
+		send coordinator->A SyncGroupResponse#3 `+"\x01"+`opaque:A
+		send coordinator->B SyncGroupResponse#2 opaque:B
+		set session(A-1)@10500
+		set session(B-2)@10500
+	`)
+	h.expect(600, Receive{From: "C", Msg: SyncGroupRequest{Seq: 2, MemberID: "C-3", Generation: 2}}, `
+		send coordinator->C SyncGroupResponse#2 opaque:C
+		set session(C-3)@10600
+	`)
+	h.expectState(`
+		group g state=Stable gen=2 type=consumer protocol=range leader=A-1 join-timer=- next-id=4 next-arrival=5
+		member A-1 node=A client=A session=10000 rebalance=30000 session-timer=@10500 protocols=[range="A-sub"]
+		  assignment="\x01opaque:A"
+		member B-2 node=B client=B session=10000 rebalance=30000 session-timer=@10500 protocols=[range="B-sub"]
+		  assignment="opaque:B"
+		member C-3 node=C client=C session=10000 rebalance=30000 session-timer=@10600 protocols=[range="C-sub"]
+		  assignment="opaque:C"
+	`)
+	// A follower's heartbeat in Stable restarts its session.
+	h.expect(700, Receive{From: "B", Msg: HeartbeatRequest{Seq: 3, MemberID: "B-2", Generation: 2}}, `
+		send coordinator->B HeartbeatResponse#3 error=NONE
+		set session(B-2)@10700
+	`)
+}
+
+// TestCoordinatorLeaderSyncFillsAssignments: members the leader leaves out
+// get an empty assignment, and assignments for non-members are dropped
+// (Kafka's classicGroupSyncToClassicGroup).
+func TestCoordinatorLeaderSyncFillsAssignments(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	for _, n := range []string{"A", "B"} {
+		h.recv(n, coordJoin(1, n, "", "range"))
+	}
+	h.recv("A", coordJoin(2, "A", "A-1", "range"))
+	h.expect(0, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, ``)
+	asg := []MemberAssignment{{MemberID: "A-1", Assignment: "x"}, {MemberID: "Z-9", Assignment: "z"}}
+	h.expect(0, Receive{From: "A", Msg: SyncGroupRequest{Seq: 3, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
+		send coordinator->A SyncGroupResponse#3 x
+		send coordinator->B SyncGroupResponse#2
+	`)
+	if h.c.State() != GroupStable || h.c.IsMember("Z-9") {
+		t.Fatalf("after the leader's sync:\n%s", h.c)
+	}
+}
+
+// TestCoordinatorRebalanceOnNewMember: a member joining a Stable group
+// starts a rebalance; heartbeats answer REBALANCE_IN_PROGRESS (and still
+// restart the session) until every member has rejoined; the new
+// generation's join responses go to every member.
+func TestCoordinatorRebalanceOnNewMember(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()[:2]...) // A-1 (leader), B-2 at generation 2
+	h.expect(1000, Receive{From: "C", Msg: coordJoin(1, "C", "", "range")}, `
+		set session(C-3)@11000
+		set join@31000
+	`)
+	if h.c.State() != GroupPreparingRebalance || h.c.Generation() != 2 {
+		t.Fatalf("after C joined:\n%s", h.c)
+	}
+	h.expect(2000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
+		send coordinator->B HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS
+		set session(B-2)@12000
+	`)
+	// A SyncGroup during the rebalance is turned away.
+	h.expect(2100, Receive{From: "B", Msg: SyncGroupRequest{Seq: 5, MemberID: "B-2", Generation: 2}}, `
+		send coordinator->B SyncGroupResponse#5 error=REBALANCE_IN_PROGRESS
+	`)
+	h.expect(2500, Receive{From: "B", Msg: coordJoin(6, "B", "B-2", "range")}, `
+		set session(B-2)@12500
+	`)
+	// A newer JoinGroup of a parked member replaces the older one.
+	h.expect(2600, Receive{From: "B", Msg: coordJoin(7, "B", "B-2", "range")}, `
+		set session(B-2)@12600
+	`)
+	h.expect(3000, Receive{From: "A", Msg: coordJoin(4, "A", "A-1", "range")}, `
+		send coordinator->A JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=A-1 [A-1 range-md] [B-2 range-md] [C-3 range-md]
+		send coordinator->B JoinGroupResponse#7 gen=3 protocol=range leader=A-1 member=B-2
+		send coordinator->C JoinGroupResponse#1 gen=3 protocol=range leader=A-1 member=C-3
+		set session(A-1)@13000
+		cancel join
+		set session(B-2)@13000
+		set session(C-3)@13000
+	`)
+	if h.c.State() != GroupCompletingRebalance || h.c.Generation() != 3 {
+		t.Fatalf("after everyone rejoined:\n%s", h.c)
+	}
+	// A heartbeat of the new generation while the leader assigns is fine.
+	h.expect(3100, Receive{From: "C", Msg: HeartbeatRequest{Seq: 2, MemberID: "C-3", Generation: 3}}, `
+		send coordinator->C HeartbeatResponse#2 error=NONE
+		set session(C-3)@13100
+	`)
+}
+
+// TestCoordinatorRejoinInStable: a follower rejoining a Stable group with
+// unchanged protocols gets the current generation back at once; the
+// leader's rejoin, or changed protocols, start a rebalance (Kafka's
+// classicGroupJoinExistingMember).
+func TestCoordinatorRejoinInStable(t *testing.T) {
+	t.Run("follower-same-protocols", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordABC()...)
+		h.expect(1000, Receive{From: "B", Msg: coordJoin(9, "B", "B-2", "range")}, `
+			send coordinator->B JoinGroupResponse#9 gen=2 protocol=range leader=A-1 member=B-2
+			set session(B-2)@11000
+		`)
+		if h.c.State() != GroupStable {
+			t.Fatalf("state %s", h.c.State())
+		}
+	})
+	t.Run("follower-new-protocols", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordABC()...)
+		h.expect(1000, Receive{From: "B", Msg: coordJoin(9, "B", "B-2", "range=new-subscription")}, `
+			set session(B-2)@11000
+			set join@31000
+		`)
+		if h.c.State() != GroupPreparingRebalance {
+			t.Fatalf("state %s", h.c.State())
+		}
+	})
+	t.Run("leader", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordABC()...)
+		h.expect(1000, Receive{From: "A", Msg: coordJoin(9, "A", "A-1", "range")}, `
+			set session(A-1)@11000
+			set join@31000
+		`)
+		if h.c.State() != GroupPreparingRebalance {
+			t.Fatalf("state %s", h.c.State())
+		}
+	})
+	t.Run("completing-lost-response", func(t *testing.T) {
+		// In CompletingRebalance a member that lost its JoinGroup response
+		// gets it again; the leader's carries the members.
+		h := newCoordHarness(t, CoordinatorConfig{})
+		h.recv("A", coordJoin(1, "A", "", "range"))
+		h.recv("B", coordJoin(1, "B", "", "range"))
+		h.recv("A", coordJoin(2, "A", "A-1", "range"))
+		h.expect(10, Receive{From: "B", Msg: coordJoin(2, "B", "B-2", "range")}, `
+			send coordinator->B JoinGroupResponse#2 gen=2 protocol=range leader=A-1 member=B-2
+			set session(B-2)@10010
+		`)
+		h.expect(20, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range")}, `
+			send coordinator->A JoinGroupResponse#3 gen=2 protocol=range leader=A-1 member=A-1 [A-1 range-md] [B-2 range-md]
+			set session(A-1)@10020
+		`)
+		if h.c.State() != GroupCompletingRebalance {
+			t.Fatalf("state %s", h.c.State())
+		}
+	})
+	t.Run("completing-changed-protocols", func(t *testing.T) {
+		// Changed protocols in CompletingRebalance start a rebalance; the
+		// parked SyncGroups are answered REBALANCE_IN_PROGRESS.
+		h := newCoordHarness(t, CoordinatorConfig{})
+		h.recv("A", coordJoin(1, "A", "", "range"))
+		h.recv("B", coordJoin(1, "B", "", "range"))
+		h.recv("A", coordJoin(2, "A", "A-1", "range"))
+		h.expect(10, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, `
+			set session(B-2)@10010
+		`)
+		h.expect(20, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range=changed")}, `
+			send coordinator->B SyncGroupResponse#2 error=REBALANCE_IN_PROGRESS
+			set session(A-1)@10020
+			set session(B-2)@10020
+			set join@30020
+		`)
+	})
+}
+
+// TestCoordinatorJoinTimerRemovesLaggards: when the JoinTimer fires, the
+// members that did not rejoin are removed and the join completes with the
+// others (Kafka's DelayedJoin expiring into completeClassicGroupJoin).
+func TestCoordinatorJoinTimerRemovesLaggards(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()...) // A-1 leader, B-2, C-3 at generation 2
+	h.expect(1000, Receive{From: "D", Msg: coordJoin(1, "D", "", "range")}, `
+		set session(D-4)@11000
+		set join@31000
+	`)
+	h.expect(2000, Receive{From: "B", Msg: coordJoin(4, "B", "B-2", "range")}, `
+		set session(B-2)@12000
+	`)
+	// The old leader A keeps heartbeating but never rejoins; C is silent.
+	// D's JoinGroup arrived first in this rebalance, so D will lead.
+	h.expect(9000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 4, MemberID: "A-1", Generation: 2}}, `
+		send coordinator->A HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS
+		set session(A-1)@19000
+	`)
+	// C's session expires before the JoinTimer: C is removed, the barrier
+	// still waits for A.
+	h.fire(10000, coordSessionTimer("C-3"), ``)
+	if h.c.IsMember("C-3") || h.c.State() != GroupPreparingRebalance {
+		t.Fatalf("after C's session expired:\n%s", h.c)
+	}
+	// B and D are parked: their session timers firing does not remove them
+	// (Kafka's hasSatisfiedHeartbeat).
+	h.fire(12000, coordSessionTimer("B-2"), ``)
+	h.fire(12000, coordSessionTimer("D-4"), ``)
+	h.expect(18000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 5, MemberID: "A-1", Generation: 2}}, `
+		send coordinator->A HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS
+		set session(A-1)@28000
+	`)
+	h.fire(31000, coordJoinTimer, `
+		send coordinator->B JoinGroupResponse#4 gen=3 protocol=range leader=D-4 member=B-2
+		send coordinator->D JoinGroupResponse#1 gen=3 protocol=range leader=D-4 member=D-4 [B-2 range-md] [D-4 range-md]
+		cancel session(A-1)
+		set session(B-2)@41000
+		set session(D-4)@41000
+	`)
+	h.expectState(`
+		group g state=CompletingRebalance gen=3 type=consumer protocol=range leader=D-4 join-timer=- next-id=5 next-arrival=7
+		member B-2 node=B client=B session=10000 rebalance=30000 session-timer=@41000 protocols=[range="range-md"]
+		member D-4 node=D client=D session=10000 rebalance=30000 session-timer=@41000 protocols=[range="range-md"]
+	`)
+	// A is gone: its next heartbeat is UNKNOWN_MEMBER_ID.
+	h.expect(31001, Receive{From: "A", Msg: HeartbeatRequest{Seq: 6, MemberID: "A-1", Generation: 2}}, `
+		send coordinator->A HeartbeatResponse#6 error=UNKNOWN_MEMBER_ID
+	`)
+}
+
+// TestCoordinatorJoinTimerNobodyRejoined: a JoinTimer firing with no
+// member rejoined empties the group; the generation still advances.
+func TestCoordinatorJoinTimerNobodyRejoined(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()[:2]...)
+	h.expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 9, MemberID: "A-1"}}, `
+		send coordinator->A LeaveGroupResponse#9 error=NONE
+		cancel session(A-1)
+		set join@30100
+	`)
+	h.fire(30100, coordJoinTimer, `cancel session(B-2)`)
+	h.expectState(`group g state=Empty gen=3 type=- protocol=- leader=- join-timer=- next-id=3 next-arrival=4`)
+}
+
+// TestCoordinatorSessionTimeout: a member whose session expires is removed
+// as if it had left; here it is the leader, so the next generation is led
+// by the first member to rejoin.
+func TestCoordinatorSessionTimeout(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()...) // sessions at 10000
+	h.expect(5000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
+		send coordinator->B HeartbeatResponse#4 error=NONE
+		set session(B-2)@15000
+	`)
+	h.expect(6000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 4, MemberID: "C-3", Generation: 2}}, `
+		send coordinator->C HeartbeatResponse#4 error=NONE
+		set session(C-3)@16000
+	`)
+	h.fire(10000, coordSessionTimer("A-1"), `
+		set join@40000
+	`)
+	if h.c.IsMember("A-1") || h.c.State() != GroupPreparingRebalance || h.c.Leader() != "" {
+		t.Fatalf("after A's session expired:\n%s", h.c)
+	}
+	h.expect(11000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 5, MemberID: "C-3", Generation: 2}}, `
+		send coordinator->C HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS
+		set session(C-3)@21000
+	`)
+	h.expect(11100, Receive{From: "C", Msg: coordJoin(6, "C", "C-3", "range")}, `
+		set session(C-3)@21100
+	`)
+	h.expect(11200, Receive{From: "B", Msg: coordJoin(5, "B", "B-2", "range")}, `
+		send coordinator->B JoinGroupResponse#5 gen=3 protocol=range leader=C-3 member=B-2
+		send coordinator->C JoinGroupResponse#6 gen=3 protocol=range leader=C-3 member=C-3 [B-2 range-md] [C-3 range-md]
+		set session(B-2)@21200
+		cancel join
+		set session(C-3)@21200
+	`)
+}
+
+// TestCoordinatorLeaveGroup: a leave removes the member at once, in every
+// state that has members.
+func TestCoordinatorLeaveGroup(t *testing.T) {
+	t.Run("stable", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordABC()...)
+		h.expect(100, Receive{From: "B", Msg: LeaveGroupRequest{Seq: 4, MemberID: "B-2"}}, `
+			send coordinator->B LeaveGroupResponse#4 error=NONE
+			cancel session(B-2)
+			set join@30100
+		`)
+		h.expect(200, Receive{From: "A", Msg: coordJoin(4, "A", "A-1", "range")}, `
+			set session(A-1)@10200
+		`)
+		h.expect(300, Receive{From: "C", Msg: coordJoin(4, "C", "C-3", "range")}, `
+			send coordinator->A JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=A-1 [A-1 range-md] [C-3 range-md]
+			send coordinator->C JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=C-3
+			set session(C-3)@10300
+			cancel join
+			set session(A-1)@10300
+		`)
+	})
+	t.Run("preparing-completes-barrier", func(t *testing.T) {
+		// The only member that has not rejoined leaves: the barrier falls.
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordABC()...)
+		h.recv("A", coordJoin(4, "A", "A-1", "range"))
+		h.recv("B", coordJoin(4, "B", "B-2", "range"))
+		h.expect(100, Receive{From: "C", Msg: LeaveGroupRequest{Seq: 4, MemberID: "C-3"}}, `
+			send coordinator->C LeaveGroupResponse#4 error=NONE
+			send coordinator->A JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=A-1 [A-1 range-md] [B-2 range-md]
+			send coordinator->B JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=B-2
+			cancel session(C-3)
+			cancel join
+			set session(A-1)@10100
+			set session(B-2)@10100
+		`)
+	})
+	t.Run("parked-join-answered", func(t *testing.T) {
+		// A member leaving with a JoinGroup parked gets it answered
+		// UNKNOWN_MEMBER_ID (Kafka's removeCurrentMemberFromClassicGroup).
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordABC()...)
+		h.recv("A", coordJoin(4, "A", "A-1", "range"))
+		h.expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 5, MemberID: "A-1"}}, `
+			send coordinator->A LeaveGroupResponse#5 error=NONE
+			send coordinator->A JoinGroupResponse#4 error=UNKNOWN_MEMBER_ID
+			cancel session(A-1)
+		`)
+		if h.c.Leader() != "" {
+			t.Fatalf("the leader left but is still leader:\n%s", h.c)
+		}
+	})
+	t.Run("completing", func(t *testing.T) {
+		// A leave while the leader assigns restarts the rebalance; parked
+		// SyncGroups are answered REBALANCE_IN_PROGRESS.
+		h := newCoordHarness(t, CoordinatorConfig{})
+		h.recv("A", coordJoin(1, "A", "", "range"))
+		h.recv("B", coordJoin(1, "B", "", "range"))
+		h.recv("C", coordJoin(1, "C", "", "range"))
+		h.recv("A", coordJoin(2, "A", "A-1", "range"))
+		h.recv("B", SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2})
+		h.expect(100, Receive{From: "C", Msg: LeaveGroupRequest{Seq: 2, MemberID: "C-3"}}, `
+			send coordinator->C LeaveGroupResponse#2 error=NONE
+			send coordinator->B SyncGroupResponse#2 error=REBALANCE_IN_PROGRESS
+			cancel session(C-3)
+			set session(B-2)@10100
+			set join@30100
+		`)
+	})
+	t.Run("last-member", func(t *testing.T) {
+		// The last member leaving empties the group through a completed
+		// join of no members: the generation still advances.
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordABC()[:1]...)
+		h.expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 4, MemberID: "A-1"}}, `
+			send coordinator->A LeaveGroupResponse#4 error=NONE
+			cancel session(A-1)
+		`)
+		h.expectState(`group g state=Empty gen=2 type=- protocol=- leader=- join-timer=- next-id=2 next-arrival=2`)
+		// A new member starts generation 3 alone.
+		h.expect(200, Receive{From: "E", Msg: coordJoin(1, "E", "", "rr")}, `
+			send coordinator->E JoinGroupResponse#1 gen=3 protocol=rr leader=E-2 member=E-2 [E-2 rr-md]
+			set session(E-2)@10200
+		`)
+	})
+	t.Run("static-by-instance", func(t *testing.T) {
+		// An empty MemberID with a known instance id removes that
+		// instance's member (KIP-345 administrative removal).
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, coordMemberSpec{node: "A", protos: []string{"range"}}, coordMemberSpec{node: "S", instance: "s", protos: []string{"range"}})
+		h.expect(100, Receive{From: "admin", Msg: LeaveGroupRequest{Seq: 1, InstanceID: "s"}}, `
+			send coordinator->admin LeaveGroupResponse#1 error=NONE
+			cancel session(S-2)
+			set join@30100
+		`)
+	})
+}
+
+// TestCoordinatorStaticReplacement: a static member that restarts (empty
+// MemberID, known InstanceID) replaces its old member id without a
+// rebalance in a Stable group; the old id is fenced; the new id syncs and
+// gets the stored assignment. When it is the leader, its JoinGroup
+// response carries the members and SkipAssignment (KIP-814).
+func TestCoordinatorStaticReplacement(t *testing.T) {
+	specs := []coordMemberSpec{
+		{node: "S", instance: "s", protos: []string{"range"}},
+		{node: "B", protos: []string{"range"}},
+	}
+	t.Run("follower", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, specs[1], specs[0]) // B-1 leads, S-2 follows
+		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+			send coordinator->S2 JoinGroupResponse#1 gen=2 protocol=range leader=B-1 member=S-3
+			cancel session(S-2)
+			set session(S-3)@11000
+		`)
+		if h.c.State() != GroupStable || h.c.IsMember("S-2") || h.c.MemberNode("S-3") != "S2" {
+			t.Fatalf("after the replacement:\n%s", h.c)
+		}
+		// The old member id is fenced, with or without its instance id.
+		h.expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
+			send coordinator->S HeartbeatResponse#4 error=FENCED_INSTANCE_ID
+		`)
+		h.expect(1100, Receive{From: "S", Msg: SyncGroupRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
+			send coordinator->S SyncGroupResponse#4 error=FENCED_INSTANCE_ID
+		`)
+		h.expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 5, MemberID: "S-2", Generation: 2}}, `
+			send coordinator->S HeartbeatResponse#5 error=UNKNOWN_MEMBER_ID
+		`)
+		h.expect(1200, Receive{From: "S2", Msg: SyncGroupRequest{Seq: 2, MemberID: "S-3", InstanceID: "s", Generation: 2}}, `
+			send coordinator->S2 SyncGroupResponse#2 asg-S-2
+			set session(S-3)@11200
+		`)
+	})
+	t.Run("leader", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, specs...) // S-1 leads, B-2 follows
+		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+			send coordinator->S2 JoinGroupResponse#1 gen=2 protocol=range leader=S-3 member=S-3 skip-assignment [B-2 range-md] [S-3 instance=s range-md]
+			cancel session(S-1)
+			set session(S-3)@11000
+		`)
+		if h.c.Leader() != "S-3" || h.c.State() != GroupStable {
+			t.Fatalf("after the leader's replacement:\n%s", h.c)
+		}
+		h.expect(1200, Receive{From: "S2", Msg: SyncGroupRequest{Seq: 2, MemberID: "S-3", InstanceID: "s", Generation: 2}}, `
+			send coordinator->S2 SyncGroupResponse#2 asg-S-1
+			set session(S-3)@11200
+		`)
+	})
+	t.Run("changed-protocols", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, specs...)
+		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range=new")}, `
+			cancel session(S-1)
+			set session(S-3)@11000
+			set join@31000
+		`)
+		if h.c.State() != GroupPreparingRebalance || h.c.Leader() != "S-3" {
+			t.Fatalf("after the replacement:\n%s", h.c)
+		}
+	})
+	t.Run("completing-fences-parked-sync", func(t *testing.T) {
+		// In CompletingRebalance the replacement rebalances; the old id's
+		// parked SyncGroup is answered FENCED_INSTANCE_ID.
+		h := newCoordHarness(t, CoordinatorConfig{})
+		h.recv("B", coordJoin(1, "B", "", "range"))
+		h.recv("S", coordStaticJoin(1, "S", "s", "", "range"))
+		h.recv("B", coordJoin(2, "B", "B-1", "range"))
+		h.recv("S", SyncGroupRequest{Seq: 2, MemberID: "S-2", InstanceID: "s", Generation: 2})
+		h.expect(100, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+			send coordinator->S SyncGroupResponse#2 error=FENCED_INSTANCE_ID
+			cancel session(S-2)
+			set session(S-3)@10100
+			set join@30100
+		`)
+	})
+	t.Run("preparing-fences-parked-join", func(t *testing.T) {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h, specs...)
+		h.recv("B", coordJoin(4, "B", "B-2", "range=changed"))
+		h.recv("S", coordStaticJoin(4, "S", "s", "S-1", "range"))
+		if h.c.State() != GroupCompletingRebalance {
+			t.Fatalf("state %s", h.c.State())
+		}
+		h.recv("S", coordStaticJoin(5, "S", "s", "S-1", "range=changed"))
+		if h.c.State() != GroupPreparingRebalance {
+			t.Fatalf("state %s", h.c.State())
+		}
+		// S's join is parked, B has not rejoined yet; S restarts.
+		h.expect(100, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+			send coordinator->S JoinGroupResponse#5 error=FENCED_INSTANCE_ID
+			cancel session(S-1)
+			set session(S-3)@10100
+		`)
+	})
+}
+
+// TestCoordinatorProtocolVote: the selected protocol is the one most
+// members prefer among those all support; ties go to the name that sorts
+// first (Kafka's selectProtocol).
+func TestCoordinatorProtocolVote(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		members [][]string
+		want    string
+	}{
+		{"single", [][]string{{"range", "rr"}}, "range"},
+		{"majority", [][]string{{"rr", "range"}, {"range", "rr"}, {"range", "rr"}}, "range"},
+		{"majority-second", [][]string{{"rr", "range"}, {"rr", "range"}, {"range", "rr"}}, "rr"},
+		{"only-common", [][]string{{"sticky", "range"}, {"range", "rr"}, {"rr", "range"}}, "range"},
+		{"tie-sorted", [][]string{{"b", "a"}, {"a", "b"}}, "a"},
+		{"vote-for-first-candidate", [][]string{{"x", "b", "a"}, {"a", "b"}, {"b", "a"}}, "b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newCoordHarness(t, CoordinatorConfig{})
+			var specs []coordMemberSpec
+			for i, p := range tc.members {
+				specs = append(specs, coordMemberSpec{node: string(rune('A' + i)), protos: p})
+			}
+			coordForm(h, specs...)
+			if got := h.c.Protocol(); got != tc.want {
+				t.Fatalf("protocol %q, want %q\n%s", got, tc.want, h.c)
+			}
+		})
+	}
+}
+
+// TestCoordinatorBadRequests sends one rejected request per row and checks
+// the error code, that the output is exactly the one error response (no
+// timers), and that the coordinator's state is unchanged, both its dump
+// and a deep comparison with a clone taken before.
+func TestCoordinatorBadRequests(t *testing.T) {
+	empty := func(*coordHarness) {}
+	stable := func(h *coordHarness) {
+		coordForm(h, coordMemberSpec{node: "A", protos: []string{"range", "rr"}},
+			coordMemberSpec{node: "S", instance: "s", protos: []string{"range"}})
+	} // A-1 (leader), S-2 (static "s") at generation 2
+	preparing := func(h *coordHarness) {
+		stable(h)
+		h.recv("C", coordJoin(1, "C", "", "range"))
+	}
+	completing := func(h *coordHarness) {
+		h.recv("A", coordJoin(1, "A", "", "range"))
+		h.recv("S", coordStaticJoin(1, "S", "s", "", "range"))
+		h.recv("A", coordJoin(2, "A", "A-1", "range"))
+		h.recv("S", SyncGroupRequest{Seq: 2, MemberID: "S-2", InstanceID: "s", Generation: 2})
+	}
+	withType := func(r JoinGroupRequest, typ string) JoinGroupRequest { r.ProtocolType = typ; return r }
+	withSession := func(r JoinGroupRequest, ms Millis) JoinGroupRequest { r.SessionTimeout = ms; return r }
+
+	for _, tc := range []struct {
+		name  string
+		cfg   CoordinatorConfig
+		setup func(*coordHarness)
+		msg   Message
+		want  spec.ErrorCode
+	}{
+		// JoinGroup
+		{"join/session-too-short", CoordinatorConfig{}, stable, withSession(coordJoin(9, "C", "", "range"), 5999), spec.InvalidSessionTimeout},
+		{"join/session-too-long", CoordinatorConfig{}, empty, withSession(coordJoin(9, "C", "", "range"), 1800001), spec.InvalidSessionTimeout},
+		{"join/session-custom-bounds", CoordinatorConfig{MinSessionTimeout: 11000, MaxSessionTimeout: 20000}, empty, coordJoin(9, "A", "", "range"), spec.InvalidSessionTimeout},
+		{"join/max-size", CoordinatorConfig{MaxSize: 2}, stable, coordJoin(9, "C", "", "range"), spec.GroupMaxSizeReached},
+		{"join/max-size-preparing", CoordinatorConfig{MaxSize: 3}, preparing, coordJoin(9, "D", "", "range"), spec.GroupMaxSizeReached},
+		{"join/max-size-static-new-instance", CoordinatorConfig{MaxSize: 2}, stable, coordStaticJoin(9, "T", "t", "", "range"), spec.GroupMaxSizeReached},
+		{"join/no-common-protocol", CoordinatorConfig{}, stable, coordJoin(9, "C", "", "sticky"), spec.InconsistentGroupProtocol},
+		{"join/no-common-protocol-with-others", CoordinatorConfig{}, stable, coordJoin(9, "A", "A-1", "rr"), spec.InconsistentGroupProtocol},
+		{"join/other-protocol-type", CoordinatorConfig{}, stable, withType(coordJoin(9, "C", "", "range"), "connect"), spec.InconsistentGroupProtocol},
+		{"join/no-protocols", CoordinatorConfig{}, empty, coordJoin(9, "C", ""), spec.InconsistentGroupProtocol},
+		{"join/no-protocol-type", CoordinatorConfig{}, empty, withType(coordJoin(9, "C", "", "range"), ""), spec.InconsistentGroupProtocol},
+		{"join/static-replacement-inconsistent", CoordinatorConfig{}, stable, coordStaticJoin(9, "S", "s", "", "sticky"), spec.InconsistentGroupProtocol},
+		{"join/unknown-member", CoordinatorConfig{}, stable, coordJoin(9, "C", "C-9", "range"), spec.UnknownMemberID},
+		{"join/unknown-member-empty-group", CoordinatorConfig{}, empty, coordJoin(9, "A", "A-1", "range"), spec.UnknownMemberID},
+		{"join/unknown-instance", CoordinatorConfig{}, stable, coordStaticJoin(9, "A", "a", "A-1", "range"), spec.UnknownMemberID},
+		{"join/fenced-instance", CoordinatorConfig{}, stable, coordStaticJoin(9, "S", "s", "S-1", "range"), spec.FencedInstanceID},
+		{"join/fenced-instance-other-member", CoordinatorConfig{}, stable, coordStaticJoin(9, "A", "s", "A-1", "range"), spec.FencedInstanceID},
+		{"join/fenced-instance-preparing", CoordinatorConfig{}, preparing, coordStaticJoin(9, "S", "s", "S-7", "range"), spec.FencedInstanceID},
+		// SyncGroup
+		{"sync/empty-group", CoordinatorConfig{}, empty, SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 0}, spec.UnknownMemberID},
+		{"sync/unknown-member", CoordinatorConfig{}, stable, SyncGroupRequest{Seq: 9, MemberID: "C-9", Generation: 2}, spec.UnknownMemberID},
+		{"sync/unknown-instance", CoordinatorConfig{}, stable, SyncGroupRequest{Seq: 9, MemberID: "A-1", InstanceID: "a", Generation: 2}, spec.UnknownMemberID},
+		{"sync/fenced-instance", CoordinatorConfig{}, stable, SyncGroupRequest{Seq: 9, MemberID: "A-1", InstanceID: "s", Generation: 2}, spec.FencedInstanceID},
+		{"sync/illegal-generation", CoordinatorConfig{}, stable, SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 1}, spec.IllegalGeneration},
+		{"sync/illegal-generation-completing", CoordinatorConfig{}, completing, SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 3}, spec.IllegalGeneration},
+		{"sync/rebalance-in-progress", CoordinatorConfig{}, preparing, SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 2}, spec.RebalanceInProgress},
+		// Heartbeat
+		{"heartbeat/empty-group", CoordinatorConfig{}, empty, HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 0}, spec.UnknownMemberID},
+		{"heartbeat/unknown-member", CoordinatorConfig{}, preparing, HeartbeatRequest{Seq: 9, MemberID: "C-9", Generation: 2}, spec.UnknownMemberID},
+		{"heartbeat/fenced-instance", CoordinatorConfig{}, completing, HeartbeatRequest{Seq: 9, MemberID: "S-1", InstanceID: "s", Generation: 2}, spec.FencedInstanceID},
+		{"heartbeat/illegal-generation", CoordinatorConfig{}, stable, HeartbeatRequest{Seq: 9, MemberID: "S-2", InstanceID: "s", Generation: 3}, spec.IllegalGeneration},
+		{"heartbeat/illegal-generation-preparing", CoordinatorConfig{}, preparing, HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 1}, spec.IllegalGeneration},
+		// LeaveGroup
+		{"leave/empty-group", CoordinatorConfig{}, empty, LeaveGroupRequest{Seq: 9, MemberID: "A-1"}, spec.UnknownMemberID},
+		{"leave/unknown-member", CoordinatorConfig{}, stable, LeaveGroupRequest{Seq: 9, MemberID: "C-9"}, spec.UnknownMemberID},
+		{"leave/no-ids", CoordinatorConfig{}, stable, LeaveGroupRequest{Seq: 9}, spec.UnknownMemberID},
+		{"leave/unknown-instance", CoordinatorConfig{}, stable, LeaveGroupRequest{Seq: 9, InstanceID: "x"}, spec.UnknownMemberID},
+		{"leave/fenced-instance", CoordinatorConfig{}, preparing, LeaveGroupRequest{Seq: 9, MemberID: "A-1", InstanceID: "s"}, spec.FencedInstanceID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newCoordHarness(t, tc.cfg)
+			tc.setup(h)
+			h.now = 5000
+			before, dump := h.c.Clone(), h.c.String()
+			out := h.c.Step(Input{Now: h.now, Event: Receive{From: "X", Msg: tc.msg}})
+			if len(out.Messages) != 1 || len(out.Timers) != 0 || len(out.Callbacks) != 0 || out.Round != nil {
+				t.Fatalf("want exactly one response, got:\n%s", out)
+			}
+			env := out.Messages[0]
+			if env.From != CoordinatorNode || env.To != "X" {
+				t.Fatalf("response %s is not from the coordinator to X", env)
+			}
+			var code spec.ErrorCode
+			var seq uint64
+			switch r := env.Msg.(type) {
+			case JoinGroupResponse:
+				code, seq = r.Error, r.Seq
+			case SyncGroupResponse:
+				code, seq = r.Error, r.Seq
+			case HeartbeatResponse:
+				code, seq = r.Error, r.Seq
+			case LeaveGroupResponse:
+				code, seq = r.Error, r.Seq
+			default:
+				t.Fatalf("unexpected response %s", env)
+			}
+			if code != tc.want || seq != 9 {
+				t.Fatalf("got %s (seq %d), want %s (seq 9)", env.Msg, seq, tc.want)
+			}
+			if got := h.c.String(); got != dump {
+				t.Fatalf("state changed:\nbefore:\n%s\nafter:\n%s", dump, got)
+			}
+			if !reflect.DeepEqual(before, h.c) {
+				t.Fatalf("state changed (deep comparison with the clone):\n%s", h.c)
+			}
+		})
+	}
+}
+
+// TestCoordinatorStaleTimers: a TimerFired for a timer that was cancelled,
+// re-armed to a later deadline, fired already, or never armed changes
+// nothing and outputs nothing.
+func TestCoordinatorStaleTimers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*coordHarness)
+		at    Millis
+		timer Timer
+	}{
+		{"session-rearmed", func(h *coordHarness) {
+			h.now = 4000
+			h.recv("A", HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 2})
+		}, 10000, coordSessionTimer("A-1")},
+		{"session-before-deadline", func(*coordHarness) {}, 9999, coordSessionTimer("A-1")},
+		{"session-of-departed-member", func(h *coordHarness) {
+			h.recv("B", LeaveGroupRequest{Seq: 9, MemberID: "B-2"})
+			h.recv("A", coordJoin(9, "A", "A-1", "range"))
+		}, 10000, coordSessionTimer("B-2")},
+		{"session-of-unknown-member", func(*coordHarness) {}, 50000, coordSessionTimer("Z-1")},
+		{"join-after-completion", func(h *coordHarness) {
+			h.recv("C", coordJoin(1, "C", "", "range"))
+			h.recv("A", coordJoin(9, "A", "A-1", "range"))
+			h.recv("B", coordJoin(9, "B", "B-2", "range"))
+		}, 30000, coordJoinTimer},
+		{"join-before-deadline", func(h *coordHarness) {
+			h.recv("C", coordJoin(1, "C", "", "range"))
+		}, 29999, coordJoinTimer},
+		{"join-in-stable", func(*coordHarness) {}, 90000, coordJoinTimer},
+		{"member-timer-kind", func(*coordHarness) {}, 90000, Timer{Kind: HeartbeatTimer, Member: "A-1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newCoordHarness(t, CoordinatorConfig{})
+			coordForm(h, coordABC()[:2]...)
+			tc.setup(h)
+			before, dump := h.c.Clone(), h.c.String()
+			h.fire(tc.at, tc.timer, ``)
+			if got := h.c.String(); got != dump {
+				t.Fatalf("state changed:\nbefore:\n%s\nafter:\n%s", dump, got)
+			}
+			if !reflect.DeepEqual(before, h.c) {
+				t.Fatalf("state changed (deep comparison):\n%s", h.c)
+			}
+		})
+	}
+	// A timer fires once: the same firing delivered twice acts once.
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()[:2]...)
+	h.fire(10000, coordSessionTimer("A-1"), `set join@40000`)
+	h.fire(10000, coordSessionTimer("A-1"), ``)
+}
+
+// TestCoordinatorSkipGenerationCheck: with the fault on, SyncGroup and
+// Heartbeat from another generation are accepted.
+func TestCoordinatorSkipGenerationCheck(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{Faults: SkipGenerationCheck})
+	coordForm(h, coordABC()[:2]...)
+	h.expect(100, Receive{From: "B", Msg: HeartbeatRequest{Seq: 9, MemberID: "B-2", Generation: 1}}, `
+		send coordinator->B HeartbeatResponse#9 error=NONE
+		set session(B-2)@10100
+	`)
+	h.expect(200, Receive{From: "B", Msg: SyncGroupRequest{Seq: 10, MemberID: "B-2", Generation: 1}}, `
+		send coordinator->B SyncGroupResponse#10 asg-B-2
+		set session(B-2)@10200
+	`)
+}
+
+// TestCoordinatorInconsistentProtocol: a member may join with protocols
+// that overlap every other member's; one that shares none is rejected, and
+// the group then runs on what everyone supports.
+func TestCoordinatorInconsistentProtocol(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordMemberSpec{node: "A", protos: []string{"rr", "range"}}, coordMemberSpec{node: "B", protos: []string{"rr", "range"}})
+	if h.c.Protocol() != "rr" {
+		t.Fatalf("protocol %s", h.c.Protocol())
+	}
+	h.expect(100, Receive{From: "C", Msg: coordJoin(1, "C", "", "sticky")}, `
+		send coordinator->C JoinGroupResponse#1 error=INCONSISTENT_GROUP_PROTOCOL
+	`)
+	h.expect(200, Receive{From: "C", Msg: coordJoin(2, "C", "", "sticky", "range")}, `
+		set session(C-3)@10200
+		set join@30200
+	`)
+	h.recv("A", coordJoin(4, "A", "A-1", "rr", "range"))
+	h.recv("B", coordJoin(4, "B", "B-2", "rr", "range"))
+	if h.c.Protocol() != "range" || h.c.Generation() != 3 {
+		t.Fatalf("after the rebalance:\n%s", h.c)
+	}
+	// Now rr is no longer supported by everyone: a member offering only rr
+	// is inconsistent, even one already in the group.
+	h.expect(300, Receive{From: "A", Msg: coordJoin(5, "A", "A-1", "rr")}, `
+		send coordinator->A JoinGroupResponse#5 error=INCONSISTENT_GROUP_PROTOCOL
+	`)
+}
+
+// TestCoordinatorMemberIDs: ids are <ClientID>-<n> with one counter per
+// coordinator, and a rejected join consumes no number.
+func TestCoordinatorMemberIDs(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{MaxSize: 2})
+	h.recv("p1", coordJoin(1, "app", "", "range"))
+	h.recv("p2", coordJoin(1, "app", "", "range"))
+	h.recv("p3", coordJoin(1, "app", "", "range")) // rejected: full
+	h.recv("p1", LeaveGroupRequest{Seq: 2, MemberID: "app-1"})
+	h.recv("p3", coordJoin(2, "app", "", "range"))
+	if got, want := h.c.Members(), []spec.MemberID{"app-2", "app-3"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("members %v, want %v", got, want)
+	}
+	if h.c.MemberNode("app-3") != "p3" || h.c.MemberNode("app-1") != "" {
+		t.Fatalf("nodes:\n%s", h.c)
+	}
+}
+
+// TestCoordinatorClone: a clone shares nothing mutable with the original.
+func TestCoordinatorClone(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()...)
+	orig := h.c.Clone()
+	dump := orig.String()
+	h.recv("D", coordJoin(1, "D", "", "range"))
+	h.recv("A", coordJoin(4, "A", "A-1", "range=changed"))
+	if orig.String() != dump {
+		t.Fatalf("stepping the original changed its clone:\n%s", orig)
+	}
+	c2 := orig.Clone()
+	c2.members["A-1"].protocols[0].Metadata = "mutated"
+	if orig.String() != dump {
+		t.Fatal("a clone of a clone shares protocol slices")
+	}
+}
+
+// TestCoordinatorRequestsNotAliased: the coordinator copies the request's
+// protocol list; later writes by the caller do not reach it.
+func TestCoordinatorRequestsNotAliased(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	req := coordJoin(1, "A", "", "range")
+	h.recv("A", req)
+	dump := h.c.String()
+	req.Protocols[0].Metadata = "mutated"
+	if h.c.String() != dump {
+		t.Fatal("the coordinator aliases the request's protocols")
+	}
+}
+
+// TestNewCoordinatorConfig checks defaults and the rejection of nonsensical
+// configurations.
+func TestNewCoordinatorConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  CoordinatorConfig
+		ok   bool
+	}{
+		{"defaults", CoordinatorConfig{GroupID: "g"}, true},
+		{"custom", CoordinatorConfig{GroupID: "g", MinSessionTimeout: 10, MaxSessionTimeout: 10, MaxSize: 1}, true},
+		{"min-only-below-default-max", CoordinatorConfig{GroupID: "g", MinSessionTimeout: 7000}, true},
+		{"no-group-id", CoordinatorConfig{}, false},
+		{"min-above-max", CoordinatorConfig{GroupID: "g", MinSessionTimeout: 2000, MaxSessionTimeout: 1000}, false},
+		{"min-above-default-max", CoordinatorConfig{GroupID: "g", MinSessionTimeout: 2000000}, false},
+		{"negative-min", CoordinatorConfig{GroupID: "g", MinSessionTimeout: -1}, false},
+		{"negative-max", CoordinatorConfig{GroupID: "g", MaxSessionTimeout: -1}, false},
+		{"negative-size", CoordinatorConfig{GroupID: "g", MaxSize: -1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewCoordinator(tc.cfg)
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want ok=%t", err, tc.ok)
+			}
+			if err != nil {
+				return
+			}
+			if c.State() != GroupEmpty || c.Generation() != 0 || c.Leader() != "" || c.Protocol() != "" || len(c.Members()) != 0 {
+				t.Fatalf("new coordinator:\n%s", c)
+			}
+			if err := c.CheckInvariants(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	c, _ := NewCoordinator(CoordinatorConfig{GroupID: "g"})
+	if c.cfg.MinSessionTimeout != DefaultMinSessionTimeout || c.cfg.MaxSessionTimeout != DefaultMaxSessionTimeout {
+		t.Fatalf("defaults not applied: %+v", c.cfg)
+	}
+}
+
+// TestCoordinatorGroupStateTransitions: String names every state, and
+// transitionTo panics on a transition Kafka does not allow.
+func TestCoordinatorGroupStateTransitions(t *testing.T) {
+	names := map[GroupState]string{GroupEmpty: "Empty", GroupPreparingRebalance: "PreparingRebalance", GroupCompletingRebalance: "CompletingRebalance", GroupStable: "Stable", 9: "GroupState(9)"}
+	for s, want := range names {
+		if s.String() != want {
+			t.Errorf("%d.String() = %q, want %q", s, s.String(), want)
+		}
+	}
+	for _, from := range []GroupState{GroupEmpty, GroupPreparingRebalance, GroupCompletingRebalance, GroupStable} {
+		for _, to := range []GroupState{GroupEmpty, GroupPreparingRebalance, GroupCompletingRebalance, GroupStable} {
+			c := &Coordinator{state: from}
+			allowed := false
+			for _, a := range groupTransitions[from] {
+				allowed = allowed || a == to
+			}
+			func() {
+				defer func() {
+					if r := recover(); (r != nil) == allowed {
+						t.Errorf("%s -> %s: panic %v, allowed %t", from, to, r, allowed)
+					}
+				}()
+				c.transitionTo(to)
+			}()
+		}
+	}
+}
+
+// TestCoordinatorMisuse: events that are not for a coordinator panic.
+func TestCoordinatorMisuse(t *testing.T) {
+	for _, ev := range []Event{Start{}, Receive{From: "A", Msg: HeartbeatResponse{}}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", ev)
+				}
+			}()
+			c, _ := NewCoordinator(CoordinatorConfig{GroupID: "g"})
+			c.Step(Input{Event: ev})
+		}()
+	}
+}
+
+// TestCoordinatorJoinTimerDeadline: the JoinTimer is armed at now plus the
+// largest rebalance timeout of the members (Kafka's
+// ClassicGroup.rebalanceTimeoutMs); a RebalanceTimeout of 0 means the
+// session timeout (JoinGroup v0).
+func TestCoordinatorJoinTimerDeadline(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()[:2]...)
+	slow := coordJoin(1, "C", "", "range")
+	slow.RebalanceTimeout = 45000
+	h.expect(1000, Receive{From: "C", Msg: slow}, `
+		set session(C-3)@11000
+		set join@46000
+	`)
+	h2 := newCoordHarness(t, CoordinatorConfig{})
+	v0 := coordJoin(1, "A", "", "range")
+	v0.RebalanceTimeout = 0
+	h2.recv("A", v0)
+	v0.ClientID = "B"
+	h2.expect(100, Receive{From: "B", Msg: v0}, `
+		set session(B-2)@10100
+		set join@10100
+	`)
+}
+
+// TestCoordinatorParkedSyncKeepsSession: a member whose SyncGroup is parked
+// is waiting on the leader, so its session expiring does not remove it;
+// its session restarts when the leader's SyncGroup answers it (Kafka's
+// hasSatisfiedHeartbeat and propagateAssignment).
+func TestCoordinatorParkedSyncKeepsSession(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	h.recv("A", coordJoin(1, "A", "", "range"))
+	h.recv("B", coordJoin(1, "B", "", "range"))
+	h.recv("A", coordJoin(2, "A", "A-1", "range"))
+	h.expect(0, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, ``)
+	h.expect(5000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 3, MemberID: "A-1", Generation: 2}}, `
+		send coordinator->A HeartbeatResponse#3 error=NONE
+		set session(A-1)@15000
+	`)
+	h.fire(10000, coordSessionTimer("B-2"), ``)
+	h.expectState(`
+		group g state=CompletingRebalance gen=2 type=consumer protocol=range leader=A-1 join-timer=- next-id=3 next-arrival=4
+		member A-1 node=A client=A session=10000 rebalance=30000 session-timer=@15000 protocols=[range="range-md"]
+		member B-2 node=B client=B session=10000 rebalance=30000 session-timer=- protocols=[range="range-md"]
+		  awaiting-sync #2 from B
+	`)
+	asg := []MemberAssignment{{MemberID: "A-1", Assignment: "a"}, {MemberID: "B-2", Assignment: "b"}}
+	h.expect(11000, Receive{From: "A", Msg: SyncGroupRequest{Seq: 4, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
+		send coordinator->A SyncGroupResponse#4 a
+		send coordinator->B SyncGroupResponse#2 b
+		set session(A-1)@21000
+		set session(B-2)@21000
+	`)
+}

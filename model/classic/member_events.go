@@ -1,0 +1,127 @@
+package classic
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file is the member's reaction to time and to its application:
+// timers, subscription changes, leaving, rejoin requests and metadata.
+
+// timerFired handles a TimerFired: only an armed member timer that is due
+// acts; any other firing is stale (the timer was cancelled or re-armed
+// later) and ignored.
+func (m *Member) timerFired(now Millis, t Timer, out *Output) {
+	if t.Member != "" || int(t.Kind) >= len(m.timers) {
+		return
+	}
+	slot := m.timers[t.Kind]
+	if !slot.armed || now < slot.at {
+		return
+	}
+	m.timers[t.Kind] = memberTimer{}
+	switch t.Kind {
+	case HeartbeatTimer:
+		// Kafka's heartbeat thread runs in COMPLETING_REBALANCE and STABLE
+		// only; while joining, the JoinGroup in flight keeps the member
+		// alive and the timer lapses until the next JoinGroupResponse.
+		if m.state == AwaitingSync || m.state == Stable {
+			m.heartbeatSeq = m.nextSeq()
+			m.send(HeartbeatRequest{Seq: m.heartbeatSeq, MemberID: m.id, InstanceID: m.cfg.InstanceID, Generation: m.generation}, out)
+			m.arm(HeartbeatTimer, now+m.cfg.HeartbeatInterval, out)
+		}
+	case RequestTimer:
+		switch m.state {
+		case Joining:
+			m.sendJoin(now, out)
+		case AwaitingSync:
+			m.sendSync(now, out)
+		}
+	case ScheduledRebalanceTimer:
+		// KIP-415: the scheduled rebalance delay has passed.
+		m.requestRejoin(now, false, out)
+	}
+}
+
+// requestRejoin asks for a new round. Stable: rejoin now. AwaitingSync:
+// rejoin as soon as the SyncGroup completes (the round in flight must end
+// first). Joining: the JoinGroup in flight is the rejoin; when fresh, the
+// member's subscription changed and it sends a fresh JoinGroup carrying the
+// new one at once. Unjoined: nothing, Start will join.
+func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
+	switch m.state {
+	case Stable:
+		m.joinGroup(now, out)
+	case AwaitingSync:
+		m.rejoinAfterSync = true
+	case Joining:
+		if fresh {
+			m.prepareJoin(out)
+			m.sendJoin(now, out)
+		}
+	}
+}
+
+// subscribe changes the subscription. A cooperative member revokes what it
+// owns of dropped topics at once (an eager one revokes everything when it
+// rejoins); then the member rejoins with the new subscription. The same
+// subscription again is a no-op.
+func (m *Member) subscribe(now Millis, topics []string, out *Output) {
+	ts, err := memberTopics(topics)
+	if err != nil {
+		panic("classic: member " + m.cfg.Name + ": Subscribe: " + err.Error())
+	}
+	if slices.Equal(ts, m.topics) {
+		return
+	}
+	m.topics = ts
+	if m.state == Unjoined {
+		return
+	}
+	if !m.eager {
+		m.revokeUnsubscribed(out)
+	}
+	m.requestRejoin(now, true, out)
+}
+
+// leave leaves the group for good: the member revokes everything it works
+// on, a dynamic member that has a member id sends LeaveGroup, a static one
+// sends nothing and is removed when its session times out (KIP-345), and
+// every timer is cancelled.
+func (m *Member) leave(out *Output) {
+	if all := m.owned.Union(m.kept); !all.IsEmpty() {
+		m.callback(Revoked, all, m.ownedGen, "", out)
+	}
+	m.owned, m.kept = nil, nil
+	if m.cfg.InstanceID == "" && m.id != "" {
+		m.send(LeaveGroupRequest{Seq: m.nextSeq(), MemberID: m.id}, out)
+	}
+	m.cancelAll(out)
+	m.joinSeq, m.syncSeq, m.heartbeatSeq = 0, 0, 0
+	m.rejoinAfterSync = false
+	m.become(Left)
+}
+
+// metadataUpdate records new partition counts. If the count of a
+// subscribed topic changed (or the topic appeared or disappeared), a member
+// in the group asks for a new round. While Joining it does nothing more:
+// the leader reads its metadata when the JoinGroupResponse arrives, and a
+// non-leader's metadata does not enter the round.
+func (m *Member) metadataUpdate(now Millis, topics spec.Topics, out *Output) {
+	old := m.metadata
+	m.metadata = maps.Clone(topics)
+	changed := false
+	for _, t := range m.topics {
+		o, had := old[t]
+		n, has := m.metadata[t]
+		if had != has || o != n {
+			changed = true
+			break
+		}
+	}
+	if changed {
+		m.requestRejoin(now, false, out)
+	}
+}

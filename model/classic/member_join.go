@@ -1,0 +1,285 @@
+package classic
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file is the member's way into a generation: preparing to join,
+// JoinGroup and its response, and, for the leader, computing and checking
+// the round's assignment.
+
+// joinGroup starts a (re)join from any live state: onJoinPrepare, then a
+// JoinGroup. Whatever the member waited for before is now stale.
+func (m *Member) joinGroup(now Millis, out *Output) {
+	m.prepareJoin(out)
+	m.become(Joining)
+	m.syncSeq, m.heartbeatSeq = 0, 0
+	m.rejoinAfterSync = false
+	m.sendJoin(now, out)
+}
+
+// prepareJoin is Kafka's ConsumerCoordinator.onJoinPrepare. An eager
+// member revokes everything it owns (unless the EagerNoRevoke fault is on);
+// a cooperative one (KIP-429) keeps what it owns and revokes only the
+// resources of topics it no longer subscribes to. What a fenced member
+// owned was already given up as lost when it was fenced (see lose), so
+// nothing here is Lost.
+func (m *Member) prepareJoin(out *Output) {
+	if !m.eager {
+		m.revokeUnsubscribed(out)
+		return
+	}
+	if m.cfg.Faults.Has(EagerNoRevoke) {
+		// The fault skips only the eager revoke-everything step; topics the
+		// member left are still dropped, so the fault breaks exactly one law.
+		m.revokeUnsubscribed(out)
+		return
+	}
+	if m.owned.IsEmpty() {
+		return
+	}
+	m.callback(Revoked, m.owned, m.ownedGen, "", out)
+	m.owned = nil
+}
+
+// revokeUnsubscribed revokes the owned resources of topics the member no
+// longer subscribes to.
+func (m *Member) revokeUnsubscribed(out *Output) {
+	dropped := m.owned.Filter(func(r spec.Resource) bool {
+		_, ok := slices.BinarySearch(m.topics, r.Topic)
+		return !ok
+	})
+	if dropped.IsEmpty() {
+		return
+	}
+	m.callback(Revoked, dropped, m.ownedGen, "", out)
+	m.owned = m.owned.Minus(dropped)
+}
+
+// subscription is the embedded-protocol metadata the member joins with.
+func (m *Member) subscription() Subscription {
+	return Subscription{Topics: m.topics, Owned: m.owned, Generation: m.ownedGen, Leader: m.ownedLeader}
+}
+
+// sendJoin sends a JoinGroup with a fresh Seq, advertising every configured
+// protocol in preference order with the same subscription, and arms
+// RequestTimer for the rebalance timeout plus Kafka's 5 s slack.
+func (m *Member) sendJoin(now Millis, out *Output) {
+	md := m.subscription().Encode()
+	ps := make([]ProtocolMetadata, len(m.cfg.Protocols))
+	for i, p := range m.cfg.Protocols {
+		ps[i] = ProtocolMetadata{Name: p.Name(), Metadata: md}
+	}
+	m.joinSeq = m.nextSeq()
+	m.send(JoinGroupRequest{
+		Seq:              m.joinSeq,
+		MemberID:         m.id,
+		InstanceID:       m.cfg.InstanceID,
+		ClientID:         m.cfg.Name,
+		ProtocolType:     m.cfg.ProtocolType,
+		Protocols:        ps,
+		SessionTimeout:   m.cfg.SessionTimeout,
+		RebalanceTimeout: m.cfg.RebalanceTimeout,
+	}, out)
+	m.arm(RequestTimer, now+m.cfg.RebalanceTimeout+memberJoinSlack, out)
+}
+
+// joinResponse handles the response to the JoinGroup the member waits for.
+func (m *Member) joinResponse(now Millis, r JoinGroupResponse, out *Output) {
+	if m.state != Joining || r.Seq != m.joinSeq {
+		return
+	}
+	m.joinSeq = 0
+	switch r.Error {
+	case spec.None:
+		m.joined(now, r, out)
+	case spec.MemberIDRequired:
+		// KIP-394: the coordinator hands a first-time dynamic member its id
+		// and asks it to join again with it.
+		if r.MemberID == "" {
+			m.fail(fmt.Sprintf("JoinGroup: %s without a member id", r.Error), out)
+			return
+		}
+		m.id = r.MemberID
+		m.sendJoin(now, out)
+	case spec.UnknownMemberID:
+		// The coordinator forgot us: whatever we owned is gone; start over
+		// as a new member (AbstractCoordinator resetStateAndRejoin).
+		m.lose(out)
+		m.resetGeneration(true)
+		m.joinGroup(now, out)
+	case spec.CoordinatorNotAvailable, spec.NotCoordinator, spec.RebalanceInProgress:
+		// Retriable: Kafka retries the JoinGroup after a back-off; time is
+		// abstract here, so at once.
+		m.sendJoin(now, out)
+	default:
+		// FENCED_INSTANCE_ID (another process took our instance id,
+		// KIP-345), INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT,
+		// GROUP_MAX_SIZE_REACHED, and anything unexpected.
+		m.fail("JoinGroup: "+r.Error.String(), out)
+	}
+}
+
+// joined completes a successful JoinGroup: record the generation, compute
+// the assignment if leading, send SyncGroup.
+func (m *Member) joined(now Millis, r JoinGroupResponse, out *Output) {
+	if r.MemberID == "" {
+		m.fail("JoinGroup: response without a member id", out)
+		return
+	}
+	proto := m.protocolNamed(r.ProtocolName)
+	if proto == nil {
+		m.fail(fmt.Sprintf("JoinGroup: coordinator selected protocol %q this member does not support", r.ProtocolName), out)
+		return
+	}
+	m.id, m.generation, m.leader, m.protocol = r.MemberID, r.Generation, r.Leader, r.ProtocolName
+	req := SyncGroupRequest{MemberID: m.id, InstanceID: m.cfg.InstanceID, Generation: m.generation}
+	if r.Leader == m.id && !r.SkipAssignment {
+		req.Assignments, out.Round = m.lead(now, proto, r, out)
+	}
+	m.become(AwaitingSync)
+	m.sync = req
+	m.sendSync(now, out)
+	if !m.timers[HeartbeatTimer].armed {
+		m.arm(HeartbeatTimer, now+m.cfg.HeartbeatInterval, out)
+	}
+}
+
+// sendSync sends m.sync with a fresh Seq and arms RequestTimer for the
+// session timeout.
+func (m *Member) sendSync(now Millis, out *Output) {
+	m.syncSeq = m.nextSeq()
+	req := m.sync
+	req.Seq = m.syncSeq
+	req.Assignments = slices.Clone(m.sync.Assignments)
+	m.send(req, out)
+	m.arm(RequestTimer, now+m.cfg.SessionTimeout, out)
+}
+
+// lead computes the round's assignment as the leader (Kafka's
+// ConsumerCoordinator.onLeaderElected): decode every member's subscription,
+// run the selected protocol, check the result with spec.CheckRound and
+// encode it. It returns the SyncGroup assignments, sorted by member id, and
+// the round that was sent (nil when the round failed).
+//
+// When a subscription cannot be decoded, Assign fails, or the result breaks
+// a law (and SkipLeaderValidation is off), the leader reports
+// AssignorFailed and sends every member a "no change" assignment: Error
+// UNKNOWN_SERVER_ERROR, which members answer by keeping what they own. The
+// leader memory is then left as it was. Kafka throws from the assignor
+// instead (validateCooperativeAssignment's IllegalStateException); failing
+// the round in place keeps the node total and the group safe.
+func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Output) ([]MemberAssignment, *spec.Round) {
+	members := slices.SortedFunc(slices.Values(r.Members), func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) })
+	joined := make([]Joined, 0, len(members))
+	var bad []string
+	for _, jm := range members {
+		sub, err := DecodeSubscription(jm.Metadata)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("member %s: %v", jm.MemberID, err))
+		}
+		joined = append(joined, Joined{ID: jm.MemberID, InstanceID: jm.InstanceID, Subscription: sub})
+	}
+	noChange := func(detail string) ([]MemberAssignment, *spec.Round) {
+		m.callback(AssignorFailed, nil, r.Generation, detail, out)
+		as := make([]MemberAssignment, len(joined))
+		for i, j := range joined {
+			// j.Subscription is the zero value for an undecodable one.
+			a := Assignment{Assigned: j.Subscription.Owned, Leader: m.id, Error: spec.UnknownServerError}
+			as[i] = MemberAssignment{MemberID: j.ID, Assignment: a.Encode()}
+		}
+		return as, nil
+	}
+	if len(bad) > 0 {
+		return noChange(strings.Join(bad, "; "))
+	}
+
+	res, err := proto.Assign(LeaderInput{
+		Now:                     now,
+		Generation:              r.Generation,
+		Leader:                  r.Leader,
+		LastCompletedGeneration: m.lastCompleted,
+		Members:                 joined,
+		Topics:                  maps.Clone(m.metadata),
+		Memory:                  m.memory.Clone(),
+		Faults:                  m.cfg.Faults,
+	})
+	if err != nil {
+		return noChange(fmt.Sprintf("protocol %s: %v", proto.Name(), err))
+	}
+
+	// Every member of the round gets an assignment, empty if the protocol
+	// gave it none; entries for members not in the round are kept so that
+	// the check reports them (KnownMembersOnly).
+	full := maps.Clone(res.Assignments)
+	if full == nil {
+		full = map[spec.MemberID]Assignment{}
+	}
+	for _, j := range joined {
+		if _, ok := full[j.ID]; !ok {
+			full[j.ID] = Assignment{}
+		}
+	}
+	round := &spec.Round{
+		Topics:        maps.Clone(m.metadata),
+		Subscriptions: make(map[spec.MemberID][]string, len(joined)),
+		Claims:        make(map[spec.MemberID]spec.Set, len(joined)),
+		Assigned:      make(spec.Assignment, len(full)),
+		Cooperative:   proto.Cooperative(),
+	}
+	for _, j := range joined {
+		round.Subscriptions[j.ID] = slices.Clone(j.Subscription.Topics)
+		round.Claims[j.ID] = j.Subscription.Owned
+	}
+	for id, a := range full {
+		round.Assigned[id] = a.Assigned
+	}
+	if !m.cfg.Faults.Has(SkipLeaderValidation) {
+		var problems []string
+		for _, v := range spec.CheckRound(*round) {
+			problems = append(problems, v.String())
+		}
+		problems = append(problems, memberMalformed(full)...)
+		if len(problems) > 0 {
+			return noChange(fmt.Sprintf("protocol %s: %s", proto.Name(), strings.Join(problems, "; ")))
+		}
+	}
+
+	ids := slices.Sorted(maps.Keys(full))
+	as := make([]MemberAssignment, len(ids))
+	for i, id := range ids {
+		a := full[id]
+		if a.Leader == "" {
+			a.Leader = m.id
+		}
+		as[i] = MemberAssignment{MemberID: id, Assignment: a.Encode()}
+	}
+	m.memory = res.Memory.Clone()
+	return as, round
+}
+
+// memberMalformed reports assignments that spec.CheckRound does not judge
+// but that no member could decode or apply: a revoked set that is not a
+// valid set, a resource both assigned and revoked, a negative delay. Sorted
+// by member id.
+func memberMalformed(as map[spec.MemberID]Assignment) []string {
+	var out []string
+	for _, id := range slices.Sorted(maps.Keys(as)) {
+		a := as[id]
+		if err := a.Revoked.Validate(); err != nil {
+			out = append(out, fmt.Sprintf("member %s: revoked: %v", id, err))
+		}
+		if x := a.Assigned.Intersect(a.Revoked); !x.IsEmpty() {
+			out = append(out, fmt.Sprintf("member %s: %s both assigned and revoked", id, x))
+		}
+		if a.Delay < 0 {
+			out = append(out, fmt.Sprintf("member %s: negative delay %d", id, a.Delay))
+		}
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package classic
+
+import (
+	"fmt"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file is the member inside a generation: the SyncGroup response that
+// installs its assignment, the heartbeat responses that tell it to rejoin,
+// and Kafka's reactions to being fenced.
+
+// syncResponse handles the response to the SyncGroup the member waits for.
+func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
+	if m.state != AwaitingSync || r.Seq != m.syncSeq {
+		return
+	}
+	m.syncSeq = 0
+	switch r.Error {
+	case spec.None:
+		m.synced(now, r.Assignment, out)
+	case spec.RebalanceInProgress, spec.CoordinatorNotAvailable, spec.NotCoordinator:
+		// A new rebalance began before this one completed (or the
+		// coordinator moved): rejoin, keeping what we own; an eager member
+		// revokes it in prepareJoin.
+		m.joinGroup(now, out)
+	case spec.IllegalGeneration:
+		m.lose(out)
+		m.resetGeneration(false)
+		m.joinGroup(now, out)
+	case spec.UnknownMemberID:
+		m.lose(out)
+		m.resetGeneration(true)
+		m.joinGroup(now, out)
+	default:
+		// FENCED_INSTANCE_ID (KIP-345) and anything unexpected.
+		m.fail("SyncGroup: "+r.Error.String(), out)
+	}
+}
+
+// synced installs the assignment of the generation (Kafka's
+// ConsumerCoordinator.onJoinComplete, Connect's
+// WorkerCoordinator.onJoinComplete and DistributedHerder).
+//
+//	revoked = (owned − Assigned) ∪ (Revoked ∩ owned)
+//	added   = Assigned − owned
+//	owned   = Assigned
+//
+// Revoked runs before Assigned. Under the cooperative protocols a non-empty
+// revocation is followed by an immediate rejoin, so that the freed
+// resources are handed out in a follow-up round (KIP-429); a positive Delay
+// arms the scheduled rebalance (KIP-415). An assignment carrying an Error
+// (the leader's assignor failed) changes nothing.
+func (m *Member) synced(now Millis, md Metadata, out *Output) {
+	a, err := DecodeAssignment(md)
+	if err != nil {
+		m.fail(fmt.Sprintf("SyncGroup: %v", err), out)
+		return
+	}
+	m.cancel(RequestTimer, out)
+	m.become(Stable)
+	followUp := false
+	if a.Error == spec.None {
+		revoked := m.owned.Minus(a.Assigned).Union(a.Revoked.Intersect(m.owned))
+		added := a.Assigned.Minus(m.owned)
+		if !revoked.IsEmpty() {
+			if m.cfg.Faults.Has(KeepRevoked) {
+				m.kept = m.kept.Union(revoked)
+			} else {
+				m.callback(Revoked, revoked, m.ownedGen, "", out)
+			}
+		}
+		// A kept resource handed back is owned again.
+		m.kept = m.kept.Minus(a.Assigned)
+		if !added.IsEmpty() {
+			m.callback(Assigned, added, m.generation, "", out)
+		}
+		m.owned = a.Assigned
+		m.ownedGen, m.ownedLeader = m.generation, m.leader
+		m.lastCompleted = m.generation
+		if a.Delay > 0 {
+			// Connect's DistributedHerder: scheduledRebalance = now + delay.
+			// A later assignment without a delay does not cancel it.
+			m.arm(ScheduledRebalanceTimer, now+a.Delay, out)
+		}
+		// KIP-429: the local mode decides, as in Kafka's onJoinComplete;
+		// an eager member revoked everything before joining.
+		followUp = !m.eager && !revoked.IsEmpty()
+	}
+	if followUp || m.rejoinAfterSync {
+		m.joinGroup(now, out)
+	}
+}
+
+// heartbeatResponse handles the response to the member's latest heartbeat.
+// Responses to heartbeats sent before the member last started to join are
+// stale and ignored (joinGroup forgets heartbeatSeq).
+func (m *Member) heartbeatResponse(now Millis, r HeartbeatResponse, out *Output) {
+	if (m.state != AwaitingSync && m.state != Stable) || r.Seq != m.heartbeatSeq {
+		return
+	}
+	m.heartbeatSeq = 0
+	switch r.Error {
+	case spec.None, spec.CoordinatorNotAvailable, spec.NotCoordinator:
+		// Nothing to do; a lost coordinator is retried by the next
+		// heartbeat.
+	case spec.RebalanceInProgress:
+		m.requestRejoin(now, false, out)
+	case spec.IllegalGeneration:
+		m.lose(out)
+		m.resetGeneration(false)
+		m.joinGroup(now, out)
+	case spec.UnknownMemberID:
+		m.lose(out)
+		m.resetGeneration(true)
+		m.joinGroup(now, out)
+	default:
+		// FENCED_INSTANCE_ID (KIP-345) and anything unexpected.
+		m.fail("Heartbeat: "+r.Error.String(), out)
+	}
+}
+
+// lose gives up everything the member works on as lost (Kafka's
+// onPartitionsLost): the coordinator no longer counts its generation or
+// membership, so the resources may already belong to someone else and must
+// not be committed.
+func (m *Member) lose(out *Output) {
+	if all := m.owned.Union(m.kept); !all.IsEmpty() {
+		m.callback(Lost, all, m.ownedGen, "", out)
+	}
+	m.owned, m.kept = nil, nil
+	m.ownedGen, m.ownedLeader = spec.NoGeneration, ""
+}
+
+// resetGeneration forgets the member's generation (Kafka's
+// resetGenerationOnResponseError) and, if memberID, its member id too.
+func (m *Member) resetGeneration(memberID bool) {
+	m.generation, m.leader, m.protocol = spec.NoGeneration, "", ""
+	if memberID {
+		m.id = ""
+	}
+}
+
+// fail stops the member for good: what it owns is lost, a Fatal callback
+// says why, every timer is cancelled and the member moves to Failed.
+func (m *Member) fail(detail string, out *Output) {
+	m.lose(out)
+	m.callback(Fatal, nil, m.generation, detail, out)
+	m.cancelAll(out)
+	m.joinSeq, m.syncSeq, m.heartbeatSeq = 0, 0, 0
+	m.rejoinAfterSync = false
+	m.become(Failed)
+}

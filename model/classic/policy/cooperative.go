@@ -1,0 +1,67 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/rebalance-ref/rebalance/model/assign"
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Cooperative returns the cooperative protocol of the seed design's Design
+// I, KIP-429 (Kafka's consumer with the cooperative-sticky assignor), name
+// "cooperative", Cooperative() == true.
+//
+// Members keep what they own across a rebalance and report it with the
+// generation it was assigned in. The leader runs assign.CooperativeSticky
+// over the members (claims on resources that do not exist are dropped
+// first) and gives each member Assignment{Assigned: the assignor's set,
+// Revoked: what it claimed minus Assigned, Leader: the round's leader}, with
+// no delay. Conflicting claims are resolved by generation inside the
+// assignor (assign.ResolveClaims): a sole claimant keeps its resource even at
+// a stale generation, the higher generation wins, and two claimants at the
+// same generation both lose it. A resource that changes owner is withheld
+// for the round: its claimants revoke it, rejoin at once, and the follow-up
+// round hands it out (CooperativeStickyAssignor.adjustAssignment).
+//
+// Guarantees: the round passes spec.CheckRound with Cooperative set.
+// Convergence: once the group stops changing, the round after a change
+// revokes what must move and the follow-up completes the balanced sticky
+// assignment: two rounds in the common case (the assignor's bound; Kafka's
+// tests allow four).
+//
+// Two fault switches of LeaderInput.Faults reach the assignor
+// (assign.CooperativeOptions): classic.CooperativeNoWithholding hands a
+// moving resource to its new owner in the round it is revoked, and
+// classic.SameGenerationClaimsKept leaves a resource claimed twice at the
+// same generation with its lowest-id claimant. Both break the laws on
+// purpose. The LeaderResult carries no memory (Design I keeps none).
+func Cooperative() classic.Protocol { return cooperative{} }
+
+type cooperative struct{}
+
+func (cooperative) Name() string      { return "cooperative" }
+func (cooperative) Cooperative() bool { return true }
+
+func (cooperative) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
+	r, err := newRound(in)
+	if err != nil {
+		return classic.LeaderResult{}, err
+	}
+	a := assign.CooperativeStickyWith(assign.CooperativeOptions{
+		NoWithholding:            in.Faults.Has(classic.CooperativeNoWithholding),
+		KeepSameGenerationClaims: in.Faults.Has(classic.SameGenerationClaimsKept),
+	})
+	assigned, err := a.Assign(r.group)
+	if err != nil {
+		return classic.LeaderResult{}, fmt.Errorf("policy: cooperative: assignor %s: %w", a.Name(), err)
+	}
+	if err := r.checkAssignorResult(a.Name(), assigned); err != nil {
+		return classic.LeaderResult{}, err
+	}
+	revoked := make(spec.Assignment, len(r.ids))
+	for _, m := range r.ids {
+		revoked[m] = r.owned[m].Minus(assigned[m])
+	}
+	return r.result(assigned, revoked, 0, classic.LeaderMemory{}), nil
+}

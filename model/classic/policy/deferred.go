@@ -1,0 +1,475 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/assign"
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// DefaultMaxDelay is Connect's default scheduled.rebalance.max.delay.ms
+// (DistributedConfig): five minutes.
+const DefaultMaxDelay classic.Millis = 300000
+
+// LeaderFailover says what a Deferred or Incremental leader that has no
+// history of the previous generation (a new leader, or a leader whose last
+// round never completed) takes the previous assignment to be.
+type LeaderFailover uint8
+
+const (
+	// ReassignImmediately is Kafka Connect's rule (KAFKA-9848): when the
+	// leader's memory is not of the last completed generation, the previous
+	// assignment is empty. Nothing counts as lost, so every resource nobody
+	// reports is assigned at once, as new. A member that was the old
+	// leader's and departed loses its resources to the others immediately:
+	// the delay protects only departures a leader with history sees.
+	ReassignImmediately LeaderFailover = iota
+	// DelayIfDeparted is the seed design's heuristic: a leader with no
+	// history takes the previous assignment to be what the members report,
+	// and infers a departure when some member's Subscription.Leader (the
+	// leader of the generation its claims were assigned in) is not a member
+	// of this round. Then every resource of a subscribed topic that nobody
+	// reports is treated as lost and held back for a fresh full MaxDelay
+	// (the old leader and its resources are presumed gone for a while).
+	// Otherwise unreported resources are new and assigned at once. The
+	// heuristic errs both ways: resources that were simply never assigned
+	// (a new topic, say) are held back too when a departure is inferred,
+	// and a departure of a member other than the old leader is not noticed.
+	DelayIfDeparted
+)
+
+// String names the rule as the scenario scripts spell it.
+func (f LeaderFailover) String() string {
+	switch f {
+	case ReassignImmediately:
+		return "reassign-immediately"
+	case DelayIfDeparted:
+		return "delay-if-departed"
+	}
+	return fmt.Sprintf("leader-failover(%d)", uint8(f))
+}
+
+// DeferredConfig configures Deferred. The zero value is Connect's default.
+type DeferredConfig struct {
+	// MaxDelay is scheduled.rebalance.max.delay.ms: how long the resources
+	// of a departed member are held back. 0 means DefaultMaxDelay. A
+	// negative value disables scheduled delays, like Connect's 0
+	// (KAFKA-15693): lost resources are reassigned at once and the
+	// revocation back-off is always 0.
+	MaxDelay classic.Millis
+	// LeaderFailover is the rule for a leader without history; the default
+	// is ReassignImmediately (Kafka's behaviour).
+	LeaderFailover LeaderFailover
+}
+
+// Deferred returns the deferred protocol of the seed design's Design II,
+// KIP-415: Kafka Connect's IncrementalCooperativeAssignor
+// (connect/runtime/.../distributed/IncrementalCooperativeAssignor.java,
+// performTaskAssignment) over generic resources. Name "deferred",
+// Cooperative() == true.
+//
+// The universe ("configured") is every partition of every topic some member
+// subscribes to, from LeaderInput.Topics; a resource may go only to a member
+// subscribed to its topic. Connectors (partition spec.ConnectorTask) and
+// other resources are balanced separately (assign.LeastLoaded); with topic
+// metadata as the universe there are only partitions, counted as tasks.
+// Each round:
+//
+//  1. The previous assignment is LeaderInput.Memory (its Assignment plus its
+//     held-back Lost) when the memory is of LeaderInput.LastCompletedGeneration;
+//     otherwise it is empty or reconstructed as LeaderFailover says.
+//  2. If some member claims a resource the memory does not have (a
+//     revocation of the previous round did not take effect), the previous
+//     assignment is what the members claim. Connect remembers the revoked
+//     set itself; LeaderMemory does not, so this policy tests for any claim
+//     outside the memory, which a member can only make when it missed the
+//     previous round's assignment.
+//  3. deleted = (previous ∪ claimed) − universe; duplicated = claimed by two
+//     or more members; lost = previous − claimed − deleted; created =
+//     universe − previous − claimed.
+//  4. Deleted and duplicated resources are revoked from every member that
+//     claims them, and so is a resource claimed by a member that does not
+//     subscribe to its topic (Connect has no subscriptions; this is the
+//     generic rule). They are handed out as created in the follow-up.
+//  5. Lost resources (handleLostAssignments): with no delay pending and no
+//     previous member missing, they are reassigned at once; with delays
+//     disabled too; once the delay has expired (Now ≥ ScheduledAt) they go
+//     round-robin to the candidate members (members that had nothing while
+//     the delay ran; a bouncing member comes back empty), resources a
+//     candidate may not take and all of them when there is no candidate
+//     going out least loaded; otherwise the currently empty members join
+//     the candidates, the delay is min(ScheduledAt − Now, MaxDelay), or
+//     MaxDelay when none was pending, and the lost resources stay
+//     unassigned.
+//  6. Load-balancing revocations, only when no delay is pending: see below.
+//     When the previous round also revoked for balance, the
+//     successive-revoking-rounds counter n goes up and the revocation is
+//     skipped for a back-off delay of min(40ⁿ ms, MaxDelay): 40 ms, 1.6 s,
+//     64 s, then MaxDelay (ExponentialBackoff(1, 40, MaxDelay), KAFKA-12495);
+//     a round that needs no revocation resets the counter.
+//  7. created plus the lost resources to reassign go out least loaded
+//     (assign.LeastLoaded), connectors first. Revoked resources are never
+//     handed out in the round that revokes them.
+//  8. Every member gets its new complete set, its revocations, and the same
+//     Delay.
+//
+// Load-balancing revocations. When every member may take every resource of
+// a kind (all members subscribe to all the topics), the rule is Connect's:
+// computed on the assignment before step 7, each member is cut to its
+// assign.ConnectBalanceTargets target, ⌊N/W⌋ or ⌊N/W⌋+1, giving up the
+// resources that sort last; after the follow-up the kind is balanced (loads
+// differ by at most one). With heterogeneous subscriptions Connect's
+// targets can ask for moves no member can take (and then revoke the same
+// resource for ever), so the generalisation works on the assignment after
+// step 7 and plans moves: repeatedly, from the most loaded member, a
+// resource it owned that a subscriber of its topic holding at least two
+// fewer could take. The plan is applied only if simulating this round and
+// its quiet follow-up with it gives a lower sum of squared loads than
+// without it, else its first move alone under the same test, else nothing.
+// That check makes every revoking cycle lower the sum by construction (in a
+// quiet group the first move always passes it), so the cycles end, and they
+// end with no improving move left: for every two members whose loads differ
+// by more than one, the more loaded one holds nothing the other subscribes
+// to (spec.CheckBalance's notion of balance).
+//
+// Placement with heterogeneous subscriptions. Least-loaded placement in
+// resource order can leave a resource handed out in this round on a member
+// holding two or more than another subscriber of its topic. Such a
+// resource is claimed by nobody, so it is moved over at once (settling);
+// with homogeneous subscriptions least loaded never leaves one. Likewise,
+// under Connect's rule, a resource given in this very round (a lost one
+// handed to a candidate) is taken back before anything owned and handed
+// out least loaded at once instead of being revoked.
+//
+// Memory out: the new complete assignment (revoked resources excluded; lost
+// resources held back are in Lost), the members, ScheduledAt, Candidates,
+// the counter, whether this round revoked for balance (Connect's
+// revokedInPrevious, which also stays set through a skipped round), and
+// Generation = LeaderInput.Generation.
+//
+// Guarantees: the round passes spec.CheckRound with Cooperative set; every
+// member gets the same Delay. In a quiet group (no membership, subscription
+// or metadata change, every assignment applied, members rejoining at once
+// after a revocation and after Delay otherwise) with a leader that keeps its
+// memory, the assignment is complete once the pending delay (at most
+// MaxDelay) has run out and the follow-up round has run: lost resources are
+// held at most MaxDelay, everything else is assigned in the round it
+// appears or in the follow-up of the round that revoked it. Balance may take
+// further revoking cycles separated by the back-off. Known weakness (the
+// seed design's): a leader that keeps changing inside the delay restarts or
+// drops it, so the delay can be extended indefinitely (DelayIfDeparted) or
+// not applied at all (ReassignImmediately).
+//
+// Connect quirks kept on purpose: a previous member that left owning nothing
+// while the previous round revoked for balance starts a MaxDelay delay with
+// nothing lost; and a round that comes in while the back-off runs but after
+// a follow-up has cleared the revocation flag revokes at once.
+//
+// Fault switch: with classic.CooperativeNoWithholding, resources revoked for
+// balance are handed out least loaded (to a member other than their owner)
+// in the same round, breaking spec.CooperativeHandoff on purpose.
+func Deferred(cfg DeferredConfig) classic.Protocol {
+	return connectPolicy{name: "deferred", maxDelay: resolveMaxDelay(cfg.MaxDelay), failover: cfg.LeaderFailover}
+}
+
+func resolveMaxDelay(d classic.Millis) classic.Millis {
+	switch {
+	case d == 0:
+		return DefaultMaxDelay
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// connectPolicy is the leader of Designs II (Deferred) and III
+// (Incremental).
+type connectPolicy struct {
+	name string
+	// maxDelay is positive, or 0 when scheduled delays are disabled.
+	maxDelay    classic.Millis
+	failover    LeaderFailover
+	incremental bool
+	maxMoves    int            // Incremental only, > 0
+	stepDelay   classic.Millis // Incremental only, > 0
+}
+
+func (p connectPolicy) Name() string      { return p.name }
+func (p connectPolicy) Cooperative() bool { return true }
+
+// schedule is the part of the leader's memory that survives a generation
+// mismatch (as the fields of Connect's assignor do).
+type schedule struct {
+	scheduledAt classic.Millis
+	candidates  []spec.MemberID
+	revokedPrev bool
+	successive  int
+}
+
+// leaderRound is one Assign in progress.
+type leaderRound struct {
+	round
+	p          connectPolicy
+	now        classic.Millis
+	configured spec.Set
+	// next is the assignment being built; revoked what each member gives
+	// up.
+	next, revoked spec.Assignment
+	// pending are resources revoked in step 4 that exist: nobody holds them
+	// after this round, and the follow-up hands them out.
+	pending spec.Set
+}
+
+func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
+	r, err := newRound(in)
+	if err != nil {
+		return classic.LeaderResult{}, err
+	}
+	if in.Now < 0 {
+		return classic.LeaderResult{}, fmt.Errorf("policy: %s: negative time %d", p.name, in.Now)
+	}
+	if p.failover != ReassignImmediately && p.failover != DelayIfDeparted {
+		return classic.LeaderResult{}, fmt.Errorf("policy: %s: unknown leader failover rule %d", p.name, p.failover)
+	}
+	lr := &leaderRound{round: r, p: p, now: in.Now, configured: r.universe()}
+	return lr.run(), nil
+}
+
+func (lr *leaderRound) run() classic.LeaderResult {
+	in, ids := lr.in, lr.ids
+
+	// Step 1-3: the derived sets.
+	active := unionOf(lr.owned)
+	claims := map[spec.Resource]int{}
+	for _, m := range ids {
+		for _, x := range lr.owned[m] {
+			claims[x]++
+		}
+	}
+	var dups []spec.Resource
+	for x, n := range claims {
+		if n > 1 {
+			dups = append(dups, x)
+		}
+	}
+	duplicated := spec.NewSet(dups...)
+
+	mem := in.Memory
+	sched := schedule{
+		scheduledAt: mem.ScheduledAt,
+		candidates:  slices.Clone(mem.Candidates),
+		revokedPrev: mem.Revoked,
+		successive:  mem.SuccessiveRevokingRounds,
+	}
+	prevMembers := mem.Members
+	var previous spec.Set
+	switch {
+	case len(mem.Members) > 0 && mem.Generation == in.LastCompletedGeneration:
+		previous = unionOf(mem.Assignment).Union(mem.Lost)
+		if !active.Minus(previous).IsEmpty() {
+			previous = active
+		}
+	case lr.p.failover == DelayIfDeparted:
+		previous = active
+		if departed := lr.departedLeaders(); len(departed) > 0 {
+			previous = previous.Union(lr.configured)
+			prevMembers = unionIDs(prevMembers, departed)
+		}
+	}
+	deleted := previous.Union(active).Minus(lr.configured)
+	lost := previous.Minus(active).Minus(deleted)
+	created := lr.configured.Minus(previous).Minus(active)
+
+	// Step 4: revoke deleted, duplicated and unsubscribed claims.
+	lr.next = make(spec.Assignment, len(ids))
+	lr.revoked = make(spec.Assignment, len(ids))
+	var pending []spec.Resource
+	for _, m := range ids {
+		drop := lr.owned[m].Filter(func(x spec.Resource) bool {
+			return deleted.Contains(x) || duplicated.Contains(x) || !lr.eligible(m, x)
+		})
+		lr.revoked[m] = drop
+		lr.next[m] = lr.owned[m].Minus(drop)
+		pending = append(pending, drop.Filter(lr.configured.Contains)...)
+	}
+	lr.pending = spec.NewSet(pending...)
+
+	// Step 5: lost resources.
+	delay, toAssign, held := lr.handleLost(lost, prevMembers, &sched)
+	toAssign = toAssign.Union(created)
+
+	// Steps 6 and 7, kind by kind: load-balancing revocations, and
+	// handing out created and lost resources least loaded.
+	kinds := lr.kindRounds(toAssign)
+	if delay == 0 {
+		if lr.p.incremental {
+			delay = lr.incrementalBalance(kinds, &sched)
+		} else {
+			delay = lr.deferredBalance(kinds, &sched)
+		}
+	} else if !lr.p.incremental {
+		// Connect: "Delayed rebalance is active"; Incremental keeps the
+		// flag so that its step schedule holds until it expires.
+		sched.revokedPrev = false
+	}
+	final := spec.Assignment{}
+	for _, ks := range kinds {
+		for m, s := range lr.finish(ks) {
+			final[m] = final[m].Union(s)
+		}
+	}
+
+	// Step 8.
+	out := classic.LeaderMemory{
+		Generation:               in.Generation,
+		Assignment:               final,
+		Members:                  slices.Clone(ids),
+		ScheduledAt:              sched.scheduledAt,
+		Lost:                     held,
+		Candidates:               sched.candidates,
+		SuccessiveRevokingRounds: sched.successive,
+		Revoked:                  sched.revokedPrev,
+	}
+	return lr.result(final, lr.revoked, delay, out)
+}
+
+// departedLeaders returns the leaders members report their claims were
+// assigned by that are not members of this round, sorted.
+func (lr *leaderRound) departedLeaders() []spec.MemberID {
+	var out []spec.MemberID
+	for _, j := range lr.in.Members {
+		if l := j.Subscription.Leader; l != "" && !lr.isMember(l) && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// handleLost is step 5 (Connect's handleLostAssignments). It may give lost
+// resources to candidates in lr.next, and returns the delay, the lost
+// resources to hand out least loaded, and the ones held back.
+func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s *schedule) (delay classic.Millis, reassign, held spec.Set) {
+	reset := func() {
+		s.candidates, s.scheduledAt = nil, 0
+	}
+	switch {
+	case lost.IsEmpty() && !s.revokedPrev:
+		reset()
+		return 0, nil, nil
+	case s.scheduledAt <= 0 && lr.containsAll(prevMembers):
+		// No member departed: the lost resources were assignments some
+		// member never received.
+		return 0, lost, nil
+	case lr.p.maxDelay == 0:
+		return 0, lost, nil
+	case s.scheduledAt > 0 && lr.now >= s.scheduledAt:
+		// The delay expired: round-robin over the candidates.
+		var cands []spec.MemberID
+		for _, c := range s.candidates {
+			if lr.isMember(c) {
+				cands = append(cands, c)
+			}
+		}
+		if len(cands) == 0 {
+			reassign = lost
+		} else {
+			reassign = lr.roundRobin(cands, lost)
+		}
+		reset()
+		s.revokedPrev = false
+		return 0, reassign, nil
+	}
+	for _, m := range lr.ids {
+		if lr.next[m].IsEmpty() {
+			s.candidates = unionIDs(s.candidates, []spec.MemberID{m})
+		}
+	}
+	if lr.now < s.scheduledAt {
+		delay = min(s.scheduledAt-lr.now, lr.p.maxDelay)
+	} else {
+		delay = lr.p.maxDelay
+	}
+	s.scheduledAt = lr.now + delay
+	return delay, nil, lost
+}
+
+// roundRobin gives the lost resources to the candidates in turn, connectors
+// first and then the rest, each pass starting again at the first candidate
+// (Connect's iterator), skipping candidates that do not subscribe to a
+// resource's topic. It returns what no candidate could take.
+func (lr *leaderRound) roundRobin(cands []spec.MemberID, lost spec.Set) spec.Set {
+	var rest []spec.Resource
+	add := map[spec.MemberID][]spec.Resource{}
+	for _, k := range assign.ConnectKinds {
+		cursor := 0
+		for _, x := range lost {
+			if assign.KindOf(x) != k {
+				continue
+			}
+			placed := false
+			for i := range cands {
+				c := cands[(cursor+i)%len(cands)]
+				if lr.eligible(c, x) {
+					add[c] = append(add[c], x)
+					cursor = (cursor + i + 1) % len(cands)
+					placed = true
+					break
+				}
+			}
+			if !placed {
+				rest = append(rest, x)
+			}
+		}
+	}
+	for c, xs := range add {
+		lr.next[c] = lr.next[c].Union(spec.NewSet(xs...))
+	}
+	return spec.NewSet(rest...)
+}
+
+// containsAll reports whether every member of ms is in this round.
+func (lr *leaderRound) containsAll(ms []spec.MemberID) bool {
+	for _, m := range ms {
+		if !lr.isMember(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// backoff is Connect's consecutiveRevokingRebalancesBackoff,
+// ExponentialBackoff(1, 40, maxDelay, 0).backoff(n): min(40ⁿ, maxDelay), and
+// 0 when delays are disabled.
+func backoff(n int, maxDelay classic.Millis) classic.Millis {
+	if maxDelay <= 0 {
+		return 0
+	}
+	d := classic.Millis(1)
+	for range n {
+		if d > maxDelay/40 {
+			return maxDelay
+		}
+		d *= 40
+	}
+	return d
+}
+
+// unionOf returns the union of the sets of a (spec.Assignment.All without
+// its repeated merging).
+func unionOf(a spec.Assignment) spec.Set {
+	var all []spec.Resource
+	for _, s := range a {
+		all = append(all, s...)
+	}
+	return spec.NewSet(all...)
+}
+
+// unionIDs returns the sorted union of two member lists.
+func unionIDs(a, b []spec.MemberID) []spec.MemberID {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,56 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/rebalance-ref/rebalance/model/assign"
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Eager returns the eager (stop-the-world) protocol, name "eager",
+// Cooperative() == false: the classic rebalance before KIP-429. Every member
+// revokes everything it owns before it joins (Kafka's ConsumerCoordinator
+// onJoinPrepare under RebalanceProtocol.EAGER), so the leader ignores the
+// members' Owned claims: it builds an assign.Group from the subscriptions
+// alone (no claims, every generation spec.NoGeneration), runs a, and gives
+// each member Assignment{Assigned: a's set for it, Leader: the round's
+// leader}, with nothing revoked and no delay.
+//
+// Guarantees: exactly those of a. The result is complete and
+// subscription-respecting when a is; the round is not cooperative, so
+// spec.CheckRound does not apply CooperativeHandoff. Convergence: one round
+// per membership or subscription change (everything may move every round).
+//
+// Assign returns an error when a is nil, when a returns one, or when a
+// assigns to a member that is not in the round. The LeaderResult carries no
+// memory (eager keeps none).
+func Eager(a assign.Assignor) classic.Protocol { return eager{a: a} }
+
+type eager struct{ a assign.Assignor }
+
+func (eager) Name() string      { return "eager" }
+func (eager) Cooperative() bool { return false }
+
+func (p eager) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
+	if p.a == nil {
+		return classic.LeaderResult{}, fmt.Errorf("policy: eager: no assignor")
+	}
+	r, err := newRound(in)
+	if err != nil {
+		return classic.LeaderResult{}, err
+	}
+	g := assign.Group{Topics: r.group.Topics, Members: make([]assign.Member, len(r.group.Members))}
+	for i, m := range r.group.Members {
+		m.Owned, m.Generation = nil, spec.NoGeneration
+		g.Members[i] = m
+	}
+	a, err := p.a.Assign(g)
+	if err != nil {
+		return classic.LeaderResult{}, fmt.Errorf("policy: eager: assignor %s: %w", p.a.Name(), err)
+	}
+	if err := r.checkAssignorResult(p.a.Name(), a); err != nil {
+		return classic.LeaderResult{}, err
+	}
+	return r.result(a, nil, 0, classic.LeaderMemory{}), nil
+}

@@ -1,0 +1,183 @@
+package world
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/spec"
+	"pgregory.net/rapid"
+)
+
+// protocolsUnderTest are the four classic-family protocols the property
+// tests drive.
+var protocolsUnderTest = []string{"eager", "cooperative", "deferred", "incremental"}
+
+// testBounds is the environment of the property tests: four members (D is
+// static), two topics, and a budget of every environment action.
+func testBounds(protocol string, faults classic.Faults) (Bounds, error) {
+	protos := func() []classic.Protocol {
+		p, err := Protocols([]string{protocol}, ProtocolOptions{MaxDelay: 20000, StepDelay: 2000})
+		if err != nil {
+			panic(err)
+		}
+		return p
+	}
+	var b Bounds
+	for _, m := range []struct {
+		name, instance string
+		topics         []string
+	}{
+		{"A", "", []string{"T", "U"}},
+		{"B", "", []string{"T", "U"}},
+		{"C", "", []string{"T"}},
+		{"D", "d", []string{"T", "U"}},
+	} {
+		b.Members = append(b.Members, classic.MemberConfig{
+			Name: m.name, InstanceID: m.instance, Topics: m.topics, Protocols: protos(),
+			Metadata: testTopics(), Faults: faults,
+		})
+	}
+	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates = 2, 2, 1, 2, 3, 2
+	b.TopicChoices = [][]string{{"T"}, {"T", "U"}, {"U"}}
+	return b, nil
+}
+
+func testTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
+
+// randomRun drives a world through a random sequence of enabled actions
+// drawn by rapid and fails at the first law violation, printing the world's
+// log; rapid shrinks the sequence and prints the draws and the seed.
+func randomRun(t *rapid.T, protocol string, faults classic.Faults) {
+	b, err := testBounds(protocol, faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, testTopics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u Used
+	var trail []string
+	t.Repeat(map[string]func(*rapid.T){
+		"": func(t *rapid.T) {
+			if len(w.Violations) > 0 {
+				t.Fatalf("law broken: %s\nactions:\n  %s\nlog:\n  %s", w.Violations[0], strings.Join(trail, "\n  "), strings.Join(w.Log, "\n  "))
+			}
+		},
+		"step": func(t *rapid.T) {
+			acts := w.Enabled(b, u)
+			if len(acts) == 0 {
+				t.Skip("nothing enabled")
+			}
+			a := Pick(acts, func(n int) int { return rapid.IntRange(0, n-1).Draw(t, "choice") })
+			trail = append(trail, a.String())
+			if err := w.Apply(a, b, &u); err != nil {
+				t.Fatalf("enabled action %s failed: %v", a, err)
+			}
+		},
+	})
+}
+
+// TestLawsHold checks every law after every step of random runs of each
+// protocol: joins, leaves, crashes, restarts (D is static), subscription
+// changes, leader crashes (any member may lead), lost and duplicated
+// messages. CI runs it with -rapid.checks=1000 -rapid.steps=50; a failure
+// prints rapid's seed and the command that replays it.
+func TestLawsHold(t *testing.T) {
+	for _, p := range protocolsUnderTest {
+		t.Run(p, rapid.MakeCheck(func(t *rapid.T) { randomRun(t, p, 0) }))
+	}
+}
+
+// recorder is a rapid.TB that records a failure instead of failing the
+// test, so a test can assert that a property does fail.
+type recorder struct {
+	testing.TB
+	mu     sync.Mutex
+	failed bool
+	logs   []string
+}
+
+func (r *recorder) Helper()      {}
+func (r *recorder) Name() string { return r.TB.Name() }
+func (r *recorder) Logf(f string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = append(r.logs, fmt.Sprintf(f, a...))
+}
+func (r *recorder) Log(a ...any)              { r.Logf("%s", fmt.Sprint(a...)) }
+func (r *recorder) Errorf(f string, a ...any) { r.Logf(f, a...); r.Fail() }
+func (r *recorder) Error(a ...any)            { r.Log(a...); r.Fail() }
+func (r *recorder) Fatalf(f string, a ...any) { r.Logf(f, a...); r.FailNow() }
+func (r *recorder) Fatal(a ...any)            { r.Log(a...); r.FailNow() }
+func (r *recorder) Fail() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failed = true
+}
+func (r *recorder) FailNow() { r.Fail(); runtime.Goexit() }
+func (r *recorder) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+func (r *recorder) Skipf(string, ...any) { runtime.Goexit() }
+func (r *recorder) Skip(...any)          { runtime.Goexit() }
+func (r *recorder) SkipNow()             { runtime.Goexit() }
+
+// TestFaultsAreCaught turns on each named fault switch and requires the
+// property test to fail with the law the switch breaks: the tests can fail.
+func TestFaultsAreCaught(t *testing.T) {
+	// A fault must be found within a budget larger than the default, and
+	// its failure must not leave a fail file behind.
+	for k, v := range map[string]string{"rapid.nofailfile": "true", "rapid.checks": "2000", "rapid.steps": "60", "rapid.shrinktime": "10s"} {
+		old := flag.Lookup(k).Value.String()
+		if err := flag.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = flag.Set(k, old) })
+	}
+	cases := []struct {
+		protocol string
+		faults   classic.Faults
+		law      spec.Law
+	}{
+		{"eager", classic.EagerNoRevoke, spec.ExclusiveOwnership},
+		{"cooperative", classic.CooperativeNoWithholding | classic.SkipLeaderValidation, spec.CooperativeHandoff},
+		{"cooperative", classic.KeepRevoked, spec.ExclusiveOwnership},
+		{"deferred", classic.KeepRevoked, spec.ExclusiveOwnership},
+		{"incremental", classic.KeepRevoked, spec.ExclusiveOwnership},
+	}
+	for _, c := range cases {
+		t.Run(c.protocol+"/"+c.faults.String(), func(t *testing.T) {
+			r := &recorder{TB: t}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				rapid.Check(r, func(rt *rapid.T) { randomRun(rt, c.protocol, c.faults) })
+			}()
+			<-done
+			if !r.Failed() {
+				t.Fatalf("fault %s: the property test did not fail", c.faults)
+			}
+			all := strings.Join(r.logs, "\n")
+			if !strings.Contains(all, "law broken: "+string(c.law)) {
+				t.Fatalf("fault %s: want the law %s reported, got:\n%s", c.faults, c.law, all)
+			}
+			t.Logf("fault %s caught as %s; rapid's report:\n%s", c.faults, c.law, firstLines(all, 40))
+		})
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "...")
+	}
+	return strings.Join(lines, "\n")
+}
