@@ -314,3 +314,45 @@ func CheckBalance(v View) []Violation {
 	}
 	return out
 }
+
+// CheckTopicBalance reports, for each topic, current subscribers whose
+// shares of that topic differ by more than one: the per-topic balance that
+// the range and round-robin assignors promise (range balances each topic
+// among its subscribers, not the members' totals).
+func CheckTopicBalance(v View) []Violation {
+	counts := map[string]map[string]int{}
+	for _, m := range v.Members {
+		if !m.Current {
+			continue
+		}
+		for _, t := range m.Subscription {
+			if counts[t] == nil {
+				counts[t] = map[string]int{}
+			}
+			counts[t][m.Name] += 0
+		}
+		for _, r := range m.Owns {
+			if counts[r.Topic] != nil {
+				if _, ok := counts[r.Topic][m.Name]; ok {
+					counts[r.Topic][m.Name]++
+				}
+			}
+		}
+	}
+	var out []Violation
+	for _, t := range slices.Sorted(maps.Keys(counts)) {
+		var hi, lo string
+		for _, n := range slices.Sorted(maps.Keys(counts[t])) {
+			if hi == "" || counts[t][n] > counts[t][hi] {
+				hi = n
+			}
+			if lo == "" || counts[t][n] < counts[t][lo] {
+				lo = n
+			}
+		}
+		if counts[t][hi] > counts[t][lo]+1 {
+			out = append(out, Violation{Law: Balance, Members: []string{hi, lo}, Detail: fmt.Sprintf("topic %s: %s owns %d of it and %s owns %d", t, hi, counts[t][hi], lo, counts[t][lo])})
+		}
+	}
+	return out
+}

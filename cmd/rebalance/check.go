@@ -65,7 +65,7 @@ This is the sampling check that precedes the exhaustive model checker.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.protocol, "protocol", "all", "eager|cooperative|deferred|incremental|all")
-	f.IntVar(&o.runs, "runs", 200, "random runs per protocol")
+	f.IntVar(&o.runs, "runs", 1000, "random runs per protocol")
 	f.IntVar(&o.steps, "steps", 80, "actions per run before the environment falls quiet")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the first run; run i uses seed+i")
 	f.StringSliceVar(&o.faults, "fault", nil, "turn on a named fault switch (repeatable); see --list-faults")
@@ -141,7 +141,7 @@ func printTable(out io.Writer, results []result) {
 		if len(r.Violations) > 0 || r.Unconverged > 0 {
 			res = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%.1fs\t%s\n", r.Protocol, r.Runs, r.Steps, r.Rounds, "state,step,round,coverage", len(r.Violations), r.Unconverged, r.ElapsedSeconds, res)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%.1fs\t%s\n", r.Protocol, r.Runs, r.Steps, r.Rounds, "state,step,round,coverage,balance", len(r.Violations), r.Unconverged, r.ElapsedSeconds, res)
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -203,7 +203,7 @@ func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (resu
 		if len(w.Violations) > 0 {
 			v := w.Violations[0]
 			r.Violations = append(r.Violations, violation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
-		} else if vs := w.CheckConverged(false); len(vs) > 0 {
+		} else if vs := w.CheckConverged(world.BalanceOf(protocol)); len(vs) > 0 {
 			r.Unconverged++
 			r.Violations = append(r.Violations, violation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
 		}

@@ -63,13 +63,38 @@ func (w *World) Settle(horizon, step classic.Millis) bool {
 	return w.Stabilize(stabilizeLimit)
 }
 
+// BalanceGuarantee says which balance a protocol's assignor promises.
+type BalanceGuarantee uint8
+
+const (
+	// NoBalance checks coverage only.
+	NoBalance BalanceGuarantee = iota
+	// PerTopic: each topic is spread over its subscribers within one
+	// (range, round-robin; spec.CheckTopicBalance).
+	PerTopic
+	// Global: no single move could improve the members' totals (sticky,
+	// cooperative-sticky, Connect's least-loaded; spec.CheckBalance).
+	Global
+)
+
+// BalanceOf is the balance the named protocol's default assignor promises:
+// eager runs range (per topic); the cooperative designs balance totals.
+func BalanceOf(protocol string) BalanceGuarantee {
+	if protocol == "eager" {
+		return PerTopic
+	}
+	return Global
+}
+
 // CheckConverged returns the violations of the convergence laws in the
-// current state: Coverage always, and Balance when balanced is set (the
-// protocol's assignor promises balance in the sense of spec.CheckBalance).
-func (w *World) CheckConverged(balanced bool) []spec.Violation {
+// current state: Coverage always, and the balance law of guarantee g.
+func (w *World) CheckConverged(g BalanceGuarantee) []spec.Violation {
 	v := w.View()
 	out := spec.CheckCoverage(v)
-	if balanced {
+	switch g {
+	case PerTopic:
+		out = append(out, spec.CheckTopicBalance(v)...)
+	case Global:
 		out = append(out, spec.CheckBalance(v)...)
 	}
 	return out
