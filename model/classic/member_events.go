@@ -64,8 +64,8 @@ func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
 	}
 }
 
-// subscribe changes the subscription. A cooperative member revokes what it
-// owns of dropped topics at once (an eager one revokes everything when it
+// subscribe changes the subscription. Every member revokes what it owns of
+// dropped topics at once (an eager one then revokes the rest when it
 // rejoins); then the member rejoins with the new subscription. The same
 // subscription again is a no-op.
 func (m *Member) subscribe(now Millis, topics []string, out *Output) {
@@ -80,9 +80,11 @@ func (m *Member) subscribe(now Millis, topics []string, out *Output) {
 	if m.state == Unjoined {
 		return
 	}
-	if !m.eager {
-		m.revokeUnsubscribed(out)
-	}
+	// Both modes give up the topics they left at once: an eager member
+	// would revoke everything at its next join anyway, but it may not
+	// work on a topic it no longer subscribes to while the rejoin waits
+	// for a SyncGroup in flight (spec.SubscribedOnly).
+	m.revokeUnsubscribed(out)
 	m.requestRejoin(now, true, out)
 }
 

@@ -885,7 +885,7 @@ func TestMemberSubscribe(t *testing.T) {
 		cfg:    testConfig(withTopics("t", "u"), withProtocols(eagerProto)),
 		setup:  func(h *harness) { h.round(set(h.t, "{t-0 u-0}")) },
 		topics: []string{"t"},
-		want:   "send A->coordinator JoinGroup#3 member=A-1 protocols=[eager=topics=[t];owned={};gen=1;leader=L-1]\nset request@35000\ncallback revoked {t-0 u-0} gen=1\n",
+		want:   "send A->coordinator JoinGroup#3 member=A-1 protocols=[eager=topics=[t];owned={};gen=1;leader=L-1]\nset request@35000\ncallback revoked {u-0} gen=1\ncallback revoked {t-0} gen=1\n",
 		state:  Joining,
 	}, {
 		name:   "joining sends a fresh JoinGroup",
