@@ -13,7 +13,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
-	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/spf13/cobra"
 )
 
@@ -151,35 +150,9 @@ func printTable(out io.Writer, results []result) {
 	}
 }
 
-// checkBounds is the environment of rebalance check: four members (D is
-// static) over two topics, with a budget for each environment action.
-func checkBounds(protocol string, faults classic.Faults) (world.Bounds, error) {
-	var b world.Bounds
-	for _, m := range []struct {
-		name, instance string
-		topics         []string
-	}{
-		{"A", "", []string{"T", "U"}},
-		{"B", "", []string{"T", "U"}},
-		{"C", "", []string{"T"}},
-		{"D", "d", []string{"T", "U"}},
-	} {
-		protos, err := world.Protocols([]string{protocol}, world.ProtocolOptions{MaxDelay: 20000, StepDelay: 2000})
-		if err != nil {
-			return b, err
-		}
-		b.Members = append(b.Members, classic.MemberConfig{Name: m.name, InstanceID: m.instance, Topics: m.topics, Protocols: protos, Metadata: checkTopics(), Faults: faults})
-	}
-	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates = 2, 2, 1, 2, 3, 2
-	b.TopicChoices = [][]string{{"T"}, {"T", "U"}, {"U"}}
-	return b, nil
-}
-
-func checkTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
-
 func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (result, error) {
 	r := result{Protocol: protocol, Seed: o.seed}
-	b, err := checkBounds(protocol, faults)
+	b, err := world.DefaultBounds(protocol, faults)
 	if err != nil {
 		return r, err
 	}
@@ -187,7 +160,7 @@ func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (resu
 	last := start
 	for i := range o.runs {
 		rng := rand.New(rand.NewPCG(o.seed+uint64(i), 0x5eed))
-		w, err := world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, checkTopics())
+		w, err := world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, world.DefaultTopics())
 		if err != nil {
 			return r, err
 		}

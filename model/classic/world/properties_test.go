@@ -17,47 +17,15 @@ import (
 // tests drive.
 var protocolsUnderTest = []string{"eager", "cooperative", "deferred", "incremental"}
 
-// testBounds is the environment of the property tests: four members (D is
-// static), two topics, and a budget of every environment action.
-func testBounds(protocol string, faults classic.Faults) (Bounds, error) {
-	protos := func() []classic.Protocol {
-		p, err := Protocols([]string{protocol}, ProtocolOptions{MaxDelay: 20000, StepDelay: 2000})
-		if err != nil {
-			panic(err)
-		}
-		return p
-	}
-	var b Bounds
-	for _, m := range []struct {
-		name, instance string
-		topics         []string
-	}{
-		{"A", "", []string{"T", "U"}},
-		{"B", "", []string{"T", "U"}},
-		{"C", "", []string{"T"}},
-		{"D", "d", []string{"T", "U"}},
-	} {
-		b.Members = append(b.Members, classic.MemberConfig{
-			Name: m.name, InstanceID: m.instance, Topics: m.topics, Protocols: protos(),
-			Metadata: testTopics(), Faults: faults,
-		})
-	}
-	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates = 2, 2, 1, 2, 3, 2
-	b.TopicChoices = [][]string{{"T"}, {"T", "U"}, {"U"}}
-	return b, nil
-}
-
-func testTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
-
 // randomRun drives a world through a random sequence of enabled actions
 // drawn by rapid and fails at the first law violation, printing the world's
 // log; rapid shrinks the sequence and prints the draws and the seed.
 func randomRun(t *rapid.T, protocol string, faults classic.Faults) {
-	b, err := testBounds(protocol, faults)
+	b, err := DefaultBounds(protocol, faults)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, testTopics())
+	w, err := New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, DefaultTopics())
 	if err != nil {
 		t.Fatal(err)
 	}

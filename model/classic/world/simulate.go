@@ -5,6 +5,42 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
+// DefaultTopics is the resource universe of the default environment: two
+// topics, T with four partitions and U with two.
+func DefaultTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
+
+// DefaultBounds is the environment the property tests and rebalance check
+// drive each protocol through: four members A, B, C, D running protocol
+// with the given fault switches (C subscribes to T only, the others to T
+// and U; D is static, instance d), a scheduled-rebalance delay of 20 s and
+// a step delay of 2 s for the designs that have them, and a budget of 2
+// crashes, 2 restarts, 1 leave, 2 subscription changes, 3 lost and 2
+// duplicated messages.
+func DefaultBounds(protocol string, faults classic.Faults) (Bounds, error) {
+	var b Bounds
+	for _, m := range []struct {
+		name, instance string
+		topics         []string
+	}{
+		{"A", "", []string{"T", "U"}},
+		{"B", "", []string{"T", "U"}},
+		{"C", "", []string{"T"}},
+		{"D", "d", []string{"T", "U"}},
+	} {
+		protos, err := Protocols([]string{protocol}, ProtocolOptions{MaxDelay: 20000, StepDelay: 2000})
+		if err != nil {
+			return Bounds{}, err
+		}
+		b.Members = append(b.Members, classic.MemberConfig{
+			Name: m.name, InstanceID: m.instance, Topics: m.topics, Protocols: protos,
+			Metadata: DefaultTopics(), Faults: faults,
+		})
+	}
+	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates = 2, 2, 1, 2, 3, 2
+	b.TopicChoices = [][]string{{"T"}, {"T", "U"}, {"U"}}
+	return b, nil
+}
+
 // Pick chooses one of the enabled actions acts with choose (which must
 // return an index in [0, n)): three times in four one of the protocol's own
 // steps (deliver a message, fire the next timer) when any is enabled,

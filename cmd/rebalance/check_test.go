@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheckUsageErrors(t *testing.T) {
+	for _, o := range []checkOptions{
+		{protocol: "paxos", runs: 1, steps: 1},
+		{protocol: "nextgen", runs: 1, steps: 1},
+		{protocol: "eager", runs: 0, steps: 10},
+		{protocol: "eager", runs: 1, steps: 1, faults: []string{"no-such-fault"}},
+	} {
+		var out bytes.Buffer
+		err := runCheck(&out, o)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%+v: got %v, want a usage error", o, err)
+		}
+	}
+}
+
+func TestCheckJSONAndFaults(t *testing.T) {
+	var out bytes.Buffer
+	if err := runCheck(&out, checkOptions{protocol: "cooperative", runs: 20, steps: 40, seed: 7, json: true}); err != nil {
+		t.Fatalf("clean run: %v\n%s", err, out.String())
+	}
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out.String())
+	}
+	if r.Protocol != "cooperative" || r.Runs != 20 || r.Steps == 0 || len(r.Violations) != 0 {
+		t.Fatalf("unexpected summary %+v", r)
+	}
+
+	out.Reset()
+	err := runCheck(&out, checkOptions{protocol: "cooperative", runs: 300, steps: 60, seed: 1, faults: []string{"keep-revoked"}})
+	if !errors.Is(err, errViolation) {
+		t.Fatalf("keep-revoked: got %v, want a violation\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "ExclusiveOwnership") {
+		t.Fatalf("keep-revoked: want ExclusiveOwnership reported:\n%s", out.String())
+	}
+}
+
+func TestListFaults(t *testing.T) {
+	var out bytes.Buffer
+	if err := runCheck(&out, checkOptions{listFaults: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"eager-no-revoke", "cooperative-no-withholding", "keep-revoked"} {
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("--list-faults does not list %s:\n%s", name, out.String())
+		}
+	}
+}
