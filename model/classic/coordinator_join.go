@@ -208,14 +208,15 @@ func (c *Coordinator) joinExisting(s *coordStep, from string, req JoinGroupReque
 // fenced (FENCED_INSTANCE_ID); its parked JoinGroup or SyncGroup, if any,
 // is answered FENCED_INSTANCE_ID at once. Then:
 //
-//   - GroupStable with protocols identical to the old member's (names and
-//     metadata): no rebalance. The new id gets the current generation at
-//     once, and if it leads, every member's metadata with
-//     SkipAssignment=true (KIP-814): the assignment is already stored, and
-//     the member's SyncGroup gets its part of it. Kafka compares only the
-//     protocol the vote would select; comparing the whole list keeps a
-//     changed subscription from going unnoticed.
-//   - GroupStable with changed protocols, or GroupCompletingRebalance (the
+//   - GroupStable when the vote would still select the current protocol
+//     (Kafka compares only that, not the metadata): no rebalance. The new
+//     id gets the current generation at once, and if it leads, every
+//     member's metadata with SkipAssignment=true (KIP-814): the assignment
+//     is already stored, and the member's SyncGroup gets its part of it. As
+//     in Kafka, a static member that restarts with a changed subscription
+//     is not noticed until the next rebalance.
+//   - GroupStable when the selected protocol would change, or
+//     GroupCompletingRebalance (the
 //     leader may be assigning to the old id): park and rebalance.
 //   - GroupPreparingRebalance: park and check the barrier.
 func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGroupRequest, oldID spec.MemberID) {
@@ -227,7 +228,6 @@ func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGro
 		s.send(old.sync.from, SyncGroupResponse{Seq: old.sync.seq, Error: spec.FencedInstanceID})
 	}
 	c.disarm(s, coordSessionTimer(oldID))
-	same := slices.Equal(old.protocols, req.Protocols)
 
 	m := &coordMember{id: c.newMemberID(req.ClientID), instanceID: old.instanceID, assignment: old.assignment}
 	m.updateFromJoin(from, req)
@@ -238,6 +238,11 @@ func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGro
 		c.leader = m.id
 	}
 	c.armSession(s, m)
+	// Kafka's rule: the replacement rebalances only if the protocol the
+	// vote selects would change. Metadata is not compared, so a restarted
+	// static member, whose subscription now reports nothing owned, gets its
+	// stored assignment back without a rebalance.
+	same := c.state == GroupStable && c.selectProtocol() == c.protocol
 
 	switch c.state {
 	case GroupStable:

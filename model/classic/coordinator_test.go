@@ -648,15 +648,37 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 			set session(S-3)@11200
 		`)
 	})
-	t.Run("changed-protocols", func(t *testing.T) {
+	t.Run("changed-metadata", func(t *testing.T) {
+		// Kafka compares only the protocol the vote would select: new
+		// metadata under the same protocol does not rebalance.
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, specs...)
 		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range=new")}, `
+			send coordinator->S2 JoinGroupResponse#1 gen=2 protocol=range leader=S-3 member=S-3 skip-assignment [B-2 range-md] [S-3 instance=s new]
 			cancel session(S-1)
 			set session(S-3)@11000
+		`)
+		if h.c.State() != GroupStable || h.c.Leader() != "S-3" {
+			t.Fatalf("after the replacement:\n%s", h.c)
+		}
+	})
+	t.Run("changed-vote", func(t *testing.T) {
+		// The restarted instance now prefers roundrobin, which turns the
+		// vote (2 to 1): the replacement rebalances.
+		h := newCoordHarness(t, CoordinatorConfig{})
+		coordForm(h,
+			coordMemberSpec{node: "S", instance: "s", protos: []string{"range", "roundrobin"}},
+			coordMemberSpec{node: "B", protos: []string{"roundrobin", "range"}},
+			coordMemberSpec{node: "C", protos: []string{"range", "roundrobin"}})
+		if h.c.Protocol() != "range" {
+			t.Fatalf("vote before the restart: %s", h.c.Protocol())
+		}
+		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "roundrobin", "range")}, `
+			cancel session(S-1)
+			set session(S-4)@11000
 			set join@31000
 		`)
-		if h.c.State() != GroupPreparingRebalance || h.c.Leader() != "S-3" {
+		if h.c.State() != GroupPreparingRebalance || h.c.Leader() != "S-4" {
 			t.Fatalf("after the replacement:\n%s", h.c)
 		}
 	})
