@@ -167,13 +167,17 @@ func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (resu
 		var u world.Used
 		trail := w.RandomWalk(b, &u, o.steps, rng.IntN)
 		r.Steps += len(trail)
+		settled := true
 		if len(w.Violations) == 0 {
 			// Let the environment fall quiet: crashed members stay down,
 			// everything else runs until every timer has had its turn.
-			w.Settle(200000, 1000)
+			settled = w.Settle(200000, 1000)
 		}
 		r.Rounds += len(w.Rounds)
-		if len(w.Violations) > 0 {
+		if !settled {
+			r.Unconverged++
+			r.Violations = append(r.Violations, violation{Law: "Quiescence", Detail: "messages never stopped: a livelock once the environment fell quiet", Run: i, Actions: len(trail)})
+		} else if len(w.Violations) > 0 {
 			v := w.Violations[0]
 			r.Violations = append(r.Violations, violation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
 		} else if vs := w.CheckConverged(world.BalanceOf(protocol)); len(vs) > 0 {

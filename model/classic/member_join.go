@@ -47,13 +47,19 @@ func (m *Member) prepareJoin(out *Output) {
 	m.owned = nil
 }
 
-// revokeUnsubscribed revokes the owned resources of topics the member no
-// longer subscribes to.
-func (m *Member) revokeUnsubscribed(out *Output) {
-	dropped := m.owned.Filter(func(r spec.Resource) bool {
+// unsubscribed returns the resources of s on topics the member does not
+// subscribe to.
+func (m *Member) unsubscribed(s spec.Set) spec.Set {
+	return s.Filter(func(r spec.Resource) bool {
 		_, ok := slices.BinarySearch(m.topics, r.Topic)
 		return !ok
 	})
+}
+
+// revokeUnsubscribed revokes the owned resources of topics the member no
+// longer subscribes to.
+func (m *Member) revokeUnsubscribed(out *Output) {
+	dropped := m.unsubscribed(m.owned)
 	if dropped.IsEmpty() {
 		return
 	}
@@ -62,8 +68,13 @@ func (m *Member) revokeUnsubscribed(out *Output) {
 }
 
 // subscription is the embedded-protocol metadata the member joins with.
+// As Kafka's ConsumerCoordinator.metadata does, it reports the generation
+// the member last joined (at least the one its resources were assigned
+// in): a member that joined a generation but did not apply its assignment
+// then rejoins with different metadata, which makes the coordinator run a
+// new round instead of handing back the same stored assignment.
 func (m *Member) subscription() Subscription {
-	return Subscription{Topics: m.topics, Owned: m.owned, Generation: m.ownedGen, Leader: m.ownedLeader}
+	return Subscription{Topics: m.topics, Owned: m.owned, Generation: max(m.generation, m.ownedGen), Leader: m.ownedLeader}
 }
 
 // sendJoin sends a JoinGroup with a fresh Seq, advertising every configured

@@ -50,7 +50,8 @@ func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
 // revocation is followed by an immediate rejoin, so that the freed
 // resources are handed out in a follow-up round (KIP-429); a positive Delay
 // arms the scheduled rebalance (KIP-415). An assignment carrying an Error
-// (the leader's assignor failed) changes nothing.
+// (the leader's assignor failed) changes nothing, and so does one that
+// gives the member a topic it no longer subscribes to: the member rejoins.
 func (m *Member) synced(now Millis, md Metadata, out *Output) {
 	a, err := DecodeAssignment(md)
 	if err != nil {
@@ -59,6 +60,17 @@ func (m *Member) synced(now Millis, md Metadata, out *Output) {
 	}
 	m.cancel(RequestTimer, out)
 	m.become(Stable)
+	if a.Error == spec.None {
+		if foreign := m.unsubscribed(a.Assigned); !foreign.IsEmpty() {
+			// Kafka's ConsumerCoordinator.onJoinComplete: an assignment that
+			// does not match the current subscription was computed for an
+			// older one (the subscription changed after the member joined,
+			// or a static member was replaced without a rebalance). It is
+			// not applied; the member rejoins with its current subscription.
+			m.joinGroup(now, out)
+			return
+		}
+	}
 	followUp := false
 	if a.Error == spec.None {
 		revoked := m.owned.Minus(a.Assigned).Union(a.Revoked.Intersect(m.owned))

@@ -310,6 +310,9 @@ func TestMemberSyncApplies(t *testing.T) {
 		wantState MemberState
 		wantOwned string
 		wantOwns  string // View().Owns
+		// notCompleted: the assignment is not applied, so the generation
+		// does not count as completed.
+		notCompleted bool
 	}{{
 		name:      "cooperative revocation triggers the follow-up rejoin (KIP-429)",
 		cfg:       testConfig(),
@@ -341,6 +344,12 @@ func TestMemberSyncApplies(t *testing.T) {
 		want:      "send A->coordinator JoinGroup#5 member=A-1 protocols=[coop=topics=[t];owned={t-0};gen=2;leader=L-1]\ncancel request\nset request@35000\n",
 		wantState: Joining, wantOwned: "{t-0}", wantOwns: "{t-0 t-1}",
 	}, {
+		name:      "an assignment for an older subscription is not applied; the member rejoins (Kafka's onJoinComplete)",
+		cfg:       testConfig(),
+		assign:    Assignment{Assigned: set(t, "{t-0 t-1 u-0}")},
+		want:      "send A->coordinator JoinGroup#5 member=A-1 protocols=[coop=topics=[t];owned={t-0 t-1};gen=2;leader=L-1]\ncancel request\nset request@35000\n",
+		wantState: Joining, wantOwned: "{t-0 t-1}", wantOwns: "{t-0 t-1}", notCompleted: true,
+	}, {
 		name:      "an assignment carrying an error changes nothing",
 		cfg:       testConfig(),
 		assign:    Assignment{Assigned: set(t, "{t-3}"), Error: spec.UnknownServerError},
@@ -359,7 +368,7 @@ func TestMemberSyncApplies(t *testing.T) {
 				t.Errorf("state %s owned %s owns %s, want %s %s %s", h.m.State(), h.m.Owned(), h.m.View().Owns, tt.wantState, tt.wantOwned, tt.wantOwns)
 			}
 			wantLast := spec.Generation(2)
-			if tt.assign.Error != spec.None {
+			if tt.assign.Error != spec.None || tt.notCompleted {
 				wantLast = 1
 			}
 			if h.m.LastCompletedGeneration() != wantLast {
@@ -421,7 +430,7 @@ func TestMemberErrors(t *testing.T) {
 		{phase: join, code: spec.MemberIDRequired, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 1},
 		{phase: join, code: spec.InvalidRequest, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 1},
 
-		{phase: sync, code: spec.RebalanceInProgress, state: Joining, id: "A-1", gen: 2, rejoin: true, claim: "topics=[t];owned={t-0};gen=1;leader=L-1"},
+		{phase: sync, code: spec.RebalanceInProgress, state: Joining, id: "A-1", gen: 2, rejoin: true, claim: "topics=[t];owned={t-0};gen=2;leader=L-1"},
 		{phase: sync, code: spec.IllegalGeneration, callbacks: "lost", state: Joining, id: "A-1", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.UnknownMemberID, callbacks: "lost", state: Joining, id: "", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.FencedInstanceID, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 2},

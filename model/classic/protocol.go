@@ -38,8 +38,10 @@ type Subscription struct {
 	// Owned is what the member owns now (cooperative protocols; eager
 	// members revoked everything and send an empty set).
 	Owned spec.Set
-	// Generation is the generation Owned was assigned in (NoGeneration
-	// when the member holds no assignment).
+	// Generation is the generation the member last joined, which is at
+	// least the one Owned was assigned in (Kafka's subscription
+	// GenerationId; NoGeneration for a member that never joined or was
+	// reset). Claims are resolved by it.
 	Generation spec.Generation
 	// Leader is the leader of the generation Owned was assigned in, ""
 	// when unknown; a new leader uses it to tell a leader change from a
