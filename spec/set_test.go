@@ -1,0 +1,99 @@
+package spec
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// resourceGen draws resources from a small universe so that sets overlap.
+var resourceGen = rapid.Custom(func(t *rapid.T) Resource {
+	return Resource{Topic: rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "topic"), Partition: rapid.Int32Range(-1, 4).Draw(t, "partition")}
+})
+
+// naive is the oracle: a set as a map.
+func naive(rs []Resource) map[Resource]bool {
+	m := map[Resource]bool{}
+	for _, r := range rs {
+		m[r] = true
+	}
+	return m
+}
+
+func fromNaive(m map[Resource]bool) Set {
+	return NewSet(slices.Collect(maps.Keys(m))...)
+}
+
+// TestSetOperationsMatchNaiveSets checks every set operation against a
+// deliberately naive map-based implementation, and that results are valid
+// (sorted, distinct) and leave their operands untouched.
+func TestSetOperationsMatchNaiveSets(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		xs := rapid.SliceOf(resourceGen).Draw(t, "xs")
+		ys := rapid.SliceOf(resourceGen).Draw(t, "ys")
+		a, b := NewSet(xs...), NewSet(ys...)
+		a0, b0 := slices.Clone(a), slices.Clone(b)
+		na, nb := naive(xs), naive(ys)
+
+		union, inter, minus := map[Resource]bool{}, map[Resource]bool{}, map[Resource]bool{}
+		for r := range na {
+			union[r] = true
+			if nb[r] {
+				inter[r] = true
+			} else {
+				minus[r] = true
+			}
+		}
+		for r := range nb {
+			union[r] = true
+		}
+		for name, c := range map[string][2]Set{
+			"union":     {a.Union(b), fromNaive(union)},
+			"intersect": {a.Intersect(b), fromNaive(inter)},
+			"minus":     {a.Minus(b), fromNaive(minus)},
+		} {
+			if !c[0].Equal(c[1]) {
+				t.Fatalf("%s: got %s, want %s", name, c[0], c[1])
+			}
+			if err := c[0].Validate(); err != nil {
+				t.Fatalf("%s: invalid result: %v", name, err)
+			}
+		}
+		for r := range na {
+			if !a.Contains(r) {
+				t.Fatalf("%s does not contain %s", a, r)
+			}
+		}
+		if !a.Equal(a0) || !b.Equal(b0) {
+			t.Fatalf("operands changed: %s %s, were %s %s", a, b, a0, b0)
+		}
+		back, err := ParseSet(a.String())
+		if err != nil || !back.Equal(a) {
+			t.Fatalf("ParseSet(%q) = %s, %v", a.String(), back, err)
+		}
+	})
+}
+
+func TestParseRejectsMalformedInput(t *testing.T) {
+	for _, s := range []string{"a-0", "{a}", "{a-x}", "{-1}", "{a-0 a-0}", "{/connector}", "{a-0", "a-0}"} {
+		if got, err := ParseSet(s); err == nil {
+			t.Errorf("ParseSet(%q) = %s, want an error", s, got)
+		}
+	}
+	for _, s := range []string{"my-topic-3", "conn/connector", "t-0"} {
+		r, err := ParseResource(s)
+		if err != nil || r.String() != s {
+			t.Errorf("ParseResource(%q) = %v, %v; want it back", s, r, err)
+		}
+	}
+}
+
+func TestSetValidateReportsDisorder(t *testing.T) {
+	for _, s := range []Set{{TP("b", 0), TP("a", 0)}, {TP("a", 1), TP("a", 1)}, {TP("", 0)}, {TP("a", -2)}} {
+		if err := s.Validate(); err == nil {
+			t.Errorf("Validate(%v) = nil, want an error", []Resource(s))
+		}
+	}
+}
