@@ -96,8 +96,13 @@ func (m *Member) synced(now Millis, md Metadata, out *Output) {
 			m.arm(ScheduledRebalanceTimer, now+a.Delay, out)
 		}
 		// KIP-429: the local mode decides, as in Kafka's onJoinComplete;
-		// an eager member revoked everything before joining.
-		followUp = !m.eager && !revoked.IsEmpty()
+		// an eager member revoked everything before joining. A revocation
+		// in the assignment asks for the follow-up round even when the
+		// member no longer holds what it names (Connect's herder rejoins on
+		// any revocation): a static member that restarted during the
+		// revoking round gets the stored assignment, owns none of it, and
+		// is the only member that would start the round handing it out.
+		followUp = !m.eager && (!revoked.IsEmpty() || !a.Revoked.IsEmpty())
 	}
 	if followUp || m.rejoinAfterSync {
 		m.joinGroup(now, out)

@@ -326,6 +326,12 @@ func TestMemberSyncApplies(t *testing.T) {
 		want:      "send A->coordinator JoinGroup#5 member=A-1 protocols=[coop=topics=[t];owned={t-1 t-2};gen=2;leader=L-1]\ncancel request\nset request@35000\ncallback revoked {t-0} gen=1\ncallback assigned {t-2} gen=2\n",
 		wantState: Joining, wantOwned: "{t-1 t-2}", wantOwns: "{t-1 t-2}",
 	}, {
+		name:      "a revocation of something the member no longer holds still asks for the follow-up (restarted static member)",
+		cfg:       testConfig(),
+		assign:    Assignment{Assigned: set(t, "{t-0 t-1}"), Revoked: set(t, "{t-2}")},
+		want:      "send A->coordinator JoinGroup#5 member=A-1 protocols=[coop=topics=[t];owned={t-0 t-1};gen=2;leader=L-1]\ncancel request\nset request@35000\n",
+		wantState: Joining, wantOwned: "{t-0 t-1}", wantOwns: "{t-0 t-1}",
+	}, {
 		name:      "no revocation, no follow-up",
 		cfg:       testConfig(),
 		assign:    Assignment{Assigned: set(t, "{t-0 t-1 t-2}")},
