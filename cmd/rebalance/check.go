@@ -112,7 +112,7 @@ func runCheck(out io.Writer, o checkOptions) error {
 			failed = true
 		}
 		results = append(results, r)
-		if !o.json {
+		if !o.json && isTerminal(os.Stderr) {
 			fmt.Fprintf(os.Stderr, "\r%-12s %d runs done in %.1fs          \n", p, r.Runs, r.ElapsedSeconds)
 		}
 	}
@@ -158,6 +158,7 @@ func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (resu
 	}
 	start := time.Now()
 	last := start
+	progress := !o.json && isTerminal(os.Stderr)
 	for i := range o.runs {
 		rng := rand.New(rand.NewPCG(o.seed+uint64(i), 0x5eed))
 		w, err := world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, world.DefaultTopics())
@@ -185,7 +186,7 @@ func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (resu
 			r.Violations = append(r.Violations, violation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
 		}
 		r.Runs++
-		if time.Since(last) > 200*time.Millisecond && !o.json {
+		if progress && time.Since(last) > 200*time.Millisecond {
 			last = time.Now()
 			el := time.Since(start).Seconds()
 			fmt.Fprintf(os.Stderr, "\r%-12s runs %d/%d  steps %d  rounds %d  %.0f steps/s", protocol, i+1, o.runs, r.Steps, r.Rounds, float64(r.Steps)/el)
@@ -193,4 +194,11 @@ func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (resu
 	}
 	r.ElapsedSeconds = time.Since(start).Seconds()
 	return r, nil
+}
+
+// isTerminal reports whether f is a terminal; the progress line, which
+// rewrites itself with carriage returns, is shown only there.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
