@@ -5,7 +5,7 @@
 //
 // Every assignor is deterministic (the same Group gives the same
 // Assignment), never modifies its input, and returns an error, never a panic,
-// for a Group that Validate rejects.
+// for a Group that ValidateGroup rejects.
 package assign
 
 import (
