@@ -1,0 +1,87 @@
+// Package nextgen is the next-generation consumer group protocol (KIP-848):
+// the coordinator owns the assignment logic and members only heartbeat with
+// their epoch and what they own. This package holds the wire vocabulary;
+// the pure sub-algorithms live in sub-packages (reconcile: the member
+// reconciliation state machine; target: the target assignment; validate:
+// request validation and epoch fencing).
+package nextgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// HeartbeatRequest is ConsumerGroupHeartbeatRequest (apiKey 68). Nullable
+// fields are pointers or nil slices with an explicit flag, so "not sent"
+// and "sent empty" stay distinct, as the protocol requires.
+type HeartbeatRequest struct {
+	GroupID  string
+	MemberID spec.MemberID
+	// MemberEpoch: 0 joins, spec.LeaveEpoch (-1) leaves,
+	// spec.StaticLeaveEpoch (-2) leaves temporarily (static members),
+	// otherwise the member's current epoch.
+	MemberEpoch spec.Epoch
+	// InstanceID is the static membership id; nil for a dynamic member.
+	InstanceID *string
+	// RackID is nil when not sent.
+	RackID *string
+	// RebalanceTimeoutMs is -1 when unchanged.
+	RebalanceTimeoutMs int32
+	// SubscribedTopicNames is nil when unchanged (not sent).
+	SubscribedTopicNames []string
+	SubscriptionSent     bool
+	// ServerAssignor is nil when not sent.
+	ServerAssignor *string
+	// TopicPartitions is what the member owns; OwnedSent false means
+	// "not sent this heartbeat" (null on the wire).
+	TopicPartitions spec.Set
+	OwnedSent       bool
+}
+
+// HeartbeatResponse is ConsumerGroupHeartbeatResponse.
+type HeartbeatResponse struct {
+	Error               spec.ErrorCode
+	ErrorMessage        string
+	MemberID            spec.MemberID
+	MemberEpoch         spec.Epoch
+	HeartbeatIntervalMs int32
+	// Assignment is the member's assigned partitions; AssignmentSent false
+	// means null (no change to report).
+	Assignment     spec.Set
+	AssignmentSent bool
+}
+
+func optional(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", *p)
+}
+
+// String prints the request on one line, nulls as "null".
+func (r HeartbeatRequest) String() string {
+	subs := "null"
+	if r.SubscriptionSent {
+		subs = "[" + strings.Join(r.SubscribedTopicNames, " ") + "]"
+	}
+	owned := "null"
+	if r.OwnedSent {
+		owned = r.TopicPartitions.String()
+	}
+	return fmt.Sprintf("Heartbeat member=%s epoch=%d instance=%s rack=%s rebalance-timeout=%d subscription=%s assignor=%s owned=%s",
+		r.MemberID, r.MemberEpoch, optional(r.InstanceID), optional(r.RackID), r.RebalanceTimeoutMs, subs, optional(r.ServerAssignor), owned)
+}
+
+// String prints the response on one line.
+func (r HeartbeatResponse) String() string {
+	if r.Error != spec.None {
+		return fmt.Sprintf("HeartbeatResponse error=%s %s", r.Error, r.ErrorMessage)
+	}
+	a := "null"
+	if r.AssignmentSent {
+		a = r.Assignment.String()
+	}
+	return fmt.Sprintf("HeartbeatResponse member=%s epoch=%d assignment=%s", r.MemberID, r.MemberEpoch, a)
+}
