@@ -1,0 +1,318 @@
+package nextgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Millis is a time or a duration in milliseconds on the driver's clock.
+type Millis int64
+
+// CoordinatorNode is the node name of the group coordinator in envelopes.
+const CoordinatorNode = "coordinator"
+
+// Message is a request or response of the protocol.
+type Message interface {
+	fmt.Stringer
+	isMessage()
+}
+
+func (HeartbeatRequest) isMessage()  {}
+func (HeartbeatResponse) isMessage() {}
+
+// Envelope is a message in flight between two nodes.
+type Envelope struct {
+	From, To string
+	Msg      Message
+}
+
+// String prints "from->to Message".
+func (e Envelope) String() string { return e.From + "->" + e.To + " " + e.Msg.String() }
+
+// Input is an Event at the driver's time Now; Now never goes backwards
+// between the inputs of one node.
+type Input struct {
+	Now   Millis
+	Event Event
+}
+
+// Event is one thing that happens to a node.
+type Event interface {
+	fmt.Stringer
+	isEvent()
+}
+
+// Receive delivers a message sent by node From.
+type Receive struct {
+	From string
+	Msg  Message
+}
+
+// TimerFired reports that a timer the node armed reached its deadline. A
+// node ignores firings of timers it has since cancelled or moved.
+type TimerFired struct{ Timer Timer }
+
+// Start tells a member to join (the application subscribed and polls).
+type Start struct{}
+
+// Subscribe changes a member's subscription.
+type Subscribe struct{ Topics []string }
+
+// Leave tells a member to leave the group (a static member leaves
+// temporarily, epoch -2).
+type Leave struct{}
+
+// RevocationDone tells a member that the application has finished revoking
+// Resources (committed and stopped): the member may now report them as no
+// longer owned.
+type RevocationDone struct{ Resources spec.Set }
+
+// MetadataUpdate tells the coordinator the current partition counts (a
+// topic was created, deleted, or gained partitions).
+type MetadataUpdate struct{ Topics spec.Topics }
+
+func (Receive) isEvent()        {}
+func (TimerFired) isEvent()     {}
+func (Start) isEvent()          {}
+func (Subscribe) isEvent()      {}
+func (Leave) isEvent()          {}
+func (RevocationDone) isEvent() {}
+func (MetadataUpdate) isEvent() {}
+
+// String prints the event on one line.
+func (e Receive) String() string { return "receive from " + e.From + ": " + e.Msg.String() }
+
+// String prints the event on one line.
+func (e TimerFired) String() string { return "timer " + e.Timer.String() + " fired" }
+
+// String prints the event on one line.
+func (Start) String() string { return "start" }
+
+// String prints the event on one line.
+func (e Subscribe) String() string { return "subscribe [" + strings.Join(e.Topics, " ") + "]" }
+
+// String prints the event on one line.
+func (Leave) String() string { return "leave" }
+
+// String prints the event on one line.
+func (e RevocationDone) String() string { return "revocation done " + e.Resources.String() }
+
+// String prints the event on one line.
+func (e MetadataUpdate) String() string {
+	var parts []string
+	for _, t := range e.Topics.Names() {
+		parts = append(parts, fmt.Sprintf("%s:%d", t, e.Topics[t]))
+	}
+	return "metadata [" + strings.Join(parts, " ") + "]"
+}
+
+// TimerKind says what a timer is for.
+type TimerKind uint8
+
+// The timers of the next-gen protocol.
+const (
+	// SessionTimer (coordinator, per member): the member is fenced when no
+	// valid heartbeat arrived within the session timeout.
+	SessionTimer TimerKind = iota + 1
+	// RebalanceTimer (coordinator, per member and epoch): armed while the
+	// member is UNREVOKED_PARTITIONS; it fences the member if it is still
+	// at the epoch the timer was armed for.
+	RebalanceTimer
+	// HeartbeatTimer (member): time to send the next heartbeat.
+	HeartbeatTimer
+	// RequestTimer (member): the heartbeat in flight got no response in
+	// time; the member sends another.
+	RequestTimer
+)
+
+var timerNames = [...]string{"?", "session", "rebalance", "heartbeat", "request"}
+
+// String names the timer kind.
+func (k TimerKind) String() string {
+	if int(k) < len(timerNames) {
+		return timerNames[k]
+	}
+	return fmt.Sprintf("timer(%d)", k)
+}
+
+// Timer names one timer of one node; a node has at most one armed timer per
+// Timer value.
+type Timer struct {
+	Kind   TimerKind
+	Member spec.MemberID // coordinator timers: the member it is for
+	Epoch  spec.Epoch    // RebalanceTimer: the member epoch it was armed at
+}
+
+// String prints "kind", "kind(member)" or "kind(member@epoch)".
+func (t Timer) String() string {
+	switch {
+	case t.Member == "":
+		return t.Kind.String()
+	case t.Kind == RebalanceTimer:
+		return fmt.Sprintf("%s(%s@%d)", t.Kind, t.Member, t.Epoch)
+	default:
+		return fmt.Sprintf("%s(%s)", t.Kind, t.Member)
+	}
+}
+
+// TimerCmd arms a timer to fire at At, or cancels it.
+type TimerCmd struct {
+	Timer  Timer
+	At     Millis
+	Cancel bool
+}
+
+// String prints "set timer@At" or "cancel timer".
+func (c TimerCmd) String() string {
+	if c.Cancel {
+		return "cancel " + c.Timer.String()
+	}
+	return fmt.Sprintf("set %s@%d", c.Timer, c.At)
+}
+
+// CallbackKind is a callback a member asks the application to run.
+type CallbackKind uint8
+
+// The member's callbacks (ConsumerRebalanceListener).
+const (
+	// Assigned: start working on Resources.
+	Assigned CallbackKind = iota + 1
+	// Revoke: stop working on Resources, committing first; the
+	// application answers with a RevocationDone event.
+	Revoke
+	// Lost: Resources were taken away (the member was fenced); stop at
+	// once without committing.
+	Lost
+	// Fatal: the member cannot continue; Detail says why.
+	Fatal
+)
+
+var callbackNames = [...]string{"?", "assigned", "revoke", "lost", "fatal"}
+
+// String names the callback kind.
+func (k CallbackKind) String() string {
+	if int(k) < len(callbackNames) {
+		return callbackNames[k]
+	}
+	return fmt.Sprintf("callback(%d)", k)
+}
+
+// Callback asks the application to run a rebalance callback.
+type Callback struct {
+	Kind      CallbackKind
+	Resources spec.Set
+	Epoch     spec.Epoch
+	Detail    string
+}
+
+// String prints the callback on one line.
+func (c Callback) String() string {
+	s := fmt.Sprintf("%s %s epoch=%d", c.Kind, c.Resources, c.Epoch)
+	if c.Detail != "" {
+		s += ": " + c.Detail
+	}
+	return s
+}
+
+// Output is what one Step asks the driver to do: send Messages, apply
+// Timers, run Callbacks. It is data; the node performs none of it.
+type Output struct {
+	Messages  []Envelope
+	Timers    []TimerCmd
+	Callbacks []Callback
+}
+
+// String prints every element of o on its own line, messages first.
+func (o Output) String() string {
+	var b strings.Builder
+	for _, m := range o.Messages {
+		b.WriteString("send " + m.String() + "\n")
+	}
+	for _, t := range o.Timers {
+		b.WriteString(t.String() + "\n")
+	}
+	for _, c := range o.Callbacks {
+		b.WriteString("callback " + c.String() + "\n")
+	}
+	return b.String()
+}
+
+// Fault is a named switch that deliberately breaks one rule, so the tests
+// can show they catch the broken law.
+type Fault uint32
+
+// The fault switches of the next-gen protocol.
+const (
+	// AssignBeforeRelease: the coordinator gives a partition to its new
+	// owner while the previous owner still holds it (reconciliation ignores
+	// the partition epochs). Reported as ExclusiveOwnership.
+	AssignBeforeRelease Fault = 1 << iota
+	// SkipEpochCheck: the coordinator accepts heartbeats at any member
+	// epoch. Reported as ExclusiveOwnership (a fenced member's stale
+	// ownership is accepted back).
+	SkipEpochCheck
+	// StraightToTarget: a member in UNREVOKED_PARTITIONS moves to the new
+	// epoch while it still owns partitions it must revoke. Reported as
+	// ExclusiveOwnership.
+	StraightToTarget
+)
+
+// FaultInfo names and describes one fault switch.
+type FaultInfo struct {
+	Fault Fault
+	Name  string
+	Doc   string
+}
+
+// FaultList is every fault switch of the next-gen protocol.
+var FaultList = []FaultInfo{
+	{AssignBeforeRelease, "assign-before-release", "the coordinator assigns a partition before its previous owner released it (ExclusiveOwnership)"},
+	{SkipEpochCheck, "skip-epoch-check", "the coordinator accepts heartbeats at any member epoch (ExclusiveOwnership)"},
+	{StraightToTarget, "straight-to-target", "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
+}
+
+// Has reports whether every fault of x is in f.
+func (f Fault) Has(x Fault) bool { return f&x == x && x != 0 }
+
+// String lists the names of the faults in f, "none" for the empty set.
+func (f Fault) String() string {
+	var names []string
+	for _, fi := range FaultList {
+		if f.Has(fi.Fault) {
+			names = append(names, fi.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseFault returns the fault named name.
+func ParseFault(name string) (Fault, error) {
+	var all []string
+	for _, fi := range FaultList {
+		if fi.Name == name {
+			return fi.Fault, nil
+		}
+		all = append(all, fi.Name)
+	}
+	return 0, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(all, ", "))
+}
+
+// Semantics selects between today's upstream behaviour (the zero value)
+// and the behaviour before a named Kafka fix, so the checker can show what
+// each fix changed.
+type Semantics struct {
+	// BeforeKafka19233: an existing member heartbeating at epoch 0 is
+	// fenced instead of rejoining at once.
+	BeforeKafka19233 bool
+	// BeforeKafka19449: a partition in a member's own pending revocation
+	// that comes back in its target counts as unreleased.
+	BeforeKafka19449 bool
+	// BeforeKafka18688: the uniform homogeneous assignor gives its +1
+	// slots by member order and can churn a balanced group.
+	BeforeKafka18688 bool
+}
