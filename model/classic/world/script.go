@@ -10,15 +10,12 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
+	"github.com/rebalance-ref/rebalance/model/script"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// Arg is one argument of a script command: key=value, key=(v1,v2) or a
-// bare word (Key set, no Vals).
-type Arg struct {
-	Key  string
-	Vals []string
-}
+// Arg is one argument of a script command (see package script).
+type Arg = script.Arg
 
 // Script runs the scenario language of the classic family on a world. It is
 // what the scenario files in testdata/ are written in, and what the model
@@ -60,7 +57,7 @@ func (s *Script) Run(cmd string, args []Arg) (string, error) {
 		}
 	case "tick":
 		var n int64
-		if n, err = intArg(args, 0, "tick"); err == nil {
+		if n, err = script.Int(args, 0, "tick"); err == nil {
 			if n < 0 {
 				err = fmt.Errorf("tick: negative duration %d", n)
 			} else if !s.W.Advance(classic.Millis(n)) {
@@ -73,8 +70,8 @@ func (s *Script) Run(cmd string, args []Arg) (string, error) {
 		err = s.bounce(args)
 	case "subscribe":
 		var name string
-		if name, err = nameArg(args, cmd); err == nil {
-			err = s.W.Subscribe(name, vals(args, "topics"))
+		if name, err = script.Name(args, cmd); err == nil {
+			err = s.W.Subscribe(name, script.Vals(args, "topics"))
 		}
 	case "deliver", "drop", "dup", "fire":
 		err = s.networkVerb(cmd, args)
@@ -123,7 +120,7 @@ func (s *Script) Run(cmd string, args []Arg) (string, error) {
 
 func (s *Script) group(args []Arg) error {
 	topics := spec.Topics{}
-	for _, t := range vals(args, "topics") {
+	for _, t := range script.Vals(args, "topics") {
 		name, count, ok := strings.Cut(t, ":")
 		n, err := strconv.ParseInt(count, 10, 32)
 		if !ok || err != nil || n < 0 || name == "" {
@@ -151,7 +148,7 @@ func (s *Script) group(args []Arg) error {
 	if err != nil {
 		return err
 	}
-	w.Verbose = has(args, "verbose")
+	w.Verbose = script.Has(args, "verbose")
 	s.W = w
 	return nil
 }
@@ -207,7 +204,7 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 }
 
 func (s *Script) addMember(args []Arg) error {
-	name, err := nameArg(args, "add-member")
+	name, err := script.Name(args, "add-member")
 	if err != nil {
 		return err
 	}
@@ -215,7 +212,7 @@ func (s *Script) addMember(args []Arg) error {
 	if err != nil {
 		return err
 	}
-	names := vals(args, "protocols")
+	names := script.Vals(args, "protocols")
 	if len(names) == 0 {
 		return fmt.Errorf("add-member %s: protocols=(...) is required", name)
 	}
@@ -225,8 +222,8 @@ func (s *Script) addMember(args []Arg) error {
 	}
 	cfg := classic.MemberConfig{
 		Name:       name,
-		InstanceID: val(args, "instance"),
-		Topics:     slices.Sorted(slices.Values(vals(args, "topics"))),
+		InstanceID: script.Val(args, "instance"),
+		Topics:     slices.Sorted(slices.Values(script.Vals(args, "topics"))),
 		Protocols:  protos,
 		Metadata:   maps.Clone(s.W.Topics),
 	}
@@ -246,12 +243,12 @@ func (s *Script) addMember(args []Arg) error {
 }
 
 func (s *Script) bounce(args []Arg) error {
-	name, err := nameArg(args, "bounce")
+	name, err := script.Name(args, "bounce")
 	if err != nil {
 		return err
 	}
 	var protos []classic.Protocol
-	if names := vals(args, "protocols"); len(names) > 0 {
+	if names := script.Vals(args, "protocols"); len(names) > 0 {
 		o, err := protocolOptions(args)
 		if err != nil {
 			return err
@@ -266,8 +263,8 @@ func (s *Script) bounce(args []Arg) error {
 func protocolOptions(args []Arg) (ProtocolOptions, error) {
 	var o ProtocolOptions
 	var err error
-	o.Assignor = val(args, "assignor")
-	o.LeaderFailover = val(args, "leader-failover")
+	o.Assignor = script.Val(args, "assignor")
+	o.LeaderFailover = script.Val(args, "leader-failover")
 	if o.MaxDelay, err = millisArg(args, "delay"); err != nil {
 		return o, err
 	}
@@ -280,7 +277,7 @@ func protocolOptions(args []Arg) (ProtocolOptions, error) {
 }
 
 func (s *Script) memberVerb(cmd string, args []Arg) error {
-	name, err := nameArg(args, cmd)
+	name, err := script.Name(args, cmd)
 	if err != nil {
 		return err
 	}
@@ -301,7 +298,7 @@ func (s *Script) memberVerb(cmd string, args []Arg) error {
 }
 
 func (s *Script) networkVerb(cmd string, args []Arg) error {
-	if cmd == "drop" && has(args, "all") {
+	if cmd == "drop" && script.Has(args, "all") {
 		for len(s.W.InFlight) > 0 {
 			if err := s.W.Drop(0); err != nil {
 				return err
@@ -312,7 +309,7 @@ func (s *Script) networkVerb(cmd string, args []Arg) error {
 	i := int64(0)
 	if len(args) > 0 {
 		var err error
-		if i, err = intArg(args, 0, cmd); err != nil {
+		if i, err = script.Int(args, 0, cmd); err != nil {
 			return err
 		}
 	}
@@ -328,59 +325,14 @@ func (s *Script) networkVerb(cmd string, args []Arg) error {
 	}
 }
 
-func has(args []Arg, key string) bool {
-	return slices.ContainsFunc(args, func(a Arg) bool { return a.Key == key })
-}
-
-func vals(args []Arg, key string) []string {
-	for _, a := range args {
-		if a.Key == key {
-			return a.Vals
-		}
-	}
-	return nil
-}
-
-func val(args []Arg, key string) string {
-	if v := vals(args, key); len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
-
-func nameArg(args []Arg, cmd string) (string, error) {
-	if len(args) == 0 || len(args[0].Vals) != 0 {
-		return "", fmt.Errorf("%s: want a member name first", cmd)
-	}
-	return args[0].Key, nil
-}
-
-func intArg(args []Arg, i int, cmd string) (int64, error) {
-	if len(args) <= i || len(args[i].Vals) != 0 {
-		return 0, fmt.Errorf("%s: want a number", cmd)
-	}
-	n, err := strconv.ParseInt(args[i].Key, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %q is not a number", cmd, args[i].Key)
-	}
-	return n, nil
-}
-
 func millisArg(args []Arg, key string) (classic.Millis, error) {
-	v := val(args, key)
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s=%q: want a non-negative number", key, v)
-	}
-	return classic.Millis(n), nil
+	n, err := script.NonNegative(args, key)
+	return classic.Millis(n), err
 }
 
 func faultsArg(args []Arg) (classic.Faults, error) {
 	var f classic.Faults
-	for _, n := range vals(args, "faults") {
+	for _, n := range script.Vals(args, "faults") {
 		x, err := classic.ParseFault(n)
 		if err != nil {
 			return 0, err

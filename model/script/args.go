@@ -1,0 +1,75 @@
+// Package script holds what the scenario languages of the closed worlds
+// share: the argument form of a command (key=value, key=(v1,v2) or a bare
+// word) and helpers that read arguments with clear errors. Each world's
+// Script type gives the verbs meaning.
+package script
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Arg is one argument of a command: key=value, key=(v1,v2) or a bare word
+// (Key set, no Vals).
+type Arg struct {
+	Key  string
+	Vals []string
+}
+
+// Has reports whether an argument with key is present.
+func Has(args []Arg, key string) bool {
+	return slices.ContainsFunc(args, func(a Arg) bool { return a.Key == key })
+}
+
+// Vals returns the values of the argument with key, nil if absent.
+func Vals(args []Arg, key string) []string {
+	for _, a := range args {
+		if a.Key == key {
+			return a.Vals
+		}
+	}
+	return nil
+}
+
+// Val returns the first value of the argument with key, "" if absent.
+func Val(args []Arg, key string) string {
+	if v := Vals(args, key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// Name returns the bare word that must come first (a member name).
+func Name(args []Arg, cmd string) (string, error) {
+	if len(args) == 0 || len(args[0].Vals) != 0 {
+		return "", fmt.Errorf("%s: want a member name first", cmd)
+	}
+	return args[0].Key, nil
+}
+
+// Int returns the i-th argument as a number given as a bare word.
+func Int(args []Arg, i int, cmd string) (int64, error) {
+	if len(args) <= i || len(args[i].Vals) != 0 {
+		return 0, fmt.Errorf("%s: want a number", cmd)
+	}
+	n, err := strconv.ParseInt(args[i].Key, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a number", cmd, args[i].Key)
+	}
+	return n, nil
+}
+
+// NonNegative returns the value of key as a non-negative number, 0 when
+// absent.
+func NonNegative(args []Arg, key string) (int64, error) {
+	v := Val(args, key)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q: want a non-negative number", key, v)
+	}
+	return n, nil
+}
