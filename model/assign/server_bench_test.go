@@ -1,0 +1,43 @@
+package assign
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// srvBenchGroup is Kafka's ServerSideAssignorBenchmark shape, homogeneous
+// and FULL (no previous target): members members subscribed to all of
+// topics topics, with members×ratio partitions spread evenly over them.
+func srvBenchGroup(members, ratio, topics int) Group {
+	g := Group{Topics: spec.Topics{}}
+	names := make([]string, topics)
+	for i := range names {
+		names[i] = fmt.Sprintf("topic-%04d", i)
+		g.Topics[names[i]] = int32(members * ratio / topics)
+	}
+	g.Members = make([]Member, members)
+	for i := range g.Members {
+		g.Members[i] = Member{ID: spec.MemberID(fmt.Sprintf("member-%06d", i)), Topics: names}
+	}
+	return g
+}
+
+// BenchmarkUniformHomogeneous: the uniform assignor's homogeneous builder,
+// full assignment of 10,000 members × 50 partitions per member over 100
+// topics (500,000 partitions), Kafka's ServerSideAssignorBenchmark
+// doAssignment(FULL, UNIFORM, HOMOGENEOUS, 10000, 50, 100), for which
+// KAFKA-18688's PR reports about 12-14 ms in Java. Run it with
+//
+//	go test ./model/assign/ -run XXX -bench UniformHomogeneous -benchtime 5x
+func BenchmarkUniformHomogeneous(b *testing.B) {
+	g := srvBenchGroup(10_000, 50, 100)
+	as := Uniform()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := as.Assign(g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package assign
+
+import "github.com/rebalance-ref/rebalance/spec"
+
+// ServerRange returns the server-side (KIP-848) range assignor, Kafka's
+// group-coordinator RangeAssignor, protocol name "range". Its name is the
+// same as the client-side Range's because Kafka uses "range" for both; the
+// two live in different namespaces there (group.consumer.assignors on the
+// broker, partition.assignment.strategy on the client), so a caller that
+// registers assignors by name must keep server-side and client-side ones
+// apart. As for every server-side assignor, Member.Owned is read as the
+// previous target (see Uniform) and Generation is unused; this snapshot of
+// Kafka's RangeAssignor ignores the previous target altogether.
+//
+// Members are ordered with static members (non-empty InstanceID) first, by
+// instance ID, then dynamic members, by member ID. For each live topic
+// (existing, with partitions) with n subscribers and P partitions, the
+// subscribers in that order get contiguous ranges, the first P mod n of them
+// ⌊P/n⌋+1 partitions and the others ⌊P/n⌋. Subscriptions to topics that do
+// not exist are ignored (Kafka throws PartitionAssignorException instead).
+//
+// Guarantees: every partition of every subscribed live topic is assigned to
+// exactly one of its subscribers; per topic, subscribers' counts differ by at
+// most one, the larger counts first; members that subscribe to the same
+// topics get the same partition numbers of every topic of equal size
+// (co-partitioning, for joins). Across topics the group can be unbalanced
+// (the first members get every topic's extra partition). It is not sticky:
+// the result depends only on subscriptions, instance IDs, member IDs and
+// partition counts, so static members keep their ranges across restarts as
+// long as the membership, subscriptions and topics do not change. Without
+// racks, its result is the same as the client-side Range's.
+func ServerRange() Assignor { return serverRangeAssignor{} }
+
+type serverRangeAssignor struct{}
+
+func (serverRangeAssignor) Name() string { return "range" }
+
+func (serverRangeAssignor) Assign(g Group) (spec.Assignment, error) {
+	if err := ValidateGroup(g); err != nil {
+		return nil, err
+	}
+	// Kafka walks members in order and, for each, its topics, handing out
+	// the next range of each topic; per topic that is the same as walking
+	// the topic's subscribers in member order.
+	type cursor struct {
+		subscribers, next, quota, extra int32
+	}
+	order := kafkaOrder(g.Members)
+	cursors := map[string]*cursor{}
+	for _, i := range order {
+		for _, t := range g.Members[i].Topics {
+			if !serverLive(g.Topics, t) {
+				continue
+			}
+			c := cursors[t]
+			if c == nil {
+				c = &cursor{}
+				cursors[t] = c
+			}
+			c.subscribers++
+		}
+	}
+	for t, c := range cursors {
+		p := g.Topics[t]
+		c.quota, c.extra = p/c.subscribers, p%c.subscribers
+	}
+	out := emptyAssignment(g)
+	for _, i := range order {
+		m := g.Members[i]
+		var set spec.Set
+		for _, t := range m.Topics { // sorted, so set stays sorted
+			c := cursors[t]
+			if c == nil {
+				continue
+			}
+			n := c.quota
+			if c.extra > 0 {
+				n++
+				c.extra--
+			}
+			if n > 0 {
+				set = append(set, spec.Range(t, c.next, c.next+n-1)...)
+				c.next += n
+			}
+		}
+		out[m.ID] = set
+	}
+	return out, nil
+}

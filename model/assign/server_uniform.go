@@ -1,0 +1,341 @@
+package assign
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file and its server_* siblings hold the server-side (KIP-848)
+// assignors, the ones the next-gen group coordinator runs itself
+// (group-coordinator/.../assignor/ in Kafka).
+//
+// A server-side assignor reads the same Group as the client-side ones, with
+// two differences of meaning:
+//
+//   - Member.Owned carries the member's previous TARGET assignment, the one
+//     the coordinator computed last time (KIP-848's TargetAssignmentBuilder
+//     passes that, not what the member really owns: reconciling the member
+//     towards the target is the coordinator's job, not the assignor's). The
+//     result is the new target.
+//   - Member.Generation is not used.
+//
+// A topic that a member subscribes to but that is not in Group.Topics, or
+// that has no partitions, is ignored for that member (Kafka throws
+// PartitionAssignorException for a topic missing from the metadata; this
+// model treats it as "not yet known").
+//
+// A previous target is exclusive in a real coordinator (Kafka keeps it as an
+// inverted partition → member map). ValidateGroup does not require that, so
+// these assignors resolve overlaps themselves: a partition listed by several
+// members' previous targets counts as previously targeted only to the first
+// of them, in member ID order, that subscribes to its topic and keeps it.
+
+// UniformOptions configures UniformWith.
+type UniformOptions struct {
+	// BeforeKafka18688 reproduces the homogeneous builder as it was before
+	// KAFKA-18688 (fixed by apache/kafka PR #19677, merged in May 2025;
+	// Kafka 4.0 still has the old behaviour): the P mod M members that may hold one partition above
+	// ⌊P/M⌋ are the first P mod M members in iteration order (here: by
+	// member ID), whatever they held before. An already balanced group
+	// whose larger members are not the first ones then loses partitions
+	// from a later member to an earlier one on every recomputation of the
+	// target, although nothing changed. It affects homogeneous groups only.
+	BeforeKafka18688 bool
+}
+
+// Uniform returns the server-side uniform assignor of KIP-848, protocol name
+// "uniform", Kafka's default server-side assignor (UniformAssignor), with
+// KAFKA-18688's fix; UniformWith(UniformOptions{}) is the same.
+//
+// It picks one of two builders, as Kafka does by the group's subscription
+// type:
+//
+// Homogeneous (every member subscribes to the same live topics, those that
+// exist with at least one partition, or every member to none; Kafka's
+// UniformHomogeneousAssignmentBuilder). With P
+// partitions over the subscribed topics and M members, every member's quota
+// is ⌊P/M⌋ and P mod M of them get one more:
+//
+//  1. Keep: each member, in member ID order, keeps the partitions of its
+//     previous target, in (topic, partition) order, up to ⌊P/M⌋. A member that
+//     previously held more takes one of the P mod M extra slots, while any
+//     are left, and keeps one more. Partitions of topics it no longer
+//     subscribes to, and its excess, are released.
+//  2. Fill: the unassigned partitions, in (topic, partition) order, go in
+//     contiguous runs to the members in member ID order, each up to ⌊P/M⌋,
+//     or ⌊P/M⌋+1 while extra slots are left.
+//
+// Guarantees: every partition of the subscribed topics is assigned to
+// exactly one member; sizes differ by at most one (⌊P/M⌋ or ⌈P/M⌉, exactly
+// P mod M members the larger); when previous targets do not overlap, every
+// member keeps min(⌊P/M⌋, its previous target's subscribed partitions) of
+// them, and the extra slots go first to members that already held more, so
+// a group whose previous target is complete, exclusive and balanced keeps it
+// unchanged, and feeding a result back as the previous target changes
+// nothing. Balance comes before stickiness.
+//
+// Heterogeneous (otherwise; Kafka's UniformHeterogeneousAssignmentBuilder as
+// reworked by KAFKA-17710): see the guarantees of uniformHeterogeneous,
+// summarised here. A member's load is its number of partitions over all
+// topics.
+//
+//  1. Revoke only the partitions of topics a member no longer subscribes
+//     to; every other previously targeted partition is kept for now.
+//  2. Assign the unassigned partitions topic by topic (topics ordered by
+//     partitions per subscriber, descending, then subscriber count,
+//     ascending, then name), each to a least-loaded subscriber of its topic.
+//  3. Balance: for every topic with at least two subscribers, move the
+//     topic's partitions from its most-loaded subscribers to its
+//     least-loaded ones while their loads differ by more than one; repeat
+//     over all topics until a full pass moves nothing, at most 16 passes
+//     (Kafka's MAX_ITERATION_COUNT).
+//
+// Guarantees: every partition of every subscribed topic is assigned, to a
+// subscriber; a previously targeted partition is only ever taken from a
+// member to improve balance, or because it unsubscribed (or because an
+// earlier member listed it too). When the subscribers of each topic
+// all have the same subscription (in particular when any two subscriptions
+// are identical or disjoint) the loads of each topic's subscribers differ
+// by at most one. With overlapping, non-identical subscriptions the result
+// is only almost balanced: each topic's subscribers may be balanced among
+// themselves while the group is not (Kafka's javadoc example: members 1, 2,
+// 3 with 9, 10 and 11 partitions, where member 1 and 2 share the first
+// topic and 2 and 3 the second), and if the 16 passes run out, a topic may
+// be left unbalanced; only then does feeding the result back as the previous
+// target move anything.
+//
+// Both builders are deterministic, ignore Rack (Kafka's rack-aware
+// variants are not modelled) and return an error only when ValidateGroup
+// does.
+func Uniform() Assignor { return UniformWith(UniformOptions{}) }
+
+// UniformWith returns the uniform assignor with the given options; see
+// Uniform and UniformOptions.
+func UniformWith(o UniformOptions) Assignor { return uniformAssignor{opts: o} }
+
+type uniformAssignor struct{ opts UniformOptions }
+
+func (uniformAssignor) Name() string { return "uniform" }
+
+func (u uniformAssignor) Assign(g Group) (spec.Assignment, error) {
+	if err := ValidateGroup(g); err != nil {
+		return nil, err
+	}
+	if topics, ok := serverHomogeneous(g); ok {
+		return uniformHomogeneous(g, topics, u.opts.BeforeKafka18688)
+	}
+	a, _, err := uniformHeterogeneous(g)
+	return a, err
+}
+
+// errServerUnassigned reports a broken internal invariant of a server-side
+// builder (Kafka's "Partitions were left unassigned"). It cannot happen for a
+// group that ValidateGroup accepts; it is an error rather than a panic so
+// that an assignor never panics.
+var errServerUnassigned = errors.New("assign: internal error: partitions were left unassigned")
+
+// serverLive reports whether topic exists in topics with at least one
+// partition: the topics the server-side assignors consider.
+func serverLive(topics spec.Topics, topic string) bool { return topics[topic] > 0 }
+
+// serverSubscription returns the topics of m's subscription that are live
+// in g (see serverLive), in order.
+func serverSubscription(g Group, m Member) []string {
+	var out []string
+	for _, t := range m.Topics {
+		if serverLive(g.Topics, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// serverSameSubscription reports whether the sorted subscriptions a and b
+// name the same live topics of topics, without allocating.
+func serverSameSubscription(topics spec.Topics, a, b []string) bool {
+	if slices.Equal(a, b) {
+		return true // the common case, without a map lookup
+	}
+	i, j := 0, 0
+	for {
+		for i < len(a) && !serverLive(topics, a[i]) {
+			i++
+		}
+		for j < len(b) && !serverLive(topics, b[j]) {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if a[i] != b[j] {
+			return false
+		}
+		i++
+		j++
+	}
+}
+
+// serverHomogeneous reports whether every member of g subscribes to the same
+// live topics (Kafka's SubscriptionType.HOMOGENEOUS; a group without members
+// or where nobody subscribes to anything live is homogeneous), and returns
+// those topics.
+func serverHomogeneous(g Group) ([]string, bool) {
+	if len(g.Members) == 0 {
+		return nil, true
+	}
+	first := g.Members[0].Topics
+	for _, m := range g.Members[1:] {
+		if !serverSameSubscription(g.Topics, first, m.Topics) {
+			return nil, false
+		}
+	}
+	return serverSubscription(g, g.Members[0]), true
+}
+
+// serverOwners is a target being built: for each considered topic, the index
+// (into Group.Members) of the member each partition goes to, -1 while it is
+// unassigned.
+type serverOwners map[string][]int32
+
+// newServerOwners returns an empty table for the given topics of g.
+func newServerOwners(g Group, topics []string) serverOwners {
+	total := 0
+	for _, t := range topics {
+		total += int(g.Topics[t])
+	}
+	backing := make([]int32, total)
+	for i := range backing {
+		backing[i] = -1
+	}
+	o := make(serverOwners, len(topics))
+	for _, t := range topics {
+		n := int(g.Topics[t])
+		o[t] = backing[:n:n]
+		backing = backing[n:]
+	}
+	return o
+}
+
+// collect turns the table into an Assignment naming every member of g;
+// topics must be sorted. It allocates one backing array for all sets and
+// caps each member's slice, so appending to one set never touches another.
+func (o serverOwners) collect(g Group, topics []string) (spec.Assignment, error) {
+	sizes := make([]int, len(g.Members))
+	total := 0
+	for _, t := range topics {
+		for _, i := range o[t] {
+			if i < 0 {
+				return nil, errServerUnassigned
+			}
+			sizes[i]++
+			total++
+		}
+	}
+	backing := make([]spec.Resource, total)
+	next := make([]int, len(g.Members))
+	off := 0
+	for i := range g.Members {
+		next[i] = off
+		off += sizes[i]
+	}
+	for _, t := range topics {
+		for p, i := range o[t] {
+			backing[next[i]] = spec.Resource{Topic: t, Partition: int32(p)}
+			next[i]++
+		}
+	}
+	out := make(spec.Assignment, len(g.Members))
+	off = 0
+	for i, m := range g.Members {
+		if sizes[i] > 0 {
+			out[m.ID] = spec.Set(backing[off : off+sizes[i] : off+sizes[i]])
+		} else {
+			out[m.ID] = nil
+		}
+		off += sizes[i]
+	}
+	return out, nil
+}
+
+// uniformHomogeneous is the homogeneous builder documented on Uniform:
+// topics are the common live subscription, sorted. With before set, the
+// extra slots go to the first P mod M members instead (UniformOptions).
+func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment, error) {
+	if len(g.Members) == 0 || len(topics) == 0 {
+		return emptyAssignment(g), nil
+	}
+	owners := newServerOwners(g, topics)
+	total := 0
+	for _, t := range topics {
+		total += int(g.Topics[t])
+	}
+	members := len(g.Members)
+	minQuota, extras := total/members, total%members
+	sizes := make([]int, members)
+
+	// quota is the size member i may reach before KAFKA-18688: the first
+	// total mod members members get one more.
+	quota := func(i int) int {
+		if i < total%members {
+			return minQuota + 1
+		}
+		return minQuota
+	}
+
+	// Keep.
+	for i, m := range g.Members {
+		for _, r := range m.Owned {
+			row, ok := owners[r.Topic]
+			if !ok || row[r.Partition] >= 0 {
+				continue // unsubscribed, or kept by an earlier member
+			}
+			switch {
+			case before:
+				if sizes[i] >= quota(i) {
+					continue
+				}
+			case sizes[i] < minQuota:
+			case sizes[i] == minQuota && extras > 0:
+				extras-- // a member that held more keeps one extra
+			default:
+				continue
+			}
+			row[r.Partition] = int32(i)
+			sizes[i]++
+		}
+	}
+
+	// Fill, in (topic, partition) order: ti and p walk the table.
+	ti, p := 0, 0
+	var row []int32
+	if len(topics) > 0 {
+		row = owners[topics[0]]
+	}
+	for i := range g.Members {
+		target := minQuota
+		switch {
+		case before:
+			target = quota(i)
+		case sizes[i] <= minQuota && extras > 0:
+			target = minQuota + 1
+			extras--
+		}
+		for sizes[i] < target {
+			for p < len(row) && row[p] >= 0 {
+				p++
+			}
+			if p == len(row) {
+				if ti++; ti == len(topics) {
+					return nil, errServerUnassigned
+				}
+				row, p = owners[topics[ti]], 0
+				continue
+			}
+			row[p] = int32(i)
+			sizes[i]++
+		}
+	}
+	return owners.collect(g, topics)
+}
