@@ -17,6 +17,12 @@ import (
 // fields are pointers or nil slices with an explicit flag, so "not sent"
 // and "sent empty" stay distinct, as the protocol requires.
 type HeartbeatRequest struct {
+	// Seq is the transport's correlation id: the coordinator echoes it in
+	// the response, and a member takes only the response to the request
+	// it waits for (Kafka's NetworkClient matches responses by correlation
+	// id and drops a connection whose request timed out, so a late answer
+	// never reaches the client).
+	Seq      uint64
 	GroupID  string
 	MemberID spec.MemberID
 	// MemberEpoch: 0 joins, spec.LeaveEpoch (-1) leaves,
@@ -42,6 +48,7 @@ type HeartbeatRequest struct {
 
 // HeartbeatResponse is ConsumerGroupHeartbeatResponse.
 type HeartbeatResponse struct {
+	Seq                 uint64
 	Error               spec.ErrorCode
 	ErrorMessage        string
 	MemberID            spec.MemberID
@@ -51,6 +58,14 @@ type HeartbeatResponse struct {
 	// means null (no change to report).
 	Assignment     spec.Set
 	AssignmentSent bool
+}
+
+// seq prints a correlation id as "#n", nothing for 0 (unset).
+func seq(n uint64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("#%d", n)
 }
 
 func optional(p *string) string {
@@ -70,18 +85,18 @@ func (r HeartbeatRequest) String() string {
 	if r.OwnedSent {
 		owned = r.TopicPartitions.String()
 	}
-	return fmt.Sprintf("Heartbeat member=%s epoch=%d instance=%s rack=%s rebalance-timeout=%d subscription=%s assignor=%s owned=%s",
-		r.MemberID, r.MemberEpoch, optional(r.InstanceID), optional(r.RackID), r.RebalanceTimeoutMs, subs, optional(r.ServerAssignor), owned)
+	return fmt.Sprintf("Heartbeat%s member=%s epoch=%d instance=%s rack=%s rebalance-timeout=%d subscription=%s assignor=%s owned=%s",
+		seq(r.Seq), r.MemberID, r.MemberEpoch, optional(r.InstanceID), optional(r.RackID), r.RebalanceTimeoutMs, subs, optional(r.ServerAssignor), owned)
 }
 
 // String prints the response on one line.
 func (r HeartbeatResponse) String() string {
 	if r.Error != spec.None {
-		return fmt.Sprintf("HeartbeatResponse error=%s %s", r.Error, r.ErrorMessage)
+		return fmt.Sprintf("HeartbeatResponse%s error=%s %s", seq(r.Seq), r.Error, r.ErrorMessage)
 	}
 	a := "null"
 	if r.AssignmentSent {
 		a = r.Assignment.String()
 	}
-	return fmt.Sprintf("HeartbeatResponse member=%s epoch=%d assignment=%s", r.MemberID, r.MemberEpoch, a)
+	return fmt.Sprintf("HeartbeatResponse%s member=%s epoch=%d assignment=%s", seq(r.Seq), r.MemberID, r.MemberEpoch, a)
 }

@@ -1,0 +1,853 @@
+// Package coordinator is the KIP-848 (next-generation consumer group)
+// group coordinator as a pure node: Kafka's GroupMetadataManager
+// (consumerGroupHeartbeat, consumerGroupLeave, the session and rebalance
+// timeouts) for one group, composed from the pure sub-algorithms of
+// model/nextgen: validate (request validation, join and leave decisions,
+// epoch fencing), target (the target assignment) and reconcile (the member
+// reconciliation state machine), with the server-side assignors of
+// model/assign ("uniform", "range").
+//
+// It is a package of its own, not part of package nextgen, because
+// nextgen/validate imports nextgen (for the wire types): a coordinator in
+// package nextgen calling validate would be an import cycle.
+//
+//	out := c.Step(nextgen.Input{Now: now, Event: ev})
+//
+// The coordinator reads no clock (time is Input.Now), performs nothing
+// (Output is data: responses, timer commands), and changes only in Step.
+// Facts follow the apache/kafka group-coordinator source (October 2024
+// snapshot, heading for 4.0); later upstream fixes are selectable through
+// nextgen.Semantics. Where this model departs from Kafka, the comment at the
+// spot says so.
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/assign"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Kafka's defaults for the coordinator settings.
+const (
+	// DefaultSessionTimeout is group.consumer.session.timeout.ms.
+	DefaultSessionTimeout nextgen.Millis = 45000
+	// DefaultHeartbeatInterval is group.consumer.heartbeat.interval.ms.
+	DefaultHeartbeatInterval nextgen.Millis = 5000
+)
+
+// DefaultAssignors is group.consumer.assignors: the server-side assignors a
+// coordinator supports by default, the first being the default one.
+var DefaultAssignors = []string{"uniform", "range"}
+
+// CoordinatorConfig configures a Coordinator. Its zero value is not valid
+// (GroupID is required); every other zero field means Kafka's default.
+type CoordinatorConfig struct {
+	// GroupID is the group this coordinator runs. Requests for any other
+	// group are answered NOT_COORDINATOR.
+	GroupID string
+	// SessionTimeout is group.consumer.session.timeout.ms (default 45000
+	// when 0): a member with no accepted heartbeat for this long is fenced.
+	SessionTimeout nextgen.Millis
+	// HeartbeatInterval is group.consumer.heartbeat.interval.ms (default
+	// 5000 when 0), sent to members in every accepted heartbeat response.
+	// It must be below SessionTimeout, as Kafka requires.
+	HeartbeatInterval nextgen.Millis
+	// MaxSize is group.consumer.max.size; 0 means unlimited.
+	MaxSize int
+	// Assignors names the supported server-side assignors
+	// (group.consumer.assignors): "uniform" and "range". The first is the
+	// default. Empty means DefaultAssignors.
+	Assignors []string
+	// Topics is the initial metadata image: partitions per topic.
+	Topics spec.Topics
+	// Semantics selects behaviour from before named Kafka fixes:
+	// BeforeKafka19233 (validate), BeforeKafka19449 (reconcile),
+	// BeforeKafka18688 (the uniform assignor).
+	Semantics nextgen.Semantics
+	// Faults are fault switches; the coordinator honours
+	// AssignBeforeRelease, SkipEpochCheck and StraightToTarget.
+	Faults nextgen.Fault
+}
+
+// normalized returns cfg with defaults filled in and its slices and maps
+// copied, or an error saying what makes it nonsensical.
+func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
+	var errs []error
+	if strings.TrimSpace(cfg.GroupID) == "" {
+		errs = append(errs, errors.New("GroupID must not be empty"))
+	}
+	if cfg.SessionTimeout < 0 {
+		errs = append(errs, fmt.Errorf("SessionTimeout %d is negative", cfg.SessionTimeout))
+	}
+	if cfg.HeartbeatInterval < 0 {
+		errs = append(errs, fmt.Errorf("HeartbeatInterval %d is negative", cfg.HeartbeatInterval))
+	}
+	if cfg.MaxSize < 0 {
+		errs = append(errs, fmt.Errorf("MaxSize %d is negative", cfg.MaxSize))
+	}
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if cfg.HeartbeatInterval > math.MaxInt32 {
+		errs = append(errs, fmt.Errorf("HeartbeatInterval %d does not fit the int32 wire field", cfg.HeartbeatInterval))
+	}
+	if cfg.SessionTimeout > 0 && cfg.HeartbeatInterval > 0 && cfg.HeartbeatInterval >= cfg.SessionTimeout {
+		errs = append(errs, fmt.Errorf("HeartbeatInterval %d must be less than SessionTimeout %d", cfg.HeartbeatInterval, cfg.SessionTimeout))
+	}
+	if len(cfg.Assignors) == 0 {
+		cfg.Assignors = slices.Clone(DefaultAssignors)
+	} else {
+		cfg.Assignors = slices.Clone(cfg.Assignors)
+	}
+	seen := map[string]bool{}
+	for _, name := range cfg.Assignors {
+		if _, ok := newAssignor(name, cfg.Semantics); !ok {
+			errs = append(errs, fmt.Errorf("unknown server assignor %q (known: uniform, range)", name))
+		}
+		if seen[name] {
+			errs = append(errs, fmt.Errorf("server assignor %q listed twice", name))
+		}
+		seen[name] = true
+	}
+	if err := validTopics(cfg.Topics); err != nil {
+		errs = append(errs, err)
+	}
+	cfg.Topics = copyTopics(cfg.Topics)
+	var known nextgen.Fault
+	for _, fi := range nextgen.FaultList {
+		known |= fi.Fault
+	}
+	if extra := cfg.Faults &^ known; extra != 0 {
+		errs = append(errs, fmt.Errorf("unknown fault bits %#x", uint32(extra)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return CoordinatorConfig{}, fmt.Errorf("coordinator: invalid config: %w", err)
+	}
+	return cfg, nil
+}
+
+// newAssignor returns the server-side assignor called name.
+func newAssignor(name string, sem nextgen.Semantics) (assign.Assignor, bool) {
+	switch name {
+	case "uniform":
+		return assign.UniformWith(assign.UniformOptions{BeforeKafka18688: sem.BeforeKafka18688}), true
+	case "range":
+		return assign.ServerRange(), true
+	}
+	return nil, false
+}
+
+// validTopics returns an error for a metadata image with an empty topic
+// name or a negative partition count.
+func validTopics(t spec.Topics) error {
+	for _, name := range t.Names() {
+		if name == "" {
+			return errors.New("metadata has a topic with an empty name")
+		}
+		if t[name] < 0 {
+			return fmt.Errorf("topic %q has a negative partition count %d", name, t[name])
+		}
+	}
+	return nil
+}
+
+// copyTopics returns a fresh copy of t, never nil.
+func copyTopics(t spec.Topics) spec.Topics {
+	out := make(spec.Topics, len(t))
+	maps.Copy(out, t)
+	return out
+}
+
+// GroupState is the state of a consumer group (Kafka's
+// ConsumerGroup.ConsumerGroupState without DEAD: this model never unloads or
+// deletes a group). It is derived from the epochs and the members (CG
+// maybeUpdateGroupState) and recorded; transitionTo is its only writer.
+type GroupState uint8
+
+// The group states.
+const (
+	// Empty: no members.
+	Empty GroupState = iota
+	// Assigning: the group epoch is ahead of the target assignment epoch;
+	// the next heartbeat of any member computes a new target.
+	Assigning
+	// Reconciling: some member is not yet reconciled to the target (not
+	// STABLE at the target epoch), including a static member parked at -2.
+	Reconciling
+	// Stable: every member is STABLE at the target epoch.
+	Stable
+)
+
+var groupStateNames = [...]string{"EMPTY", "ASSIGNING", "RECONCILING", "STABLE"}
+
+// String returns Kafka's name of the state.
+func (s GroupState) String() string {
+	if int(s) < len(groupStateNames) {
+		return groupStateNames[s]
+	}
+	return fmt.Sprintf("GroupState(%d)", uint8(s))
+}
+
+// groupTransitions is every state change one Step can make. A group never
+// goes from EMPTY to ASSIGNING: only a fence leaves the group epoch ahead of
+// the target epoch, and fencing cannot happen in an empty group, while an
+// accepted heartbeat always brings the target up to the group epoch.
+var groupTransitions = map[GroupState][]GroupState{
+	Empty:       {Reconciling, Stable},
+	Assigning:   {Empty, Reconciling, Stable},
+	Reconciling: {Empty, Assigning, Stable},
+	Stable:      {Empty, Assigning, Reconciling},
+}
+
+// Coordinator is the KIP-848 group coordinator of one group.
+//
+// A Coordinator is a mutable value used through a pointer: Step consumes the
+// receiver's old state and leaves the new one in its place. Take a Clone
+// first to keep the old state. The zero Coordinator is not usable; call
+// NewCoordinator.
+type Coordinator struct {
+	cfg CoordinatorConfig
+	// assignors maps the supported names to their implementations;
+	// immutable after construction and shared by clones.
+	assignors map[string]assign.Assignor
+
+	// exists is false until the first accepted heartbeat creates the group
+	// (epoch 0); an empty group that had members still exists.
+	exists bool
+	// state changes only through transitionTo.
+	state       GroupState
+	groupEpoch  spec.Epoch
+	targetEpoch spec.Epoch
+
+	// topics is the current metadata image. The three Topics maps are
+	// never written after they are stored (they are replaced whole), so
+	// clones share them.
+	topics spec.Topics
+	// subscribed is the subscription metadata (Kafka's
+	// subscriptionMetadata): the partition counts of the topics some member
+	// subscribes to, as of the last refresh.
+	subscribed spec.Topics
+	// targetTopics is the subscription metadata the target was computed
+	// with.
+	targetTopics spec.Topics
+	// metadataExpired is set by a MetadataUpdate that changes a subscribed
+	// topic; the next accepted heartbeat recomputes subscribed and clears
+	// it (Kafka's requestMetadataRefresh / hasMetadataExpired).
+	metadataExpired bool
+
+	members map[spec.MemberID]member
+	// instances maps each static member's instance id to its member id
+	// (Kafka's staticMembers). It holds exactly the members with an
+	// instance id.
+	instances map[string]spec.MemberID
+	// target is the target assignment: exactly one entry per member.
+	target spec.Assignment
+	// owners is Kafka's currentPartitionEpoch: for every partition that a
+	// member holds as assigned or pending revocation, the holder and its
+	// member epoch. Holder slices are never written after they are stored.
+	// More than one holder only with the AssignBeforeRelease fault.
+	owners map[spec.Resource][]holder
+}
+
+// member is the coordinator's record of one member (ConsumerGroupMember).
+// Its slices are never written after they are stored, so copies of the
+// struct share them safely.
+type member struct {
+	id         spec.MemberID
+	instanceID string // "" for a dynamic member
+	rack       string // "" when not sent
+	assignor   string // ServerAssignor, "" when never sent
+	// rebalanceTimeout is the member's RebalanceTimeoutMs.
+	rebalanceTimeout nextgen.Millis
+	// subscription is SubscribedTopicNames, sorted and distinct.
+	subscription []string
+	// node is the From of the member's last accepted regular heartbeat.
+	node string
+	// cur is the member's current assignment: epochs, reconciliation
+	// state, assigned partitions and partitions pending revocation.
+	cur reconcile.Member
+
+	// The member's timers. Every member has a session timer. A rebalance
+	// timer is armed exactly while the member is UNREVOKED_PARTITIONS at a
+	// non-negative epoch, for that epoch.
+	sessionArmed   bool
+	sessionAt      nextgen.Millis
+	rebalanceArmed bool
+	rebalanceEpoch spec.Epoch
+	rebalanceAt    nextgen.Millis
+}
+
+// holds returns the partitions m holds: assigned ∪ pending revocation.
+func (m member) holds() spec.Set { return m.cur.Assigned.Union(m.cur.PendingRevocation) }
+
+// holder is one entry of the partition-owner map.
+type holder struct {
+	member spec.MemberID
+	epoch  spec.Epoch
+}
+
+// step collects the output of one Step.
+type step struct {
+	now nextgen.Millis
+	out nextgen.Output
+	// seq is the correlation id of the request being handled; every
+	// response echoes it.
+	seq uint64
+}
+
+func (s *step) send(to string, msg nextgen.Message) {
+	if r, ok := msg.(nextgen.HeartbeatResponse); ok {
+		r.Seq = s.seq
+		msg = r
+	}
+	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: to, Msg: msg})
+}
+
+// NewCoordinator returns the coordinator of a group that does not exist
+// yet (group epoch 0, EMPTY); the first accepted join creates it. It
+// returns an error for a nonsensical configuration: an empty GroupID, a
+// negative timeout or size, a heartbeat interval not below the session
+// timeout, an unknown or repeated assignor name, invalid topics, or unknown
+// fault bits.
+func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, err
+	}
+	c := &Coordinator{
+		cfg:       cfg,
+		assignors: map[string]assign.Assignor{},
+		state:     Empty,
+		topics:    cfg.Topics,
+		members:   map[spec.MemberID]member{},
+		instances: map[string]spec.MemberID{},
+		target:    spec.Assignment{},
+		owners:    map[spec.Resource][]holder{},
+	}
+	for _, name := range cfg.Assignors {
+		c.assignors[name], _ = newAssignor(name, cfg.Semantics)
+	}
+	return c, nil
+}
+
+// Step applies one input and returns what the driver must do. It mutates c
+// in place: the receiver's old state is consumed (Clone it first to keep
+// it). Same state and same input give the same output, always.
+//
+// The inputs a coordinator takes:
+//   - Receive of a HeartbeatRequest: see handleHeartbeat. The response goes
+//     to the Receive's From. A rejected request is answered with Kafka's
+//     error code and changes nothing at all, timers included.
+//   - TimerFired of a SessionTimer or RebalanceTimer. A firing of a timer
+//     that is not armed, or before its deadline, is stale and ignored.
+//   - MetadataUpdate: the new metadata image (no output).
+//
+// Any other event or message, or a MetadataUpdate with an empty topic name
+// or a negative count, is a driver bug and panics.
+func (c *Coordinator) Step(in nextgen.Input) nextgen.Output {
+	s := &step{now: in.Now}
+	switch ev := in.Event.(type) {
+	case nextgen.Receive:
+		req, ok := ev.Msg.(nextgen.HeartbeatRequest)
+		if !ok {
+			panic(fmt.Sprintf("coordinator: Step: %T is not a request a coordinator takes", ev.Msg))
+		}
+		s.seq = req.Seq
+		c.handleHeartbeat(s, ev.From, req)
+	case nextgen.TimerFired:
+		c.handleTimer(s, ev.Timer)
+	case nextgen.MetadataUpdate:
+		c.handleMetadata(ev.Topics)
+	default:
+		panic(fmt.Sprintf("coordinator: Step: event %T is not for a coordinator", in.Event))
+	}
+	return s.out
+}
+
+// handleTimer fires t if it is armed and due, and ignores it otherwise.
+func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
+	switch t.Kind {
+	case nextgen.SessionTimer, nextgen.RebalanceTimer:
+	default:
+		panic(fmt.Sprintf("coordinator: Step: %s is not a coordinator timer", t))
+	}
+	m, ok := c.members[t.Member]
+	if !ok {
+		return // the member is gone: its timers were cancelled
+	}
+	switch t.Kind {
+	case nextgen.SessionTimer:
+		if t != sessionTimer(m.id) || !m.sessionArmed || s.now < m.sessionAt {
+			return
+		}
+		// Consumed: the driver no longer holds it, so the fence below
+		// must not cancel it. Kafka: "the member session expired."; this
+		// includes a static member parked at -2.
+		m.sessionArmed = false
+		c.members[m.id] = m
+		c.fence(s, m.id)
+	case nextgen.RebalanceTimer:
+		if !m.rebalanceArmed || m.rebalanceEpoch != t.Epoch || s.now < m.rebalanceAt {
+			return
+		}
+		m.rebalanceArmed = false
+		c.members[m.id] = m
+		// Kafka fences only if the member is still at the epoch the
+		// timer was armed for ("failed to transition from epoch X").
+		// Since this model cancels the timer whenever the member leaves
+		// that epoch, the check never fails; it stays as Kafka's guard.
+		if m.cur.Epoch == t.Epoch {
+			c.fence(s, m.id)
+		}
+	}
+}
+
+// handleMetadata installs a new metadata image. It marks the metadata
+// expired when a topic some member subscribes to was created, deleted or
+// changed its partition count (Kafka's onNewMetadataImage); the next
+// accepted heartbeat then recomputes the subscription metadata and bumps
+// the group epoch if it changed.
+func (c *Coordinator) handleMetadata(topics spec.Topics) {
+	if err := validTopics(topics); err != nil {
+		panic(fmt.Sprintf("coordinator: MetadataUpdate: %v", err))
+	}
+	next := copyTopics(topics)
+	if !c.metadataExpired {
+		for _, t := range c.subscribedNames(nil) {
+			oldN, oldOK := c.topics[t]
+			newN, newOK := next[t]
+			if oldOK != newOK || oldN != newN {
+				c.metadataExpired = true
+				break
+			}
+		}
+	}
+	c.topics = next
+}
+
+// transitionTo moves the group to next, panicking on a transition the
+// table does not allow. It is the only writer of c.state.
+func (c *Coordinator) transitionTo(next GroupState) {
+	if !slices.Contains(groupTransitions[c.state], next) {
+		panic(fmt.Sprintf("coordinator: invalid group transition %s -> %s\n%s", c.state, next, c))
+	}
+	c.state = next
+}
+
+// derivedState is the state the group is in by Kafka's rules
+// (ConsumerGroup.maybeUpdateGroupState).
+func (c *Coordinator) derivedState() GroupState {
+	switch {
+	case len(c.members) == 0:
+		return Empty
+	case c.groupEpoch > c.targetEpoch:
+		return Assigning
+	}
+	for _, m := range c.members {
+		if !m.cur.IsReconciledTo(c.targetEpoch) {
+			return Reconciling
+		}
+	}
+	return Stable
+}
+
+// updateState moves the group to its derived state if it changed.
+func (c *Coordinator) updateState() {
+	if next := c.derivedState(); next != c.state {
+		c.transitionTo(next)
+	}
+}
+
+func sessionTimer(id spec.MemberID) nextgen.Timer {
+	return nextgen.Timer{Kind: nextgen.SessionTimer, Member: id}
+}
+
+func rebalanceTimer(id spec.MemberID, e spec.Epoch) nextgen.Timer {
+	return nextgen.Timer{Kind: nextgen.RebalanceTimer, Member: id, Epoch: e}
+}
+
+// armSession (re)starts m's session timer at at; re-arming it to the
+// deadline it already has emits nothing.
+func (s *step) armSession(m *member, at nextgen.Millis) {
+	if m.sessionArmed && m.sessionAt == at {
+		return
+	}
+	m.sessionArmed, m.sessionAt = true, at
+	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: sessionTimer(m.id), At: at})
+}
+
+// armRebalance (re)starts m's rebalance timer for epoch e at at. Kafka
+// keys the timer by member only, so a timer for another epoch is replaced
+// (cancelled here).
+func (s *step) armRebalance(m *member, e spec.Epoch, at nextgen.Millis) {
+	if m.rebalanceArmed && m.rebalanceEpoch == e && m.rebalanceAt == at {
+		return
+	}
+	if m.rebalanceArmed && m.rebalanceEpoch != e {
+		s.cancelRebalance(m)
+	}
+	m.rebalanceArmed, m.rebalanceEpoch, m.rebalanceAt = true, e, at
+	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: rebalanceTimer(m.id, e), At: at})
+}
+
+// cancelSession cancels m's session timer if it is armed.
+func (s *step) cancelSession(m *member) {
+	if !m.sessionArmed {
+		return
+	}
+	m.sessionArmed, m.sessionAt = false, 0
+	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: sessionTimer(m.id), Cancel: true})
+}
+
+// cancelRebalance cancels m's rebalance timer if it is armed.
+func (s *step) cancelRebalance(m *member) {
+	if !m.rebalanceArmed {
+		return
+	}
+	t := rebalanceTimer(m.id, m.rebalanceEpoch)
+	m.rebalanceArmed, m.rebalanceEpoch, m.rebalanceAt = false, 0, 0
+	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: t, Cancel: true})
+}
+
+// subscribedNames returns, sorted, every topic some member subscribes to,
+// with override standing in for the member of the same id (and ignoring
+// the ids in skip).
+func (c *Coordinator) subscribedNames(override *member, skip ...spec.MemberID) []string {
+	set := map[string]bool{}
+	for id, m := range c.members {
+		if slices.Contains(skip, id) || (override != nil && id == override.id) {
+			continue
+		}
+		for _, t := range m.subscription {
+			set[t] = true
+		}
+	}
+	if override != nil {
+		for _, t := range override.subscription {
+			set[t] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// subscriptionMetadata is Kafka's computeSubscriptionMetadata: the
+// partition counts, in the current image, of the given subscribed topics
+// that exist.
+func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
+	out := spec.Topics{}
+	for _, t := range names {
+		if n, ok := c.topics[t]; ok {
+			out[t] = n
+		}
+	}
+	return out
+}
+
+// removeHoldings removes id's holding of every partition of ps from the
+// owner map.
+func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
+	for _, p := range ps {
+		hs := c.owners[p]
+		i := slices.IndexFunc(hs, func(h holder) bool { return h.member == id })
+		if i < 0 {
+			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, hs))
+		}
+		if len(hs) == 1 {
+			delete(c.owners, p)
+			continue
+		}
+		c.owners[p] = slices.Delete(slices.Clone(hs), i, i+1)
+	}
+}
+
+// addHoldings records id as the holder of every partition of ps at epoch
+// e. A partition still held by another member is Kafka's
+// IllegalStateException in addPartitionEpochs, the hard guard against
+// double ownership: it panics, unless the AssignBeforeRelease fault is on.
+func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
+	for _, p := range ps {
+		hs := c.owners[p]
+		if len(hs) > 0 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, hs[0].member, hs[0].epoch))
+		}
+		if slices.ContainsFunc(hs, func(h holder) bool { return h.member == id }) {
+			panic(fmt.Sprintf("coordinator: %s already holds %s", id, p))
+		}
+		next := append(slices.Clone(hs), holder{member: id, epoch: e})
+		slices.SortFunc(next, func(a, b holder) int { return strings.Compare(string(a.member), string(b.member)) })
+		c.owners[p] = next
+	}
+}
+
+// State returns the group state.
+func (c *Coordinator) State() GroupState { return c.state }
+
+// GroupEpoch returns the group epoch: 0 until the first member joins, then
+// bumped on every change of the assignment's inputs.
+func (c *Coordinator) GroupEpoch() spec.Epoch { return c.groupEpoch }
+
+// TargetEpoch returns the target assignment epoch: the group epoch the
+// current target was computed for.
+func (c *Coordinator) TargetEpoch() spec.Epoch { return c.targetEpoch }
+
+// Exists reports whether the group has been created (by a first accepted
+// join); it stays created when its last member leaves.
+func (c *Coordinator) Exists() bool { return c.exists }
+
+// Members returns every member id the group records, sorted, including
+// static members parked at epoch -2 (see IsMember).
+func (c *Coordinator) Members() []spec.MemberID {
+	return slices.Sorted(maps.Keys(c.members))
+}
+
+// IsMember reports whether id is a current member: recorded and at a
+// non-negative epoch. A static member parked at -2 is not current.
+func (c *Coordinator) IsMember(id spec.MemberID) bool {
+	m, ok := c.members[id]
+	return ok && m.cur.Epoch >= 0
+}
+
+// MemberNode returns the node name the member's last accepted regular
+// heartbeat came from, or "" for an unknown member.
+func (c *Coordinator) MemberNode(id spec.MemberID) string {
+	return c.members[id].node
+}
+
+// MemberSnapshot is a copy of what the coordinator records about one
+// member. It shares nothing mutable with the coordinator.
+type MemberSnapshot struct {
+	ID spec.MemberID
+	// InstanceID is the static instance id; "" for a dynamic member.
+	InstanceID    string
+	Epoch         spec.Epoch
+	PreviousEpoch spec.Epoch
+	State         reconcile.State
+	// Assigned is what the member is given (the heartbeat response lists
+	// it); PendingRevocation is what it must still give up.
+	Assigned          spec.Set
+	PendingRevocation spec.Set
+	// Target is the member's slice of the target assignment.
+	Target spec.Set
+	// Subscription is the subscribed topics, sorted.
+	Subscription []string
+	// ServerAssignor, Rack: "" when never sent.
+	ServerAssignor   string
+	Rack             string
+	RebalanceTimeout nextgen.Millis
+	// Node is the From of the member's last accepted regular heartbeat.
+	Node string
+}
+
+// Member returns a snapshot of the member id, including a static member
+// parked at -2.
+func (c *Coordinator) Member(id spec.MemberID) (MemberSnapshot, bool) {
+	m, ok := c.members[id]
+	if !ok {
+		return MemberSnapshot{}, false
+	}
+	return MemberSnapshot{
+		ID: m.id, InstanceID: m.instanceID,
+		Epoch: m.cur.Epoch, PreviousEpoch: m.cur.PreviousEpoch, State: m.cur.State,
+		Assigned: m.cur.Assigned, PendingRevocation: m.cur.PendingRevocation,
+		Target:         c.target[id],
+		Subscription:   slices.Clone(m.subscription),
+		ServerAssignor: m.assignor, Rack: m.rack, RebalanceTimeout: m.rebalanceTimeout,
+		Node: m.node,
+	}, true
+}
+
+// Target returns a copy of the target assignment (one entry per member).
+func (c *Coordinator) Target() spec.Assignment { return c.target.Clone() }
+
+// Topics returns a copy of the current metadata image.
+func (c *Coordinator) Topics() spec.Topics { return copyTopics(c.topics) }
+
+// Owners returns the partition-owner map (Kafka's currentPartitionEpoch) as
+// an assignment: each member with everything it holds, assigned or pending
+// revocation. A static member parked at -2 still holds its partitions.
+func (c *Coordinator) Owners() spec.Assignment {
+	out := spec.Assignment{}
+	for p, hs := range c.owners {
+		for _, h := range hs {
+			out[h.member] = out[h.member].Add(p)
+		}
+	}
+	return out
+}
+
+// Clone returns a deep copy of c that shares nothing mutable with it.
+func (c *Coordinator) Clone() *Coordinator {
+	n := *c
+	n.members = maps.Clone(c.members)
+	n.instances = maps.Clone(c.instances)
+	n.target = maps.Clone(c.target)
+	n.owners = maps.Clone(c.owners)
+	return &n
+}
+
+// String prints the whole state deterministically: the group line, the
+// metadata, one line per member (sorted by id) and the partition owners.
+//
+//	group g exists=true epoch=2 target-epoch=2 state=RECONCILING metadata-expired=false
+//	metadata=[foo:3] subscribed=[foo:3] target-metadata=[foo:3]
+//	member A node=A instance=- epoch=1 previous=1 state=UNREVOKED_PARTITIONS assigned={foo-0 foo-1} pending-revocation={foo-2} target={foo-0 foo-1} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45200 rebalance-timer=1@30200
+//	owners foo-0=A@1 foo-1=A@1 foo-2=A@1
+func (c *Coordinator) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "group %s exists=%t epoch=%d target-epoch=%d state=%s metadata-expired=%t\n",
+		c.cfg.GroupID, c.exists, c.groupEpoch, c.targetEpoch, c.state, c.metadataExpired)
+	fmt.Fprintf(&b, "metadata=%s subscribed=%s target-metadata=%s\n",
+		topicsString(c.topics), topicsString(c.subscribed), topicsString(c.targetTopics))
+	for _, id := range c.Members() {
+		m := c.members[id]
+		st, rt := "-", "-"
+		if m.sessionArmed {
+			st = fmt.Sprintf("@%d", m.sessionAt)
+		}
+		if m.rebalanceArmed {
+			rt = fmt.Sprintf("%d@%d", m.rebalanceEpoch, m.rebalanceAt)
+		}
+		fmt.Fprintf(&b, "member %s node=%s instance=%s epoch=%d previous=%d state=%s assigned=%s pending-revocation=%s target=%s subscription=[%s] assignor=%s rack=%s rebalance-timeout=%d session-timer=%s rebalance-timer=%s\n",
+			id, dash(m.node), dash(m.instanceID), m.cur.Epoch, m.cur.PreviousEpoch, m.cur.State,
+			m.cur.Assigned, m.cur.PendingRevocation, c.target[id], strings.Join(m.subscription, " "),
+			dash(m.assignor), dash(m.rack), m.rebalanceTimeout, st, rt)
+	}
+	ps := slices.SortedFunc(maps.Keys(c.owners), spec.Resource.Compare)
+	parts := make([]string, 0, len(ps))
+	for _, p := range ps {
+		var hs []string
+		for _, h := range c.owners[p] {
+			hs = append(hs, fmt.Sprintf("%s@%d", h.member, h.epoch))
+		}
+		parts = append(parts, p.String()+"="+strings.Join(hs, ","))
+	}
+	fmt.Fprintf(&b, "owners %s\n", strings.Join(parts, " "))
+	return b.String()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// topicsString prints t as "[a:1 b:2]", sorted.
+func topicsString(t spec.Topics) string {
+	parts := make([]string, 0, len(t))
+	for _, name := range t.Names() {
+		parts = append(parts, fmt.Sprintf("%s:%d", name, t[name]))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// CheckInvariants returns an error naming the first broken invariant of
+// c's state, or nil. Step keeps every invariant; tests call this after
+// every step. With the AssignBeforeRelease fault a partition may have
+// several holders (that is the fault; the ownership laws report it).
+func (c *Coordinator) CheckInvariants() error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("coordinator: invariant: "+format+"\n%s", append(args, c)...)
+	}
+	if c.state != c.derivedState() {
+		return fail("state %s, but the group is %s", c.state, c.derivedState())
+	}
+	if c.targetEpoch < 0 || c.groupEpoch < c.targetEpoch {
+		return fail("group epoch %d, target epoch %d", c.groupEpoch, c.targetEpoch)
+	}
+	if !c.exists && (len(c.members) > 0 || c.groupEpoch != 0) {
+		return fail("group not created, but %d members at epoch %d", len(c.members), c.groupEpoch)
+	}
+	statics := 0
+	held := map[spec.Resource][]holder{}
+	for id, m := range c.members {
+		if m.id != id || id == "" {
+			return fail("member %q recorded as %q", id, m.id)
+		}
+		if m.instanceID != "" {
+			statics++
+			if c.instances[m.instanceID] != id {
+				return fail("instance %s of %s maps to %q", m.instanceID, id, c.instances[m.instanceID])
+			}
+		}
+		if err := m.cur.Validate(); err != nil {
+			return fail("member %s: %v", id, err)
+		}
+		e := m.cur.Epoch
+		switch {
+		case e == spec.StaticLeaveEpoch:
+			if m.instanceID == "" {
+				return fail("dynamic member %s at epoch -2", id)
+			}
+			if !m.cur.PendingRevocation.IsEmpty() {
+				return fail("parked static member %s has partitions pending revocation %s", id, m.cur.PendingRevocation)
+			}
+		case e < 0:
+			return fail("member %s at epoch %d", id, e)
+		case e > c.targetEpoch:
+			return fail("member %s at epoch %d, past the target epoch %d", id, e, c.targetEpoch)
+		case m.cur.PreviousEpoch > e:
+			return fail("member %s at epoch %d has previous epoch %d", id, e, m.cur.PreviousEpoch)
+		}
+		if !slices.IsSorted(m.subscription) || len(slices.Compact(slices.Clone(m.subscription))) != len(m.subscription) {
+			return fail("member %s subscription %v not sorted and distinct", id, m.subscription)
+		}
+		if !m.sessionArmed {
+			return fail("member %s has no session timer", id)
+		}
+		wantRebalance := m.cur.State == reconcile.UnrevokedPartitions && e >= 0
+		if m.rebalanceArmed != wantRebalance || (m.rebalanceArmed && m.rebalanceEpoch != e) {
+			return fail("member %s in %s at epoch %d: rebalance timer armed=%t epoch=%d", id, m.cur.State, e, m.rebalanceArmed, m.rebalanceEpoch)
+		}
+		tgt, ok := c.target[id]
+		if !ok {
+			return fail("member %s has no target", id)
+		}
+		if extra := tgt.Minus(c.targetTopics.Resources(m.subscription...)); !extra.IsEmpty() {
+			return fail("target of %s has %s, outside its subscription %v in the target metadata %s", id, extra, m.subscription, topicsString(c.targetTopics))
+		}
+		for _, p := range m.holds() {
+			held[p] = append(held[p], holder{member: id, epoch: e})
+		}
+	}
+	if statics != len(c.instances) {
+		return fail("%d instance ids for %d static members", len(c.instances), statics)
+	}
+	if len(c.target) != len(c.members) {
+		return fail("%d target entries for %d members", len(c.target), len(c.members))
+	}
+	var targeted spec.Set
+	for _, id := range c.target.Members() {
+		if both := targeted.Intersect(c.target[id]); !both.IsEmpty() {
+			return fail("target gives %s twice", both)
+		}
+		targeted = targeted.Union(c.target[id])
+	}
+	if len(held) != len(c.owners) {
+		return fail("owner map has %d partitions, members hold %d", len(c.owners), len(held))
+	}
+	for p, want := range held {
+		slices.SortFunc(want, func(a, b holder) int { return strings.Compare(string(a.member), string(b.member)) })
+		if !slices.Equal(c.owners[p], want) {
+			return fail("owners of %s are %v, members hold it as %v", p, c.owners[p], want)
+		}
+		if len(want) > 1 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+			return fail("partition %s held by %v", p, want)
+		}
+	}
+	if !c.metadataExpired && !maps.Equal(c.subscribed, c.subscriptionMetadata(c.subscribedNames(nil))) {
+		return fail("subscription metadata %s is stale, but not marked expired", topicsString(c.subscribed))
+	}
+	return nil
+}

@@ -1,0 +1,476 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/model/nextgen/target"
+	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file holds the ConsumerGroupHeartbeat handling (GMM
+// consumerGroupHeartbeat and consumerGroupLeave) and member removal
+// (consumerGroupFenceMember).
+
+// reject answers from with rej and changes nothing.
+func (s *step) reject(from string, rej validate.Rejection) {
+	s.send(from, rej.Response())
+}
+
+func rejection(code spec.ErrorCode, format string, args ...any) validate.Rejection {
+	return validate.Rejection{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// handleHeartbeat runs one ConsumerGroupHeartbeat, in Kafka's order:
+//
+//  1. validate.Request (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR), then two
+//     checks of this model's own, both INVALID_REQUEST: an empty MemberId at
+//     epoch 0 (members generate their ids, KIP-1082; this core has no id
+//     generator, where Kafka before 4.0 made up a UUID), and a regular
+//     heartbeat whose TopicPartitions holds an invalid partition (the set is
+//     otherwise normalized: sorted, duplicates dropped). A request for
+//     another group gets NOT_COORDINATOR.
+//  2. Epoch -1 or -2: validate.Leave, then fence or park (handleLeave).
+//  3. Otherwise: the regular heartbeat (regularHeartbeat).
+func (c *Coordinator) handleHeartbeat(s *step, from string, r nextgen.HeartbeatRequest) {
+	if rej := validate.Request(r, c.cfg.Assignors); !rej.OK() {
+		s.reject(from, rej)
+		return
+	}
+	if validate.IsLeave(r.MemberEpoch) {
+		if r.GroupID != c.cfg.GroupID {
+			s.reject(from, c.notCoordinator(r))
+			return
+		}
+		c.handleLeave(s, from, r)
+		return
+	}
+	if blank(string(r.MemberID)) {
+		// Only epoch 0 gets here: validate.Request refuses an empty
+		// MemberId at every other epoch.
+		s.reject(from, rejection(spec.InvalidRequest, "MemberId can't be empty."))
+		return
+	}
+	owned := spec.NewSet(r.TopicPartitions...)
+	if err := owned.Validate(); err != nil {
+		s.reject(from, rejection(spec.InvalidRequest, "TopicPartitions is invalid: %v.", err))
+		return
+	}
+	if r.GroupID != c.cfg.GroupID {
+		s.reject(from, c.notCoordinator(r))
+		return
+	}
+	c.regularHeartbeat(s, from, r, owned)
+}
+
+func (c *Coordinator) notCoordinator(r nextgen.HeartbeatRequest) validate.Rejection {
+	return rejection(spec.NotCoordinator, "This coordinator runs group %s, not %s.", c.cfg.GroupID, r.GroupID)
+}
+
+// blank reports whether s is empty once trimmed as Java's String.trim does.
+func blank(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' }) == ""
+}
+
+// handleLeave is consumerGroupLeave: validate.Leave, then either the fence
+// (a dynamic member, or a static member with -1), answered with the
+// request's member id and epoch, or the static temporary leave (-2).
+// Leave responses carry no heartbeat interval, as in Kafka.
+func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatRequest) {
+	var g validate.Group
+	if c.exists {
+		g = groupView{c: c}
+	}
+	dec, rej := validate.Leave(g, r)
+	if !rej.OK() {
+		s.reject(from, rej)
+		return
+	}
+	switch dec.Kind {
+	case validate.Fence:
+		c.fence(s, dec.Member)
+		s.send(from, nextgen.HeartbeatResponse{MemberID: r.MemberID, MemberEpoch: r.MemberEpoch})
+	case validate.StaticTemporaryLeave:
+		c.parkStatic(s, dec.Member)
+		s.send(from, nextgen.HeartbeatResponse{MemberID: dec.Member, MemberEpoch: spec.StaticLeaveEpoch})
+	default:
+		panic(fmt.Sprintf("coordinator: validate.Leave accepted with decision %s", dec))
+	}
+}
+
+// parkStatic is consumerGroupStaticMemberGroupLeave: the member's epoch
+// becomes -2 and its partitions pending revocation are dropped (they become
+// free); its assigned partitions stay held, at epoch -2, so no other member
+// can take them; its target stays; the group epoch is not bumped; its
+// session timer keeps running (it is fenced if it does not come back in
+// time). Its state and previous epoch are kept, as in Kafka.
+//
+// Departure: Kafka leaves the member's rebalance timer to fire and be
+// ignored (the member is no longer at the timer's epoch); this model
+// cancels it, with the same effect.
+func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
+	m := c.members[id]
+	c.removeHoldings(id, m.holds())
+	m.cur.Epoch = spec.StaticLeaveEpoch
+	m.cur.PendingRevocation = nil
+	c.addHoldings(id, m.cur.Epoch, m.holds())
+	s.cancelRebalance(&m)
+	c.members[id] = m
+	c.updateState()
+}
+
+// fence is consumerGroupFenceMember: the member goes (its record, its
+// target, its partitions, its instance id), its timers are cancelled, the
+// subscription metadata is recomputed without it and the group epoch is
+// bumped. The new target is computed on the next heartbeat of any member.
+func (c *Coordinator) fence(s *step, id spec.MemberID) {
+	c.drop(s, id)
+	delete(c.target, id)
+	c.subscribed = c.subscriptionMetadata(c.subscribedNames(nil))
+	c.groupEpoch++
+	c.updateState()
+}
+
+// drop removes the record of member id: its partitions, its instance id
+// mapping and its timers. It does not touch the target or the epochs.
+func (c *Coordinator) drop(s *step, id spec.MemberID) {
+	m, ok := c.members[id]
+	if !ok {
+		panic(fmt.Sprintf("coordinator: drop of unknown member %s", id))
+	}
+	c.removeHoldings(id, m.holds())
+	if m.instanceID != "" && c.instances[m.instanceID] == id {
+		delete(c.instances, m.instanceID)
+	}
+	s.cancelSession(&m)
+	s.cancelRebalance(&m)
+	delete(c.members, id)
+}
+
+// regularHeartbeat is the regular path of consumerGroupHeartbeat (epoch
+// >= 0). Everything that can fail runs before anything changes, so a
+// rejected heartbeat changes nothing (in Kafka, the records of a failed
+// heartbeat are never written):
+//
+//  1. validate.Join (GROUP_ID_NOT_FOUND, GROUP_MAX_SIZE_REACHED,
+//     UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID,
+//     FENCED_MEMBER_EPOCH) decides whose heartbeat it is: a new member
+//     (epoch 0, previous -1, STABLE), an existing member, or a static
+//     member replacing its parked incarnation (a copy of it under the
+//     request's member id, epoch 0, previous 0, with its assignment and
+//     target). SkipEpochCheck skips the member epoch check.
+//  2. The member's fields are updated from the request (instance id, rack,
+//     rebalance timeout, server assignor, subscription; unsent fields stay).
+//  3. The group epoch is bumped if the subscription changed (always for a
+//     new member) or, when the subscription changed or the metadata
+//     expired, if the recomputed subscription metadata differs.
+//  4. If the group epoch is ahead of the target epoch, target.Build with the
+//     preferred assignor computes a new target (failure:
+//     UNKNOWN_SERVER_ERROR).
+//  5. reconcile.Next moves the member one step towards its target, unless
+//     it is reconciled already (ErrFencedMemberEpoch: FENCED_MEMBER_EPOCH).
+//
+// Then it commits: the member record, the partition owners, the epochs and
+// target, the rebalance timer (armed at the member's epoch when the member
+// changed into UNREVOKED_PARTITIONS, cancelled when it changed into any
+// other state), the session timer (reset), the group state. The response
+// carries the member id, its epoch, the heartbeat interval and, for a full
+// request (epoch 0, or rebalance timeout, subscription and owned
+// partitions all sent) or when its assigned partitions changed, the
+// assigned partitions (never those pending revocation).
+func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.HeartbeatRequest, owned spec.Set) {
+	var g validate.Group
+	if c.exists {
+		g = groupView{c: c, skipEpochCheck: c.cfg.Faults.Has(nextgen.SkipEpochCheck), req: r}
+	}
+	dec, rej := validate.Join(g, r, c.cfg.MaxSize, validate.Semantics{BeforeKafka19233: c.cfg.Semantics.BeforeKafka19233})
+	if !rej.OK() {
+		s.reject(from, rej)
+		return
+	}
+
+	// 1. The member record the request updates.
+	var base member
+	var gone []spec.MemberID // records the new one replaces
+	switch dec.Kind {
+	case validate.NewMember:
+		base = member{id: r.MemberID, cur: reconcile.Member{Epoch: 0, PreviousEpoch: -1, State: reconcile.Stable}}
+	case validate.ExistingMember:
+		base = c.members[dec.Member]
+	case validate.ReplaceStatic:
+		// getOrMaybeSubscribeStaticConsumerGroupMember + replaceMember:
+		// the parked member's record, copied under the new member id with
+		// epoch 0 and previous epoch 0, keeps its state, assignment and
+		// (below) target. Its own timers are cancelled on commit (Kafka
+		// leaves them to go stale).
+		old := c.members[dec.Member]
+		base = member{
+			id: r.MemberID, instanceID: old.instanceID, rack: old.rack, assignor: old.assignor,
+			rebalanceTimeout: old.rebalanceTimeout, subscription: old.subscription, cur: old.cur,
+		}
+		base.cur.Epoch, base.cur.PreviousEpoch = 0, 0
+		gone = append(gone, dec.Member)
+		if _, ok := c.members[r.MemberID]; ok && r.MemberID != dec.Member {
+			// The new member id belongs to another member: Kafka's records
+			// overwrite it. Its own partitions are released.
+			gone = append(gone, r.MemberID)
+		}
+	default:
+		panic(fmt.Sprintf("coordinator: validate.Join accepted with decision %s", dec))
+	}
+
+	// 2. Update the member from the request.
+	updated := base
+	if r.InstanceID != nil {
+		updated.instanceID = *r.InstanceID
+	}
+	if r.RackID != nil {
+		updated.rack = *r.RackID
+	}
+	if r.RebalanceTimeoutMs != -1 {
+		updated.rebalanceTimeout = nextgen.Millis(r.RebalanceTimeoutMs)
+	}
+	if r.ServerAssignor != nil {
+		updated.assignor = *r.ServerAssignor
+	}
+	if r.SubscriptionSent {
+		updated.subscription = distinct(r.SubscribedTopicNames)
+	}
+	updated.node = from
+
+	// 3. The group epoch.
+	groupEpoch, subscribed, expired := c.groupEpoch, c.subscribed, c.metadataExpired
+	bump := !slices.Equal(base.subscription, updated.subscription)
+	if bump || expired {
+		subscribed = c.subscriptionMetadata(c.subscribedNames(&updated, gone...))
+		if !maps.Equal(subscribed, c.subscribed) {
+			bump = true
+		}
+		expired = false
+	}
+	if bump {
+		groupEpoch++
+	}
+
+	// 4. The target.
+	tgt, tgtEpoch, tgtTopics := c.target, c.targetEpoch, c.targetTopics
+	switch {
+	case groupEpoch > tgtEpoch:
+		name := c.preferredAssignor(updated, gone)
+		res, err := target.Build(target.Input{
+			Members:  c.targetMembers(),
+			Previous: c.target,
+			Topics:   subscribed,
+			Assignor: c.assignors[name],
+			// addOrUpdateMember. A static replacement is recognised by
+			// its instance id: the parked member is removed and its
+			// target inherited. Fenced members were removed when they
+			// were fenced, so there are no removeMember deltas here.
+			Upsert: []target.Member{targetMember(updated)},
+		})
+		if err != nil {
+			s.reject(from, rejection(spec.UnknownServerError,
+				"Failed to compute a new target assignment for epoch %d: %v.", groupEpoch, err))
+			return
+		}
+		tgt, tgtEpoch, tgtTopics = res.Target, groupEpoch, subscribed
+	case dec.Kind == validate.ReplaceStatic:
+		// No new target: the new member id inherits the old one's.
+		tgt = maps.Clone(c.target)
+		inherited := c.target[dec.Member]
+		for _, id := range gone {
+			delete(tgt, id)
+		}
+		tgt[updated.id] = inherited
+	}
+
+	// 5. Reconcile.
+	next := updated.cur
+	if !next.IsReconciledTo(tgtEpoch) {
+		in := reconcile.Input{
+			TargetEpoch:    tgtEpoch,
+			Target:         tgt[updated.id],
+			Owned:          owned,
+			OwnedSent:      r.OwnedSent,
+			PartitionOwned: c.partitionOwned(updated.id, gone),
+			Semantics:      reconcile.Semantics{BeforeKafka19449: c.cfg.Semantics.BeforeKafka19449},
+		}
+		if c.cfg.Faults.Has(nextgen.StraightToTarget) {
+			// The fault: the coordinator takes every partition the member
+			// must give up as already given up, so the member never waits
+			// in UNREVOKED_PARTITIONS and its revoked partitions are free
+			// at once while it still works on them.
+			in.Owned, in.OwnedSent = owned.Intersect(in.Target), true
+		}
+		n, err := reconcile.Next(updated.cur, in)
+		switch {
+		case errors.Is(err, reconcile.ErrFencedMemberEpoch):
+			s.reject(from, rejection(spec.FencedMemberEpoch,
+				"The consumer group member is in an unknown state and must abandon all its partitions and rejoin."))
+			return
+		case err != nil:
+			panic(fmt.Sprintf("coordinator: reconcile %s: %v\n%s", updated.id, err, c))
+		}
+		next = n
+	}
+
+	// Commit.
+	for _, id := range gone {
+		if _, ok := c.members[id]; ok {
+			c.drop(s, id)
+		}
+	}
+	if dec.Kind == validate.ExistingMember {
+		c.removeHoldings(base.id, base.holds())
+		if base.instanceID != "" && base.instanceID != updated.instanceID {
+			delete(c.instances, base.instanceID)
+		}
+	}
+	changed := !sameMember(updated.cur, next)
+	updated.cur = next
+	c.addHoldings(updated.id, next.Epoch, updated.holds())
+	if updated.instanceID != "" {
+		c.instances[updated.instanceID] = updated.id
+	}
+	if changed {
+		// maybeReconcile: (re)arm the rebalance timeout at the member's
+		// epoch when it entered UNREVOKED_PARTITIONS, cancel it otherwise.
+		if next.State == reconcile.UnrevokedPartitions {
+			s.armRebalance(&updated, next.Epoch, s.now+max(updated.rebalanceTimeout, 0))
+		} else {
+			s.cancelRebalance(&updated)
+		}
+	}
+	s.armSession(&updated, s.now+c.cfg.SessionTimeout)
+	c.members[updated.id] = updated
+	c.exists = true
+	c.groupEpoch, c.subscribed, c.metadataExpired = groupEpoch, subscribed, expired
+	c.target, c.targetEpoch, c.targetTopics = tgt, tgtEpoch, tgtTopics
+	c.updateState()
+
+	resp := nextgen.HeartbeatResponse{
+		MemberID:            updated.id,
+		MemberEpoch:         next.Epoch,
+		HeartbeatIntervalMs: int32(c.cfg.HeartbeatInterval),
+	}
+	full := r.MemberEpoch == 0 || (r.RebalanceTimeoutMs != -1 && r.SubscriptionSent && r.OwnedSent)
+	if full || !base.cur.Assigned.Equal(next.Assigned) {
+		resp.Assignment, resp.AssignmentSent = next.Assigned, true
+	}
+	s.send(from, resp)
+}
+
+// partitionOwned answers reconcile's PartitionOwned for member id, whose
+// record replaces the records in gone: Kafka's currentPartitionEpoch != -1.
+// With the AssignBeforeRelease fault, partitions held by other members
+// count as free.
+func (c *Coordinator) partitionOwned(id spec.MemberID, gone []spec.MemberID) func(spec.Resource) bool {
+	fault := c.cfg.Faults.Has(nextgen.AssignBeforeRelease)
+	return func(p spec.Resource) bool {
+		for _, h := range c.owners[p] {
+			if h.member == id || slices.Contains(gone, h.member) || !fault {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// preferredAssignor is computePreferredServerAssignor: the ServerAssignor
+// most members ask for, counting the updated member in place of its old
+// record(s), else the default (the first configured). Departure: Kafka
+// breaks a tie by hash-map order; this model takes the one listed first in
+// the configuration.
+func (c *Coordinator) preferredAssignor(updated member, gone []spec.MemberID) string {
+	counts := map[string]int{}
+	for id, m := range c.members {
+		if id != updated.id && !slices.Contains(gone, id) && m.assignor != "" {
+			counts[m.assignor]++
+		}
+	}
+	if updated.assignor != "" {
+		counts[updated.assignor]++
+	}
+	best, bestN := c.cfg.Assignors[0], 0
+	for _, name := range c.cfg.Assignors {
+		if counts[name] > bestN {
+			best, bestN = name, counts[name]
+		}
+	}
+	return best
+}
+
+// targetMembers is the group as the target builder sees it before the
+// heartbeat's deltas: every member, including static members parked at -2.
+func (c *Coordinator) targetMembers() []target.Member {
+	out := make([]target.Member, 0, len(c.members))
+	for _, id := range c.Members() {
+		out = append(out, targetMember(c.members[id]))
+	}
+	return out
+}
+
+// targetMember is m as the target builder sees it. An empty topic name in
+// the subscription is left out: it names no topic, and Kafka's assignors
+// ignore topics missing from the metadata.
+func targetMember(m member) target.Member {
+	return target.Member{
+		ID: m.id, InstanceID: m.instanceID, Rack: m.rack,
+		Topics: slices.DeleteFunc(slices.Clone(m.subscription), func(t string) bool { return t == "" }),
+	}
+}
+
+// sameMember reports whether a and b are the same current assignment.
+func sameMember(a, b reconcile.Member) bool {
+	return a.Epoch == b.Epoch && a.PreviousEpoch == b.PreviousEpoch && a.State == b.State &&
+		a.Assigned.Equal(b.Assigned) && a.PendingRevocation.Equal(b.PendingRevocation)
+}
+
+// distinct returns topics sorted and without duplicates, in a new slice
+// (nil for none).
+func distinct(topics []string) []string {
+	if len(topics) == 0 {
+		return nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(topics)))
+}
+
+// groupView is the coordinator as validate.Group. With skipEpochCheck (the
+// SkipEpochCheck fault) it reports the requesting member at the request's
+// epoch wherever validate runs the member epoch check, so the check always
+// passes; a static member parked at -2 is left as it is (the fault skips
+// the epoch check, not the parking).
+type groupView struct {
+	c              *Coordinator
+	skipEpochCheck bool
+	req            nextgen.HeartbeatRequest
+}
+
+func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
+	m, ok := v.c.members[id]
+	if !ok || id == "" {
+		return validate.MemberInfo{}, false
+	}
+	info := validate.MemberInfo{
+		ID: m.id, InstanceID: m.instanceID,
+		Epoch: m.cur.Epoch, PreviousEpoch: m.cur.PreviousEpoch, Assigned: m.cur.Assigned,
+	}
+	staticJoin := v.req.InstanceID != nil && v.req.MemberEpoch == 0 // no epoch check there
+	if v.skipEpochCheck && id == v.req.MemberID && m.cur.Epoch >= 0 && !staticJoin {
+		info.Epoch = v.req.MemberEpoch
+	}
+	return info, true
+}
+
+func (v groupView) InstanceOwner(instanceID string) (spec.MemberID, bool) {
+	id, ok := v.c.instances[instanceID]
+	return id, ok && instanceID != ""
+}
+
+func (v groupView) Size() int { return len(v.c.members) }

@@ -1,0 +1,788 @@
+package coordinator
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// The tests drive a Coordinator with Inputs and compare each Step's Output,
+// printed with Output.String, with the expected text. The harness checks
+// the coordinator's invariants after every step.
+
+const testRebalance = 30000
+
+type harness struct {
+	t   *testing.T
+	c   *Coordinator
+	now nextgen.Millis
+}
+
+func newHarness(t *testing.T, cfg CoordinatorConfig) *harness {
+	t.Helper()
+	if cfg.GroupID == "" {
+		cfg.GroupID = "g"
+	}
+	c, err := NewCoordinator(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, c: c}
+}
+
+// step runs ev at time at and returns the output.
+func (h *harness) step(at nextgen.Millis, ev nextgen.Event) nextgen.Output {
+	h.t.Helper()
+	h.now = at
+	out := h.c.Step(nextgen.Input{Now: at, Event: ev})
+	if err := h.c.CheckInvariants(); err != nil {
+		h.t.Fatalf("after %s at %d: %v", ev, at, err)
+	}
+	return out
+}
+
+// expect runs ev at time at and compares the printed output with want.
+func (h *harness) expect(at nextgen.Millis, ev nextgen.Event, want string) {
+	h.t.Helper()
+	got := h.step(at, ev).String()
+	if norm(got) != norm(want) {
+		h.t.Fatalf("at %d, %s:\ngot:\n%s\nwant:\n%s", at, ev, norm(got), norm(want))
+	}
+}
+
+// hb delivers r from node from (the member id, unless r has none) at at.
+func (h *harness) hb(at nextgen.Millis, r nextgen.HeartbeatRequest, want string) {
+	h.t.Helper()
+	h.expect(at, nextgen.Receive{From: nodeOf(r), Msg: r}, want)
+}
+
+func (h *harness) fire(at nextgen.Millis, t nextgen.Timer, want string) {
+	h.t.Helper()
+	h.expect(at, nextgen.TimerFired{Timer: t}, want)
+}
+
+func (h *harness) expectState(want string) {
+	h.t.Helper()
+	if got := h.c.String(); norm(got) != norm(want) {
+		h.t.Fatalf("state:\ngot:\n%s\nwant:\n%s", norm(got), norm(want))
+	}
+}
+
+// expectGroup checks the group epoch, target epoch and state.
+func (h *harness) expectGroup(epoch, targetEpoch spec.Epoch, state GroupState) {
+	h.t.Helper()
+	if h.c.GroupEpoch() != epoch || h.c.TargetEpoch() != targetEpoch || h.c.State() != state {
+		h.t.Fatalf("group epoch=%d target=%d state=%s, want %d %d %s\n%s",
+			h.c.GroupEpoch(), h.c.TargetEpoch(), h.c.State(), epoch, targetEpoch, state, h.c)
+	}
+}
+
+// expectMember checks a member's epoch, state, assigned and pending sets.
+func (h *harness) expectMember(id spec.MemberID, epoch spec.Epoch, state reconcile.State, assigned, pending string) {
+	h.t.Helper()
+	m, ok := h.c.Member(id)
+	if !ok {
+		h.t.Fatalf("no member %s\n%s", id, h.c)
+	}
+	if m.Epoch != epoch || m.State != state || m.Assigned.String() != assigned || m.PendingRevocation.String() != pending {
+		h.t.Fatalf("member %s: epoch=%d %s assigned=%s pending=%s, want epoch=%d %s assigned=%s pending=%s\n%s",
+			id, m.Epoch, m.State, m.Assigned, m.PendingRevocation, epoch, state, assigned, pending, h.c)
+	}
+}
+
+func nodeOf(r nextgen.HeartbeatRequest) string {
+	if r.MemberID == "" {
+		return "client"
+	}
+	return string(r.MemberID)
+}
+
+// norm trims every line and drops empty ones.
+func norm(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func set(s string) spec.Set {
+	out, err := spec.ParseSet(s)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func ptr(s string) *string { return &s }
+
+// join is the first heartbeat of a dynamic member: epoch 0, every field
+// sent, owning nothing.
+func join(id string, topics ...string) nextgen.HeartbeatRequest {
+	return nextgen.HeartbeatRequest{
+		GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: 0,
+		RebalanceTimeoutMs:   testRebalance,
+		SubscribedTopicNames: topics, SubscriptionSent: true,
+		OwnedSent: true,
+	}
+}
+
+// staticJoin is join for a static member.
+func staticJoin(id, instance string, topics ...string) nextgen.HeartbeatRequest {
+	r := join(id, topics...)
+	r.InstanceID = ptr(instance)
+	return r
+}
+
+// hbOwned is a regular heartbeat that reports owned (a set like "{foo-0}")
+// and sends nothing else.
+func hbOwned(id string, epoch spec.Epoch, owned string) nextgen.HeartbeatRequest {
+	return nextgen.HeartbeatRequest{
+		GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch,
+		RebalanceTimeoutMs: -1, TopicPartitions: set(owned), OwnedSent: true,
+	}
+}
+
+// hbNull is a regular heartbeat that sends no optional field.
+func hbNull(id string, epoch spec.Epoch) nextgen.HeartbeatRequest {
+	return nextgen.HeartbeatRequest{GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch, RebalanceTimeoutMs: -1}
+}
+
+// withInstance returns r with the static instance id set.
+func withInstance(r nextgen.HeartbeatRequest, instance string) nextgen.HeartbeatRequest {
+	r.InstanceID = ptr(instance)
+	return r
+}
+
+func leave(id string, epoch spec.Epoch) nextgen.HeartbeatRequest {
+	return nextgen.HeartbeatRequest{GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch, RebalanceTimeoutMs: -1}
+}
+
+func sessionT(id string) nextgen.Timer { return sessionTimer(spec.MemberID(id)) }
+
+func rebalanceT(id string, e spec.Epoch) nextgen.Timer { return rebalanceTimer(spec.MemberID(id), e) }
+
+// TestSeedWalkthrough is the seed scenario at the coordinator level: A owns
+// foo-0..2 at epoch 1; B joins (group epoch 2); A must first revoke foo-2,
+// and B gets it only once A has released it.
+func TestSeedWalkthrough(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
+	h.expectGroup(0, 0, Empty)
+	if h.c.Exists() {
+		t.Fatal("the group exists before anyone joined")
+	}
+
+	h.hb(0, join("A", "foo"), `
+		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1 foo-2}
+		set session(A)@45000`)
+	h.expectGroup(1, 1, Stable)
+	h.expectMember("A", 1, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
+
+	// B joins: the group epoch moves to 2 and the target to A:{foo-0 foo-1}
+	// B:{foo-2}. foo-2 is still A's, so B moves to epoch 2 with nothing.
+	h.hb(100, join("B", "foo"), `
+		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={}
+		set session(B)@45100`)
+	h.expectGroup(2, 2, Reconciling)
+	h.expectMember("B", 2, reconcile.UnreleasedPartitions, "{}", "{}")
+
+	// A's next heartbeat: it must revoke foo-2 and stays at epoch 1.
+	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1}
+		set rebalance(A@1)@30200
+		set session(A)@45200`)
+	h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
+
+	// B: still nothing, as foo-2 is unreleased; nothing changed, so no
+	// assignment in the response.
+	h.hb(300, hbOwned("B", 2, "{}"), `
+		send coordinator->B HeartbeatResponse member=B epoch=2 assignment=null
+		set session(B)@45300`)
+
+	// A reports that it no longer owns foo-2: it moves to epoch 2.
+	h.hb(400, hbOwned("A", 1, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
+		cancel rebalance(A@1)
+		set session(A)@45400`)
+	h.expectMember("A", 2, reconcile.Stable, "{foo-0 foo-1}", "{}")
+
+	// B receives foo-2.
+	h.hb(500, hbOwned("B", 2, "{}"), `
+		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-2}
+		set session(B)@45500`)
+	h.expectGroup(2, 2, Stable)
+	h.expectState(`
+		group g exists=true epoch=2 target-epoch=2 state=STABLE metadata-expired=false
+		metadata=[foo:3] subscribed=[foo:3] target-metadata=[foo:3]
+		member A node=A instance=- epoch=2 previous=1 state=STABLE assigned={foo-0 foo-1} pending-revocation={} target={foo-0 foo-1} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45400 rebalance-timer=-
+		member B node=B instance=- epoch=2 previous=2 state=STABLE assigned={foo-2} pending-revocation={} target={foo-2} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45500 rebalance-timer=-
+		owners foo-0=A@2 foo-1=A@2 foo-2=B@2`)
+	if !h.c.Exists() || h.c.MemberNode("A") != "A" || h.c.MemberNode("X") != "" {
+		t.Fatalf("Exists=%t MemberNode(A)=%q MemberNode(X)=%q", h.c.Exists(), h.c.MemberNode("A"), h.c.MemberNode("X"))
+	}
+	if got := h.c.Members(); !reflect.DeepEqual(got, []spec.MemberID{"A", "B"}) {
+		t.Fatalf("Members() = %v", got)
+	}
+}
+
+// TestImpossibleTransitionPanics: the group state changes only through the
+// transition table.
+func TestImpossibleTransitionPanics(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("EMPTY -> ASSIGNING did not panic")
+		}
+	}()
+	h.c.transitionTo(Assigning)
+}
+
+// twoMembers runs the seed walkthrough to its end: A:{foo-0 foo-1} and
+// B:{foo-2}, both STABLE at epoch 2, at time 500.
+func twoMembers(t *testing.T, cfg CoordinatorConfig) *harness {
+	t.Helper()
+	if cfg.Topics == nil {
+		cfg.Topics = spec.Topics{"foo": 3}
+	}
+	h := newHarness(t, cfg)
+	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+	h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(500, nextgen.Receive{From: "B", Msg: hbOwned("B", 2, "{}")})
+	h.expectGroup(2, 2, Stable)
+	h.expectMember("A", 2, reconcile.Stable, "{foo-0 foo-1}", "{}")
+	h.expectMember("B", 2, reconcile.Stable, "{foo-2}", "{}")
+	return h
+}
+
+// TestStaticMemberComesBack: a static member that leaves with -2 keeps its
+// partitions (held at -2, unavailable to others) and gets them back under a
+// new member id without a group epoch bump.
+func TestStaticMemberComesBack(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}})
+	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.hb(100, staticJoin("S1", "i", "foo"), `
+		send coordinator->S1 HeartbeatResponse member=S1 epoch=2 assignment={}
+		set session(S1)@45100`)
+	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}")})
+	h.step(300, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.hb(400, withInstance(hbOwned("S1", 2, "{}"), "i"), `
+		send coordinator->S1 HeartbeatResponse member=S1 epoch=2 assignment={foo-2 foo-3}
+		set session(S1)@45400`)
+	h.expectGroup(2, 2, Stable)
+
+	// S1 leaves temporarily: epoch -2, no bump, its partitions stay held.
+	h.hb(1000, withInstance(leave("S1", spec.StaticLeaveEpoch), "i"), `
+		send coordinator->S1 HeartbeatResponse member=S1 epoch=-2 assignment=null`)
+	h.expectGroup(2, 2, Reconciling)
+	h.expectMember("S1", spec.StaticLeaveEpoch, reconcile.Stable, "{foo-2 foo-3}", "{}")
+	if h.c.IsMember("S1") || !h.c.IsMember("A") {
+		t.Fatalf("IsMember(S1)=%t IsMember(A)=%t, want false true", h.c.IsMember("S1"), h.c.IsMember("A"))
+	}
+	if got := h.c.Owners()["S1"].String(); got != "{foo-2 foo-3}" {
+		t.Fatalf("S1 holds %s while parked, want {foo-2 foo-3}", got)
+	}
+	// A heartbeats meanwhile: nothing moves.
+	h.hb(2000, hbOwned("A", 2, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
+		set session(A)@47000`)
+	// A heartbeat of the parked member at its old epoch is fenced.
+	h.hb(2500, withInstance(hbOwned("S1", 2, "{}"), "i"), `
+		send coordinator->S1 HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a greater member epoch (2) than the one known by the group coordinator (-2). The member must abandon all its partitions and rejoin.`)
+
+	// The instance comes back under a new member id with the same
+	// subscription: it replaces S1, inherits its assignment and target, and
+	// the group epoch does not move.
+	h.hb(3000, staticJoin("S2", "i", "foo"), `
+		send coordinator->S2 HeartbeatResponse member=S2 epoch=2 assignment={foo-2 foo-3}
+		cancel session(S1)
+		set session(S2)@48000`)
+	h.expectGroup(2, 2, Stable)
+	if h.c.IsMember("S1") {
+		t.Fatal("S1 is still a member after its replacement")
+	}
+	h.expectMember("S2", 2, reconcile.Stable, "{foo-2 foo-3}", "{}")
+	if m, _ := h.c.Member("S2"); m.PreviousEpoch != 0 || m.InstanceID != "i" || m.Target.String() != "{foo-2 foo-3}" {
+		t.Fatalf("S2 = %+v, want previous epoch 0, instance i, target {foo-2 foo-3}", m)
+	}
+}
+
+// TestStaticReplacementWithNewSubscription: a static member that comes
+// back with a different subscription bumps the group epoch.
+func TestStaticReplacementWithNewSubscription(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
+	h.step(0, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(10, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.expectGroup(1, 1, Reconciling)
+	// The replacement reports owning nothing (epoch 0), so foo is dropped
+	// without a revocation step and bar is free: it gets bar at once.
+	h.hb(20, staticJoin("S2", "i", "bar"), `
+		send coordinator->S2 HeartbeatResponse member=S2 epoch=2 assignment={bar-0 bar-1}
+		cancel session(S1)
+		set session(S2)@45020`)
+	h.expectGroup(2, 2, Stable)
+	if got := h.c.Owners().String(); got != "S2:{bar-0 bar-1}" {
+		t.Fatalf("owners %s", got)
+	}
+}
+
+// TestSlowRevokerFencedByRebalanceTimeout: a member that never revokes is
+// fenced when its rebalance timeout fires, and its partitions go to the
+// other member.
+func TestSlowRevokerFencedByRebalanceTimeout(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
+	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1}
+		set rebalance(A@1)@30200
+		set session(A)@45200`)
+	// A keeps heartbeating but never lets go of foo-2: the rebalance timer
+	// is not moved.
+	for _, at := range []nextgen.Millis{10000, 20000} {
+		h.step(at, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.step(at, nextgen.Receive{From: "B", Msg: hbOwned("B", 2, "{}")})
+	}
+	h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
+	h.expectMember("B", 2, reconcile.UnreleasedPartitions, "{}", "{}")
+
+	// Firing early is stale.
+	h.fire(30199, rebalanceT("A", 1), ``)
+	h.fire(30200, rebalanceT("A", 1), `cancel session(A)`)
+	if h.c.IsMember("A") {
+		t.Fatal("A is still a member")
+	}
+	h.expectGroup(3, 2, Assigning)
+
+	h.hb(30300, hbOwned("B", 2, "{}"), `
+		send coordinator->B HeartbeatResponse member=B epoch=3 assignment={foo-0 foo-1 foo-2}
+		set session(B)@75300`)
+	h.expectGroup(3, 3, Stable)
+
+	// The fenced member is unknown now and must rejoin with epoch 0.
+	h.hb(30400, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+		send coordinator->A HeartbeatResponse error=UNKNOWN_MEMBER_ID Member A is not a member of group g.`)
+}
+
+// TestLostResponse: a heartbeat at the previous epoch is accepted if it
+// owns a subset of the assignment (the response that carried the epoch
+// bump was lost), and fenced otherwise.
+func TestLostResponse(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		req  nextgen.HeartbeatRequest
+		want string
+	}{
+		{"owned subset", hbOwned("A", 1, "{foo-0 foo-1}"),
+			"send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null\nset session(A)@45600"},
+		{"owned empty", hbOwned("A", 1, "{}"),
+			"send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null\nset session(A)@45600"},
+		{"owned not a subset", hbOwned("A", 1, "{foo-0 foo-2}"),
+			"send coordinator->A HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a smaller member epoch (1) than the one known by the group coordinator (2). The member must abandon all its partitions and rejoin."},
+		{"owned not sent", hbNull("A", 1),
+			"send coordinator->A HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a smaller member epoch (1) than the one known by the group coordinator (2). The member must abandon all its partitions and rejoin."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A's move to epoch 2 (at 400) is the response that is lost.
+			h := twoMembers(t, CoordinatorConfig{})
+			h.hb(600, tc.req, tc.want)
+		})
+	}
+}
+
+// TestTwoLostResponses: a member that lost two epoch bumps in a row is two
+// epochs behind and is fenced.
+func TestTwoLostResponses(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
+	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+
+	// foo grows: the metadata expires and A's next heartbeat bumps the
+	// epoch. The response is lost.
+	h.expect(100, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 4}}, ``)
+	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1 foo-2 foo-3}
+		set session(A)@45200`)
+	// foo grows again; A heartbeats at epoch 1 (its previous epoch, owning a
+	// subset): accepted and bumped to 3. This response is lost too.
+	h.expect(300, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 5}}, ``)
+	h.hb(400, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2 foo-3 foo-4}
+		set session(A)@45400`)
+	h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2 foo-3 foo-4}", "{}")
+	// Epoch 1 is neither the current (3) nor the previous (2) epoch.
+	before := h.c.Clone()
+	h.hb(500, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+		send coordinator->A HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a smaller member epoch (1) than the one known by the group coordinator (3). The member must abandon all its partitions and rejoin.`)
+	if !reflect.DeepEqual(before, h.c) {
+		t.Fatalf("a fenced heartbeat changed the state:\n%s\nwas:\n%s", h.c, before)
+	}
+}
+
+// TestTwoTargetEpochsBehind: a revoking member whose target moves again
+// steps one epoch at a time, and the rebalance timer follows its epoch; the
+// timer of the epoch it left is stale.
+func TestTwoTargetEpochsBehind(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 6}})
+	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3 foo-4 foo-5}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1 foo-2}
+		set rebalance(A@1)@30200
+		set session(A)@45200`)
+	// C joins: group epoch 3, target A:{foo-0 foo-1} B:{foo-3 foo-4}
+	// C:{foo-2 foo-5}.
+	h.hb(300, join("C", "foo"), `
+		send coordinator->C HeartbeatResponse member=C epoch=3 assignment={}
+		set session(C)@45300`)
+	h.expectGroup(3, 3, Reconciling)
+	if got := h.c.Target().String(); got != "A:{foo-0 foo-1} B:{foo-3 foo-4} C:{foo-2 foo-5}" {
+		t.Fatalf("target %s", got)
+	}
+
+	// A has revoked foo-3..5 but still owns foo-2, which it must now give
+	// up too: it steps to epoch 2 (not 3) and revokes again.
+	h.hb(400, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
+		cancel rebalance(A@1)
+		set rebalance(A@2)@30400
+		set session(A)@45400`)
+	h.expectMember("A", 2, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
+
+	// The timer of epoch 1 is stale.
+	before := h.c.String()
+	h.fire(30200, rebalanceT("A", 1), ``)
+	if h.c.String() != before {
+		t.Fatalf("stale timer changed the state:\n%s\nwas:\n%s", h.c, before)
+	}
+
+	h.hb(30300, hbOwned("A", 2, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=3 assignment=null
+		cancel rebalance(A@2)
+		set session(A)@75300`)
+	h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1}", "{}")
+	// The epoch-2 timer is stale now as well.
+	h.fire(30400, rebalanceT("A", 2), ``)
+	h.hb(30500, hbOwned("B", 2, "{}"), `
+		send coordinator->B HeartbeatResponse member=B epoch=3 assignment={foo-3 foo-4}
+		set session(B)@75500`)
+	h.hb(30600, hbOwned("C", 3, "{}"), `
+		send coordinator->C HeartbeatResponse member=C epoch=3 assignment={foo-2 foo-5}
+		set session(C)@75600`)
+	h.expectGroup(3, 3, Stable)
+}
+
+// TestSessionTimeout: a member with no accepted heartbeat within the
+// session timeout is fenced, a parked static member too; early or stale
+// firings are ignored.
+func TestSessionTimeout(t *testing.T) {
+	h := twoMembers(t, CoordinatorConfig{})
+	// B's session runs until 45500; firing earlier is stale.
+	h.fire(45000, sessionT("B"), ``)
+	h.fire(45500, sessionT("B"), ``) // B's deadline; no timer to cancel
+	h.expectGroup(3, 2, Assigning)
+	if h.c.IsMember("B") {
+		t.Fatal("B is still a member")
+	}
+	if got := h.c.Owners().String(); got != "A:{foo-0 foo-1}" {
+		t.Fatalf("owners %s", got)
+	}
+	// B's timers are gone: another firing is stale.
+	h.fire(45600, sessionT("B"), ``)
+	h.hb(45700, hbOwned("A", 2, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2}
+		set session(A)@90700`)
+	h.expectGroup(3, 3, Stable)
+	// The last member goes: the group is empty and keeps its epoch.
+	h.fire(90700, sessionT("A"), ``)
+	h.expectGroup(4, 3, Empty)
+
+	// A static member parked at -2 that does not come back in time.
+	s := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
+	s.step(0, nextgen.Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
+	s.step(1000, nextgen.Receive{From: "S", Msg: withInstance(leave("S", spec.StaticLeaveEpoch), "i")})
+	s.fire(45000, sessionT("S"), ``) // the leave did not reset the session
+	s.expectGroup(2, 1, Empty)
+	if len(s.c.Owners()) != 0 || len(s.c.Members()) != 0 {
+		t.Fatalf("after the session expired:\n%s", s.c)
+	}
+	// The instance id is free again.
+	s.hb(46000, staticJoin("S2", "i", "foo"), `
+		send coordinator->S2 HeartbeatResponse member=S2 epoch=3 assignment={foo-0 foo-1}
+		set session(S2)@91000`)
+}
+
+// TestLeave: a dynamic member leaving with -1 is fenced and answered with
+// epoch -1; its partitions are free at once.
+func TestLeave(t *testing.T) {
+	h := twoMembers(t, CoordinatorConfig{})
+	h.hb(600, leave("B", spec.LeaveEpoch), `
+		send coordinator->B HeartbeatResponse member=B epoch=-1 assignment=null
+		cancel session(B)`)
+	h.expectGroup(3, 2, Assigning)
+	h.hb(700, hbOwned("A", 2, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2}
+		set session(A)@45700`)
+	// A static member leaving with -1 is fenced too.
+	h.step(800, nextgen.Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
+	h.expectGroup(4, 4, Reconciling)
+	h.hb(900, withInstance(leave("S", spec.LeaveEpoch), "i"), `
+		send coordinator->S HeartbeatResponse member=S epoch=-1 assignment=null
+		cancel session(S)`)
+	h.expectGroup(5, 4, Assigning)
+}
+
+// TestRejoinAtEpochZero: since KAFKA-19233 an existing member that rejoins
+// with epoch 0 keeps its record; before it, it is fenced.
+func TestRejoinAtEpochZero(t *testing.T) {
+	h := twoMembers(t, CoordinatorConfig{})
+	h.hb(600, join("A", "foo"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
+		set session(A)@45600`)
+	h.expectGroup(2, 2, Stable)
+
+	old := twoMembers(t, CoordinatorConfig{Semantics: nextgen.Semantics{BeforeKafka19233: true}})
+	old.hb(600, join("A", "foo"), `
+		send coordinator->A HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a smaller member epoch (0) than the one known by the group coordinator (2). The member must abandon all its partitions and rejoin.`)
+}
+
+// TestMetadataUpdate: only a change of a subscribed topic bumps the group
+// epoch, and only on the next heartbeat.
+func TestMetadataUpdate(t *testing.T) {
+	h := twoMembers(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3, "bar": 1}})
+	h.expect(600, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 3, "bar": 5}}, ``)
+	h.hb(700, hbOwned("A", 2, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
+		set session(A)@45700`)
+	h.expectGroup(2, 2, Stable)
+
+	h.expect(800, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 4, "bar": 5}}, ``)
+	h.expectGroup(2, 2, Stable)
+	h.hb(900, hbOwned("A", 2, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=3 assignment=null
+		set session(A)@45900`)
+	h.expectGroup(3, 3, Reconciling)
+	if got := h.c.Target().String(); got != "A:{foo-0 foo-1} B:{foo-2 foo-3}" {
+		t.Fatalf("target %s", got)
+	}
+
+	// A deleted topic: its partitions leave the target and are revoked.
+	h.expect(1000, nextgen.MetadataUpdate{Topics: spec.Topics{"bar": 5}}, ``)
+	h.hb(1100, hbOwned("B", 2, "{foo-2}"), `
+		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={}
+		set rebalance(B@2)@31100
+		set session(B)@46100`)
+	h.expectGroup(4, 4, Reconciling)
+	h.hb(1200, hbOwned("B", 2, "{}"), `
+		send coordinator->B HeartbeatResponse member=B epoch=4 assignment=null
+		cancel rebalance(B@2)
+		set session(B)@46200`)
+}
+
+// TestPreferredAssignor: the assignor most members ask for wins; without
+// any, the first configured one.
+func TestPreferredAssignor(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
+	r := join("A", "foo", "bar")
+	r.ServerAssignor = ptr("range")
+	h.step(0, nextgen.Receive{From: "A", Msg: r})
+	h.step(10, nextgen.Receive{From: "B", Msg: join("B", "foo", "bar")})
+	// Range gives A foo-0 and bar-0, where uniform would keep A's first two.
+	if got := h.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
+		t.Fatalf("target %s, want range's", got)
+	}
+	u := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
+	u.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
+	u.step(10, nextgen.Receive{From: "B", Msg: join("B", "foo", "bar")})
+	if got := u.c.Target().String(); got != "A:{bar-0 bar-1} B:{foo-0 foo-1}" {
+		t.Fatalf("target %s, want uniform's", got)
+	}
+}
+
+// baseGroup is the group every rejection case starts from: A dynamic and S
+// static (instance "i"), STABLE at epoch 3 (previous 2) after foo grew
+// from 4 to 6 partitions.
+func baseGroup(t *testing.T, cfg CoordinatorConfig) *harness {
+	t.Helper()
+	cfg.Topics = spec.Topics{"foo": 4}
+	h := newHarness(t, cfg)
+	step := func(at nextgen.Millis, r nextgen.HeartbeatRequest) {
+		t.Helper()
+		out := h.step(at, nextgen.Receive{From: nodeOf(r), Msg: r})
+		if resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse); resp.Error != spec.None {
+			t.Fatalf("setup %s: %s", r, resp)
+		}
+	}
+	step(0, join("A", "foo"))
+	step(10, staticJoin("S", "i", "foo"))
+	step(20, hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}"))
+	step(30, hbOwned("A", 1, "{foo-0 foo-1}"))
+	step(40, withInstance(hbOwned("S", 2, "{}"), "i"))
+	h.step(50, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 6}})
+	step(60, hbOwned("A", 2, "{foo-0 foo-1}"))
+	step(70, withInstance(hbOwned("S", 2, "{foo-2 foo-3}"), "i"))
+	h.expectGroup(3, 3, Stable)
+	h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-4}", "{}")
+	h.expectMember("S", 3, reconcile.Stable, "{foo-2 foo-3 foo-5}", "{}")
+	return h
+}
+
+// TestRejectedRequestsChangeNothing: every malformed or refused request
+// gets its error code and changes nothing, timers included.
+func TestRejectedRequestsChangeNothing(t *testing.T) {
+	mod := func(r nextgen.HeartbeatRequest, f func(*nextgen.HeartbeatRequest)) nextgen.HeartbeatRequest {
+		f(&r)
+		return r
+	}
+	for _, tc := range []struct {
+		name  string
+		cfg   CoordinatorConfig
+		fresh bool // a coordinator whose group does not exist yet
+		req   nextgen.HeartbeatRequest
+		code  spec.ErrorCode
+	}{
+		{name: "empty group id", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.GroupID = "" }), code: spec.InvalidRequest},
+		{name: "empty instance id", req: withInstance(hbOwned("S", 3, "{}"), ""), code: spec.InvalidRequest},
+		{name: "blank rack id", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.RackID = ptr("  ") }), code: spec.InvalidRequest},
+		{name: "epoch > 0 without member id", req: hbOwned("", 3, "{}"), code: spec.InvalidRequest},
+		{name: "leave without member id", req: leave("", spec.LeaveEpoch), code: spec.InvalidRequest},
+		{name: "join without rebalance timeout", req: mod(join("C", "foo"), func(r *nextgen.HeartbeatRequest) { r.RebalanceTimeoutMs = -1 }), code: spec.InvalidRequest},
+		{name: "join without owned", req: mod(join("C", "foo"), func(r *nextgen.HeartbeatRequest) { r.OwnedSent = false }), code: spec.InvalidRequest},
+		{name: "join owning something", req: mod(join("C", "foo"), func(r *nextgen.HeartbeatRequest) { r.TopicPartitions = set("{foo-0}") }), code: spec.InvalidRequest},
+		{name: "join without subscription", req: mod(join("C"), func(r *nextgen.HeartbeatRequest) { r.SubscriptionSent = false }), code: spec.InvalidRequest},
+		{name: "join with empty subscription", req: join("C"), code: spec.InvalidRequest},
+		{name: "join without member id (KIP-1082)", req: join("", "foo"), code: spec.InvalidRequest},
+		{name: "static leave without instance id", req: leave("S", spec.StaticLeaveEpoch), code: spec.InvalidRequest},
+		{name: "epoch -3", req: hbOwned("A", -3, "{}"), code: spec.InvalidRequest},
+		{name: "invalid owned partition", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.TopicPartitions = spec.Set{{Topic: "foo", Partition: -5}} }), code: spec.InvalidRequest},
+		{name: "unsupported assignor", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.ServerAssignor = ptr("sticky") }), code: spec.UnsupportedAssignor},
+		{name: "other group", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.GroupID = "other" }), code: spec.NotCoordinator},
+		{name: "other group leave", req: mod(leave("A", spec.LeaveEpoch), func(r *nextgen.HeartbeatRequest) { r.GroupID = "other" }), code: spec.NotCoordinator},
+		{name: "no group yet", fresh: true, req: hbOwned("A", 3, "{}"), code: spec.GroupIDNotFound},
+		{name: "no group yet, leave", fresh: true, req: leave("A", spec.LeaveEpoch), code: spec.GroupIDNotFound},
+		{name: "unknown member", req: hbOwned("X", 3, "{}"), code: spec.UnknownMemberID},
+		{name: "unknown member leaves", req: leave("X", spec.LeaveEpoch), code: spec.UnknownMemberID},
+		{name: "unknown instance", req: withInstance(hbOwned("S", 3, "{}"), "j"), code: spec.UnknownMemberID},
+		{name: "unknown instance leaves", req: withInstance(leave("S", spec.StaticLeaveEpoch), "j"), code: spec.UnknownMemberID},
+		{name: "epoch ahead", req: hbOwned("A", 4, "{}"), code: spec.FencedMemberEpoch},
+		{name: "epoch two behind", req: hbOwned("A", 1, "{}"), code: spec.FencedMemberEpoch},
+		{name: "previous epoch, owned not assigned", req: hbOwned("A", 2, "{foo-2}"), code: spec.FencedMemberEpoch},
+		{name: "previous epoch, owned not sent", req: hbNull("A", 2), code: spec.FencedMemberEpoch},
+		{name: "instance held by another member id", req: withInstance(hbOwned("A", 3, "{}"), "i"), code: spec.FencedInstanceID},
+		{name: "static leave from another member id", req: withInstance(leave("X", spec.StaticLeaveEpoch), "i"), code: spec.FencedInstanceID},
+		{name: "instance in use", req: staticJoin("S2", "i", "foo"), code: spec.UnreleasedInstanceID},
+		{name: "group full", cfg: CoordinatorConfig{MaxSize: 2}, req: join("C", "foo"), code: spec.GroupMaxSizeReached},
+		{name: "rejoin at epoch 0 before KAFKA-19233", cfg: CoordinatorConfig{Semantics: nextgen.Semantics{BeforeKafka19233: true}}, req: join("A", "foo"), code: spec.FencedMemberEpoch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h *harness
+			if tc.fresh {
+				h = newHarness(t, tc.cfg)
+			} else {
+				h = baseGroup(t, tc.cfg)
+			}
+			before, dump := h.c.Clone(), h.c.String()
+			out := h.step(1000, nextgen.Receive{From: "client", Msg: tc.req})
+			if len(out.Messages) != 1 || len(out.Timers) != 0 || len(out.Callbacks) != 0 {
+				t.Fatalf("output:\n%s", out)
+			}
+			resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse)
+			if out.Messages[0].To != "client" || resp.Error != tc.code || resp.ErrorMessage == "" {
+				t.Fatalf("got %s to %s, want %s", resp, out.Messages[0].To, tc.code)
+			}
+			if h.c.String() != dump {
+				t.Fatalf("state changed:\n%s\nwas:\n%s", h.c, dump)
+			}
+			if !reflect.DeepEqual(before, h.c) {
+				t.Fatalf("state changed (not equal to its clone):\n%s", h.c)
+			}
+		})
+	}
+}
+
+// TestCloneIsIndependent: stepping a clone leaves the original as it was.
+func TestCloneIsIndependent(t *testing.T) {
+	h := twoMembers(t, CoordinatorConfig{})
+	orig := h.c.Clone()
+	dump := h.c.String()
+	cl := &harness{t: t, c: h.c.Clone()}
+	cl.step(600, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+	cl.step(700, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")})
+	cl.step(800, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 9}})
+	cl.step(900, nextgen.TimerFired{Timer: sessionT("B")})
+	cl.fire(45500, sessionT("B"), ``)
+	if h.c.String() != dump || !reflect.DeepEqual(orig, h.c) {
+		t.Fatalf("original changed:\n%s\nwas:\n%s", h.c, dump)
+	}
+}
+
+// TestFaults: each fault switch breaks its rule.
+func TestFaults(t *testing.T) {
+	t.Run("assign-before-release", func(t *testing.T) {
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: nextgen.AssignBeforeRelease})
+		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h.hb(100, join("B", "foo"), `
+			send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-2}
+			set session(B)@45100`)
+		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2} B:{foo-2}" {
+			t.Fatalf("owners %s", got)
+		}
+	})
+	t.Run("skip-epoch-check", func(t *testing.T) {
+		h := twoMembers(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck})
+		h.hb(600, hbOwned("A", 7, "{foo-0 foo-1}"), `
+			send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
+			set session(A)@45600`)
+	})
+	t.Run("straight-to-target", func(t *testing.T) {
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: nextgen.StraightToTarget})
+		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
+			send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
+			set session(A)@45200`)
+		h.hb(300, hbOwned("B", 2, "{}"), `
+			send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-2}
+			set session(B)@45300`)
+	})
+}
+
+// TestNewCoordinatorRejectsBadConfig: nonsensical configurations are Go
+// errors; defaults fill the zero fields.
+func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  CoordinatorConfig
+	}{
+		{"empty group id", CoordinatorConfig{}},
+		{"negative session timeout", CoordinatorConfig{GroupID: "g", SessionTimeout: -1}},
+		{"negative heartbeat interval", CoordinatorConfig{GroupID: "g", HeartbeatInterval: -1}},
+		{"heartbeat interval not below session timeout", CoordinatorConfig{GroupID: "g", SessionTimeout: 5000, HeartbeatInterval: 5000}},
+		{"negative max size", CoordinatorConfig{GroupID: "g", MaxSize: -1}},
+		{"unknown assignor", CoordinatorConfig{GroupID: "g", Assignors: []string{"uniform", "sticky"}}},
+		{"repeated assignor", CoordinatorConfig{GroupID: "g", Assignors: []string{"range", "range"}}},
+		{"empty topic name", CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"": 1}}},
+		{"negative partition count", CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"foo": -1}}},
+		{"unknown fault", CoordinatorConfig{GroupID: "g", Faults: 1 << 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if c, err := NewCoordinator(tc.cfg); err == nil {
+				t.Fatalf("no error; got\n%s", c)
+			}
+		})
+	}
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 1}})
+	out := h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	if resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse); resp.HeartbeatIntervalMs != 5000 {
+		t.Fatalf("heartbeat interval %d, want the default 5000", resp.HeartbeatIntervalMs)
+	}
+	if out.Timers[0].At != 45000 {
+		t.Fatalf("session deadline %d, want the default 45000", out.Timers[0].At)
+	}
+}
