@@ -1,0 +1,484 @@
+package nextgen
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file holds the member node's types, its construction, its state
+// table and its dispatcher. The handlers live in member_heartbeat.go
+// (building, sending and matching heartbeats, timers, error codes) and
+// member_reconcile.go (reconciling assignments, revocations, subscription
+// changes and leaving).
+
+// MemberConfig configures one KIP-848 consumer (the client side of the
+// next-gen protocol). The zero values of RebalanceTimeout and
+// RequestTimeout mean Kafka's defaults.
+type MemberConfig struct {
+	// Name is the process name: the member's node name in envelopes. It
+	// must not be empty or CoordinatorNode.
+	Name string
+	// GroupID is the group the member joins, sent in every heartbeat
+	// (the coordinator answers NOT_COORDINATOR to any other group). It
+	// must not be blank.
+	GroupID string
+	// MemberID is the client-generated member id (KIP-1082); the core
+	// generates none. It must not be blank. It is kept when the member is
+	// fenced and rejoins.
+	MemberID spec.MemberID
+	// InstanceID is the static membership id (KIP-345), "" for a dynamic
+	// member. A static member leaves with epoch -2, a dynamic one with -1.
+	InstanceID string
+	// Topics is the initial subscription: at least one topic, no empty
+	// names; NewMember sorts it and removes duplicates.
+	Topics []string
+	// RebalanceTimeout is sent as RebalanceTimeoutMs (the Java client sends
+	// max.poll.interval.ms); 300000 when 0; at most math.MaxInt32.
+	RebalanceTimeout Millis
+	// ServerAssignor is sent as ServerAssignor; "" means not sent.
+	ServerAssignor string
+	// RequestTimeout is how long the member waits for the response to a
+	// heartbeat before it considers it lost and sends another (RequestTimer);
+	// 30000 when 0 (request.timeout.ms).
+	RequestTimeout Millis
+	// Faults switches on deliberate protocol breakage. The member acts on
+	// StraightToTarget only and ignores the coordinator's faults, so one
+	// Fault value can be given to every node of a world.
+	Faults Fault
+}
+
+// The member's defaults, Kafka's.
+const (
+	// memberDefaultRebalanceTimeout is max.poll.interval.ms.
+	memberDefaultRebalanceTimeout = Millis(300000)
+	// memberDefaultRequestTimeout is request.timeout.ms.
+	memberDefaultRequestTimeout = Millis(30000)
+	// memberDefaultHeartbeatInterval is the interval used until the first
+	// response says otherwise (group.consumer.heartbeat.interval.ms's
+	// default); it is also the back-off after a retriable error.
+	memberDefaultHeartbeatInterval = Millis(5000)
+)
+
+// MemberState is where a member is in the next-gen membership protocol:
+// Kafka's client MemberState (clients/.../internals/MemberState.java)
+// without STALE (this model has no poll timer), with LEFT standing for
+// Kafka's UNSUBSCRIBED after a leave (a left member is done).
+//
+// The transitions (memberTransitions, Kafka's table of legal previous
+// states where it applies; a move to the same state is always allowed,
+// as in Kafka's transitionTo):
+//
+//	Unsubscribed   -> Joining (Start), Left (Leave before Start)
+//	Joining        -> Reconciling, Stable, Fenced, PrepareLeaving, Fatal
+//	Reconciling    -> Acknowledging, Stable, Fenced, PrepareLeaving, Fatal
+//	Acknowledging  -> Reconciling, Stable, Fenced, PrepareLeaving, Fatal
+//	Stable         -> Reconciling, Fenced, PrepareLeaving, Fatal
+//	Fenced         -> Joining
+//	PrepareLeaving -> Leaving, Fatal
+//	Leaving        -> Left
+//	Left, Fatal    -> nothing: the process is done
+type MemberState uint8
+
+// The member states.
+const (
+	// MemberUnsubscribed: created, not started; a Subscribe is only
+	// recorded.
+	MemberUnsubscribed MemberState = iota
+	// MemberJoining: heartbeating with full requests until the first
+	// response that carries an assignment; epoch 0 until the first
+	// response.
+	MemberJoining
+	// MemberReconciling: working towards the last assignment received:
+	// revoking first (waiting for RevocationDone), then assigning.
+	MemberReconciling
+	// MemberAcknowledging: reconciled; the next heartbeat, sent at once,
+	// reports the new owned set.
+	MemberAcknowledging
+	// MemberStable: holds the last assignment received and has reported
+	// it; heartbeats on the interval.
+	MemberStable
+	// MemberFenced: got FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID. The
+	// member passes through it inside one Step (Lost, then Joining); no
+	// Step ends in it.
+	MemberFenced
+	// MemberPrepareLeaving: told to leave; waiting for the application to
+	// revoke everything (RevocationDone), still heartbeating.
+	MemberPrepareLeaving
+	// MemberLeaving: the leave heartbeat (epoch -1 or -2) is in flight.
+	MemberLeaving
+	// MemberLeft: left the group; ignores every input.
+	MemberLeft
+	// MemberFatal: hit a fatal error (a Fatal callback said why); ignores
+	// every input.
+	MemberFatal
+)
+
+var memberStateNames = [...]string{"unsubscribed", "joining", "reconciling", "acknowledging", "stable", "fenced", "prepare-leaving", "leaving", "left", "fatal"}
+
+// String names the state.
+func (s MemberState) String() string {
+	if int(s) < len(memberStateNames) {
+		return memberStateNames[s]
+	}
+	return fmt.Sprintf("member-state(%d)", s)
+}
+
+// memberTransitions[from] is the set of states a member may move to from
+// from, as a bit mask. become panics on any other move.
+var memberTransitions = [...]uint16{
+	MemberUnsubscribed:   1<<MemberJoining | 1<<MemberLeft,
+	MemberJoining:        1<<MemberReconciling | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+	MemberReconciling:    1<<MemberAcknowledging | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+	MemberAcknowledging:  1<<MemberReconciling | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+	MemberStable:         1<<MemberReconciling | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+	MemberFenced:         1 << MemberJoining,
+	MemberPrepareLeaving: 1<<MemberLeaving | 1<<MemberFatal,
+	MemberLeaving:        1 << MemberLeft,
+	MemberLeft:           0,
+	MemberFatal:          0,
+}
+
+// become moves the member to state to. It is the only place the state
+// changes; staying in the same state is allowed, any other move outside
+// memberTransitions is a bug in this file and panics.
+func (m *Member) become(to MemberState) {
+	if to == m.state {
+		return
+	}
+	if int(m.state) >= len(memberTransitions) || memberTransitions[m.state]&(1<<to) == 0 {
+		panic(fmt.Sprintf("nextgen: member %s: invalid transition [%s -> %s]", m.cfg.Name, m.state, to))
+	}
+	m.state = to
+}
+
+// memberTimer is one of the member's timers: whether it is armed and when
+// it falls due.
+type memberTimer struct {
+	armed bool
+	at    Millis
+}
+
+// Member is one KIP-848 consumer as a pure node: Kafka's
+// ConsumerMembershipManager and ConsumerHeartbeatRequestManager reduced to
+// the protocol. It changes only through Step.
+//
+// A Member is not safe for concurrent use. Step consumes the receiver: it
+// mutates it in place; use Clone to keep a state. Everything a Member
+// returns (outputs, views, sets) shares nothing mutable with it.
+type Member struct {
+	// cfg is the configuration with defaults applied; cfg.Topics is the
+	// initial subscription only (see topics).
+	cfg   MemberConfig
+	state MemberState
+
+	// epoch is the member epoch the heartbeats carry (Kafka's
+	// memberEpoch): 0 while joining, the epoch of the last response
+	// afterwards, the leave epoch while leaving.
+	epoch spec.Epoch
+	// interval is the heartbeat interval of the last response.
+	interval Millis
+
+	topics []string // current subscription, sorted and distinct
+
+	// owned is the member's local assignment: what it reports in
+	// TopicPartitions. Normally it includes the partitions being revoked
+	// until their RevocationDone (so the coordinator does not see them
+	// released early); under StraightToTarget they leave owned at once.
+	// ownedEpoch is the epoch at which the member holds owned, 0 when it
+	// holds no assignment from any epoch.
+	owned      spec.Set
+	ownedEpoch spec.Epoch
+	// revoking is what the member asked the application to revoke (a
+	// Revoke callback) and has not yet seen in a RevocationDone.
+	revoking spec.Set
+	// target is the last assignment received, at targetEpoch; hasTarget
+	// is false before the first one, after a fence and while leaving.
+	target      spec.Set
+	targetEpoch spec.Epoch
+	hasTarget   bool
+
+	// What the coordinator was told (Kafka's HeartbeatState.SentFields).
+	// full makes the next request a full one (after an error or a lost
+	// request, as Kafka's resetHeartbeatState). sentTopics is the last
+	// subscription sent (nil before the first). ownedReported is false
+	// when owned changed since it was last sent.
+	full          bool
+	sentTopics    []string
+	ownedReported bool
+
+	// seq is the Seq of the last request sent (requests are numbered
+	// from 1). awaitSeq is the Seq of the request whose response the member
+	// awaits (RequestTimer is armed), 0 when none: any other response is
+	// stale or duplicated and ignored.
+	seq      uint64
+	awaitSeq uint64
+
+	timers [RequestTimer + 1]memberTimer
+}
+
+// NewMember returns a member in state MemberUnsubscribed configured by cfg,
+// or an error when cfg makes no sense: an empty or reserved name, a blank
+// group id or member id, an instance id made only of blanks, no topics or
+// an empty topic name, a negative duration or a rebalance timeout above
+// math.MaxInt32. NewMember keeps no reference to cfg's slices.
+func NewMember(cfg MemberConfig) (*Member, error) {
+	if cfg.Name == "" {
+		return nil, errors.New("nextgen: member: empty name")
+	}
+	fail := func(format string, args ...any) (*Member, error) {
+		return nil, fmt.Errorf("nextgen: member %q: %s", cfg.Name, fmt.Sprintf(format, args...))
+	}
+	if cfg.Name == CoordinatorNode {
+		return fail("the name is reserved for the coordinator")
+	}
+	if isBlank(cfg.GroupID) {
+		return fail("empty group id")
+	}
+	if isBlank(string(cfg.MemberID)) {
+		return fail("empty member id (members generate their own, KIP-1082)")
+	}
+	if cfg.InstanceID != "" && isBlank(cfg.InstanceID) {
+		return fail("instance id %q is blank", cfg.InstanceID)
+	}
+	topics, err := memberTopics(cfg.Topics)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if cfg.RebalanceTimeout < 0 || cfg.RequestTimeout < 0 {
+		return fail("negative duration: rebalance %d, request %d", cfg.RebalanceTimeout, cfg.RequestTimeout)
+	}
+	if cfg.RebalanceTimeout > math.MaxInt32 {
+		return fail("rebalance timeout %d does not fit RebalanceTimeoutMs (int32)", cfg.RebalanceTimeout)
+	}
+	if cfg.RebalanceTimeout == 0 {
+		cfg.RebalanceTimeout = memberDefaultRebalanceTimeout
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = memberDefaultRequestTimeout
+	}
+	cfg.Topics = topics
+	return &Member{
+		cfg:      cfg,
+		state:    MemberUnsubscribed,
+		interval: memberDefaultHeartbeatInterval,
+		topics:   slices.Clone(topics),
+	}, nil
+}
+
+// isBlank reports whether s is empty once trimmed as Java's String.trim
+// trims (every character at or below U+0020), the coordinator's test.
+func isBlank(s string) bool {
+	return strings.TrimFunc(s, func(c rune) bool { return c <= ' ' }) == ""
+}
+
+// memberTopics returns topics sorted and without duplicates in a new slice,
+// or an error for no topics or an empty topic name.
+func memberTopics(topics []string) ([]string, error) {
+	if len(topics) == 0 {
+		return nil, errors.New("no topics: a member joins with a non-empty subscription")
+	}
+	for _, t := range topics {
+		if t == "" {
+			return nil, errors.New("empty topic name in subscription")
+		}
+	}
+	out := slices.Compact(slices.Sorted(slices.Values(topics)))
+	return slices.Clip(out), nil
+}
+
+// Step applies one input to the member, mutating it in place, and returns
+// what the driver must do: heartbeats to send, timers to arm or cancel,
+// callbacks to run.
+//
+// The member acts only on the response to the heartbeat it awaits
+// (matched by Seq), from CoordinatorNode, for its own member id: stale,
+// duplicated and unsolicited responses are ignored; timers that are not armed or not yet due are ignored,
+// and so is a RevocationDone for resources the member is not revoking. In
+// MemberLeft and MemberFatal the member ignores every input. Step panics on
+// an event type it does not know, a message other than a
+// HeartbeatResponse, and a Subscribe with no topics or an empty topic name
+// (all driver bugs).
+func (m *Member) Step(in Input) Output {
+	var out Output
+	if m.state == MemberLeft || m.state == MemberFatal {
+		return out
+	}
+	now := in.Now
+	switch e := in.Event.(type) {
+	case Receive:
+		m.receive(now, e, &out)
+	case TimerFired:
+		m.timerFired(now, e.Timer, &out)
+	case Start:
+		if m.state == MemberUnsubscribed {
+			m.join(now, &out)
+		}
+	case Subscribe:
+		m.subscribe(now, e.Topics, &out)
+	case Leave:
+		m.leave(now, &out)
+	case RevocationDone:
+		m.revocationDone(now, e.Resources, &out)
+	case MetadataUpdate:
+		// Metadata is the coordinator's concern in KIP-848: the member
+		// subscribes by name and receives partitions.
+	default:
+		panic(fmt.Sprintf("nextgen: member %s: unknown event %T", m.cfg.Name, in.Event))
+	}
+	return out
+}
+
+// send queues a message to the coordinator.
+func (m *Member) send(msg Message, out *Output) {
+	out.Messages = append(out.Messages, Envelope{From: m.cfg.Name, To: CoordinatorNode, Msg: msg})
+}
+
+// callback queues an application callback.
+func (m *Member) callback(kind CallbackKind, rs spec.Set, epoch spec.Epoch, detail string, out *Output) {
+	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Epoch: epoch, Detail: detail})
+}
+
+// arm (re)arms timer k to fire at at.
+func (m *Member) arm(k TimerKind, at Millis, out *Output) {
+	m.timers[k] = memberTimer{armed: true, at: at}
+	out.Timers = append(out.Timers, TimerCmd{Timer: Timer{Kind: k}, At: at})
+}
+
+// cancel disarms timer k if it is armed.
+func (m *Member) cancel(k TimerKind, out *Output) {
+	if m.timers[k].armed {
+		m.timers[k] = memberTimer{}
+		out.Timers = append(out.Timers, TimerCmd{Timer: Timer{Kind: k}, Cancel: true})
+	}
+}
+
+// cancelAll disarms every armed timer.
+func (m *Member) cancelAll(out *Output) {
+	m.cancel(HeartbeatTimer, out)
+	m.cancel(RequestTimer, out)
+}
+
+// setOwned replaces the local assignment; a change must be reported.
+func (m *Member) setOwned(s spec.Set) {
+	if !s.Equal(m.owned) {
+		m.owned = s
+		m.ownedReported = false
+	}
+}
+
+// State returns the member's state.
+func (m *Member) State() MemberState { return m.state }
+
+// ID returns the member id (the configured one; it never changes).
+func (m *Member) ID() spec.MemberID { return m.cfg.MemberID }
+
+// Epoch returns the member epoch the member's heartbeats carry (Kafka's
+// memberEpoch()): 0 before the first response and after a fence, the epoch
+// of the last accepted response (adopted at once, even while a revocation
+// is in progress), and spec.LeaveEpoch or spec.StaticLeaveEpoch once the
+// leave heartbeat is sent. The epoch of what the member holds is
+// AssignmentEpoch.
+func (m *Member) Epoch() spec.Epoch { return m.epoch }
+
+// AssignmentEpoch returns the epoch at which the member holds Owned: the
+// epoch of the assignment it last finished reconciling (or of a later
+// response without an assignment received while stable), 0 when it holds
+// no assignment from any epoch. Normally it moves only once the
+// revocations the assignment asked for are done; under StraightToTarget it
+// moves at once.
+func (m *Member) AssignmentEpoch() spec.Epoch { return m.ownedEpoch }
+
+// Owned returns the member's local assignment, the set its heartbeats
+// report as TopicPartitions. Normally it still includes the partitions
+// being revoked (Revoking) until their RevocationDone.
+func (m *Member) Owned() spec.Set { return m.owned }
+
+// Revoking returns what the member asked the application to revoke and has
+// not yet seen in a RevocationDone.
+func (m *Member) Revoking() spec.Set { return m.revoking }
+
+// Subscription returns the member's current subscription, sorted, in a new
+// slice.
+func (m *Member) Subscription() []string { return slices.Clone(m.topics) }
+
+// View returns the member as the laws see it: Name, ID, Generation (the
+// AssignmentEpoch as a Generation, NoGeneration when the member holds no
+// assignment from any epoch: before its first assignment, after a fence,
+// after leaving), Subscription (sorted), Owns (everything the application
+// still works on: Owned plus Revoking) and Revoking. Current and Fenced are
+// left false: only the caller, who knows the coordinator, can fill them.
+func (m *Member) View() spec.MemberView {
+	gen := spec.NoGeneration
+	if m.ownedEpoch > 0 {
+		gen = spec.Generation(m.ownedEpoch)
+	}
+	return spec.MemberView{
+		Name:         m.cfg.Name,
+		ID:           m.cfg.MemberID,
+		Generation:   gen,
+		Subscription: slices.Clone(m.topics),
+		Owns:         m.owned.Union(m.revoking),
+		Revoking:     m.revoking,
+	}
+}
+
+// Clone returns a deep copy of m that shares nothing mutable with it (sets
+// are immutable and shared).
+func (m *Member) Clone() *Member {
+	c := *m
+	c.cfg.Topics = slices.Clone(m.cfg.Topics)
+	c.topics = slices.Clone(m.topics)
+	c.sentTopics = slices.Clone(m.sentTopics)
+	return &c
+}
+
+// String prints the member's whole state deterministically, over a few
+// lines:
+//
+//	member A id=A-1 state=stable epoch=3 interval=5000 instance=a faults=straight-to-target
+//	  subscription=[t] sent-subscription=[t] owned={t-0} owned-epoch=3 reported revoking={}
+//	  target={t-0}@3
+//	  seq=4 awaiting=0 full=false timers heartbeat@9000
+//
+// The instance and faults appear only when set, the target line only when
+// the member has a target.
+func (m *Member) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "member %s id=%s state=%s epoch=%d interval=%d", m.cfg.Name, m.cfg.MemberID, m.state, m.epoch, m.interval)
+	if m.cfg.InstanceID != "" {
+		fmt.Fprintf(&b, " instance=%s", m.cfg.InstanceID)
+	}
+	if m.cfg.Faults != 0 {
+		fmt.Fprintf(&b, " faults=%s", m.cfg.Faults)
+	}
+	sent := "null"
+	if m.sentTopics != nil {
+		sent = "[" + strings.Join(m.sentTopics, " ") + "]"
+	}
+	reported := "unreported"
+	if m.ownedReported {
+		reported = "reported"
+	}
+	fmt.Fprintf(&b, "\n  subscription=[%s] sent-subscription=%s owned=%s owned-epoch=%d %s revoking=%s",
+		strings.Join(m.topics, " "), sent, m.owned, m.ownedEpoch, reported, m.revoking)
+	if m.hasTarget {
+		fmt.Fprintf(&b, "\n  target=%s@%d", m.target, m.targetEpoch)
+	}
+	fmt.Fprintf(&b, "\n  seq=%d awaiting=%d full=%t timers", m.seq, m.awaitSeq, m.full)
+	armed := false
+	for k, t := range m.timers {
+		if t.armed {
+			fmt.Fprintf(&b, " %s@%d", TimerKind(k), t.at)
+			armed = true
+		}
+	}
+	if !armed {
+		b.WriteString(" none")
+	}
+	return b.String()
+}
