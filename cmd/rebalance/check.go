@@ -13,10 +13,15 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/spf13/cobra"
 )
 
 var classicProtocols = []string{"eager", "cooperative", "deferred", "incremental"}
+
+// allProtocols is every protocol check knows, in the order it reports them.
+var allProtocols = append(slices.Clone(classicProtocols), "nextgen")
 
 type checkOptions struct {
 	protocol   string
@@ -34,6 +39,7 @@ type result struct {
 	Runs           int         `json:"runs"`
 	Steps          int         `json:"steps"`
 	Rounds         int         `json:"rounds"`
+	Laws           string      `json:"laws"`
 	ElapsedSeconds float64     `json:"elapsed_seconds"`
 	Violations     []violation `json:"violations"`
 	Unconverged    int         `json:"unconverged"`
@@ -63,7 +69,7 @@ This is the sampling check that precedes the exhaustive model checker.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.OutOrStdout(), o) },
 	}
 	f := c.Flags()
-	f.StringVar(&o.protocol, "protocol", "all", "eager|cooperative|deferred|incremental|all")
+	f.StringVar(&o.protocol, "protocol", "all", "eager|cooperative|deferred|incremental|nextgen|all")
 	f.IntVar(&o.runs, "runs", 1000, "random runs per protocol")
 	f.IntVar(&o.steps, "steps", 80, "actions per run before the environment falls quiet")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the first run; run i uses seed+i")
@@ -76,17 +82,17 @@ This is the sampling check that precedes the exhaustive model checker.`,
 func runCheck(out io.Writer, o checkOptions) error {
 	if o.listFaults {
 		for _, fi := range classic.FaultList {
-			fmt.Fprintf(out, "%-28s %s\n", fi.Name, fi.Doc)
+			fmt.Fprintf(out, "%-28s classic: %s\n", fi.Name, fi.Doc)
+		}
+		for _, fi := range nextgen.FaultList {
+			fmt.Fprintf(out, "%-28s nextgen: %s\n", fi.Name, fi.Doc)
 		}
 		return nil
 	}
-	protocols := classicProtocols
+	protocols := allProtocols
 	if o.protocol != "all" {
-		if !slices.Contains(classicProtocols, o.protocol) {
-			if o.protocol == "nextgen" {
-				return usageError{fmt.Errorf("--protocol nextgen: the next-gen core has not landed yet")}
-			}
-			return usageError{fmt.Errorf("--protocol %q: want one of %s or all", o.protocol, strings.Join(classicProtocols, ", "))}
+		if !slices.Contains(allProtocols, o.protocol) {
+			return usageError{fmt.Errorf("--protocol %q: want one of %s or all", o.protocol, strings.Join(allProtocols, ", "))}
 		}
 		protocols = []string{o.protocol}
 	}
@@ -94,17 +100,28 @@ func runCheck(out io.Writer, o checkOptions) error {
 		return usageError{fmt.Errorf("--runs and --steps must be at least 1 (got %d and %d)", o.runs, o.steps)}
 	}
 	var faults classic.Faults
+	var ngFaults nextgen.Fault
 	for _, n := range o.faults {
-		f, err := classic.ParseFault(n)
-		if err != nil {
-			return usageError{err}
+		if f, err := classic.ParseFault(n); err == nil {
+			faults |= f
+			continue
 		}
-		faults |= f
+		f, err := nextgen.ParseFault(n)
+		if err != nil {
+			return usageError{fmt.Errorf("unknown fault %q; see --list-faults", n)}
+		}
+		ngFaults |= f
 	}
 	var results []result
 	failed := false
 	for _, p := range protocols {
-		r, err := checkProtocol(p, o, faults)
+		var r result
+		var err error
+		if p == "nextgen" {
+			r, err = checkNextgen(o, ngFaults)
+		} else {
+			r, err = checkProtocol(p, o, faults)
+		}
 		if err != nil {
 			return err
 		}
@@ -140,7 +157,7 @@ func printTable(out io.Writer, results []result) {
 		if len(r.Violations) > 0 || r.Unconverged > 0 {
 			res = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%.1fs\t%s\n", r.Protocol, r.Runs, r.Steps, r.Rounds, "state,step,round,coverage,balance", len(r.Violations), r.Unconverged, r.ElapsedSeconds, res)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%.1fs\t%s\n", r.Protocol, r.Runs, r.Steps, r.Rounds, r.Laws, len(r.Violations), r.Unconverged, r.ElapsedSeconds, res)
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -151,7 +168,7 @@ func printTable(out io.Writer, results []result) {
 }
 
 func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (result, error) {
-	r := result{Protocol: protocol, Seed: o.seed}
+	r := result{Protocol: protocol, Seed: o.seed, Laws: "state,step,round,coverage,balance"}
 	b, err := world.DefaultBounds(protocol, faults)
 	if err != nil {
 		return r, err
@@ -201,4 +218,46 @@ func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (resu
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// checkNextgen is checkProtocol for the next-gen world: the same random
+// runs, every law after every step plus the coordinator's invariants, and
+// coverage and balance once the environment is quiet.
+func checkNextgen(o checkOptions, faults nextgen.Fault) (result, error) {
+	r := result{Protocol: "nextgen", Seed: o.seed, Laws: "state,step,coordinator,coverage,balance"}
+	b := ngworld.DefaultBounds(faults)
+	cfg := ngworld.DefaultCoordinatorConfig()
+	cfg.Faults = faults
+	start := time.Now()
+	for i := range o.runs {
+		rng := rand.New(rand.NewPCG(o.seed+uint64(i), 0x5eed))
+		w, err := ngworld.New(cfg)
+		if err != nil {
+			return r, err
+		}
+		var u ngworld.Used
+		trail := w.RandomWalk(b, &u, o.steps, rng.IntN)
+		r.Steps += len(trail)
+		settled := true
+		if len(w.Violations) == 0 {
+			settled = w.Settle(300000, 1000)
+		}
+		r.Rounds += int(w.Coordinator.TargetEpoch())
+		switch {
+		case !settled:
+			r.Unconverged++
+			r.Violations = append(r.Violations, violation{Law: "Quiescence", Detail: "messages never stopped once the environment fell quiet", Run: i, Actions: len(trail)})
+		case len(w.Violations) > 0:
+			v := w.Violations[0]
+			r.Violations = append(r.Violations, violation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
+		default:
+			if vs := w.CheckConverged(); len(vs) > 0 {
+				r.Unconverged++
+				r.Violations = append(r.Violations, violation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
+			}
+		}
+		r.Runs++
+	}
+	r.ElapsedSeconds = time.Since(start).Seconds()
+	return r, nil
 }

@@ -11,7 +11,7 @@ import (
 func TestCheckUsageErrors(t *testing.T) {
 	for _, o := range []checkOptions{
 		{protocol: "paxos", runs: 1, steps: 1},
-		{protocol: "nextgen", runs: 1, steps: 1},
+		{protocol: "nextgen", runs: 1, steps: 0},
 		{protocol: "eager", runs: 0, steps: 10},
 		{protocol: "eager", runs: 1, steps: 1, faults: []string{"no-such-fault"}},
 	} {
@@ -52,9 +52,17 @@ func TestListFaults(t *testing.T) {
 	if err := runCheck(&out, checkOptions{listFaults: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"eager-no-revoke", "cooperative-no-withholding", "keep-revoked"} {
+	for _, name := range []string{"eager-no-revoke", "cooperative-no-withholding", "keep-revoked", "assign-before-release", "straight-to-target"} {
 		if !strings.Contains(out.String(), name) {
 			t.Errorf("--list-faults does not list %s:\n%s", name, out.String())
 		}
+	}
+}
+
+func TestCheckNextgenFault(t *testing.T) {
+	var out bytes.Buffer
+	err := runCheck(&out, checkOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
+	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExclusiveOwnership") {
+		t.Fatalf("straight-to-target: got %v, want ExclusiveOwnership reported:\n%s", err, out.String())
 	}
 }

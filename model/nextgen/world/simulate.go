@@ -54,3 +54,21 @@ func (w *World) Settle(horizon, step nextgen.Millis) bool {
 	}
 	return w.Stabilize(stabilizeLimit)
 }
+
+// RandomWalk takes up to steps enabled actions chosen by Pick with choose
+// (an index in [0, n)) and returns them; the caller owns the randomness.
+func (w *World) RandomWalk(b Bounds, u *Used, steps int, choose func(n int) int) []Action {
+	var trail []Action
+	for range steps {
+		acts := w.Enabled(b, *u)
+		if len(acts) == 0 {
+			break
+		}
+		a := Pick(acts, choose)
+		trail = append(trail, a)
+		if err := w.Apply(a, b, u); err != nil {
+			panic("world: enabled action failed: " + a.String() + ": " + err.Error())
+		}
+	}
+	return trail
+}
