@@ -130,6 +130,12 @@ func (w *World) Enabled(b Bounds, u Used) []Action {
 			}
 		default:
 			st := p.Node.State()
+			if st == nextgen.MemberLeft && u.Restarts < b.Restarts {
+				// A process that left may start again: for a static member
+				// this is the bounce (-2, then a new member id under the same
+				// instance id).
+				out = append(out, Action{Kind: Restart, Member: cfg.Name})
+			}
 			if st == nextgen.MemberLeft || st == nextgen.MemberFatal {
 				continue
 			}

@@ -178,16 +178,19 @@ func (w *World) Crash(name string) error {
 	return nil
 }
 
-// Restart starts a new incarnation of a crashed process (same instance id
-// for a static member, new member id).
+// Restart starts a new incarnation of a crashed process, or of one that
+// left (same instance id for a static member, new member id: a static
+// member that left with -2 and restarts inside its session timeout gets its
+// partitions back without a group epoch bump).
 func (w *World) Restart(name string) error {
 	p, ok := w.Processes[name]
 	if !ok {
 		return fmt.Errorf("no member %s", name)
 	}
-	if p.Node != nil {
-		return fmt.Errorf("member %s is up; crash it first", name)
+	if p.Node != nil && p.Node.State() != nextgen.MemberLeft {
+		return fmt.Errorf("member %s is up; crash it or make it leave first", name)
 	}
+	w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Node == name })
 	if err := w.start(p); err != nil {
 		return err
 	}
