@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -54,14 +55,7 @@ func processName(addr string) string {
 }
 
 // PendingTimer is a timer a node armed and the world will fire.
-type PendingTimer struct {
-	Node  string
-	Timer classic.Timer
-	At    classic.Millis
-}
-
-// String prints "node:timer@At".
-func (p PendingTimer) String() string { return fmt.Sprintf("%s:%s@%d", p.Node, p.Timer, p.At) }
+type PendingTimer = sim.Pending[classic.Timer, classic.Millis]
 
 // RoundRecord is one assignment round a leader sent.
 type RoundRecord struct {
@@ -83,7 +77,7 @@ type World struct {
 	// lost, in send order.
 	InFlight []classic.Envelope
 	// Timers are the armed timers, sorted by deadline, node, timer.
-	Timers []PendingTimer
+	Timers sim.Timers[classic.Timer, classic.Millis]
 	// Rounds is every assignment round sent so far.
 	Rounds []RoundRecord
 	// Violations collects every law violation found so far.
@@ -181,7 +175,7 @@ func (w *World) Crash(name string) error {
 		return err
 	}
 	p.Node = nil
-	w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Node == name })
+	w.Timers = w.Timers.DropNode(name)
 	w.logf("%s crashed", name)
 	w.check()
 	return nil
@@ -219,7 +213,7 @@ func (w *World) Bounce(name string, protocols []classic.Protocol) error {
 	}
 	w.stepMember(name, classic.Leave{})
 	p.Node = nil
-	w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Node == name })
+	w.Timers = w.Timers.DropNode(name)
 	if len(protocols) > 0 {
 		p.Config.Protocols = slices.Clone(protocols)
 	}
@@ -326,8 +320,8 @@ func (w *World) FireTimer(i int) error {
 	if i < 0 || i >= len(w.Timers) {
 		return fmt.Errorf("no timer %d armed (%d)", i, len(w.Timers))
 	}
-	t := w.Timers[i]
-	w.Timers = slices.Delete(w.Timers, i, i+1)
+	t, rest := w.Timers.Take(i)
+	w.Timers = rest
 	if t.At > w.Now {
 		w.Now = t.At
 	}
@@ -399,23 +393,13 @@ func (w *World) apply(node string, out classic.Output) {
 		}
 	}
 	for _, tc := range out.Timers {
-		w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Node == node && t.Timer == tc.Timer })
+		w.Timers = w.Timers.Set(node, tc.Timer, tc.At, tc.Cancel)
 		if !tc.Cancel {
-			w.Timers = append(w.Timers, PendingTimer{Node: node, Timer: tc.Timer, At: tc.At})
 			if tc.Timer.Kind == classic.ScheduledRebalanceTimer {
 				w.logf("%s: rebalance scheduled at %d (in %d)", node, tc.At, tc.At-w.Now)
 			}
 		}
 	}
-	slices.SortStableFunc(w.Timers, func(a, b PendingTimer) int {
-		if a.At != b.At {
-			return int(a.At - b.At)
-		}
-		if a.Node != b.Node {
-			return strings.Compare(a.Node, b.Node)
-		}
-		return strings.Compare(a.Timer.String(), b.Timer.String())
-	})
 	for _, cb := range out.Callbacks {
 		w.logf("%s: %s", node, cb)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -61,14 +62,7 @@ func processName(addr string) string {
 }
 
 // PendingTimer is a timer a node armed and the world will fire.
-type PendingTimer struct {
-	Node  string
-	Timer nextgen.Timer
-	At    nextgen.Millis
-}
-
-// String prints "node:timer@At".
-func (p PendingTimer) String() string { return fmt.Sprintf("%s:%s@%d", p.Node, p.Timer, p.At) }
+type PendingTimer = sim.Pending[nextgen.Timer, nextgen.Millis]
 
 // World is the closed world. Change it only through its methods.
 type World struct {
@@ -77,7 +71,7 @@ type World struct {
 	Coordinator *coordinator.Coordinator
 	Processes   map[string]*Process
 	InFlight    []nextgen.Envelope
-	Timers      []PendingTimer
+	Timers      sim.Timers[nextgen.Timer, nextgen.Millis]
 	Violations  []spec.Violation
 	Log         []string
 	Verbose     bool
@@ -172,7 +166,7 @@ func (w *World) Crash(name string) error {
 	}
 	p.Node = nil
 	p.Revoking = nil
-	w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Node == name })
+	w.Timers = w.Timers.DropNode(name)
 	w.logf("%s crashed", name)
 	w.check()
 	return nil
@@ -190,7 +184,7 @@ func (w *World) Restart(name string) error {
 	if p.Node != nil && p.Node.State() != nextgen.MemberLeft {
 		return fmt.Errorf("member %s is up; crash it or make it leave first", name)
 	}
-	w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Node == name })
+	w.Timers = w.Timers.DropNode(name)
 	if err := w.start(p); err != nil {
 		return err
 	}
@@ -319,8 +313,8 @@ func (w *World) FireTimer(i int) error {
 	if i < 0 || i >= len(w.Timers) {
 		return fmt.Errorf("no timer %d armed (%d)", i, len(w.Timers))
 	}
-	t := w.Timers[i]
-	w.Timers = slices.Delete(w.Timers, i, i+1)
+	t, rest := w.Timers.Take(i)
+	w.Timers = rest
 	if t.At > w.Now {
 		w.Now = t.At
 	}
@@ -408,20 +402,8 @@ func (w *World) apply(node string, out nextgen.Output) {
 		}
 	}
 	for _, tc := range out.Timers {
-		w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Node == node && t.Timer == tc.Timer })
-		if !tc.Cancel {
-			w.Timers = append(w.Timers, PendingTimer{Node: node, Timer: tc.Timer, At: tc.At})
-		}
+		w.Timers = w.Timers.Set(node, tc.Timer, tc.At, tc.Cancel)
 	}
-	slices.SortStableFunc(w.Timers, func(a, b PendingTimer) int {
-		if a.At != b.At {
-			return int(a.At - b.At)
-		}
-		if a.Node != b.Node {
-			return strings.Compare(a.Node, b.Node)
-		}
-		return strings.Compare(a.Timer.String(), b.Timer.String())
-	})
 	for _, cb := range out.Callbacks {
 		w.logf("%s: %s", node, cb)
 		if p == nil {

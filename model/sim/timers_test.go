@@ -1,0 +1,43 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+)
+
+type tm string
+
+func (t tm) String() string { return string(t) }
+
+func show(ts Timers[tm, int64]) string { return fmt.Sprint(ts) }
+
+func TestTimersKeepFiringOrder(t *testing.T) {
+	var ts Timers[tm, int64]
+	ts = ts.Set("b", "hb", 30, false)
+	ts = ts.Set("a", "session", 30, false)
+	ts = ts.Set("a", "hb", 30, false)
+	ts = ts.Set("c", "hb", 10, false)
+	if got, want := show(ts), "[c:hb@10 a:hb@30 a:session@30 b:hb@30]"; got != want {
+		t.Fatalf("order: got %s, want %s", got, want)
+	}
+	before := show(ts)
+	moved := ts.Set("c", "hb", 40, false)
+	if got, want := show(moved), "[a:hb@30 a:session@30 b:hb@30 c:hb@40]"; got != want {
+		t.Fatalf("re-arm: got %s, want %s", got, want)
+	}
+	if show(ts) != before {
+		t.Fatalf("Set wrote to its receiver: %s, was %s", show(ts), before)
+	}
+	cancelled := moved.Set("a", "session", 0, true)
+	if got, want := show(cancelled), "[a:hb@30 b:hb@30 c:hb@40]"; got != want {
+		t.Fatalf("cancel: got %s, want %s", got, want)
+	}
+	dropped := cancelled.DropNode("a")
+	if got, want := show(dropped), "[b:hb@30 c:hb@40]"; got != want {
+		t.Fatalf("drop node: got %s, want %s", got, want)
+	}
+	first, rest := dropped.Take(0)
+	if first.String() != "b:hb@30" || show(rest) != "[c:hb@40]" || show(dropped) != "[b:hb@30 c:hb@40]" {
+		t.Fatalf("take: got %s and %s (receiver now %s)", first, show(rest), show(dropped))
+	}
+}
