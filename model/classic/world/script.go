@@ -74,7 +74,7 @@ func (s *Script) Run(cmd string, args []Arg) (string, error) {
 			err = s.W.Subscribe(name, script.Vals(args, "topics"))
 		}
 	case "deliver", "drop", "dup", "fire":
-		err = s.networkVerb(cmd, args)
+		err = script.NetworkVerb(s.W, cmd, args)
 	case "ownership":
 		return s.W.Ownership(), nil
 	case "coordinator":
@@ -294,34 +294,6 @@ func (s *Script) memberVerb(cmd string, args []Arg) error {
 		return s.W.Isolate(name, true)
 	default: // heal
 		return s.W.Isolate(name, false)
-	}
-}
-
-func (s *Script) networkVerb(cmd string, args []Arg) error {
-	if cmd == "drop" && script.Has(args, "all") {
-		for len(s.W.InFlight) > 0 {
-			if err := s.W.Drop(0); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	i := int64(0)
-	if len(args) > 0 {
-		var err error
-		if i, err = script.Int(args, 0, cmd); err != nil {
-			return err
-		}
-	}
-	switch cmd {
-	case "deliver":
-		return s.W.Deliver(int(i))
-	case "drop":
-		return s.W.Drop(int(i))
-	case "dup":
-		return s.W.Duplicate(int(i))
-	default:
-		return s.W.FireTimer(int(i))
 	}
 }
 

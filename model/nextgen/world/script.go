@@ -76,32 +76,17 @@ func (s *Script) Run(cmd string, args []Arg) (string, error) {
 			}
 		}
 	case "deliver", "drop", "dup", "fire":
-		err = s.networkVerb(cmd, args)
+		err = script.NetworkVerb(s.W, cmd, args)
 	case "ownership":
 		return s.W.Ownership(), nil
 	case "coordinator":
 		return s.W.Coordinator.String(), nil
 	case "in-flight":
-		var b strings.Builder
-		for i, m := range s.W.InFlight {
-			fmt.Fprintf(&b, "%d: %s\n", i, m)
-		}
-		return b.String(), nil
+		return script.Numbered(s.W.InFlight), nil
 	case "timers":
-		var b strings.Builder
-		for i, t := range s.W.Timers {
-			fmt.Fprintf(&b, "%d: %s\n", i, t)
-		}
-		return b.String(), nil
+		return script.Numbered(s.W.Timers), nil
 	case "check":
-		if len(s.W.Violations) == 0 {
-			return "no violations\n", nil
-		}
-		var b strings.Builder
-		for _, v := range s.W.Violations {
-			b.WriteString(v.String() + "\n")
-		}
-		return b.String(), nil
+		return script.Violations(s.W.Violations), nil
 	default:
 		return "", fmt.Errorf("unknown command %q", cmd)
 	}
@@ -223,33 +208,5 @@ func (s *Script) memberVerb(cmd string, args []Arg) error {
 		return s.W.SetSlow(name, false)
 	default: // revoked
 		return s.W.CompleteRevocation(name)
-	}
-}
-
-func (s *Script) networkVerb(cmd string, args []Arg) error {
-	if cmd == "drop" && script.Has(args, "all") {
-		for len(s.W.InFlight) > 0 {
-			if err := s.W.Drop(0); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	i := int64(0)
-	if len(args) > 0 {
-		var err error
-		if i, err = script.Int(args, 0, cmd); err != nil {
-			return err
-		}
-	}
-	switch cmd {
-	case "deliver":
-		return s.W.Deliver(int(i))
-	case "drop":
-		return s.W.Drop(int(i))
-	case "dup":
-		return s.W.Duplicate(int(i))
-	default:
-		return s.W.FireTimer(int(i))
 	}
 }

@@ -286,6 +286,9 @@ func (w *World) Deliver(i int) error {
 	return nil
 }
 
+// InFlightCount is the number of messages in flight.
+func (w *World) InFlightCount() int { return len(w.InFlight) }
+
 // Drop loses the i-th message in flight.
 func (w *World) Drop(i int) error {
 	if i < 0 || i >= len(w.InFlight) {
