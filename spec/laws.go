@@ -41,6 +41,18 @@ const (
 	Coverage Law = "Coverage"
 	// Balance: the group is balanced (a convergence law; see CheckBalance).
 	Balance Law = "Balance"
+	// EventuallyConverged: once the environment stops acting, every path
+	// on which the protocol's own steps are weakly fair reaches a state
+	// where Coverage and the protocol's balance law hold (a liveness law,
+	// checked by the model checker over the whole state graph).
+	EventuallyConverged Law = "EventuallyConverged"
+	// Stability: once converged with the environment quiet, the group
+	// stops moving resources: no fair cycle changes who owns what.
+	Stability Law = "Stability"
+	// BoundedRounds: after the environment's last action, the protocol
+	// needs at most its stated number of rebalance rounds (classic) or
+	// member epoch bumps (next-gen) to converge.
+	BoundedRounds Law = "BoundedRounds"
 )
 
 // Violation says which law is broken, on which resource and by which

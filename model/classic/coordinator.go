@@ -41,7 +41,7 @@ type CoordinatorConfig struct {
 	// JoinGroup may ask for (group.min.session.timeout.ms,
 	// group.max.session.timeout.ms); zero means Kafka's default
 	// (DefaultMinSessionTimeout, DefaultMaxSessionTimeout).
-	MinSessionTimeout, MaxSessionTimeout Millis
+	MinSessionTimeout, MaxSessionTimeout Millis `canon:"duration"`
 	// MaxSize is group.max.size: a JoinGroup that would add a member to a
 	// group of MaxSize members is rejected. Zero means unlimited.
 	MaxSize int
@@ -160,7 +160,7 @@ type Coordinator struct {
 	// JoinTimer is armed exactly in GroupPreparingRebalance; a member's
 	// SessionTimer is armed unless the member has a parked JoinGroup or
 	// SyncGroup (see expireSession); no timer is armed for a non-member.
-	timers map[Timer]Millis
+	timers map[Timer]Millis `canon:"instant"`
 
 	// nextMemberID numbers generated member ids: <ClientID>-<nextMemberID>.
 	// It starts at 1 and only grows.
@@ -180,8 +180,8 @@ type coordMember struct {
 	// that holds this member id now.
 	node             string
 	protocols        []ProtocolMetadata // in the member's preference order; never aliased
-	sessionTimeout   Millis
-	rebalanceTimeout Millis
+	sessionTimeout   Millis             `canon:"duration"`
+	rebalanceTimeout Millis             `canon:"duration"`
 	// assignment is the leader's assignment for this member in the
 	// current generation, stored unread; "" when none.
 	assignment Metadata
@@ -197,7 +197,7 @@ type coordMember struct {
 type coordParked struct {
 	ok   bool
 	from string // the node to answer
-	seq  uint64 // the Seq to echo
+	seq  uint64 `canon:"seq"` // the Seq to echo
 	// arrival orders parked JoinGroups within a rebalance; unused for
 	// SyncGroup.
 	arrival uint64
@@ -205,7 +205,7 @@ type coordParked struct {
 
 // coordStep collects the output of one Step.
 type coordStep struct {
-	now Millis
+	now Millis `canon:"instant"`
 	out Output
 }
 

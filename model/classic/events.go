@@ -10,7 +10,7 @@ import (
 // Input is everything that can happen to a node: an Event at the driver's
 // time Now. Now never goes backwards between the inputs of one node.
 type Input struct {
-	Now   Millis
+	Now   Millis `canon:"instant"`
 	Event Event
 }
 
@@ -136,7 +136,7 @@ func (t Timer) String() string {
 // TimerCmd arms a timer to fire at At, or cancels it.
 type TimerCmd struct {
 	Timer  Timer
-	At     Millis
+	At     Millis `canon:"instant"`
 	Cancel bool
 }
 

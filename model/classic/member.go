@@ -36,7 +36,7 @@ type MemberConfig struct {
 	// SessionTimeout, RebalanceTimeout and HeartbeatInterval default to
 	// 10000, 30000 and 3000 when 0; none may be negative, and the heartbeat
 	// interval must be below the session timeout.
-	SessionTimeout, RebalanceTimeout, HeartbeatInterval Millis
+	SessionTimeout, RebalanceTimeout, HeartbeatInterval Millis `canon:"duration"`
 	// Metadata is the partition count of each topic as this member knows it;
 	// as the leader it assigns from it. MetadataUpdate replaces it.
 	Metadata spec.Topics
@@ -124,7 +124,7 @@ func (m *Member) become(to MemberState) {
 // it falls due.
 type memberTimer struct {
 	armed bool
-	at    Millis
+	at    Millis `canon:"instant"`
 }
 
 // Member is one member process of a classic group as a pure node: Kafka's
@@ -172,10 +172,10 @@ type Member struct {
 	// seq numbers requests; each request takes seq+1. joinSeq, syncSeq and
 	// heartbeatSeq are the requests whose responses the member waits for,
 	// 0 when none; any other response is stale and ignored.
-	seq          uint64
-	joinSeq      uint64
-	syncSeq      uint64
-	heartbeatSeq uint64
+	seq          uint64 `canon:"-"`
+	joinSeq      uint64 `canon:"seq"`
+	syncSeq      uint64 `canon:"seq"`
+	heartbeatSeq uint64 `canon:"seq"`
 	// sync is the SyncGroup last sent for generation, resent (with a new
 	// Seq) when RequestTimer fires in AwaitingSync.
 	sync SyncGroupRequest

@@ -59,7 +59,7 @@ type ProtocolMetadata struct {
 type JoinGroupRequest struct {
 	// Seq correlates the response with this request; the coordinator echoes
 	// it. A member ignores responses to requests it no longer waits for.
-	Seq      uint64
+	Seq      uint64        `canon:"seq"`
 	MemberID spec.MemberID // "" on a first join
 	// InstanceID is the static membership id (KIP-345), "" for a dynamic
 	// member.
@@ -69,8 +69,8 @@ type JoinGroupRequest struct {
 	ClientID         string
 	ProtocolType     string
 	Protocols        []ProtocolMetadata // in preference order
-	SessionTimeout   Millis
-	RebalanceTimeout Millis
+	SessionTimeout   Millis             `canon:"duration"`
+	RebalanceTimeout Millis             `canon:"duration"`
 }
 
 // JoinedMember is one member as the leader sees it in its JoinGroup
@@ -84,7 +84,7 @@ type JoinedMember struct {
 // JoinGroupResponse completes a join: the new generation, the selected
 // protocol, the leader and, for the leader only, every member's metadata.
 type JoinGroupResponse struct {
-	Seq          uint64
+	Seq          uint64 `canon:"seq"`
 	Error        spec.ErrorCode
 	Generation   spec.Generation
 	ProtocolName string
@@ -105,7 +105,7 @@ type MemberAssignment struct {
 // SyncGroupRequest completes a rebalance; the leader's carries every
 // member's assignment.
 type SyncGroupRequest struct {
-	Seq         uint64
+	Seq         uint64 `canon:"seq"`
 	MemberID    spec.MemberID
 	InstanceID  string
 	Generation  spec.Generation
@@ -114,14 +114,14 @@ type SyncGroupRequest struct {
 
 // SyncGroupResponse carries the member's assignment for the generation.
 type SyncGroupResponse struct {
-	Seq        uint64
+	Seq        uint64 `canon:"seq"`
 	Error      spec.ErrorCode
 	Assignment Metadata
 }
 
 // HeartbeatRequest keeps a member's session alive.
 type HeartbeatRequest struct {
-	Seq        uint64
+	Seq        uint64 `canon:"seq"`
 	MemberID   spec.MemberID
 	InstanceID string
 	Generation spec.Generation
@@ -130,21 +130,21 @@ type HeartbeatRequest struct {
 // HeartbeatResponse tells the member whether to rejoin
 // (REBALANCE_IN_PROGRESS) or that it was fenced.
 type HeartbeatResponse struct {
-	Seq   uint64
+	Seq   uint64 `canon:"seq"`
 	Error spec.ErrorCode
 }
 
 // LeaveGroupRequest leaves the group at once, without waiting for the
 // session timeout.
 type LeaveGroupRequest struct {
-	Seq        uint64
+	Seq        uint64 `canon:"seq"`
 	MemberID   spec.MemberID
 	InstanceID string
 }
 
 // LeaveGroupResponse acknowledges a LeaveGroupRequest.
 type LeaveGroupResponse struct {
-	Seq   uint64
+	Seq   uint64 `canon:"seq"`
 	Error spec.ErrorCode
 }
 

@@ -60,7 +60,7 @@ type Assignment struct {
 	Revoked spec.Set
 	// Delay is the scheduled rebalance delay (Designs II, III): when
 	// positive the member rejoins after Delay.
-	Delay Millis
+	Delay Millis `canon:"duration"`
 	// Leader is the member id of the leader that computed the assignment.
 	Leader spec.MemberID
 	// Error is non-zero when the leader could not assign (its assignor
@@ -78,7 +78,7 @@ type Joined struct {
 
 // LeaderInput is everything the leader's Protocol.Assign may use.
 type LeaderInput struct {
-	Now        Millis
+	Now        Millis          `canon:"instant"`
 	Generation spec.Generation // the generation being assigned
 	Leader     spec.MemberID
 	// LastCompletedGeneration is the last generation this process
@@ -113,7 +113,7 @@ type LeaderMemory struct {
 	Members []spec.MemberID
 	// ScheduledAt is the deadline of the pending scheduled rebalance delay,
 	// 0 when none is pending.
-	ScheduledAt Millis
+	ScheduledAt Millis `canon:"instant"`
 	// Lost is what the leader holds back while the delay runs.
 	Lost spec.Set
 	// Candidates are the members that stayed empty while the delay ran,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Arg is one argument of a command: key=value, key=(v1,v2) or a bare word
@@ -72,4 +73,62 @@ func NonNegative(args []Arg, key string) (int64, error) {
 		return 0, fmt.Errorf("%s=%q: want a non-negative number", key, v)
 	}
 	return n, nil
+}
+
+// ParseLine splits one command line of a scenario file into its verb and
+// arguments, in the syntax the scenario files use: words separated by
+// spaces, each a bare word, key=value or key=(v1,v2,...).
+func ParseLine(line string) (string, []Arg, error) {
+	var words []string
+	depth := 0
+	start := -1
+	for i, r := range line {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+			if depth < 0 {
+				return "", nil, fmt.Errorf("%q: unbalanced )", line)
+			}
+		}
+		if r == ' ' && depth == 0 {
+			if start >= 0 {
+				words = append(words, line[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if depth != 0 {
+		return "", nil, fmt.Errorf("%q: unbalanced (", line)
+	}
+	if start >= 0 {
+		words = append(words, line[start:])
+	}
+	if len(words) == 0 {
+		return "", nil, fmt.Errorf("empty command")
+	}
+	var args []Arg
+	for _, w := range words[1:] {
+		key, val, ok := strings.Cut(w, "=")
+		if !ok {
+			args = append(args, Arg{Key: w})
+			continue
+		}
+		if strings.HasPrefix(val, "(") && strings.HasSuffix(val, ")") {
+			inner := val[1 : len(val)-1]
+			var vals []string
+			if inner != "" {
+				vals = strings.Split(inner, ",")
+			}
+			args = append(args, Arg{Key: key, Vals: vals})
+			continue
+		}
+		args = append(args, Arg{Key: key, Vals: []string{val}})
+	}
+	return words[0], args, nil
 }

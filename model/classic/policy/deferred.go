@@ -58,7 +58,7 @@ type DeferredConfig struct {
 	// negative value disables scheduled delays, like Connect's 0
 	// (KAFKA-15693): lost resources are reassigned at once and the
 	// revocation back-off is always 0.
-	MaxDelay classic.Millis
+	MaxDelay classic.Millis `canon:"duration"`
 	// LeaderFailover is the rule for a leader without history; the default
 	// is ReassignImmediately (Kafka's behaviour).
 	LeaderFailover LeaderFailover
@@ -189,11 +189,11 @@ func resolveMaxDelay(d classic.Millis) classic.Millis {
 type connectPolicy struct {
 	name string
 	// maxDelay is positive, or 0 when scheduled delays are disabled.
-	maxDelay    classic.Millis
+	maxDelay    classic.Millis `canon:"duration"`
 	failover    LeaderFailover
 	incremental bool
 	maxMoves    int            // Incremental only, > 0
-	stepDelay   classic.Millis // Incremental only, > 0
+	stepDelay   classic.Millis `canon:"duration"` // Incremental only, > 0
 }
 
 func (p connectPolicy) Name() string      { return p.name }
@@ -202,7 +202,7 @@ func (p connectPolicy) Cooperative() bool { return true }
 // schedule is the part of the leader's memory that survives a generation
 // mismatch (as the fields of Connect's assignor do).
 type schedule struct {
-	scheduledAt classic.Millis
+	scheduledAt classic.Millis `canon:"instant"`
 	candidates  []spec.MemberID
 	revokedPrev bool
 	successive  int
@@ -212,7 +212,7 @@ type schedule struct {
 type leaderRound struct {
 	round
 	p          connectPolicy
-	now        classic.Millis
+	now        classic.Millis `canon:"instant"`
 	configured spec.Set
 	// next is the assignment being built; revoked what each member gives
 	// up.

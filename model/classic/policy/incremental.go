@@ -14,14 +14,14 @@ const (
 // IncrementalConfig configures Incremental. The zero value is the default.
 type IncrementalConfig struct {
 	// MaxDelay and LeaderFailover are as in DeferredConfig.
-	MaxDelay       classic.Millis
+	MaxDelay       classic.Millis `canon:"duration"`
 	LeaderFailover LeaderFailover
 	// MaxMovesPerRound bounds the resources one round revokes for balance;
 	// 0 or less means DefaultMaxMovesPerRound (1).
 	MaxMovesPerRound int
 	// StepDelay is the scheduled delay between two revoking rounds; 0 or
 	// less means DefaultStepDelay (1000 ms).
-	StepDelay classic.Millis
+	StepDelay classic.Millis `canon:"duration"`
 }
 
 // Incremental returns the incremental protocol of the seed design's Design

@@ -23,9 +23,10 @@ const (
 	Restart
 	Leave
 	Resubscribe
+	BounceLeader
 )
 
-var actionNames = [...]string{"?", "deliver", "fire", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe"}
+var actionNames = [...]string{"?", "deliver", "fire", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "bounce"}
 
 // String names the action kind as the scenario language does.
 func (k ActionKind) String() string {
@@ -54,30 +55,46 @@ type Bounds struct {
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates int
 	// TopicChoices are the subscriptions Resubscribe may switch to.
 	TopicChoices [][]string
+	// FIFO makes every connection (a sender and a receiver address)
+	// deliver in order, as TCP does: only the oldest message of each
+	// connection may be delivered, lost or duplicated. Without it any
+	// message in flight may be. The model checker sets it: Kafka's
+	// clients and coordinator talk over TCP, and the orders it rules out
+	// multiply the state space without adding behaviours Kafka has.
+	FIFO bool
+	// Prompt makes the network faster than every timer: a timer fires
+	// only when no message is in flight. Without it a message may stay
+	// in flight while any number of timers fire, so a slow network alone
+	// expires sessions and the generations grow without bound. With it,
+	// a message that arrives too late is modelled by losing it (Drop).
+	Prompt bool
 }
 
 // Used counts the environment actions a run has taken.
 type Used struct {
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates int
+	// LeaderBounces counts BounceLeader actions (the model checker's).
+	LeaderBounces int
 }
 
 // Enabled returns every action enabled in w under the bounds b given what
 // was already used, in a deterministic order.
 func (w *World) Enabled(b Bounds, u Used) []Action {
 	var out []Action
-	for i := range w.InFlight {
+	heads := w.deliverable(b.FIFO)
+	for _, i := range heads {
 		out = append(out, Action{Kind: Deliver, Index: i})
 	}
-	if len(w.Timers) > 0 {
+	if len(w.Timers) > 0 && (!b.Prompt || len(w.InFlight) == 0) {
 		out = append(out, Action{Kind: FireNext})
 	}
 	if u.Drops < b.Drops {
-		for i := range w.InFlight {
+		for _, i := range heads {
 			out = append(out, Action{Kind: Drop, Index: i})
 		}
 	}
 	if u.Duplicates < b.Duplicates {
-		for i := range w.InFlight {
+		for _, i := range heads {
 			out = append(out, Action{Kind: Duplicate, Index: i})
 		}
 	}
@@ -109,6 +126,19 @@ func (w *World) Enabled(b Bounds, u Used) []Action {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// deliverable returns the indexes of the messages that may be delivered
+// next: every message, or with fifo the oldest of each connection.
+func (w *World) deliverable(fifo bool) []int {
+	out := make([]int, 0, len(w.InFlight))
+	for i, e := range w.InFlight {
+		if fifo && slices.ContainsFunc(w.InFlight[:i], func(f classic.Envelope) bool { return f.From == e.From && f.To == e.To }) {
+			continue
+		}
+		out = append(out, i)
 	}
 	return out
 }
@@ -145,8 +175,29 @@ func (w *World) Apply(a Action, b Bounds, u *Used) error {
 	case Resubscribe:
 		u.Resubscribes++
 		return w.Subscribe(a.Member, a.Topics)
+	case BounceLeader:
+		if w.leaderProcess() != a.Member {
+			return fmt.Errorf("%s does not lead the group", a.Member)
+		}
+		u.LeaderBounces++
+		return w.Bounce(a.Member, nil)
 	}
 	return fmt.Errorf("unknown action %d", a.Kind)
+}
+
+// leaderProcess returns the name of the live process whose member id leads
+// the coordinator's current generation, "" when none does.
+func (w *World) leaderProcess() string {
+	id := w.Coordinator.Leader()
+	if id == "" || !w.Coordinator.IsMember(id) {
+		return ""
+	}
+	addr := w.Coordinator.MemberNode(id)
+	p, ok := w.Processes[processName(addr)]
+	if !ok || p.Node == nil || p.Address() != addr {
+		return ""
+	}
+	return p.Config.Name
 }
 
 // String prints a as a line of the scenario language. Member joins print

@@ -1,0 +1,505 @@
+package checker
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Options configure one exploration. The zero value explores with one
+// worker, fingerprints, no symmetry reduction, liveness on, and no limits.
+type Options struct {
+	// Workers is the number of goroutines expanding states; 0 means 1.
+	Workers int
+	// Symmetry merges states that differ only by a permutation of the
+	// model's interchangeable members.
+	Symmetry bool
+	// Exact stores each state's whole canonical encoding instead of its
+	// 64-bit fingerprint: no hash collision can hide a state, at several
+	// times the memory.
+	Exact bool
+	// NoLiveness skips the liveness and stability check (and keeps no
+	// graph).
+	NoLiveness bool
+	// MaxStates stops the exploration after this many distinct states;
+	// 0 means no limit.
+	MaxStates int64
+	// TimeLimit stops the exploration after this long; 0 means none.
+	TimeLimit time.Duration
+	// Progress, when set, is called from the exploring goroutine about
+	// every ProgressEvery (default one second) and at the end of each
+	// breadth-first level.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Progress is a snapshot of a running exploration.
+type Progress struct {
+	Distinct, Transitions int64
+	Queue, Depth          int
+	Elapsed               time.Duration
+}
+
+// StatesPerSecond is the rate of new distinct states so far.
+func (p Progress) StatesPerSecond() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Distinct) / p.Elapsed.Seconds()
+}
+
+// Result is what an exploration found.
+type Result struct {
+	// Distinct is the number of distinct states stored, Transitions the
+	// number of steps taken from them, Depth the number of breadth-first
+	// levels below the initial states that were reached.
+	Distinct, Transitions int64
+	Depth                 int
+	Elapsed               time.Duration
+	// Complete is true when every reachable state was explored (no limit
+	// hit and no safety violation stopped the search).
+	Complete bool
+	// Stopped says why the exploration ended early, "" when Complete.
+	Stopped string
+	// StoredBytes is the memory of the seen set and the per-state records
+	// (parent, action, and the liveness graph when kept), not counting
+	// the frontier's concrete states.
+	StoredBytes int64
+	// LivenessChecked is true when the liveness and stability laws were
+	// checked over the complete graph.
+	LivenessChecked bool
+	// Violations are the counterexamples: for a safety law, the shortest
+	// path to a first violation, one per law found at the smallest depth;
+	// for liveness, a lasso (a path and a fair cycle).
+	Violations []Counterexample
+}
+
+// StatesPerSecond is the rate of distinct states over the whole run.
+func (r Result) StatesPerSecond() float64 {
+	return Progress{Distinct: r.Distinct, Elapsed: r.Elapsed}.StatesPerSecond()
+}
+
+// Step is one step of a counterexample.
+type Step struct {
+	// Line is the step as a command of the scenario language.
+	Line string
+	Kind Kind
+}
+
+// Counterexample is a path that breaks a law.
+type Counterexample struct {
+	// Law names the law broken.
+	Law       spec.Law
+	Violation spec.Violation
+	// Steps is the path from the initial state. For a liveness
+	// counterexample, Steps[Loop:] is a cycle that the protocol may repeat
+	// forever under weak fairness; Loop is -1 for a safety one.
+	Steps []Step
+	Loop  int
+}
+
+// ErrTooManyActions is returned when a state enables more actions than a
+// counterexample can name (65,535).
+var ErrTooManyActions = errors.New("checker: a state enables more than 65535 actions")
+
+// item is a frontier entry: a concrete state and its id.
+type item[S any] struct {
+	s  S
+	id uint32
+}
+
+// record is what the checker keeps of each state.
+type record struct {
+	parent uint32 // id of the state it was first reached from; itself for an initial state
+	act    uint16 // index of the action in the parent's Actions
+}
+
+// found is a safety violation found on a step.
+type found struct {
+	v      spec.Violation
+	parent uint32
+	act    uint16
+}
+
+type explorer[S, A any] struct {
+	m     Model[S, A]
+	o     Options
+	seen  *seenSet
+	perms []map[string]string
+
+	nextID  atomic.Uint32
+	records []record
+	graph   *graph // nil without liveness
+	inits   []item[S]
+
+	distinct, transitions atomic.Int64
+	// stopped is set when a limit is hit in the middle of a level.
+	stopped atomic.Bool
+}
+
+// Explore checks m exhaustively (within o's limits) and returns what it
+// found. It returns an error only when the model misbehaves (an action that
+// cannot be named); law violations are in the Result.
+func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = time.Second
+	}
+	x := &explorer[S, A]{m: m, o: o, seen: newSeenSet(o.Exact)}
+	if o.Symmetry {
+		x.perms = permutations(m.Interchangeable())
+	}
+	if !o.NoLiveness {
+		x.graph = &graph{}
+	}
+	start := time.Now()
+	res, err := x.run(start)
+	res.Elapsed = time.Since(start)
+	res.Distinct = x.distinct.Load()
+	res.Transitions = x.transitions.Load()
+	res.StoredBytes = x.seen.size() + int64(len(x.records))*6
+	if x.graph != nil {
+		res.StoredBytes += x.graph.size()
+	}
+	return res, err
+}
+
+func (x *explorer[S, A]) run(start time.Time) (Result, error) {
+	var res Result
+	frontier := []item[S]{}
+	enc := &canon.Encoder{}
+	for _, s := range x.m.Init() {
+		id, isNew := x.seen.insert(x.fingerprint(enc, s))
+		if !isNew {
+			continue
+		}
+		x.grow(id)
+		x.records[id] = record{parent: id}
+		x.inits = append(x.inits, item[S]{s, id})
+		x.distinct.Add(1)
+		frontier = append(frontier, item[S]{s, id})
+	}
+	lastProgress := start
+	for depth := 0; len(frontier) > 0; depth++ {
+		next, viols, err := x.level(frontier, start, &lastProgress, depth)
+		if err != nil {
+			return res, err
+		}
+		if len(next) > 0 {
+			res.Depth = depth + 1
+		}
+		x.report(start, len(next), depth+1)
+		if len(viols) > 0 {
+			res.Violations = x.safetyCounterexamples(viols)
+			res.Stopped = fmt.Sprintf("safety violation at depth %d", depth+1)
+			return res, nil
+		}
+		if reason := x.limitHit(start); reason != "" {
+			res.Stopped = reason
+			return res, nil
+		}
+		frontier = next
+	}
+	res.Complete = true
+	if x.graph != nil {
+		res.LivenessChecked = true
+		res.Violations = x.liveness()
+	}
+	return res, nil
+}
+
+func (x *explorer[S, A]) limitHit(start time.Time) string {
+	if x.o.MaxStates > 0 && x.distinct.Load() >= x.o.MaxStates {
+		return fmt.Sprintf("state limit %d reached", x.o.MaxStates)
+	}
+	if x.o.TimeLimit > 0 && time.Since(start) >= x.o.TimeLimit {
+		return fmt.Sprintf("time limit %s reached", x.o.TimeLimit)
+	}
+	return ""
+}
+
+func (x *explorer[S, A]) report(start time.Time, queue, depth int) {
+	if x.o.Progress == nil {
+		return
+	}
+	x.o.Progress(Progress{Distinct: x.distinct.Load(), Transitions: x.transitions.Load(), Queue: queue, Depth: depth, Elapsed: time.Since(start)})
+}
+
+// fingerprint encodes s (the smallest encoding over the symmetry
+// permutations) and returns its fingerprint, the encoding (valid until the
+// next call with enc), and an id allocator for insert.
+func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte, func() uint32) {
+	b := x.encode(enc, s)
+	return canon.Fingerprint(b), b, x.allocID
+}
+
+func (x *explorer[S, A]) allocID() uint32 { return x.nextID.Add(1) - 1 }
+
+func (x *explorer[S, A]) encode(enc *canon.Encoder, s S) []byte {
+	enc.Reset()
+	enc.Rename = nil
+	x.m.Encode(enc, s)
+	best := enc.Finish()
+	if len(x.perms) == 0 {
+		return best
+	}
+	keep := append([]byte(nil), best...)
+	for _, p := range x.perms {
+		enc.Reset()
+		enc.Rename = renamer(p)
+		x.m.Encode(enc, s)
+		if b := enc.Finish(); string(b) < string(keep) {
+			keep = append(keep[:0], b...)
+		}
+	}
+	enc.Rename = nil
+	return keep
+}
+
+func (x *explorer[S, A]) grow(id uint32) {
+	for int(id) >= len(x.records) {
+		x.records = append(x.records, record{})
+	}
+}
+
+// expansion is one worker's output for a level.
+type expansion[S any] struct {
+	next []item[S]
+	recs []struct {
+		id, parent uint32
+		act        uint16
+	}
+	viols  []found
+	edges  []edge
+	states []stateInfo
+	keys   []uint64
+	err    error
+}
+
+// level expands every state of the frontier with the workers and returns
+// the next frontier, in a deterministic order for one worker.
+func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.Time, depth int) ([]item[S], []found, error) {
+	w := min(x.o.Workers, len(frontier))
+	outs := make([]expansion[S], w)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex // guards *last
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			enc := &canon.Encoder{}
+			var acts []A
+			out := &outs[k]
+			for {
+				i := int(next.Add(64) - 64)
+				if i >= len(frontier) || x.stopped.Load() {
+					return
+				}
+				if x.limitHit(start) != "" {
+					x.stopped.Store(true)
+					return
+				}
+				for j := i; j < min(i+64, len(frontier)); j++ {
+					if out.err = x.expand(enc, &acts, frontier[j], out); out.err != nil {
+						return
+					}
+				}
+				if k == 0 && x.o.Progress != nil && time.Since(*last) >= x.o.ProgressEvery {
+					mu.Lock()
+					*last = time.Now()
+					mu.Unlock()
+					x.report(start, len(frontier)-min(int(next.Load()), len(frontier)), depth+1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var nextFrontier []item[S]
+	var viols []found
+	if n := x.nextID.Load(); n > 0 {
+		x.grow(n - 1)
+	}
+	for k := range outs {
+		out := &outs[k]
+		if out.err != nil {
+			return nil, nil, out.err
+		}
+		nextFrontier = append(nextFrontier, out.next...)
+		viols = append(viols, out.viols...)
+		for _, r := range out.recs {
+			x.records[r.id] = record{parent: r.parent, act: r.act}
+		}
+		if x.graph != nil {
+			x.graph.add(out.edges, out.states, out.keys)
+		}
+	}
+	slices.SortStableFunc(viols, func(a, b found) int {
+		return cmp.Or(cmp.Compare(a.parent, b.parent), cmp.Compare(a.act, b.act))
+	})
+	return nextFrontier, viols, nil
+}
+
+// expand takes every action enabled in it.s.
+func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *expansion[S]) error {
+	*acts = x.m.Actions(it.s, (*acts)[:0])
+	if len(*acts) > 0xFFFF {
+		return ErrTooManyActions
+	}
+	if x.graph != nil {
+		info := stateInfo{id: it.id, converged: len(x.m.Converged(it.s)) == 0, owners: x.m.Owners(it.s), keysFrom: len(out.keys)}
+		for _, a := range *acts {
+			if x.m.Kind(a) == Own {
+				out.keys = append(out.keys, x.m.FairKey(it.s, a))
+			}
+		}
+		info.keysTo = len(out.keys)
+		out.states = append(out.states, info)
+	}
+	for i, a := range *acts {
+		t, viols := x.m.Step(it.s, a)
+		x.transitions.Add(1)
+		fp, b, alloc := x.fingerprint(enc, t)
+		id, isNew := x.seen.insert(fp, b, alloc)
+		if isNew {
+			x.distinct.Add(1)
+			out.next = append(out.next, item[S]{t, id})
+			out.recs = append(out.recs, struct {
+				id, parent uint32
+				act        uint16
+			}{id, it.id, uint16(i)})
+		}
+		for _, v := range viols {
+			out.viols = append(out.viols, found{v: v, parent: it.id, act: uint16(i)})
+		}
+		if x.graph != nil {
+			switch k := x.m.Kind(a); k {
+			case Own:
+				out.edges = append(out.edges, edge{from: it.id, to: id, act: uint16(i), key: x.m.FairKey(it.s, a)})
+			case EnvUnbounded:
+				out.edges = append(out.edges, edge{from: it.id, to: id, act: uint16(i), env: true})
+			}
+		}
+	}
+	return nil
+}
+
+// path returns the action indexes from an initial state to id, and that
+// initial state.
+func (x *explorer[S, A]) path(id uint32) (S, []uint16) {
+	var acts []uint16
+	for {
+		r := x.records[id]
+		if r.parent == id {
+			break
+		}
+		acts = append(acts, r.act)
+		id = r.parent
+	}
+	slices.Reverse(acts)
+	for _, it := range x.inits {
+		if it.id == id {
+			return it.s, acts
+		}
+	}
+	panic(fmt.Sprintf("checker: state %d has no parent and is not initial", id))
+}
+
+// replay takes the actions by index from s and returns the steps and the
+// state reached.
+func (x *explorer[S, A]) replay(s S, acts []uint16) ([]Step, S) {
+	var steps []Step
+	var buf []A
+	for _, i := range acts {
+		buf = x.m.Actions(s, buf[:0])
+		a := buf[i]
+		steps = append(steps, Step{Line: x.m.Line(s, a), Kind: x.m.Kind(a)})
+		s, _ = x.m.Step(s, a)
+	}
+	return steps, s
+}
+
+func (x *explorer[S, A]) safetyCounterexamples(viols []found) []Counterexample {
+	var out []Counterexample
+	laws := map[spec.Law]bool{}
+	for _, f := range viols {
+		if laws[f.v.Law] {
+			continue
+		}
+		laws[f.v.Law] = true
+		init, acts := x.path(f.parent)
+		steps, s := x.replay(init, acts)
+		var buf []A
+		buf = x.m.Actions(s, buf)
+		a := buf[f.act]
+		steps = append(steps, Step{Line: x.m.Line(s, a), Kind: x.m.Kind(a)})
+		out = append(out, Counterexample{Law: f.v.Law, Violation: f.v, Steps: steps, Loop: -1})
+	}
+	slices.SortFunc(out, func(a, b Counterexample) int { return strings.Compare(string(a.Law), string(b.Law)) })
+	return out
+}
+
+// permutations returns every renaming that permutes the members within
+// each group (the identity excluded).
+func permutations(groups [][]string) []map[string]string {
+	perms := []map[string]string{{}}
+	for _, g := range groups {
+		var next []map[string]string
+		for _, order := range permute(g) {
+			for _, p := range perms {
+				q := make(map[string]string, len(p)+len(g))
+				for k, v := range p {
+					q[k] = v
+				}
+				for i, name := range g {
+					if order[i] != name {
+						q[name] = order[i]
+					}
+				}
+				next = append(next, q)
+			}
+		}
+		perms = next
+	}
+	return slices.DeleteFunc(perms, func(p map[string]string) bool { return len(p) == 0 })
+}
+
+func permute(xs []string) [][]string {
+	if len(xs) <= 1 {
+		return [][]string{slices.Clone(xs)}
+	}
+	var out [][]string
+	for i := range xs {
+		rest := slices.Concat(xs[:i:i], xs[i+1:])
+		for _, p := range permute(rest) {
+			out = append(out, append([]string{xs[i]}, p...))
+		}
+	}
+	return out
+}
+
+// renamer renames a member name, and the ids and addresses derived from it
+// (name-N member ids, name@k addresses), by p.
+func renamer(p map[string]string) func(string) string {
+	return func(s string) string {
+		if r, ok := p[s]; ok {
+			return r
+		}
+		if i := strings.IndexAny(s, "-@"); i > 0 {
+			if r, ok := p[s[:i]]; ok {
+				return r + s[i:]
+			}
+		}
+		return s
+	}
+}

@@ -1,0 +1,362 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// edge is a step of the liveness graph: an Own step (with its fairness
+// key) or an unbounded environment step. Bounded environment steps are not
+// in the graph: the environment may stop at any time, so liveness must hold
+// on the paths without them.
+type edge struct {
+	from, to uint32
+	act      uint16
+	env      bool
+	key      uint64
+}
+
+// stateInfo is what liveness needs of one expanded state, as a worker
+// collects it: keysFrom:keysTo index the worker's fairness keys of the
+// state's enabled Own actions.
+type stateInfo struct {
+	id               uint32
+	converged        bool
+	owners           uint64
+	keysFrom, keysTo int
+}
+
+type nodeInfo struct {
+	converged        bool
+	expanded         bool
+	owners           uint64
+	keysFrom, keysTo uint32
+}
+
+// graph is the liveness graph, kept while exploring.
+type graph struct {
+	edges []edge
+	nodes []nodeInfo
+	keys  []uint64
+}
+
+func (g *graph) add(edges []edge, states []stateInfo, keys []uint64) {
+	g.edges = append(g.edges, edges...)
+	base := uint32(len(g.keys))
+	g.keys = append(g.keys, keys...)
+	for _, s := range states {
+		for int(s.id) >= len(g.nodes) {
+			g.nodes = append(g.nodes, nodeInfo{})
+		}
+		g.nodes[s.id] = nodeInfo{converged: s.converged, expanded: true, owners: s.owners, keysFrom: base + uint32(s.keysFrom), keysTo: base + uint32(s.keysTo)}
+	}
+}
+
+func (g *graph) size() int64 {
+	return int64(len(g.edges))*24 + int64(len(g.nodes))*24 + int64(len(g.keys))*8
+}
+
+// adjacency is the graph's edges grouped by source: out[start[v]:start[v+1]].
+type adjacency struct {
+	start []uint32
+	out   []edge
+}
+
+func (g *graph) adjacency(n int) adjacency {
+	start := make([]uint32, n+1)
+	for _, e := range g.edges {
+		start[e.from+1]++
+	}
+	for i := range n {
+		start[i+1] += start[i]
+	}
+	out := make([]edge, len(g.edges))
+	fill := slices.Clone(start)
+	for _, e := range g.edges {
+		out[fill[e.from]] = e
+		fill[e.from]++
+	}
+	return adjacency{start, out}
+}
+
+func (a adjacency) of(v uint32) []edge { return a.out[a.start[v]:a.start[v+1]] }
+
+// sccs returns the strongly connected components of the graph (Tarjan's
+// algorithm, iterative), each as its list of states, and each state's
+// component index.
+func (a adjacency) sccs(n int) ([][]uint32, []int32) {
+	const unvisited = -1
+	index := make([]int32, n)
+	low := make([]int32, n)
+	comp := make([]int32, n)
+	for i := range index {
+		index[i], comp[i] = unvisited, unvisited
+	}
+	onStack := make([]bool, n)
+	var stack []uint32
+	var comps [][]uint32
+	type frame struct {
+		v    uint32
+		next uint32 // next edge to look at
+	}
+	var calls []frame
+	var counter int32
+	for root := range uint32(n) {
+		if index[root] != unvisited {
+			continue
+		}
+		calls = append(calls, frame{root, a.start[root]})
+		index[root], low[root] = counter, counter
+		counter++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(calls) > 0 {
+			f := &calls[len(calls)-1]
+			if f.next < a.start[f.v+1] {
+				w := a.out[f.next].to
+				f.next++
+				if index[w] == unvisited {
+					index[w], low[w] = counter, counter
+					counter++
+					stack = append(stack, w)
+					onStack[w] = true
+					calls = append(calls, frame{w, a.start[w]})
+				} else if onStack[w] {
+					low[f.v] = min(low[f.v], index[w])
+				}
+				continue
+			}
+			v := f.v
+			calls = calls[:len(calls)-1]
+			if len(calls) > 0 {
+				p := calls[len(calls)-1].v
+				low[p] = min(low[p], low[v])
+			}
+			if low[v] == index[v] {
+				var c []uint32
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp[w] = int32(len(comps))
+					c = append(c, w)
+					if w == v {
+						break
+					}
+				}
+				comps = append(comps, c)
+			}
+		}
+	}
+	return comps, comp
+}
+
+// liveness checks EventuallyConverged and Stability over the complete
+// graph and returns a lasso for each law broken (the first found).
+//
+// Under weak fairness of Own actions, a path may stay forever in a
+// strongly connected component C exactly when every Own action enabled in
+// all of C's states is taken by some step inside C (a path that tours all
+// of C then takes each of them). So: a state with no Own step that is not
+// converged is stuck; a component with a cycle that holds a state that is
+// not converged, or two ownerships, is a counterexample if it is fair.
+func (x *explorer[S, A]) liveness() []Counterexample {
+	g := x.graph
+	n := len(x.records)
+	for len(g.nodes) < n {
+		g.nodes = append(g.nodes, nodeInfo{})
+	}
+	adj := g.adjacency(n)
+	var out []Counterexample
+	reported := map[spec.Law]bool{}
+	// Stuck states.
+	for v := range uint32(n) {
+		if !g.nodes[v].expanded || g.nodes[v].converged || reported[spec.EventuallyConverged] {
+			continue
+		}
+		own := false
+		for _, e := range adj.of(v) {
+			own = own || !e.env
+		}
+		if !own {
+			reported[spec.EventuallyConverged] = true
+			out = append(out, x.lasso(spec.EventuallyConverged, "no step of the protocol is enabled", v, nil))
+		}
+	}
+	comps, comp := adj.sccs(n)
+	for _, c := range comps {
+		cycle := len(c) > 1
+		if !cycle {
+			for _, e := range adj.of(c[0]) {
+				cycle = cycle || e.to == c[0]
+			}
+		}
+		if !cycle {
+			continue
+		}
+		law, bad := spec.Law(""), uint32(0)
+		for _, v := range c {
+			if !g.nodes[v].converged {
+				law, bad = spec.EventuallyConverged, v
+				break
+			}
+		}
+		if law == "" {
+			for _, v := range c[1:] {
+				if g.nodes[v].owners != g.nodes[c[0]].owners {
+					law, bad = spec.Stability, v
+					break
+				}
+			}
+		}
+		if law == "" || reported[law] {
+			continue
+		}
+		required, ok := x.fair(c, comp, adj)
+		if !ok {
+			continue
+		}
+		reported[law] = true
+		detail := "a fair cycle never converges"
+		var other int64 = -1
+		if law == spec.Stability {
+			detail = "a fair cycle keeps moving resources in a converged group"
+			other = int64(c[0])
+		}
+		out = append(out, x.lasso(law, detail, bad, x.tour(bad, required, other, comp, adj)))
+	}
+	return out
+}
+
+// fair returns the fairness keys that every state of component c enables,
+// and whether each is taken by a step inside c.
+func (x *explorer[S, A]) fair(c []uint32, comp []int32, adj adjacency) ([]uint64, bool) {
+	g := x.graph
+	id := comp[c[0]]
+	first := g.nodes[c[0]]
+	always := slices.Clone(g.keys[first.keysFrom:first.keysTo])
+	slices.Sort(always)
+	always = slices.Compact(always)
+	for _, v := range c[1:] {
+		nv := g.nodes[v]
+		ks := g.keys[nv.keysFrom:nv.keysTo]
+		always = slices.DeleteFunc(always, func(k uint64) bool { return !slices.Contains(ks, k) })
+	}
+	for _, k := range always {
+		taken := false
+		for _, v := range c {
+			for _, e := range adj.of(v) {
+				if !e.env && e.key == k && comp[e.to] == id {
+					taken = true
+				}
+			}
+		}
+		if !taken {
+			return nil, false
+		}
+	}
+	return always, true
+}
+
+// hop is one step of a tour: the state it reaches and, for a step taken
+// for fairness, the key it must have.
+type hop struct {
+	to    uint32
+	key   uint64
+	keyed bool
+}
+
+// tour returns a cycle from start back to start inside start's component
+// that takes a step with each of the required fairness keys and, when
+// other >= 0, passes through state other.
+func (x *explorer[S, A]) tour(start uint32, required []uint64, other int64, comp []int32, adj adjacency) []hop {
+	id := comp[start]
+	var hops []hop
+	cur := start
+	// goTo appends the shortest path inside the component from cur to a
+	// step accepted by want, that step included.
+	goTo := func(want func(e edge) bool) {
+		prev := map[uint32]uint32{cur: cur}
+		queue := []uint32{cur}
+		for len(queue) > 0 {
+			v := queue[0]
+			queue = queue[1:]
+			for _, e := range adj.of(v) {
+				if comp[e.to] != id {
+					continue
+				}
+				if want(e) {
+					var rev []hop
+					for w := v; w != cur; w = prev[w] {
+						rev = append(rev, hop{to: w})
+					}
+					slices.Reverse(rev)
+					hops = append(hops, rev...)
+					hops = append(hops, hop{to: e.to, key: e.key, keyed: !e.env})
+					cur = e.to
+					return
+				}
+				if _, ok := prev[e.to]; !ok {
+					prev[e.to] = v
+					queue = append(queue, e.to)
+				}
+			}
+		}
+		panic(fmt.Sprintf("checker: no step inside component %d from %d", id, cur))
+	}
+	for _, k := range required {
+		goTo(func(e edge) bool { return !e.env && e.key == k })
+	}
+	if other >= 0 {
+		goTo(func(e edge) bool { return e.to == uint32(other) })
+	}
+	if cur != start || len(hops) == 0 {
+		goTo(func(e edge) bool { return e.to == start })
+	}
+	return hops
+}
+
+// lasso builds the counterexample: the breadth-first path to state bad,
+// then the cycle. The cycle is replayed by state, not by action index: the
+// concrete states met on it behave like the stored ones but may list their
+// actions in another order.
+func (x *explorer[S, A]) lasso(law spec.Law, detail string, bad uint32, cycle []hop) Counterexample {
+	init, acts := x.path(bad)
+	steps, s := x.replay(init, acts)
+	v := spec.Violation{Law: law, Detail: detail}
+	if conv := x.m.Converged(s); len(conv) > 0 {
+		v.Resource, v.Members = conv[0].Resource, conv[0].Members
+		v.Detail = detail + ": " + conv[0].String()
+	}
+	ce := Counterexample{Law: law, Violation: v, Steps: steps, Loop: len(steps)}
+	if cycle == nil {
+		ce.Loop = -1
+		return ce
+	}
+	enc := &canon.Encoder{}
+	var buf []A
+	for _, h := range cycle {
+		buf = x.m.Actions(s, buf[:0])
+		took := false
+		for _, a := range buf {
+			k := x.m.Kind(a)
+			if k == Env || (h.keyed && (k != Own || x.m.FairKey(s, a) != h.key)) {
+				continue
+			}
+			t, _ := x.m.Step(s, a)
+			if id, isNew := x.seen.lookup(x.fingerprint(enc, t)); !isNew && id == h.to {
+				ce.Steps = append(ce.Steps, Step{Line: x.m.Line(s, a), Kind: k})
+				s, took = t, true
+				break
+			}
+		}
+		if !took {
+			panic(fmt.Sprintf("checker: cannot replay the cycle of a %s counterexample: no step to state %d", law, h.to))
+		}
+	}
+	return ce
+}

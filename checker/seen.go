@@ -1,0 +1,138 @@
+package checker
+
+import (
+	"sync"
+)
+
+// seenShards is the number of independently locked parts of the seen set;
+// a power of two, many more than workers, so that workers rarely wait.
+const seenShards = 256
+
+// seenSet maps each stored state to its id: by 64-bit fingerprint (an open
+// addressing table of 12 bytes a slot) or, in exact mode, by the whole
+// canonical encoding. It is safe for concurrent use.
+type seenSet struct {
+	exact  bool
+	shards [seenShards]seenShard
+}
+
+type seenShard struct {
+	mu sync.Mutex
+	// keys and ids are the fingerprint table: keys[i] == 0 marks a free
+	// slot (fingerprint 0 is stored as 1). len(keys) is a power of two.
+	keys []uint64
+	ids  []uint32
+	used int
+	// encodings is the exact table.
+	encodings map[string]uint32
+	bytes     int64 // encoding bytes held, exact mode
+}
+
+func newSeenSet(exact bool) *seenSet {
+	s := &seenSet{exact: exact}
+	for i := range s.shards {
+		sh := &s.shards[i]
+		if exact {
+			sh.encodings = map[string]uint32{}
+		} else {
+			sh.keys = make([]uint64, 64)
+			sh.ids = make([]uint32, 64)
+		}
+	}
+	return s
+}
+
+// insert stores the state with fingerprint fp (and encoding enc, in exact
+// mode) under the id newID() returns if it is new, and reports its id and
+// whether it was new. newID is called under the shard's lock, at most once.
+func (s *seenSet) insert(fp uint64, enc []byte, newID func() uint32) (uint32, bool) {
+	sh := &s.shards[fp>>56%seenShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if s.exact {
+		if id, ok := sh.encodings[string(enc)]; ok {
+			return id, false
+		}
+		id := newID()
+		sh.encodings[string(enc)] = id
+		sh.bytes += int64(len(enc))
+		return id, true
+	}
+	if fp == 0 {
+		fp = 1
+	}
+	mask := uint64(len(sh.keys) - 1)
+	for i := fp & mask; ; i = (i + 1) & mask {
+		switch sh.keys[i] {
+		case fp:
+			return sh.ids[i], false
+		case 0:
+			id := newID()
+			sh.keys[i], sh.ids[i] = fp, id
+			sh.used++
+			if sh.used*4 >= len(sh.keys)*3 {
+				sh.grow()
+			}
+			return id, true
+		}
+	}
+}
+
+func (sh *seenShard) grow() {
+	keys, ids := sh.keys, sh.ids
+	sh.keys = make([]uint64, 2*len(keys))
+	sh.ids = make([]uint32, 2*len(keys))
+	mask := uint64(len(sh.keys) - 1)
+	for j, k := range keys {
+		if k == 0 {
+			continue
+		}
+		i := k & mask
+		for sh.keys[i] != 0 {
+			i = (i + 1) & mask
+		}
+		sh.keys[i], sh.ids[i] = k, ids[j]
+	}
+}
+
+// lookup returns the id of a stored state; it takes insert's arguments
+// and panics if the state was never stored.
+func (s *seenSet) lookup(fp uint64, enc []byte, _ func() uint32) (uint32, bool) {
+	sh := &s.shards[fp>>56%seenShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if s.exact {
+		if id, ok := sh.encodings[string(enc)]; ok {
+			return id, false
+		}
+	} else {
+		if fp == 0 {
+			fp = 1
+		}
+		mask := uint64(len(sh.keys) - 1)
+		for i := fp & mask; sh.keys[i] != 0; i = (i + 1) & mask {
+			if sh.keys[i] == fp {
+				return sh.ids[i], false
+			}
+		}
+	}
+	panic("checker: lookup of a state that was never stored")
+}
+
+// bytes estimates the memory the set holds: the fingerprint tables'
+// slots, or the stored encodings plus a map entry's overhead (a string
+// header, an id and about 16 bytes of Go map bookkeeping) each.
+func (s *seenSet) size() int64 {
+	var n int64
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		if s.exact {
+			n += sh.bytes + int64(len(sh.encodings))*(16+4+16)
+		} else {
+			n += int64(len(sh.keys)) * 12
+		}
+		sh.mu.Unlock()
+	}
+	return n
+}

@@ -1,0 +1,314 @@
+package world
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/script"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+func init() { canon.RegisterTimeType(reflect.TypeFor[classic.Millis]()) }
+
+// CheckConfig is a closed world for the model checker: the scenario
+// commands that build the initial state, the members that may join later,
+// and the environment's budget.
+type CheckConfig struct {
+	// Protocol names the embedded protocol the members run, for reports
+	// and for the balance law (BalanceOf).
+	Protocol string
+	// Setup is the scenario commands that build the initial state, from
+	// "group" on (members added and settled).
+	Setup []string
+	// Joiners are add-member commands of the members that may join later,
+	// each at most once.
+	Joiners []string
+	// Crashes, Restarts, Leaves, Resubscribes, Drops and Duplicates bound
+	// the environment's actions over a whole path; TopicChoices are the
+	// subscriptions Resubscribe may switch to.
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates int
+	TopicChoices                                               [][]string
+	// LeaderBounces bounds how often the current leader is bounced (leaves
+	// and starts again at once, a leader change); negative means without
+	// bound, which makes the bounce an unbounded environment action.
+	LeaderBounces int
+	// MaxRounds is the bounded-rounds law: the most assignment rounds the
+	// protocol may send after the environment's last action.
+	MaxRounds int
+}
+
+// State is a state of the checked world: the world, the environment's
+// budget used so far, and the assignment rounds sent since the
+// environment's last action. The checker never modifies a State.
+type State struct {
+	W *World
+	U Used
+	// Rounds counts rounds since the last environment action, capped at
+	// MaxRounds+1 so that a protocol that breaks the bound does not make
+	// the state space infinite.
+	Rounds int
+}
+
+// Model is the classic family's closed world as the checker sees it
+// (checker.Model[*State, Action]).
+type Model struct {
+	cfg     CheckConfig
+	bounds  Bounds
+	joiners map[string]string // name -> add-member line
+	init    *World
+	faults  classic.Faults
+}
+
+// NewModel builds the model: it runs the setup commands and reads the
+// joiners' configurations. It returns an error for a setup that does not
+// run, a joiner that is not an add-member command, or nonsensical bounds.
+func NewModel(cfg CheckConfig) (*Model, error) {
+	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "max-rounds": cfg.MaxRounds} {
+		if n < 0 {
+			return nil, fmt.Errorf("%s = %d: want 0 or more", name, n)
+		}
+	}
+	if cfg.MaxRounds == 0 {
+		return nil, fmt.Errorf("max-rounds = 0: every protocol needs at least one round after a change")
+	}
+	s := &Script{}
+	for _, line := range cfg.Setup {
+		if err := runLine(s, line); err != nil {
+			return nil, fmt.Errorf("setup %q: %v", line, err)
+		}
+	}
+	if s.W == nil {
+		return nil, fmt.Errorf("setup: no group command")
+	}
+	s.W.DrainLog()
+	s.W.Rounds = nil
+	if len(s.W.Violations) > 0 {
+		return nil, fmt.Errorf("setup breaks a law: %s", s.W.Violations[0])
+	}
+	m := &Model{cfg: cfg, init: s.W, joiners: map[string]string{}}
+	for _, p := range s.W.Processes {
+		m.bounds.Members = append(m.bounds.Members, p.Config)
+		m.faults |= p.Config.Faults
+	}
+	scratch := &Script{W: s.W.Clone()}
+	for _, line := range cfg.Joiners {
+		cmd, args, err := script.ParseLine(line)
+		if err != nil || cmd != "add-member" {
+			return nil, fmt.Errorf("joiner %q: want an add-member command", line)
+		}
+		name, _ := script.Name(args, cmd)
+		if err := runLine(scratch, line); err != nil {
+			return nil, fmt.Errorf("joiner %q: %v", line, err)
+		}
+		pc := scratch.W.Processes[name].Config
+		m.bounds.Members = append(m.bounds.Members, pc)
+		m.faults |= pc.Faults
+		m.joiners[name] = line
+	}
+	slices.SortFunc(m.bounds.Members, func(a, b classic.MemberConfig) int { return strings.Compare(a.Name, b.Name) })
+	b := &m.bounds
+	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates = cfg.Crashes, cfg.Restarts, cfg.Leaves, cfg.Resubscribes, cfg.Drops, cfg.Duplicates
+	b.TopicChoices = cfg.TopicChoices
+	b.FIFO, b.Prompt = true, true
+	return m, nil
+}
+
+// connections groups the indexes of the messages in flight by connection
+// (sender and receiver), each in send order.
+func (w *World) connections() [][]int {
+	var out [][]int
+	for i, e := range w.InFlight {
+		k := slices.IndexFunc(out, func(c []int) bool { f := w.InFlight[c[0]]; return f.From == e.From && f.To == e.To })
+		if k < 0 {
+			out = append(out, []int{i})
+		} else {
+			out[k] = append(out[k], i)
+		}
+	}
+	return out
+}
+
+func runLine(s *Script, line string) error {
+	cmd, args, err := script.ParseLine(line)
+	if err != nil {
+		return err
+	}
+	_, err = s.Run(cmd, args)
+	return err
+}
+
+// Config returns the configuration the model was built from.
+func (m *Model) Config() CheckConfig { return m.cfg }
+
+// Init is the state the setup commands build.
+func (m *Model) Init() []*State { return []*State{{W: m.init.Clone()}} }
+
+// Actions appends the enabled actions: World.Enabled under the bounds,
+// and a bounce of the current leader while the budget allows.
+func (m *Model) Actions(s *State, dst []Action) []Action {
+	dst = append(dst, s.W.Enabled(m.bounds, s.U)...)
+	if m.cfg.LeaderBounces < 0 || s.U.LeaderBounces < m.cfg.LeaderBounces {
+		if name := s.W.leaderProcess(); name != "" {
+			dst = append(dst, Action{Kind: BounceLeader, Member: name})
+		}
+	}
+	return dst
+}
+
+// Step takes a on a copy of s.
+func (m *Model) Step(s *State, a Action) (*State, []spec.Violation) {
+	t := &State{W: s.W.Clone(), U: s.U, Rounds: s.Rounds}
+	t.W.Log = nil
+	before, rounds := len(t.W.Violations), len(t.W.Rounds)
+	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {
+		panic(fmt.Sprintf("world: enabled action %s failed: %v", a, err))
+	}
+	t.W.Log = nil
+	viols := slices.Clone(t.W.Violations[before:])
+	t.W.Violations = t.W.Violations[:before]
+	sent := len(t.W.Rounds) - rounds
+	t.W.Rounds = t.W.Rounds[:rounds]
+	if m.Kind(a) != ownKind {
+		t.Rounds = 0
+	}
+	if t.Rounds+sent > m.cfg.MaxRounds && t.Rounds <= m.cfg.MaxRounds {
+		viols = append(viols, spec.Violation{Law: spec.BoundedRounds, Detail: fmt.Sprintf("%d assignment rounds since the environment's last action; %s promises at most %d", t.Rounds+sent, m.cfg.Protocol, m.cfg.MaxRounds)})
+	}
+	t.Rounds = min(t.Rounds+sent, m.cfg.MaxRounds+1)
+	return t, viols
+}
+
+// kinds as the checker sees them; the world package does not import the
+// checker, so the model reports them as the checker's numbering (Own 0,
+// Env 1, EnvUnbounded 2).
+const (
+	ownKind          = 0
+	envKind          = 1
+	envUnboundedKind = 2
+)
+
+// Kind is 0 (checker.Own) for deliver and fire, 2 (checker.EnvUnbounded)
+// for an unbounded leader bounce, and 1 (checker.Env) for the rest.
+func (m *Model) Kind(a Action) uint8 {
+	switch {
+	case a.Kind == Deliver || a.Kind == FireNext:
+		return ownKind
+	case a.Kind == BounceLeader && m.cfg.LeaderBounces < 0:
+		return envUnboundedKind
+	}
+	return envKind
+}
+
+// FairKey identifies deliveries by the message (its correlation id left
+// out, so a resent heartbeat is the same action) and fire as one action.
+func (m *Model) FairKey(s *State, a Action) uint64 {
+	if a.Kind != Deliver {
+		return 1
+	}
+	e := &canon.Encoder{SkipSeq: true}
+	e.Value(s.W.InFlight[a.Index])
+	return canon.Fingerprint(e.Finish())
+}
+
+// Converged is World.CheckConverged with the protocol's balance law.
+func (m *Model) Converged(s *State) []spec.Violation {
+	return s.W.CheckConverged(BalanceOf(m.cfg.Protocol))
+}
+
+// Owners fingerprints every member's ownership and membership.
+func (m *Model) Owners(s *State) uint64 {
+	e := &canon.Encoder{}
+	for _, mv := range s.W.View().Members {
+		e.String(mv.Name)
+		e.String(mv.Owns.String())
+		e.Value(mv.Current)
+	}
+	return canon.Fingerprint(e.Finish())
+}
+
+// Line prints a as a scenario command; a join prints its full add-member
+// command.
+func (m *Model) Line(s *State, a Action) string {
+	if a.Kind == Join {
+		return m.joiners[a.Member]
+	}
+	return a.String()
+}
+
+// Preamble is the setup commands.
+func (m *Model) Preamble() []string { return slices.Clone(m.cfg.Setup) }
+
+// Interchangeable groups the members whose configurations are the same
+// but for their names: dynamic members with the same subscription,
+// protocols and fault switches.
+func (m *Model) Interchangeable() [][]string {
+	groups := map[string][]string{}
+	var keys []string
+	for _, c := range m.bounds.Members {
+		if c.InstanceID != "" {
+			continue
+		}
+		k := memberKey(c)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], c.Name)
+	}
+	var out [][]string
+	for _, k := range keys {
+		if len(groups[k]) > 1 {
+			out = append(out, groups[k])
+		}
+	}
+	return out
+}
+
+// memberKey encodes a member's configuration without its name.
+func memberKey(c classic.MemberConfig) string {
+	e := &canon.Encoder{}
+	c.Name = ""
+	e.Value(c)
+	return string(e.Finish())
+}
+
+// Encode writes the canonical encoding of s: the budget used, the rounds
+// counter, and the world with its clock as the origin of every instant,
+// its messages in flight as a multiset (any of them may be delivered
+// next), and its history (rounds, log, violations) left out.
+func (m *Model) Encode(e *canon.Encoder, s *State) {
+	w := s.W
+	e.Now = int64(w.Now)
+	e.Value(s.U)
+	e.Int(int64(s.Rounds))
+	e.Value(w.Topics)
+	e.Value(w.Coordinator)
+	names := w.Names()
+	e.Int(int64(len(names)))
+	for _, n := range names {
+		p := w.Processes[n]
+		e.String(n)
+		e.Value(p.Config)
+		e.Value(p.Node)
+		e.Value(p.Isolated)
+		e.Int(int64(p.Incarnation))
+	}
+	// Connections deliver in order (Bounds.FIFO): a connection's messages
+	// are a sequence, the connections a multiset.
+	conns := w.connections()
+	e.Sorted(len(conns), func(i int) {
+		e.Int(int64(len(conns[i])))
+		for _, j := range conns[i] {
+			e.Value(w.InFlight[j])
+		}
+	})
+	e.Int(int64(len(w.Timers)))
+	for _, t := range w.Timers {
+		e.String(t.Node)
+		e.Value(t.Timer)
+		e.Instant(int64(t.At))
+	}
+}
