@@ -39,6 +39,9 @@ type Options struct {
 	// breadth-first level.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Sample, when set, is called with the first state of each
+	// breadth-first level (for looking at what makes a space deep).
+	Sample func(depth int, state any)
 }
 
 // Progress is a snapshot of a running exploration.
@@ -92,6 +95,15 @@ type Step struct {
 	// Line is the step as a command of the scenario language.
 	Line string
 	Kind Kind
+	// Note says what the step does where Line does not (the message a
+	// "deliver 2" delivers), when the model is a Noter.
+	Note string
+}
+
+// Noter is a Model that can say what an action does in a state, for the
+// table of a counterexample's steps.
+type Noter[S, A any] interface {
+	Note(s S, a A) string
 }
 
 // Counterexample is a path that breaks a law.
@@ -209,6 +221,9 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 			return res, nil
 		}
 		frontier = next
+		if x.o.Sample != nil && len(frontier) > 0 {
+			x.o.Sample(depth+1, frontier[0].s)
+		}
 	}
 	res.Complete = true
 	if x.graph != nil {
@@ -423,10 +438,19 @@ func (x *explorer[S, A]) replay(s S, acts []uint16) ([]Step, S) {
 	for _, i := range acts {
 		buf = x.m.Actions(s, buf[:0])
 		a := buf[i]
-		steps = append(steps, Step{Line: x.m.Line(s, a), Kind: x.m.Kind(a)})
+		steps = append(steps, x.step(s, a))
 		s, _ = x.m.Step(s, a)
 	}
 	return steps, s
+}
+
+// step describes taking a in s.
+func (x *explorer[S, A]) step(s S, a A) Step {
+	st := Step{Line: x.m.Line(s, a), Kind: x.m.Kind(a)}
+	if n, ok := x.m.(Noter[S, A]); ok {
+		st.Note = n.Note(s, a)
+	}
+	return st
 }
 
 func (x *explorer[S, A]) safetyCounterexamples(viols []found) []Counterexample {
@@ -441,8 +465,7 @@ func (x *explorer[S, A]) safetyCounterexamples(viols []found) []Counterexample {
 		steps, s := x.replay(init, acts)
 		var buf []A
 		buf = x.m.Actions(s, buf)
-		a := buf[f.act]
-		steps = append(steps, Step{Line: x.m.Line(s, a), Kind: x.m.Kind(a)})
+		steps = append(steps, x.step(s, buf[f.act]))
 		out = append(out, Counterexample{Law: f.v.Law, Violation: f.v, Steps: steps, Loop: -1})
 	}
 	slices.SortFunc(out, func(a, b Counterexample) int { return strings.Compare(string(a.Law), string(b.Law)) })

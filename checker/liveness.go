@@ -66,19 +66,23 @@ type adjacency struct {
 	out   []edge
 }
 
-func (g *graph) adjacency(n int) adjacency {
+func (g *graph) adjacency(n int, keep func(e edge) bool) adjacency {
 	start := make([]uint32, n+1)
 	for _, e := range g.edges {
-		start[e.from+1]++
+		if keep(e) {
+			start[e.from+1]++
+		}
 	}
 	for i := range n {
 		start[i+1] += start[i]
 	}
-	out := make([]edge, len(g.edges))
+	out := make([]edge, start[n])
 	fill := slices.Clone(start)
 	for _, e := range g.edges {
-		out[fill[e.from]] = e
-		fill[e.from]++
+		if keep(e) {
+			out[fill[e.from]] = e
+			fill[e.from]++
+		}
 	}
 	return adjacency{start, out}
 }
@@ -170,7 +174,7 @@ func (x *explorer[S, A]) liveness() []Counterexample {
 	for len(g.nodes) < n {
 		g.nodes = append(g.nodes, nodeInfo{})
 	}
-	adj := g.adjacency(n)
+	adj := g.adjacency(n, func(e edge) bool { return !e.env })
 	var out []Counterexample
 	reported := map[spec.Law]bool{}
 	// Stuck states.
@@ -229,7 +233,45 @@ func (x *explorer[S, A]) liveness() []Counterexample {
 		}
 		out = append(out, x.lasso(law, detail, bad, x.tour(bad, required, other, comp, adj)))
 	}
+	if !reported[spec.EventuallyConverged] && slices.ContainsFunc(g.edges, func(e edge) bool { return e.env }) {
+		if ce, ok := x.livenessUnderEnv(n); ok {
+			out = append(out, ce)
+		}
+	}
 	return out
+}
+
+// livenessUnderEnv checks the liveness law where the environment may act
+// forever (EnvUnbounded steps): no protocol converges for good while the
+// environment keeps changing the group, so the law is that it converges
+// again and again. A counterexample is a fair cycle, through environment
+// and own steps, that never passes a converged state: the seed design's
+// Design II concern, a delay extended forever by leader changes.
+func (x *explorer[S, A]) livenessUnderEnv(n int) (Counterexample, bool) {
+	g := x.graph
+	open := func(v uint32) bool { return g.nodes[v].expanded && !g.nodes[v].converged }
+	adj := g.adjacency(n, func(e edge) bool { return open(e.from) && open(e.to) })
+	comps, comp := adj.sccs(n)
+	for _, c := range comps {
+		if !open(c[0]) {
+			continue
+		}
+		cycle := len(c) > 1
+		if !cycle {
+			for _, e := range adj.of(c[0]) {
+				cycle = cycle || e.to == c[0]
+			}
+		}
+		if !cycle {
+			continue
+		}
+		required, ok := x.fair(c, comp, adj)
+		if !ok {
+			continue
+		}
+		return x.lasso(spec.EventuallyConverged, "with the environment acting forever, a fair cycle never reaches a converged state", c[0], x.tour(c[0], required, -1, comp, adj)), true
+	}
+	return Counterexample{}, false
 }
 
 // fair returns the fairness keys that every state of component c enables,
@@ -339,7 +381,7 @@ func (x *explorer[S, A]) lasso(law spec.Law, detail string, bad uint32, cycle []
 	}
 	enc := &canon.Encoder{}
 	var buf []A
-	for _, h := range cycle {
+	for hi, h := range cycle {
 		buf = x.m.Actions(s, buf[:0])
 		took := false
 		for _, a := range buf {
@@ -349,13 +391,20 @@ func (x *explorer[S, A]) lasso(law spec.Law, detail string, bad uint32, cycle []
 			}
 			t, _ := x.m.Step(s, a)
 			if id, isNew := x.seen.lookup(x.fingerprint(enc, t)); !isNew && id == h.to {
-				ce.Steps = append(ce.Steps, Step{Line: x.m.Line(s, a), Kind: k})
+				ce.Steps = append(ce.Steps, x.step(s, a))
 				s, took = t, true
 				break
 			}
 		}
 		if !took {
-			panic(fmt.Sprintf("checker: cannot replay the cycle of a %s counterexample: no step to state %d", law, h.to))
+			var got []string
+			for _, a := range buf {
+				t, _ := x.m.Step(s, a)
+				fp, b, _ := x.fingerprint(enc, t)
+				id, missing := x.seen.find(fp, b)
+				got = append(got, fmt.Sprintf("%s->%d(%v)", x.m.Line(s, a), id, missing))
+			}
+			panic(fmt.Sprintf("checker: cannot replay the cycle of a %s counterexample: no step to state %d at hop %d of %d; steps lead to %v", law, h.to, hi, len(cycle), got))
 		}
 	}
 	return ce

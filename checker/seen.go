@@ -95,6 +95,28 @@ func (sh *seenShard) grow() {
 	}
 }
 
+// find returns the id of a stored state and false, or true when it is
+// not stored.
+func (s *seenSet) find(fp uint64, enc []byte) (uint32, bool) {
+	sh := &s.shards[fp>>56%seenShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if s.exact {
+		id, ok := sh.encodings[string(enc)]
+		return id, !ok
+	}
+	if fp == 0 {
+		fp = 1
+	}
+	mask := uint64(len(sh.keys) - 1)
+	for i := fp & mask; sh.keys[i] != 0; i = (i + 1) & mask {
+		if sh.keys[i] == fp {
+			return sh.ids[i], false
+		}
+	}
+	return 0, true
+}
+
 // lookup returns the id of a stored state; it takes insert's arguments
 // and panics if the state was never stored.
 func (s *seenSet) lookup(fp uint64, enc []byte, _ func() uint32) (uint32, bool) {

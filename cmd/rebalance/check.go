@@ -4,17 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rebalance-ref/rebalance/checker"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/spf13/cobra"
 )
 
@@ -23,59 +26,115 @@ var classicProtocols = []string{"eager", "cooperative", "deferred", "incremental
 // allProtocols is every protocol check knows, in the order it reports them.
 var allProtocols = append(slices.Clone(classicProtocols), "nextgen")
 
+// lawsChecked names the laws the checker checks, in every protocol.
+var lawsChecked = []spec.Law{
+	spec.ExclusiveOwnership, spec.SubscribedOnly, spec.ExistingOnly, spec.MonotonicGeneration,
+	spec.AssignedOnce, spec.KnownMembersOnly, spec.CooperativeHandoff, spec.BoundedRounds,
+	spec.EventuallyConverged, spec.Stability,
+}
+
 type checkOptions struct {
-	protocol   string
-	runs       int
-	steps      int
-	seed       uint64
-	faults     []string
-	listFaults bool
-	json       bool
+	protocol                                         string
+	members, joins, topics, partitions               int
+	crashes, restarts, leaves, resubscribes          int
+	drops, duplicates, leaderBounces, maxRounds      int
+	leaderFailover                                   string
+	envAnywhere, symmetry, exact, noLiveness, asJSON bool
+	workers                                          int
+	timeLimit                                        time.Duration
+	maxStates                                        int64
+	faults                                           []string
+	listFaults                                       bool
+	scenarioDir                                      string
+	progress                                         io.Writer // nil: no progress line
 }
 
-// result is one protocol's summary; its JSON form is stable for scripts.
-type result struct {
-	Protocol       string      `json:"protocol"`
-	Runs           int         `json:"runs"`
-	Steps          int         `json:"steps"`
-	Rounds         int         `json:"rounds"`
-	Laws           string      `json:"laws"`
-	ElapsedSeconds float64     `json:"elapsed_seconds"`
-	Violations     []violation `json:"violations"`
-	Unconverged    int         `json:"unconverged"`
-	Seed           uint64      `json:"seed"`
+// checkResult is one protocol's summary; its JSON form is stable for
+// scripts.
+type checkResult struct {
+	Protocol        string           `json:"protocol"`
+	Bounds          string           `json:"bounds"`
+	DistinctStates  int64            `json:"distinct_states"`
+	Transitions     int64            `json:"transitions"`
+	Depth           int              `json:"depth"`
+	ElapsedSeconds  float64          `json:"elapsed_seconds"`
+	StatesPerSecond float64          `json:"states_per_second"`
+	BytesPerState   float64          `json:"bytes_per_state"`
+	Complete        bool             `json:"complete"`
+	Stopped         string           `json:"stopped,omitempty"`
+	Laws            []string         `json:"laws"`
+	Violations      []checkViolation `json:"violations"`
 }
 
-type violation struct {
-	Law     string `json:"law"`
-	Detail  string `json:"detail"`
-	Run     int    `json:"run"`
-	Actions int    `json:"counterexample_length"`
+type checkViolation struct {
+	Law    string `json:"law"`
+	Detail string `json:"detail"`
+	// Length is the number of steps of the counterexample; LoopStart the
+	// first step of its cycle for a liveness law, -1 otherwise.
+	Length    int      `json:"counterexample_length"`
+	LoopStart int      `json:"loop_start"`
+	Steps     []string `json:"steps"`
+	// Scenario is the scenario file written (--scenarios), if any.
+	Scenario string `json:"scenario_file,omitempty"`
+	lines    []string
+	kinds    []checker.Kind
+	notes    []string
 }
 
 func newCheckCmd() *cobra.Command {
 	var o checkOptions
 	c := &cobra.Command{
 		Use:   "check",
-		Short: "Check every law of each protocol over seeded random runs and print a summary",
-		Long: `check drives each protocol's closed world (coordinator, members, network,
-timers) through seeded random runs of joins, leaves, crashes, restarts,
-subscription changes and lost and duplicated messages, checks every safety
-law after every step, then lets the environment fall quiet and checks that
-every subscribed resource ends up owned by exactly one current member.
+		Short: "Model-check every protocol exhaustively at small bounds and print a summary",
+		Long: `check explores every reachable state of each protocol's closed world
+(coordinator, members, network, timers) within the bounds, breadth-first, and
+checks every law of package spec: the safety laws in every state and on every
+step, the bounded-rounds law, and, once the whole graph is known, liveness
+(the group converges and stays put under weak fairness of the protocol's own
+steps once the environment stops).
 
-This is the sampling check that precedes the exhaustive model checker.`,
+A violated law is reported with a shortest counterexample, printed as a table
+of steps and, with --scenarios DIR, written as a scenario file that the
+scenario tests replay.
+
+Exit status: 0 when every law holds in every state, 1 when a law is violated
+or the exploration stopped at a limit before covering every state, 2 on a
+usage error.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.OutOrStdout(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if isTerminal(os.Stderr) && !o.asJSON {
+				o.progress = os.Stderr
+			}
+			return runCheck(cmd.OutOrStdout(), o)
+		},
 	}
+	d := world.DefaultCheckOptions()
 	f := c.Flags()
 	f.StringVar(&o.protocol, "protocol", "all", "eager|cooperative|deferred|incremental|nextgen|all")
-	f.IntVar(&o.runs, "runs", 1000, "random runs per protocol")
-	f.IntVar(&o.steps, "steps", 80, "actions per run before the environment falls quiet")
-	f.Uint64Var(&o.seed, "seed", 1, "seed of the first run; run i uses seed+i")
+	f.IntVar(&o.members, "members", d.Members, "members in the world (members-joins start in the group)")
+	f.IntVar(&o.joins, "joins", d.Joins, "members that join later")
+	f.IntVar(&o.topics, "topics", d.Topics, "topics, each subscribed by every member")
+	f.IntVar(&o.partitions, "partitions", d.Partitions, "partitions per topic")
+	f.IntVar(&o.crashes, "crashes", d.Crashes, "member crashes")
+	f.IntVar(&o.restarts, "restarts", d.Restarts, "restarts of crashed members")
+	f.IntVar(&o.leaves, "leaves", d.Leaves, "graceful leaves")
+	f.IntVar(&o.resubscribes, "resubscribes", d.Resubscribes, "subscription changes")
+	f.IntVar(&o.drops, "drops", d.Drops, "lost messages")
+	f.IntVar(&o.duplicates, "duplicates", d.Duplicates, "duplicated messages")
+	f.IntVar(&o.leaderBounces, "leader-bounces", 0, "leader changes (the leader leaves and rejoins at once); -1 for unbounded (classic only)")
+	f.StringVar(&o.leaderFailover, "leader-failover", "", "deferred/incremental: reassign-immediately (default) or delay-if-departed")
+	f.IntVar(&o.maxRounds, "max-rounds", 0, "override the protocol's bounded-rounds law (0 keeps it)")
+	f.BoolVar(&o.envAnywhere, "env-anywhere", false, "let joins, crashes and leaves happen while messages are in flight too (a much larger state space)")
+	f.IntVar(&o.workers, "workers", 2, "goroutines expanding states")
+	f.BoolVar(&o.symmetry, "symmetry", false, "merge states that differ by a permutation of interchangeable members")
+	f.BoolVar(&o.exact, "exact", false, "store whole canonical states instead of 64-bit fingerprints")
+	f.BoolVar(&o.noLiveness, "no-liveness", false, "skip the liveness and stability check (keeps no graph)")
+	f.DurationVar(&o.timeLimit, "time-limit", 0, "stop each protocol's exploration after this long (0: none)")
+	f.Int64Var(&o.maxStates, "max-states", 0, "stop each protocol's exploration after this many states (0: none)")
 	f.StringSliceVar(&o.faults, "fault", nil, "turn on a named fault switch (repeatable); see --list-faults")
 	f.BoolVar(&o.listFaults, "list-faults", false, "list the fault switches and exit")
-	f.BoolVar(&o.json, "json", false, "print one JSON object per protocol instead of a table")
+	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per protocol instead of a table")
+	f.StringVar(&o.scenarioDir, "scenarios", "", "write each counterexample as a scenario file into this directory")
 	return c
 }
 
@@ -96,8 +155,11 @@ func runCheck(out io.Writer, o checkOptions) error {
 		}
 		protocols = []string{o.protocol}
 	}
-	if o.runs < 1 || o.steps < 1 {
-		return usageError{fmt.Errorf("--runs and --steps must be at least 1 (got %d and %d)", o.runs, o.steps)}
+	if o.workers < 1 {
+		return usageError{fmt.Errorf("--workers %d: want at least 1", o.workers)}
+	}
+	if o.timeLimit < 0 || o.maxStates < 0 {
+		return usageError{fmt.Errorf("--time-limit and --max-states must not be negative")}
 	}
 	var faults classic.Faults
 	var ngFaults nextgen.Fault
@@ -112,28 +174,22 @@ func runCheck(out io.Writer, o checkOptions) error {
 		}
 		ngFaults |= f
 	}
-	var results []result
+	// The explorer keeps its frontier of concrete states alive; collecting
+	// less often trades memory for about a third of the run time.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	var results []checkResult
 	failed := false
 	for _, p := range protocols {
-		var r result
-		var err error
-		if p == "nextgen" {
-			r, err = checkNextgen(o, ngFaults)
-		} else {
-			r, err = checkProtocol(p, o, faults)
-		}
+		r, err := checkOne(p, o, faults, ngFaults)
 		if err != nil {
 			return err
 		}
-		if len(r.Violations) > 0 || r.Unconverged > 0 {
+		if len(r.Violations) > 0 || !r.Complete {
 			failed = true
 		}
 		results = append(results, r)
-		if !o.json && isTerminal(os.Stderr) {
-			fmt.Fprintf(os.Stderr, "\r%-12s %d runs done in %.1fs          \n", p, r.Runs, r.ElapsedSeconds)
-		}
 	}
-	if o.json {
+	if o.asJSON {
 		enc := json.NewEncoder(out)
 		for _, r := range results {
 			if err := enc.Encode(r); err != nil {
@@ -141,7 +197,7 @@ func runCheck(out io.Writer, o checkOptions) error {
 			}
 		}
 	} else {
-		printTable(out, results)
+		printCheckTable(out, results)
 	}
 	if failed {
 		return errViolation
@@ -149,115 +205,159 @@ func runCheck(out io.Writer, o checkOptions) error {
 	return nil
 }
 
-func printTable(out io.Writer, results []result) {
+// checkOne builds protocol p's world from the options and explores it.
+func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.Fault) (checkResult, error) {
+	co := checker.Options{Workers: o.workers, Symmetry: o.symmetry, Exact: o.exact, NoLiveness: o.noLiveness, MaxStates: o.maxStates, TimeLimit: o.timeLimit}
+	if o.progress != nil {
+		co.Progress = func(pr checker.Progress) {
+			fmt.Fprintf(o.progress, "\r%-12s states %d  queue %d  depth %d  %.0f states/s   ", p, pr.Distinct, pr.Queue, pr.Depth, pr.StatesPerSecond())
+		}
+		defer fmt.Fprintf(o.progress, "\r%s\r", strings.Repeat(" ", 78))
+	}
+	bounds := fmt.Sprintf("members=%d joins=%d topics=%dx%d crashes=%d restarts=%d leaves=%d resubscribes=%d drops=%d duplicates=%d",
+		o.members, o.joins, o.topics, o.partitions, o.crashes, o.restarts, o.leaves, o.resubscribes, o.drops, o.duplicates)
+	if o.leaderBounces != 0 {
+		bounds += fmt.Sprintf(" leader-bounces=%d", o.leaderBounces)
+	}
+	var res checker.Result
+	var err error
+	var preamble []string
+	var scenario func(comment, lines []string) (string, error)
+	if p == "nextgen" {
+		if o.leaderBounces != 0 || o.leaderFailover != "" || o.envAnywhere {
+			return checkResult{}, usageError{fmt.Errorf("--leader-bounces, --leader-failover and --env-anywhere apply to the classic protocols only")}
+		}
+		ngo := ngworld.CheckOptions{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
+			Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
+			Drops: o.drops, Duplicates: o.duplicates, Faults: ngFaults, MaxRounds: o.maxRounds}
+		cfg, cerr := ngworld.CheckWorld(ngo)
+		if cerr != nil {
+			return checkResult{}, usageError{cerr}
+		}
+		m, merr := ngworld.NewModel(cfg)
+		if merr != nil {
+			return checkResult{}, usageError{merr}
+		}
+		preamble, scenario = m.Preamble(), ngworld.ScenarioFile
+		res, err = checker.Explore(checker.NextGen{Model: m}, co)
+	} else {
+		wo := world.CheckOptions{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
+			Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
+			Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
+			LeaderFailover: o.leaderFailover, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere}
+		cfg, cerr := world.CheckWorld(p, wo)
+		if cerr != nil {
+			return checkResult{}, usageError{cerr}
+		}
+		m, merr := world.NewModel(cfg)
+		if merr != nil {
+			return checkResult{}, usageError{merr}
+		}
+		preamble, scenario = m.Preamble(), world.ScenarioFile
+		res, err = checker.Explore(checker.Classic{Model: m}, co)
+	}
+	if err != nil {
+		return checkResult{}, err
+	}
+	r := checkResult{
+		Protocol: p, Bounds: bounds, DistinctStates: res.Distinct, Transitions: res.Transitions, Depth: res.Depth,
+		ElapsedSeconds: res.Elapsed.Seconds(), StatesPerSecond: res.StatesPerSecond(), Complete: res.Complete, Stopped: res.Stopped,
+		Violations: []checkViolation{},
+	}
+	if res.Distinct > 0 {
+		r.BytesPerState = float64(res.StoredBytes) / float64(res.Distinct)
+	}
+	for _, l := range lawsChecked {
+		if o.noLiveness && (l == spec.EventuallyConverged || l == spec.Stability) {
+			continue
+		}
+		r.Laws = append(r.Laws, string(l))
+	}
+	for i, ce := range res.Violations {
+		v := checkViolation{Law: string(ce.Law), Detail: ce.Violation.String(), Length: len(ce.Steps), LoopStart: ce.Loop}
+		for _, s := range ce.Steps {
+			v.Steps = append(v.Steps, s.Line)
+			v.lines = append(v.lines, s.Line)
+			v.kinds = append(v.kinds, s.Kind)
+			v.notes = append(v.notes, s.Note)
+		}
+		if o.scenarioDir != "" {
+			name := filepath.Join(o.scenarioDir, fmt.Sprintf("%s_%s_%d.txt", p, strings.ToLower(string(ce.Law)), i+1))
+			if err := writeScenario(name, p, o, ce, preamble, scenario); err != nil {
+				return r, err
+			}
+			v.Scenario = name
+		}
+		r.Violations = append(r.Violations, v)
+	}
+	return r, nil
+}
+
+// writeScenario writes counterexample ce as a scenario file: a comment
+// saying what it shows, the preamble, the steps, and the printouts that
+// show the broken law.
+func writeScenario(name, protocol string, o checkOptions, ce checker.Counterexample, preamble []string, scenario func(comment, lines []string) (string, error)) error {
+	comment := []string{
+		fmt.Sprintf("Counterexample found by rebalance check --protocol %s%s:", protocol, faultFlags(o.faults)),
+		ce.Violation.String(),
+	}
+	if ce.Loop >= 0 {
+		comment = append(comment, fmt.Sprintf("Steps %d to %d are a cycle the protocol can repeat forever (the", ce.Loop+1, len(ce.Steps)),
+			"file plays it once); its states never satisfy the law.")
+	}
+	lines := slices.Clone(preamble)
+	for _, s := range ce.Steps {
+		lines = append(lines, s.Line)
+	}
+	lines = append(lines, "ownership", "check")
+	text, err := scenario(comment, lines)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(name, []byte(text), 0o644)
+}
+
+func faultFlags(faults []string) string {
+	var b strings.Builder
+	for _, f := range faults {
+		b.WriteString(" --fault " + f)
+	}
+	return b.String()
+}
+
+func printCheckTable(out io.Writer, results []checkResult) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "protocol\truns\tsteps\trounds\tlaws checked\tviolations\tunconverged\ttime\tresult")
+	fmt.Fprintln(tw, "protocol\tbounds\tdistinct states\ttransitions\tdepth\ttime\tstates/s\tlaws checked\tresult")
 	for _, r := range results {
 		res := "ok"
-		if len(r.Violations) > 0 || r.Unconverged > 0 {
+		switch {
+		case len(r.Violations) > 0:
 			res = "FAIL"
+		case !r.Complete:
+			res = "INCOMPLETE (" + r.Stopped + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%.1fs\t%s\n", r.Protocol, r.Runs, r.Steps, r.Rounds, r.Laws, len(r.Violations), r.Unconverged, r.ElapsedSeconds, res)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1fs\t%.0f\t%d\t%s\n", r.Protocol, r.Bounds, r.DistinctStates, r.Transitions, r.Depth, r.ElapsedSeconds, r.StatesPerSecond, len(r.Laws), res)
 	}
 	tw.Flush()
 	for _, r := range results {
 		for _, v := range r.Violations {
-			fmt.Fprintf(out, "%s run %d (seed %d): %s after %d actions: %s\n", r.Protocol, v.Run, r.Seed+uint64(v.Run), v.Law, v.Actions, v.Detail)
-		}
-	}
-}
-
-func checkProtocol(protocol string, o checkOptions, faults classic.Faults) (result, error) {
-	r := result{Protocol: protocol, Seed: o.seed, Laws: "state,step,round,coverage,balance"}
-	b, err := world.DefaultBounds(protocol, faults)
-	if err != nil {
-		return r, err
-	}
-	start := time.Now()
-	last := start
-	progress := !o.json && isTerminal(os.Stderr)
-	for i := range o.runs {
-		rng := rand.New(rand.NewPCG(o.seed+uint64(i), 0x5eed))
-		w, err := world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, world.DefaultTopics())
-		if err != nil {
-			return r, err
-		}
-		var u world.Used
-		trail := w.RandomWalk(b, &u, o.steps, rng.IntN)
-		r.Steps += len(trail)
-		settled := true
-		if len(w.Violations) == 0 {
-			// Let the environment fall quiet: crashed members stay down,
-			// everything else runs until every timer has had its turn.
-			settled = w.Settle(200000, 1000)
-		}
-		r.Rounds += len(w.Rounds)
-		if !settled {
-			r.Unconverged++
-			r.Violations = append(r.Violations, violation{Law: "Quiescence", Detail: "messages never stopped: a livelock once the environment fell quiet", Run: i, Actions: len(trail)})
-		} else if len(w.Violations) > 0 {
-			v := w.Violations[0]
-			r.Violations = append(r.Violations, violation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
-		} else if vs := w.CheckConverged(world.BalanceOf(protocol)); len(vs) > 0 {
-			r.Unconverged++
-			r.Violations = append(r.Violations, violation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
-		}
-		r.Runs++
-		if progress && time.Since(last) > 200*time.Millisecond {
-			last = time.Now()
-			el := time.Since(start).Seconds()
-			fmt.Fprintf(os.Stderr, "\r%-12s runs %d/%d  steps %d  rounds %d  %.0f steps/s", protocol, i+1, o.runs, r.Steps, r.Rounds, float64(r.Steps)/el)
-		}
-	}
-	r.ElapsedSeconds = time.Since(start).Seconds()
-	return r, nil
-}
-
-// isTerminal reports whether f is a terminal; the progress line, which
-// rewrites itself with carriage returns, is shown only there.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// checkNextgen is checkProtocol for the next-gen world: the same random
-// runs, every law after every step plus the coordinator's invariants, and
-// coverage and balance once the environment is quiet.
-func checkNextgen(o checkOptions, faults nextgen.Fault) (result, error) {
-	r := result{Protocol: "nextgen", Seed: o.seed, Laws: "state,step,coordinator,coverage,balance"}
-	b := ngworld.DefaultBounds(faults)
-	cfg := ngworld.DefaultCoordinatorConfig()
-	cfg.Faults = faults
-	start := time.Now()
-	for i := range o.runs {
-		rng := rand.New(rand.NewPCG(o.seed+uint64(i), 0x5eed))
-		w, err := ngworld.New(cfg)
-		if err != nil {
-			return r, err
-		}
-		var u ngworld.Used
-		trail := w.RandomWalk(b, &u, o.steps, rng.IntN)
-		r.Steps += len(trail)
-		settled := true
-		if len(w.Violations) == 0 {
-			settled = w.Settle(300000, 1000)
-		}
-		r.Rounds += int(w.Coordinator.TargetEpoch())
-		switch {
-		case !settled:
-			r.Unconverged++
-			r.Violations = append(r.Violations, violation{Law: "Quiescence", Detail: "messages never stopped once the environment fell quiet", Run: i, Actions: len(trail)})
-		case len(w.Violations) > 0:
-			v := w.Violations[0]
-			r.Violations = append(r.Violations, violation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
-		default:
-			if vs := w.CheckConverged(); len(vs) > 0 {
-				r.Unconverged++
-				r.Violations = append(r.Violations, violation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
+			fmt.Fprintf(out, "\n%s: %s, a counterexample of %d steps\n", r.Protocol, v.Detail, v.Length)
+			for i, l := range v.lines {
+				mark := " "
+				if i == v.LoopStart {
+					mark = "↻"
+				}
+				if v.notes[i] != "" {
+					l = fmt.Sprintf("%-10s %s", l, v.notes[i])
+				}
+				fmt.Fprintf(out, "%s %3d  %-4s  %s\n", mark, i+1, v.kinds[i], l)
+			}
+			if v.Scenario != "" {
+				fmt.Fprintf(out, "written to %s\n", v.Scenario)
 			}
 		}
-		r.Runs++
 	}
-	r.ElapsedSeconds = time.Since(start).Seconds()
-	return r, nil
 }

@@ -1,6 +1,7 @@
 // Command rebalance is the command line of the rebalancing reference.
 //
-//	rebalance check [flags]   check every protocol's laws and print a summary
+//	rebalance check [flags]      model-check every protocol exhaustively at small bounds
+//	rebalance simulate [flags]   sample longer random runs of every protocol
 //
 // Exit status: 0 when every law holds, 1 when one is violated, 2 on a usage
 // error.
@@ -28,7 +29,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheckCmd())
+	root.AddCommand(newCheckCmd(), newSimulateCmd())
 	err := root.Execute()
 	var ue usageError
 	switch {

@@ -10,17 +10,26 @@
 //
 //	canon:"instant"   a point in time: written relative to Encoder.Now, with
 //	                  0 kept as its own value (the models use 0 for "none")
+//	                  and every instant at or before Now written as "due"
 //	canon:"duration"  a length of time: written as is
 //	canon:"seq"       a correlation id, compared by the model only for
 //	                  equality with ids it issued: written as the order of
 //	                  first appearance in the encoding (0 stays 0)
+//	canon:"order"     a number the model only compares for order with
+//	                  others of its kind, issuing larger ones later: written
+//	                  as its rank among the order values in the encoding
+//	                  (0 stays 0)
+//	canon:"counter"   a counter that issues fresh identities: written as is,
+//	                  or left out when Encoder.AbstractIdentities is set
 //	canon:"-"         left out: a cache of the input, or a counter whose
 //	                  only use is to issue fresh values
 //
 // The abstraction is exact (it merges only states that behave the same)
-// under three contracts the models keep, and that docs/checker.md argues
+// under the contracts the models keep, and that docs/checker.md argues
 // for each node: behaviour is invariant under shifting every instant and
-// the clock together; a correlation id is only compared for equality, and
+// the clock together, and an instant at or before the clock is only ever
+// tested for being due, never measured (time only moves forward, so a due
+// instant stays due); a correlation id is only compared for equality, and
 // every id a node issues later is fresh; a field left out is never read
 // before it is written, or only issues fresh values.
 //
@@ -41,6 +50,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // mode is how a subtree of a value is abstracted.
@@ -50,6 +60,8 @@ const (
 	plain mode = iota
 	instant
 	seq
+	order
+	counter
 )
 
 // Encoder appends the canonical encoding of values to Buf. Set Now before
@@ -67,10 +79,16 @@ type Encoder struct {
 	// SkipSeq leaves correlation ids out (for identifying a message across
 	// states whatever its id).
 	SkipSeq bool
+	// AbstractIdentities, when set, is applied to every integer of a type
+	// registered with RegisterIdentityType (generations, epochs), and
+	// counters tagged canon:"counter" are left out: the model checker's
+	// abstraction for unbounded environments (see the world packages).
+	AbstractIdentities func(t reflect.Type, v int64) int64
 
 	// slots are the offsets in Buf of the correlation ids written so far,
 	// in increasing order; each is 8 bytes, raw until Finish.
 	slots   []int
+	oslots  []int // the same for order values, rewritten as ranks
 	seqs    map[uint64]uint64
 	scratch [][]part
 }
@@ -78,14 +96,15 @@ type Encoder struct {
 // part is one item of a Sorted collection: its encoding and the offsets of
 // the correlation ids in it.
 type part struct {
-	buf   []byte
-	slots []int
+	buf           []byte
+	slots, oslots []int
 }
 
 // Reset empties the encoding, keeping the buffers for reuse.
 func (e *Encoder) Reset() {
 	e.Buf = e.Buf[:0]
 	e.slots = e.slots[:0]
+	e.oslots = e.oslots[:0]
 }
 
 // Finish rewrites every correlation id as the order of its first
@@ -108,7 +127,33 @@ func (e *Encoder) Finish() []byte {
 		}
 		binary.BigEndian.PutUint64(e.Buf[o:], n)
 	}
+	if len(e.oslots) > 0 {
+		vals := make([]uint64, 0, len(e.oslots))
+		for _, o := range e.oslots {
+			vals = append(vals, binary.BigEndian.Uint64(e.Buf[o:]))
+		}
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
+		for _, o := range e.oslots {
+			v := binary.BigEndian.Uint64(e.Buf[o:])
+			if v == 0 {
+				continue
+			}
+			r, _ := slices.BinarySearch(vals, v)
+			if vals[0] != 0 {
+				r++
+			}
+			binary.BigEndian.PutUint64(e.Buf[o:], uint64(r))
+		}
+	}
 	return e.Buf
+}
+
+// Order appends a value compared only for order; Finish rewrites it as its
+// rank among the order values of the encoding (0 stays 0).
+func (e *Encoder) Order(v uint64) {
+	e.oslots = append(e.oslots, len(e.Buf))
+	e.Buf = binary.BigEndian.AppendUint64(e.Buf, v)
 }
 
 // Value appends the encoding of v.
@@ -124,14 +169,19 @@ func (e *Encoder) Value(v any) {
 // Int appends an integer.
 func (e *Encoder) Int(n int64) { e.Buf = binary.AppendVarint(e.Buf, n) }
 
-// Instant appends the instant t, relative to Now (0 stays 0).
+// Instant appends the instant t: 0 stays 0 ("none"), an instant at or
+// before Now is written as "due" whatever its value, and a later one
+// relative to Now.
 func (e *Encoder) Instant(t int64) {
-	if t == 0 {
+	switch {
+	case t == 0:
 		e.Buf = append(e.Buf, 0)
-		return
+	case t <= e.Now:
+		e.Buf = append(e.Buf, 2)
+	default:
+		e.Buf = append(e.Buf, 1)
+		e.Int(t - e.Now)
 	}
-	e.Buf = append(e.Buf, 1)
-	e.Int(t - e.Now)
 }
 
 // Seq appends the correlation id s; Finish rewrites it as the order in
@@ -162,21 +212,24 @@ func (e *Encoder) Sorted(n int, item func(i int)) {
 	if n == 0 {
 		return
 	}
-	outer, outerSlots := e.Buf, e.slots
+	outer, outerSlots, outerO := e.Buf, e.slots, e.oslots
 	parts := e.takeScratch(n)
 	for i := range n {
-		e.Buf, e.slots = parts[i].buf[:0], parts[i].slots[:0]
+		e.Buf, e.slots, e.oslots = parts[i].buf[:0], parts[i].slots[:0], parts[i].oslots[:0]
 		item(i)
-		parts[i] = part{e.Buf, e.slots}
+		parts[i] = part{e.Buf, e.slots, e.oslots}
 	}
 	slices.SortFunc(parts, func(a, b part) int { return bytes.Compare(a.buf, b.buf) })
-	e.Buf, e.slots = outer, outerSlots
+	e.Buf, e.slots, e.oslots = outer, outerSlots, outerO
 	for _, p := range parts {
 		e.Buf = binary.AppendUvarint(e.Buf, uint64(len(p.buf)))
 		base := len(e.Buf)
 		e.Buf = append(e.Buf, p.buf...)
 		for _, o := range p.slots {
 			e.slots = append(e.slots, base+o)
+		}
+		for _, o := range p.oslots {
+			e.oslots = append(e.oslots, base+o)
 		}
 	}
 	e.putScratch(parts)
@@ -213,6 +266,13 @@ var timeTypes sync.Map // reflect.Type -> bool
 // instant, duration or "-" tag.
 func RegisterTimeType(t reflect.Type) { timeTypes.Store(t, true) }
 
+// identityTypes are the integer types AbstractIdentities applies to.
+var identityTypes sync.Map // reflect.Type -> bool
+
+// RegisterIdentityType makes integers of type t pass through
+// Encoder.AbstractIdentities when it is set.
+func RegisterIdentityType(t reflect.Type) { identityTypes.Store(t, true) }
+
 type encodeFunc func(e *Encoder, v reflect.Value)
 
 type cacheKey struct {
@@ -222,21 +282,41 @@ type cacheKey struct {
 
 var cache sync.Map // cacheKey -> encodeFunc
 
+// buildMu serialises building encoders; building is rare (once per type
+// and mode), encoding with built ones takes no lock.
+var buildMu sync.Mutex
+
+// building holds the encoders being built, for recursive types; guarded
+// by buildMu.
+var building = map[cacheKey]*encodeFunc{}
+
 func encoderOf(t reflect.Type, m mode) encodeFunc {
+	if f, ok := cache.Load(cacheKey{t, m}); ok {
+		return f.(encodeFunc)
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	return encoderLocked(t, m)
+}
+
+// encoderLocked returns the encoder of (t, m), building it if needed;
+// buildMu is held.
+func encoderLocked(t reflect.Type, m mode) encodeFunc {
 	k := cacheKey{t, m}
 	if f, ok := cache.Load(k); ok {
 		return f.(encodeFunc)
 	}
-	// A recursive type refers to itself through an indirect function
-	// until its encoder is built.
-	var f encodeFunc
-	ind := encodeFunc(func(e *Encoder, v reflect.Value) { f(e, v) })
-	if g, loaded := cache.LoadOrStore(k, ind); loaded {
-		return g.(encodeFunc)
+	if p, ok := building[k]; ok {
+		// A recursive type refers to itself: call through the pointer,
+		// which is set once the build finishes (before any encoding).
+		return func(e *Encoder, v reflect.Value) { (*p)(e, v) }
 	}
-	f = build(t, m)
-	cache.Store(k, f)
-	return f
+	p := new(encodeFunc)
+	building[k] = p
+	*p = build(t, m)
+	delete(building, k)
+	cache.Store(k, *p)
+	return *p
 }
 
 func build(t reflect.Type, m mode) encodeFunc {
@@ -255,6 +335,23 @@ func build(t reflect.Type, m mode) encodeFunc {
 			return func(e *Encoder, v reflect.Value) { e.Instant(v.Int()) }
 		case seq:
 			return func(e *Encoder, v reflect.Value) { e.Seq(uint64(v.Int())) }
+		case order:
+			return func(e *Encoder, v reflect.Value) { e.Order(uint64(v.Int())) }
+		case counter:
+			return func(e *Encoder, v reflect.Value) {
+				if e.AbstractIdentities == nil {
+					e.Int(v.Int())
+				}
+			}
+		}
+		if _, ok := identityTypes.Load(t); ok {
+			return func(e *Encoder, v reflect.Value) {
+				if e.AbstractIdentities != nil {
+					e.Int(e.AbstractIdentities(t, v.Int()))
+					return
+				}
+				e.Int(v.Int())
+			}
 		}
 		return func(e *Encoder, v reflect.Value) { e.Int(v.Int()) }
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
@@ -263,6 +360,14 @@ func build(t reflect.Type, m mode) encodeFunc {
 			return func(e *Encoder, v reflect.Value) { e.Instant(int64(v.Uint())) }
 		case seq:
 			return func(e *Encoder, v reflect.Value) { e.Seq(v.Uint()) }
+		case order:
+			return func(e *Encoder, v reflect.Value) { e.Order(v.Uint()) }
+		case counter:
+			return func(e *Encoder, v reflect.Value) {
+				if e.AbstractIdentities == nil {
+					e.Buf = binary.AppendUvarint(e.Buf, v.Uint())
+				}
+			}
 		}
 		return func(e *Encoder, v reflect.Value) { e.Buf = binary.AppendUvarint(e.Buf, v.Uint()) }
 	case reflect.Float32, reflect.Float64:
@@ -272,7 +377,7 @@ func build(t reflect.Type, m mode) encodeFunc {
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
 		return func(*Encoder, reflect.Value) {}
 	case reflect.Pointer:
-		elem := encoderOf(t.Elem(), m)
+		elem := encoderLocked(t.Elem(), m)
 		return func(e *Encoder, v reflect.Value) {
 			if v.IsNil() {
 				e.Buf = append(e.Buf, 0)
@@ -282,20 +387,33 @@ func build(t reflect.Type, m mode) encodeFunc {
 			elem(e, v.Elem())
 		}
 	case reflect.Interface:
+		// Each interface site remembers the last dynamic type it met, to
+		// skip the cache lookup in the common case of one type.
+		type last struct {
+			t    reflect.Type
+			name string
+			f    encodeFunc
+		}
+		var seen atomic.Pointer[last]
 		return func(e *Encoder, v reflect.Value) {
 			if v.IsNil() {
 				e.Buf = append(e.Buf, 0)
 				return
 			}
 			d := v.Elem()
+			dt := d.Type()
+			l := seen.Load()
+			if l == nil || l.t != dt {
+				l = &last{dt, dt.String(), encoderOf(dt, m)}
+				seen.Store(l)
+			}
 			e.Buf = append(e.Buf, 1)
-			name := d.Type().String()
-			e.Buf = binary.AppendUvarint(e.Buf, uint64(len(name)))
-			e.Buf = append(e.Buf, name...)
-			encoderOf(d.Type(), m)(e, d)
+			e.Buf = binary.AppendUvarint(e.Buf, uint64(len(l.name)))
+			e.Buf = append(e.Buf, l.name...)
+			l.f(e, d)
 		}
 	case reflect.Slice, reflect.Array:
-		elem := encoderOf(t.Elem(), m)
+		elem := encoderLocked(t.Elem(), m)
 		return func(e *Encoder, v reflect.Value) {
 			n := v.Len()
 			e.Buf = binary.AppendUvarint(e.Buf, uint64(n))
@@ -304,14 +422,15 @@ func build(t reflect.Type, m mode) encodeFunc {
 			}
 		}
 	case reflect.Map:
-		key := encoderOf(t.Key(), plain)
-		val := encoderOf(t.Elem(), m)
+		key := encoderLocked(t.Key(), plain)
+		val := encoderLocked(t.Elem(), m)
 		return func(e *Encoder, v reflect.Value) {
 			// Map order is random: encode each entry on its own and sort.
-			keys := v.MapKeys()
-			e.Sorted(len(keys), func(i int) {
-				key(e, keys[i])
-				val(e, v.MapIndex(keys[i]))
+			it := v.MapRange()
+			e.Sorted(v.Len(), func(int) {
+				it.Next()
+				key(e, it.Key())
+				val(e, it.Value())
 			})
 		}
 	case reflect.Struct:
@@ -338,6 +457,10 @@ func buildStruct(t reflect.Type, m mode) encodeFunc {
 			fm = instant
 		case "seq":
 			fm = seq
+		case "order":
+			fm = order
+		case "counter":
+			fm = counter
 		case "duration", "":
 		default:
 			panic(fmt.Sprintf("canon: %s.%s: unknown tag canon:%q", t, f.Name, tag))
@@ -350,7 +473,7 @@ func buildStruct(t reflect.Type, m mode) encodeFunc {
 				panic(fmt.Sprintf("canon: %s.%s looks like a correlation id; tag it canon:\"seq\" or canon:\"-\"", t, f.Name))
 			}
 		}
-		fields = append(fields, fieldEncoder{i, encoderOf(f.Type, fm)})
+		fields = append(fields, fieldEncoder{i, encoderLocked(f.Type, fm)})
 	}
 	return func(e *Encoder, v reflect.Value) {
 		for _, f := range fields {

@@ -164,10 +164,10 @@ type Coordinator struct {
 
 	// nextMemberID numbers generated member ids: <ClientID>-<nextMemberID>.
 	// It starts at 1 and only grows.
-	nextMemberID uint64
+	nextMemberID uint64 `canon:"counter"`
 	// nextArrival numbers parked JoinGroups in arrival order, to choose a
 	// leader when the old one did not rejoin. It only grows.
-	nextArrival uint64
+	nextArrival uint64 `canon:"-"`
 }
 
 // coordMember is the coordinator's record of one member (Kafka's
@@ -200,7 +200,7 @@ type coordParked struct {
 	seq  uint64 `canon:"seq"` // the Seq to echo
 	// arrival orders parked JoinGroups within a rebalance; unused for
 	// SyncGroup.
-	arrival uint64
+	arrival uint64 `canon:"order"`
 }
 
 // coordStep collects the output of one Step.
@@ -367,6 +367,9 @@ func (c *Coordinator) Generation() spec.Generation { return c.generation }
 // Leader returns the leader of the current generation; "" when the group
 // is empty or the leader left during a rebalance.
 func (c *Coordinator) Leader() spec.MemberID { return c.leader }
+
+// NextMemberID is the number the next generated member id will carry.
+func (c *Coordinator) NextMemberID() uint64 { return c.nextMemberID }
 
 // Protocol returns the embedded protocol selected at the last completed
 // join; "" when the group is empty.

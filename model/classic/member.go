@@ -137,8 +137,11 @@ type memberTimer struct {
 type Member struct {
 	// cfg is the configuration with defaults applied. Its slices and map
 	// are private copies; cfg.Topics and cfg.Metadata are the initial
-	// values only (see topics and metadata).
-	cfg MemberConfig
+	// values only (see topics and metadata). It never changes after
+	// NewMember, so it is a function of the configuration the member was
+	// started with, which the closed world encodes: the canonical
+	// encoding leaves it out.
+	cfg MemberConfig `canon:"-"`
 	// eager is the local rebalance mode (KIP-429): true when any configured
 	// protocol is not cooperative.
 	eager bool
@@ -438,10 +441,7 @@ func (m *Member) View() spec.MemberView {
 // Clone returns a deep copy of m that shares nothing mutable with it. The
 // configured Protocol values are shared: a Protocol is a pure value.
 func (m *Member) Clone() *Member {
-	c := *m
-	c.cfg.Topics = slices.Clone(m.cfg.Topics)
-	c.cfg.Protocols = slices.Clone(m.cfg.Protocols)
-	c.cfg.Metadata = maps.Clone(m.cfg.Metadata)
+	c := *m // cfg is shared: it never changes after NewMember
 	c.topics = slices.Clone(m.topics)
 	c.metadata = maps.Clone(m.metadata)
 	c.memory = m.memory.Clone()

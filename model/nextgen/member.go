@@ -39,13 +39,13 @@ type MemberConfig struct {
 	Topics []string
 	// RebalanceTimeout is sent as RebalanceTimeoutMs (the Java client sends
 	// max.poll.interval.ms); 300000 when 0; at most math.MaxInt32.
-	RebalanceTimeout Millis
+	RebalanceTimeout Millis `canon:"duration"`
 	// ServerAssignor is sent as ServerAssignor; "" means not sent.
 	ServerAssignor string
 	// RequestTimeout is how long the member waits for the response to a
 	// heartbeat before it considers it lost and sends another (RequestTimer);
 	// 30000 when 0 (request.timeout.ms).
-	RequestTimeout Millis
+	RequestTimeout Millis `canon:"duration"`
 	// Faults switches on deliberate protocol breakage. The member acts on
 	// StraightToTarget only and ignores the coordinator's faults, so one
 	// Fault value can be given to every node of a world.
@@ -160,7 +160,7 @@ func (m *Member) become(to MemberState) {
 // it falls due.
 type memberTimer struct {
 	armed bool
-	at    Millis
+	at    Millis `canon:"instant"` // 0 while not armed
 }
 
 // Member is one KIP-848 consumer as a pure node: Kafka's
@@ -181,7 +181,7 @@ type Member struct {
 	// afterwards, the leave epoch while leaving.
 	epoch spec.Epoch
 	// interval is the heartbeat interval of the last response.
-	interval Millis
+	interval Millis `canon:"duration"`
 
 	topics []string // current subscription, sorted and distinct
 
@@ -215,8 +215,8 @@ type Member struct {
 	// from 1). awaitSeq is the Seq of the request whose response the member
 	// awaits (RequestTimer is armed), 0 when none: any other response is
 	// stale or duplicated and ignored.
-	seq      uint64
-	awaitSeq uint64
+	seq      uint64 `canon:"-"`
+	awaitSeq uint64 `canon:"seq"`
 
 	timers [RequestTimer + 1]memberTimer
 }

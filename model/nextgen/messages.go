@@ -22,7 +22,7 @@ type HeartbeatRequest struct {
 	// it waits for (Kafka's NetworkClient matches responses by correlation
 	// id and drops a connection whose request timed out, so a late answer
 	// never reaches the client).
-	Seq      uint64
+	Seq      uint64 `canon:"seq"`
 	GroupID  string
 	MemberID spec.MemberID
 	// MemberEpoch: 0 joins, spec.LeaveEpoch (-1) leaves,
@@ -48,7 +48,7 @@ type HeartbeatRequest struct {
 
 // HeartbeatResponse is ConsumerGroupHeartbeatResponse.
 type HeartbeatResponse struct {
-	Seq                 uint64
+	Seq                 uint64 `canon:"seq"`
 	Error               spec.ErrorCode
 	ErrorMessage        string
 	MemberID            spec.MemberID

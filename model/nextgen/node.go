@@ -34,7 +34,7 @@ func (e Envelope) String() string { return e.From + "->" + e.To + " " + e.Msg.St
 // Input is an Event at the driver's time Now; Now never goes backwards
 // between the inputs of one node.
 type Input struct {
-	Now   Millis
+	Now   Millis `canon:"instant"`
 	Event Event
 }
 
@@ -160,7 +160,7 @@ func (t Timer) String() string {
 // TimerCmd arms a timer to fire at At, or cancels it.
 type TimerCmd struct {
 	Timer  Timer
-	At     Millis
+	At     Millis `canon:"instant"`
 	Cancel bool
 }
 

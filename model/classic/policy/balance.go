@@ -377,7 +377,7 @@ func (lr *leaderRound) deferredBalance(kinds []*kindRound, s *schedule) classic.
 	switch {
 	case s.revokedPrev && revoke:
 		s.successive++
-		if d := backoff(s.successive, lr.p.maxDelay); d != 0 {
+		if d := backoff(s.successive, lr.p.backoff, lr.p.maxDelay); d != 0 {
 			s.scheduledAt = lr.now + d
 			for _, ks := range kinds {
 				ks.plan = nil

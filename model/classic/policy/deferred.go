@@ -62,6 +62,11 @@ type DeferredConfig struct {
 	// LeaderFailover is the rule for a leader without history; the default
 	// is ReassignImmediately (Kafka's behaviour).
 	LeaderFailover LeaderFailover
+	// BackoffMultiplier is the revocation back-off's multiplier: the n-th
+	// successive revoking round waits min(multiplierⁿ ms, MaxDelay). 0
+	// means Connect's 40. The model checker sets 1000 so that every timer
+	// falls on its one-second grid (see docs/checker.md).
+	BackoffMultiplier classic.Millis `canon:"duration"`
 }
 
 // Deferred returns the deferred protocol of the seed design's Design II,
@@ -171,7 +176,11 @@ type DeferredConfig struct {
 // balance are handed out least loaded (to a member other than their owner)
 // in the same round, breaking spec.CooperativeHandoff on purpose.
 func Deferred(cfg DeferredConfig) classic.Protocol {
-	return connectPolicy{name: "deferred", maxDelay: resolveMaxDelay(cfg.MaxDelay), failover: cfg.LeaderFailover}
+	mult := cfg.BackoffMultiplier
+	if mult <= 0 {
+		mult = 40
+	}
+	return connectPolicy{name: "deferred", maxDelay: resolveMaxDelay(cfg.MaxDelay), failover: cfg.LeaderFailover, backoff: mult}
 }
 
 func resolveMaxDelay(d classic.Millis) classic.Millis {
@@ -194,6 +203,7 @@ type connectPolicy struct {
 	incremental bool
 	maxMoves    int            // Incremental only, > 0
 	stepDelay   classic.Millis `canon:"duration"` // Incremental only, > 0
+	backoff     classic.Millis `canon:"duration"` // Deferred only: the back-off multiplier, > 0
 }
 
 func (p connectPolicy) Name() string      { return p.name }
@@ -441,18 +451,18 @@ func (lr *leaderRound) containsAll(ms []spec.MemberID) bool {
 }
 
 // backoff is Connect's consecutiveRevokingRebalancesBackoff,
-// ExponentialBackoff(1, 40, maxDelay, 0).backoff(n): min(40ⁿ, maxDelay), and
-// 0 when delays are disabled.
-func backoff(n int, maxDelay classic.Millis) classic.Millis {
+// ExponentialBackoff(1, mult, maxDelay, 0).backoff(n): min(multⁿ,
+// maxDelay) with Connect's mult = 40, and 0 when delays are disabled.
+func backoff(n int, mult, maxDelay classic.Millis) classic.Millis {
 	if maxDelay <= 0 {
 		return 0
 	}
 	d := classic.Millis(1)
 	for range n {
-		if d > maxDelay/40 {
+		if d > maxDelay/mult {
 			return maxDelay
 		}
-		d *= 40
+		d *= mult
 	}
 	return d
 }

@@ -29,6 +29,11 @@ type CheckOptions struct {
 	LeaderFailover string
 	// MaxRounds overrides the protocol's bounded-rounds law when positive.
 	MaxRounds int
+	// EnvAnywhere lets members join, crash, leave, restart and change
+	// subscription while messages are in flight too. By default they act
+	// only when the network is quiet (CheckConfig.EnvWhenQuiet); lost and
+	// duplicated messages happen anywhere either way.
+	EnvAnywhere bool
 }
 
 // DefaultCheckOptions is the world rebalance check explores by default:
@@ -44,34 +49,36 @@ func DefaultCheckOptions() CheckOptions {
 // longer than the session timeout, the scheduled delay longer still).
 const (
 	checkHeartbeat = 1000
-	checkSession   = 3000
-	checkRebalance = 4000
-	checkDelay     = 6000
+	checkSession   = 2000
+	checkRebalance = 3000
+	checkDelay     = 3000
 	checkStepDelay = 1000
 )
 
 // MaxRoundsOf is the bounded-rounds law of each protocol in the checked
-// world: the most assignment rounds a leader sends after the
-// environment's last action. The reasons, counted from that action:
+// world: the most assignment rounds leaders send after the environment's
+// last action, or after the group detects it (a session expiring, a
+// request timing out; see detects). The reasons:
 //
-//   - eager: 2. A round already under way when the change lands is sent
-//     (1); the change then makes the coordinator rebalance once (2).
-//   - cooperative: 3. The round under way (1), the round that revokes what
-//     must move (2), and the follow-up that assigns it (3).
-//   - deferred: 4. As cooperative, plus the round when the scheduled
-//     delay for a departed member's resources expires (4).
-//   - incremental: 5. As deferred, plus one round per extra move beyond
-//     the first the step allows (one at the default bounds).
+//   - eager: 2. A round already under way when the change lands is
+//     completed (1), then the change makes the coordinator rebalance once
+//     (2), in which everyone revoked everything first.
+//   - cooperative: 2. The round that revokes what must move (1) and the
+//     follow-up that assigns it (2) (KIP-429's two rounds).
+//   - deferred: 3. As cooperative, plus the round when the scheduled delay
+//     holding a departed member's resources expires (3).
+//   - incremental: 5. As deferred, plus one revoke-and-assign pair for
+//     each extra batch of at most moves=1 resources that balance needs
+//     (one extra pair at the default bounds).
 //
-// The checker reports BoundedRounds if a protocol needs more.
+// These are the smallest bounds the checker confirms at the default
+// options (docs/checker.md): with one less, it reports BoundedRounds.
 func MaxRoundsOf(protocol string) int {
 	switch protocol {
-	case "eager":
+	case "eager", "cooperative":
 		return 2
-	case "cooperative":
-		return 3
 	case "deferred":
-		return 4
+		return 3
 	}
 	return 5
 }
@@ -90,6 +97,10 @@ func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
 		return CheckConfig{}, fmt.Errorf("topics = %d: want 1 to 6", o.Topics)
 	case o.Partitions < 1:
 		return CheckConfig{}, fmt.Errorf("partitions = %d: want at least 1", o.Partitions)
+	case o.Crashes < 0 || o.Restarts < 0 || o.Leaves < 0 || o.Resubscribes < 0 || o.Drops < 0 || o.Duplicates < 0:
+		return CheckConfig{}, fmt.Errorf("environment bounds must be 0 or more")
+	case o.Restarts > o.Crashes:
+		return CheckConfig{}, fmt.Errorf("restarts = %d: more than crashes (%d); only a crashed member restarts", o.Restarts, o.Crashes)
 	}
 	if _, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover}); err != nil {
 		return CheckConfig{}, err
@@ -106,7 +117,7 @@ func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
 	opts := ""
 	switch protocol {
 	case "deferred":
-		opts = fmt.Sprintf(" delay=%d", checkDelay)
+		opts = fmt.Sprintf(" delay=%d backoff=%d", checkDelay, checkHeartbeat)
 	case "incremental":
 		opts = fmt.Sprintf(" delay=%d moves=1 step-delay=%d", checkDelay, checkStepDelay)
 	}
@@ -122,7 +133,8 @@ func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
 		Setup:    []string{fmt.Sprintf("group topics=(%s) session-min=1000%s", strings.Join(parts, ","), faults)},
 		Crashes:  o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
 		Drops: o.Drops, Duplicates: o.Duplicates, LeaderBounces: o.LeaderBounces,
-		MaxRounds: MaxRoundsOf(protocol),
+		MaxRounds:    MaxRoundsOf(protocol),
+		EnvWhenQuiet: !o.EnvAnywhere,
 	}
 	if o.MaxRounds > 0 {
 		cfg.MaxRounds = o.MaxRounds

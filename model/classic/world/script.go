@@ -33,7 +33,7 @@ const stabilizeLimit = 100000
 // Run executes one command. The verbs:
 //
 //	group topics=(T:4,U:2) [session-min=N] [session-max=N] [max-size=N] [faults=(name,...)] [verbose]
-//	add-member A protocols=(cooperative,eager) topics=(T) [instance=a] [assignor=range] [delay=N] [moves=N] [step-delay=N] [leader-failover=reassign-immediately|delay-if-departed] [session=N] [rebalance=N] [heartbeat=N] [faults=(...)]
+//	add-member A protocols=(cooperative,eager) topics=(T) [instance=a] [assignor=range] [delay=N] [moves=N] [step-delay=N] [leader-failover=reassign-immediately|delay-if-departed] [backoff=N] [session=N] [rebalance=N] [heartbeat=N] [faults=(...)]
 //	stabilize            deliver every message in flight, in order
 //	tick N               advance the clock N ms, firing timers in order (messages are instant)
 //	crash A | restart A | leave A | rejoin A | isolate A | heal A
@@ -160,7 +160,8 @@ type ProtocolOptions struct {
 	MaxDelay       classic.Millis
 	MaxMoves       int
 	StepDelay      classic.Millis
-	LeaderFailover string // reassign-immediately (default) or delay-if-departed
+	LeaderFailover string         // reassign-immediately (default) or delay-if-departed
+	Backoff        classic.Millis // deferred's back-off multiplier; 0 is Connect's 40
 }
 
 // Protocols builds the named protocols with the options.
@@ -193,7 +194,7 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 		case "cooperative":
 			out = append(out, policy.Cooperative())
 		case "deferred":
-			out = append(out, policy.Deferred(policy.DeferredConfig{MaxDelay: o.MaxDelay, LeaderFailover: lf}))
+			out = append(out, policy.Deferred(policy.DeferredConfig{MaxDelay: o.MaxDelay, LeaderFailover: lf, BackoffMultiplier: o.Backoff}))
 		case "incremental":
 			out = append(out, policy.Incremental(policy.IncrementalConfig{MaxDelay: o.MaxDelay, MaxMovesPerRound: o.MaxMoves, StepDelay: o.StepDelay, LeaderFailover: lf}))
 		default:
@@ -269,6 +270,9 @@ func protocolOptions(args []Arg) (ProtocolOptions, error) {
 		return o, err
 	}
 	if o.StepDelay, err = millisArg(args, "step-delay"); err != nil {
+		return o, err
+	}
+	if o.Backoff, err = millisArg(args, "backoff"); err != nil {
 		return o, err
 	}
 	moves, err := millisArg(args, "moves")

@@ -88,8 +88,10 @@ func (w *World) RandomWalk(b Bounds, u *Used, steps int, choose func(n int) int)
 // delivered promptly. It reports false if the network never drained (a
 // livelock of messages).
 func (w *World) Settle(horizon, step classic.Millis) bool {
-	for _, p := range w.Processes {
-		p.Isolated = false
+	for _, name := range w.Names() {
+		if w.Processes[name].Isolated {
+			w.own(name).Isolated = false
+		}
 	}
 	for t := classic.Millis(0); t < horizon; t += step {
 		if !w.Advance(step) {
@@ -125,7 +127,10 @@ func BalanceOf(protocol string) BalanceGuarantee {
 // CheckConverged returns the violations of the convergence laws in the
 // current state: Coverage always, and the balance law of guarantee g.
 func (w *World) CheckConverged(g BalanceGuarantee) []spec.Violation {
-	v := w.View()
+	return w.checkConverged(w.View(), g)
+}
+
+func (w *World) checkConverged(v spec.View, g BalanceGuarantee) []spec.Violation {
 	out := spec.CheckCoverage(v)
 	switch g {
 	case PerTopic:

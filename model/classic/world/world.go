@@ -35,6 +35,10 @@ type Process struct {
 	// connections: responses addressed to an earlier incarnation are lost,
 	// as replies on a closed connection are.
 	Incarnation int
+
+	// owner is the world that may change this process in place; a fork
+	// shares its parent's processes and copies one before changing it.
+	owner *World
 }
 
 // Address is the node address of the process's current incarnation: its
@@ -89,6 +93,9 @@ type World struct {
 	Verbose bool
 
 	prev spec.View
+	// coordinatorOwner is the world that may change Coordinator in place
+	// (see Fork).
+	coordinatorOwner *World
 }
 
 // New returns a world with a coordinator configured by cfg and the given
@@ -99,6 +106,7 @@ func New(cfg classic.CoordinatorConfig, topics spec.Topics) (*World, error) {
 		return nil, err
 	}
 	w := &World{Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process{}}
+	w.coordinatorOwner = w
 	w.prev = w.View()
 	return w, nil
 }
@@ -108,12 +116,14 @@ func (w *World) Clone() *World {
 	c := *w
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.Clone()
+	c.coordinatorOwner = &c
 	c.Processes = make(map[string]*Process, len(w.Processes))
 	for n, p := range w.Processes {
 		q := *p
 		if p.Node != nil {
 			q.Node = p.Node.Clone()
 		}
+		q.owner = &c
 		c.Processes[n] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -122,6 +132,46 @@ func (w *World) Clone() *World {
 	c.Violations = slices.Clone(w.Violations)
 	c.Log = slices.Clone(w.Log)
 	return &c
+}
+
+// Fork returns a copy of w that shares the coordinator and the processes
+// with w until it changes them: it copies a node the first time it steps
+// it. Changing the fork never changes w; but w must not be changed while
+// the fork is in use (the model checker forks states it never changes
+// again). Fork is Clone without the cost of copying every node.
+func (w *World) Fork() *World {
+	c := *w // Topics is shared: no world action changes the universe
+	c.Processes = maps.Clone(w.Processes)
+	c.InFlight = slices.Clone(w.InFlight)
+	c.Timers = slices.Clip(w.Timers)
+	c.Rounds = slices.Clip(w.Rounds)
+	c.Violations = slices.Clip(w.Violations)
+	c.Log = slices.Clip(w.Log)
+	return &c
+}
+
+// own returns the named process, copied first if w shares it with the
+// world it was forked from.
+func (w *World) own(name string) *Process {
+	p := w.Processes[name]
+	if p == nil || p.owner == w {
+		return p
+	}
+	q := *p
+	if p.Node != nil {
+		q.Node = p.Node.Clone()
+	}
+	q.owner = w
+	w.Processes[name] = &q
+	return &q
+}
+
+// ownCoordinator copies the coordinator if w shares it.
+func (w *World) ownCoordinator() {
+	if w.coordinatorOwner != w {
+		w.Coordinator = w.Coordinator.Clone()
+		w.coordinatorOwner = w
+	}
 }
 
 // Names returns the process names in sorted order.
@@ -142,7 +192,7 @@ func (w *World) AddMember(cfg classic.MemberConfig) error {
 	if err != nil {
 		return err
 	}
-	w.Processes[cfg.Name] = &Process{Config: cfg, Node: n, Incarnation: 1}
+	w.Processes[cfg.Name] = &Process{Config: cfg, Node: n, Incarnation: 1, owner: w}
 	w.stepMember(cfg.Name, classic.Start{})
 	return nil
 }
@@ -170,10 +220,10 @@ func (w *World) live(name string) (*Process, error) {
 // messages to it will be lost. The coordinator notices only through the
 // session timeout.
 func (w *World) Crash(name string) error {
-	p, err := w.live(name)
-	if err != nil {
+	if _, err := w.live(name); err != nil {
 		return err
 	}
+	p := w.own(name)
 	p.Node = nil
 	w.Timers = w.Timers.DropNode(name)
 	w.logf("%s crashed", name)
@@ -195,6 +245,7 @@ func (w *World) Restart(name string) error {
 	if err != nil {
 		return err
 	}
+	p = w.own(name)
 	p.Node = n
 	p.Incarnation++
 	w.logf("%s restarted", name)
@@ -212,6 +263,7 @@ func (w *World) Bounce(name string, protocols []classic.Protocol) error {
 		return err
 	}
 	w.stepMember(name, classic.Leave{})
+	p = w.own(name)
 	p.Node = nil
 	w.Timers = w.Timers.DropNode(name)
 	if len(protocols) > 0 {
@@ -236,7 +288,7 @@ func (w *World) Subscribe(name string, topics []string) error {
 	if _, err := w.live(name); err != nil {
 		return err
 	}
-	p := w.Processes[name]
+	p := w.own(name)
 	p.Config.Topics = slices.Clone(topics)
 	return w.event(name, classic.Subscribe{Topics: slices.Clone(topics)})
 }
@@ -248,11 +300,10 @@ func (w *World) RequestRejoin(name, reason string) error {
 
 // Isolate makes every message to or from a process lost until Heal.
 func (w *World) Isolate(name string, isolated bool) error {
-	p, err := w.process(name)
-	if err != nil {
+	if _, err := w.process(name); err != nil {
 		return err
 	}
-	p.Isolated = isolated
+	w.own(name).Isolated = isolated
 	return nil
 }
 
@@ -373,12 +424,13 @@ func (w *World) isolated(node string) bool {
 }
 
 func (w *World) stepCoordinator(e classic.Event) {
+	w.ownCoordinator()
 	out := w.Coordinator.Step(classic.Input{Now: w.Now, Event: e})
 	w.apply(classic.CoordinatorNode, out)
 }
 
 func (w *World) stepMember(name string, e classic.Event) {
-	p := w.Processes[name]
+	p := w.own(name)
 	out := p.Node.Step(classic.Input{Now: w.Now, Event: e})
 	w.apply(name, out)
 }

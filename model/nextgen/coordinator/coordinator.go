@@ -55,11 +55,11 @@ type CoordinatorConfig struct {
 	GroupID string
 	// SessionTimeout is group.consumer.session.timeout.ms (default 45000
 	// when 0): a member with no accepted heartbeat for this long is fenced.
-	SessionTimeout nextgen.Millis
+	SessionTimeout nextgen.Millis `canon:"duration"`
 	// HeartbeatInterval is group.consumer.heartbeat.interval.ms (default
 	// 5000 when 0), sent to members in every accepted heartbeat response.
 	// It must be below SessionTimeout, as Kafka requires.
-	HeartbeatInterval nextgen.Millis
+	HeartbeatInterval nextgen.Millis `canon:"duration"`
 	// MaxSize is group.consumer.max.size; 0 means unlimited.
 	MaxSize int
 	// Assignors names the supported server-side assignors
@@ -269,7 +269,7 @@ type member struct {
 	rack       string // "" when not sent
 	assignor   string // ServerAssignor, "" when never sent
 	// rebalanceTimeout is the member's RebalanceTimeoutMs.
-	rebalanceTimeout nextgen.Millis
+	rebalanceTimeout nextgen.Millis `canon:"duration"`
 	// subscription is SubscribedTopicNames, sorted and distinct.
 	subscription []string
 	// node is the From of the member's last accepted regular heartbeat.
@@ -282,10 +282,10 @@ type member struct {
 	// timer is armed exactly while the member is UNREVOKED_PARTITIONS at a
 	// non-negative epoch, for that epoch.
 	sessionArmed   bool
-	sessionAt      nextgen.Millis
+	sessionAt      nextgen.Millis `canon:"instant"` // 0 while not armed
 	rebalanceArmed bool
 	rebalanceEpoch spec.Epoch
-	rebalanceAt    nextgen.Millis
+	rebalanceAt    nextgen.Millis `canon:"instant"` // 0 while not armed
 }
 
 // holds returns the partitions m holds: assigned ∪ pending revocation.
@@ -299,11 +299,11 @@ type holder struct {
 
 // step collects the output of one Step.
 type step struct {
-	now nextgen.Millis
+	now nextgen.Millis `canon:"instant"`
 	out nextgen.Output
 	// seq is the correlation id of the request being handled; every
 	// response echoes it.
-	seq uint64
+	seq uint64 `canon:"seq"`
 }
 
 func (s *step) send(to string, msg nextgen.Message) {
@@ -644,7 +644,7 @@ type MemberSnapshot struct {
 	// ServerAssignor, Rack: "" when never sent.
 	ServerAssignor   string
 	Rack             string
-	RebalanceTimeout nextgen.Millis
+	RebalanceTimeout nextgen.Millis `canon:"duration"`
 	// Node is the From of the member's last accepted regular heartbeat.
 	Node string
 }

@@ -69,6 +69,22 @@ type Bounds struct {
 	Members                                                                   []nextgen.MemberConfig
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
 	TopicChoices                                                              [][]string
+	// Prompt makes the network faster than every timer: a timer fires
+	// only when no message is in flight. Without it a message may stay
+	// in flight while any number of timers fire, so a slow network alone
+	// expires sessions and the epochs grow without bound. With it, a
+	// message that arrives too late is modelled by losing it (Drop). The
+	// model checker sets it; random walks leave it off.
+	Prompt bool
+	// PromptApps makes the applications of processes that are not Slow
+	// faster than every timer, as Advance does: a timer fires only when
+	// none of them has a revocation pending. Without it an application may
+	// take any time to revoke, so the rebalance timeout may fence one
+	// revoking member after another forever (each fence and rejoin asks
+	// another member to revoke) and the epochs grow without bound. With
+	// it, an application that overruns the rebalance timeout is a Slow
+	// process. The model checker sets it; random walks leave it off.
+	PromptApps bool
 }
 
 // Used counts the environment actions a run has taken.
@@ -94,7 +110,7 @@ func (w *World) Enabled(b Bounds, u Used) []Action {
 		}
 		out = append(out, Action{Kind: Deliver, Index: i})
 	}
-	if len(w.Timers) > 0 {
+	if len(w.Timers) > 0 && (!b.Prompt || len(w.InFlight) == 0) && (!b.PromptApps || !w.promptRevoking()) {
 		out = append(out, Action{Kind: FireNext})
 	}
 	for _, name := range w.Names() {
@@ -155,6 +171,17 @@ func (w *World) Enabled(b Bounds, u Used) []Action {
 		}
 	}
 	return out
+}
+
+// promptRevoking reports whether a live process whose application is not
+// Slow has a revocation pending.
+func (w *World) promptRevoking() bool {
+	for _, p := range w.Processes {
+		if p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
+			return true
+		}
+	}
+	return false
 }
 
 // Apply takes action a, counting environment actions in u.

@@ -26,7 +26,7 @@ type Script struct {
 // Run executes one command. The verbs:
 //
 //	group topics=(foo:3,bar:2) [session=N] [heartbeat=N] [assignors=(uniform,range)] [max-size=N] [before=(kafka-19233,kafka-19449,kafka-18688)] [faults=(...)] [verbose]
-//	add-member A topics=(foo) [instance=a] [rebalance=N] [assignor=uniform] [slow] [faults=(...)]
+//	add-member A topics=(foo) [instance=a] [rebalance=N] [request=N] [assignor=uniform] [slow] [faults=(...)]
 //	stabilize          deliver every message and complete prompt applications' revocations
 //	tick N             advance the clock N ms, firing timers in order
 //	crash A | restart A | leave A | isolate A | heal A | slow A | prompt A | revoked A
@@ -175,6 +175,9 @@ func (s *Script) addMember(args []Arg) error {
 		ServerAssignor: script.Val(args, "assignor"),
 	}
 	if cfg.RebalanceTimeout, err = millis(args, "rebalance"); err != nil {
+		return err
+	}
+	if cfg.RequestTimeout, err = millis(args, "request"); err != nil {
 		return err
 	}
 	if cfg.Faults, err = faults(args); err != nil {

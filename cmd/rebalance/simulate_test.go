@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-func TestCheckUsageErrors(t *testing.T) {
-	for _, o := range []checkOptions{
+func TestSimulateUsageErrors(t *testing.T) {
+	for _, o := range []simulateOptions{
 		{protocol: "paxos", runs: 1, steps: 1},
 		{protocol: "nextgen", runs: 1, steps: 0},
 		{protocol: "eager", runs: 0, steps: 10},
 		{protocol: "eager", runs: 1, steps: 1, faults: []string{"no-such-fault"}},
 	} {
 		var out bytes.Buffer
-		err := runCheck(&out, o)
+		err := runSimulate(&out, o)
 		var ue usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%+v: got %v, want a usage error", o, err)
@@ -24,12 +24,12 @@ func TestCheckUsageErrors(t *testing.T) {
 	}
 }
 
-func TestCheckJSONAndFaults(t *testing.T) {
+func TestSimulateJSONAndFaults(t *testing.T) {
 	var out bytes.Buffer
-	if err := runCheck(&out, checkOptions{protocol: "cooperative", runs: 20, steps: 40, seed: 7, json: true}); err != nil {
+	if err := runSimulate(&out, simulateOptions{protocol: "cooperative", runs: 20, steps: 40, seed: 7, json: true}); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out.String())
 	}
-	var r result
+	var r simResult
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out.String())
 	}
@@ -38,18 +38,18 @@ func TestCheckJSONAndFaults(t *testing.T) {
 	}
 
 	out.Reset()
-	err := runCheck(&out, checkOptions{protocol: "cooperative", runs: 300, steps: 60, seed: 1, faults: []string{"keep-revoked"}})
+	err := runSimulate(&out, simulateOptions{protocol: "cooperative", runs: 300, steps: 60, seed: 1, faults: []string{"keep-revoked"}})
 	if !errors.Is(err, errViolation) {
-		t.Fatalf("keep-revoked: got %v, want a violation\n%s", err, out.String())
+		t.Fatalf("keep-revoked: got %v, want a simViolation\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "ExclusiveOwnership") {
 		t.Fatalf("keep-revoked: want ExclusiveOwnership reported:\n%s", out.String())
 	}
 }
 
-func TestListFaults(t *testing.T) {
+func TestSimulateListFaults(t *testing.T) {
 	var out bytes.Buffer
-	if err := runCheck(&out, checkOptions{listFaults: true}); err != nil {
+	if err := runSimulate(&out, simulateOptions{listFaults: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"eager-no-revoke", "cooperative-no-withholding", "keep-revoked", "assign-before-release", "straight-to-target"} {
@@ -59,9 +59,9 @@ func TestListFaults(t *testing.T) {
 	}
 }
 
-func TestCheckNextgenFault(t *testing.T) {
+func TestSimulateNextgenFault(t *testing.T) {
 	var out bytes.Buffer
-	err := runCheck(&out, checkOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
+	err := runSimulate(&out, simulateOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
 	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExclusiveOwnership") {
 		t.Fatalf("straight-to-target: got %v, want ExclusiveOwnership reported:\n%s", err, out.String())
 	}

@@ -1,0 +1,284 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// counters is a toy model whose state space is known exactly: n counters,
+// each of which an Own action "inc i" raises up to max, and an Env action
+// "reset" that sets all to 0 (bounded by resets). Laws are configured per
+// test.
+type counters struct {
+	n, max, resets int
+	// bad, when set, is the state at which a step reports a safety
+	// violation.
+	bad []int
+	// converged reports the liveness target.
+	converged func(c []int) bool
+	// loop adds an Own action "spin" that returns to the same state when
+	// the first counter is max; fair says whether "inc" actions stay
+	// enabled there (making the spin loop unfair).
+	loop   bool
+	owners func(c []int) uint64
+	// names are member names for symmetry tests: counter i belongs to
+	// names[i].
+	names []string
+}
+
+type cstate struct {
+	c      []int
+	resets int
+}
+
+type caction struct {
+	kind string
+	i    int
+}
+
+func (m counters) Init() []cstate { return []cstate{{c: make([]int, m.n)}} }
+
+func (m counters) Actions(s cstate, dst []caction) []caction {
+	for i, v := range s.c {
+		if v < m.max {
+			dst = append(dst, caction{"inc", i})
+		}
+	}
+	if m.loop && s.c[0] == m.max {
+		dst = append(dst, caction{"spin", 0})
+	}
+	if s.resets < m.resets {
+		dst = append(dst, caction{"reset", 0})
+	}
+	return dst
+}
+
+func (m counters) Step(s cstate, a caction) (cstate, []spec.Violation) {
+	t := cstate{c: slices.Clone(s.c), resets: s.resets}
+	switch a.kind {
+	case "inc":
+		t.c[a.i]++
+	case "reset":
+		clear(t.c)
+		t.resets++
+	}
+	if m.bad != nil && slices.Equal(t.c, m.bad) {
+		return t, []spec.Violation{{Law: spec.ExclusiveOwnership, Detail: "reached the bad state"}}
+	}
+	return t, nil
+}
+
+func (m counters) Encode(e *canon.Encoder, s cstate) {
+	e.Int(int64(s.resets))
+	for i, v := range s.c {
+		if m.names != nil {
+			e.String(m.names[i])
+		}
+		e.Int(int64(v))
+	}
+	if m.names != nil {
+		// As a multiset of (name, value) pairs, so renaming permutes it.
+		e.Buf = e.Buf[:0]
+		e.Int(int64(s.resets))
+		e.Sorted(len(s.c), func(i int) { e.String(m.names[i]); e.Int(int64(s.c[i])) })
+	}
+}
+
+func (m counters) Kind(a caction) Kind {
+	if a.kind == "reset" {
+		return Env
+	}
+	return Own
+}
+
+func (m counters) FairKey(_ cstate, a caction) uint64 { return uint64(len(a.kind)*100 + a.i) }
+
+func (m counters) Converged(s cstate) []spec.Violation {
+	if m.converged == nil || m.converged(s.c) {
+		return nil
+	}
+	return []spec.Violation{{Law: spec.Coverage, Detail: fmt.Sprint(s.c)}}
+}
+
+func (m counters) Owners(s cstate) uint64 {
+	if m.owners != nil {
+		return m.owners(s.c)
+	}
+	return 0
+}
+
+func (m counters) Line(_ cstate, a caction) string {
+	if a.kind == "inc" {
+		return fmt.Sprintf("inc %d", a.i)
+	}
+	return a.kind
+}
+
+func (m counters) Preamble() []string { return []string{"start"} }
+
+func (m counters) Interchangeable() [][]string {
+	if m.names == nil {
+		return nil
+	}
+	return [][]string{m.names}
+}
+
+func explore(t *testing.T, m counters, o Options) Result {
+	t.Helper()
+	r, err := Explore[cstate, caction](m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestCountsAreExact checks the distinct states, transitions and depth of a
+// space known in closed form, with one and with four workers, with
+// fingerprints and with exact storage.
+func TestCountsAreExact(t *testing.T) {
+	m := counters{n: 3, max: 4, resets: 1}
+	// States: (max+1)^n grids, for 0 and 1 resets used.
+	wantStates := int64(2 * 125)
+	// Transitions: each state has one inc per counter below max (3*4*25
+	// = 300 over the grid), and a reset from each state of the first grid.
+	wantTrans := int64(2*300 + 125)
+	for _, o := range []Options{{Workers: 1}, {Workers: 4}, {Workers: 2, Exact: true}} {
+		r := explore(t, m, o)
+		if !r.Complete || r.Distinct != wantStates || r.Transitions != wantTrans || r.Depth != 12+1 {
+			t.Errorf("%+v: complete=%v distinct=%d transitions=%d depth=%d; want true %d %d 13", o, r.Complete, r.Distinct, r.Transitions, r.Depth, wantStates, wantTrans)
+		}
+		if len(r.Violations) != 0 {
+			t.Errorf("%+v: unexpected violations %v", o, r.Violations)
+		}
+	}
+}
+
+// TestShortestCounterexample: breadth-first search reports the bad state
+// by a shortest path, as replayable lines.
+func TestShortestCounterexample(t *testing.T) {
+	m := counters{n: 2, max: 5, bad: []int{2, 3}}
+	for _, w := range []int{1, 3} {
+		r := explore(t, m, Options{Workers: w})
+		if len(r.Violations) != 1 {
+			t.Fatalf("workers=%d: want one violation, got %+v", w, r.Violations)
+		}
+		ce := r.Violations[0]
+		if ce.Law != spec.ExclusiveOwnership || len(ce.Steps) != 5 || ce.Loop != -1 || r.Complete {
+			t.Fatalf("workers=%d: got law %s, %d steps, loop %d, complete %v; want a 5-step safety path", w, ce.Law, len(ce.Steps), ce.Loop, r.Complete)
+		}
+		var inc0, inc1 int
+		for _, s := range ce.Steps {
+			switch s.Line {
+			case "inc 0":
+				inc0++
+			case "inc 1":
+				inc1++
+			default:
+				t.Fatalf("unexpected step %q", s.Line)
+			}
+		}
+		if inc0 != 2 || inc1 != 3 {
+			t.Fatalf("workers=%d: path %v does not reach [2 3]", w, ce.Steps)
+		}
+	}
+}
+
+// TestLiveness: a state short of the target with no own step is stuck; a
+// fair cycle outside the target is reported as a lasso; an unfair one (an
+// own action stays enabled and is never taken) is not.
+func TestLiveness(t *testing.T) {
+	notAllMax := func(c []int) bool { return c[0] == 2 && c[1] == 2 }
+	stuck := explore(t, counters{n: 2, max: 2, converged: func(c []int) bool { return c[0] == 2 && c[1] == 1 }}, Options{})
+	if len(stuck.Violations) != 1 || stuck.Violations[0].Law != spec.EventuallyConverged || stuck.Violations[0].Loop != -1 {
+		t.Errorf("stuck: got %+v", stuck.Violations)
+	}
+	if got := strings.Join(lines(stuck.Violations[0].Steps), ","); got != "inc 0,inc 0,inc 1,inc 1" && got != "inc 0,inc 1,inc 0,inc 1" && got != "inc 1,inc 0,inc 0,inc 1" && got != "inc 0,inc 1,inc 1,inc 0" && got != "inc 1,inc 0,inc 1,inc 0" && got != "inc 1,inc 1,inc 0,inc 0" {
+		t.Errorf("stuck: path %s does not reach [2 2]", got)
+	}
+
+	// Spinning once counter 0 is at its max, with counter 1 still short:
+	// inc 1 stays enabled on the spin and is never taken, so the cycle is
+	// not fair and is not a counterexample.
+	unfair := explore(t, counters{n: 2, max: 2, loop: true, converged: notAllMax}, Options{})
+	if len(unfair.Violations) != 0 {
+		t.Errorf("unfair spin reported: %+v", unfair.Violations)
+	}
+	// Target unreachable while spinning: counter 1 has max 2 but the
+	// target wants it at 3, so once everything else is done the spin is
+	// fair and never converges.
+	fair := explore(t, counters{n: 2, max: 2, loop: true, converged: func(c []int) bool { return c[1] == 3 }}, Options{})
+	var found *Counterexample
+	for i := range fair.Violations {
+		if fair.Violations[i].Loop >= 0 {
+			found = &fair.Violations[i]
+		}
+	}
+	if found == nil || found.Law != spec.EventuallyConverged {
+		t.Fatalf("fair spin: want a lasso, got %+v", fair.Violations)
+	}
+	if cyc := lines(found.Steps[found.Loop:]); !slices.Equal(cyc, []string{"spin"}) {
+		t.Errorf("fair spin: cycle %v, want [spin]", cyc)
+	}
+
+	// Stability: a one-state spin cycle keeps one ownership, however
+	// ownership differs between other states.
+	stable := explore(t, counters{n: 2, max: 2, loop: true, owners: func(c []int) uint64 { return uint64(c[1]) }}, Options{})
+	if len(stable.Violations) != 0 {
+		t.Errorf("stability: a one-state cycle reported: %+v", stable.Violations)
+	}
+	if !fair.LivenessChecked || !fair.Complete {
+		t.Errorf("liveness not checked on a complete graph")
+	}
+	if r := explore(t, counters{n: 2, max: 2, loop: true, converged: func(c []int) bool { return c[1] == 3 }}, Options{NoLiveness: true}); len(r.Violations) != 0 || r.LivenessChecked {
+		t.Errorf("NoLiveness still checked liveness: %+v", r.Violations)
+	}
+}
+
+func lines(steps []Step) []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Line)
+	}
+	return out
+}
+
+// TestSymmetry: with three interchangeable counters, symmetry reduction
+// stores one state per multiset of values.
+func TestSymmetry(t *testing.T) {
+	m := counters{n: 3, max: 2, names: []string{"A", "B", "C"}}
+	full := explore(t, m, Options{})
+	sym := explore(t, m, Options{Symmetry: true})
+	if full.Distinct != 27 {
+		t.Errorf("without symmetry: %d states, want 27", full.Distinct)
+	}
+	// Multisets of 3 values from {0,1,2}: C(5,3) = 10.
+	if sym.Distinct != 10 {
+		t.Errorf("with symmetry: %d states, want 10", sym.Distinct)
+	}
+}
+
+// TestLimits: a state or time limit stops the search and says so.
+func TestLimits(t *testing.T) {
+	r := explore(t, counters{n: 4, max: 9}, Options{MaxStates: 100})
+	if r.Complete || !strings.Contains(r.Stopped, "state limit") || r.LivenessChecked {
+		t.Errorf("state limit: complete=%v stopped=%q", r.Complete, r.Stopped)
+	}
+}
+
+func TestPermutations(t *testing.T) {
+	ps := permutations([][]string{{"A", "B", "C"}, {"X", "Y"}})
+	if len(ps) != 3*2*1*2-1 {
+		t.Fatalf("%d permutations, want 11", len(ps))
+	}
+	r := renamer(map[string]string{"A": "B", "B": "A"})
+	for in, want := range map[string]string{"A": "B", "A-1": "B-1", "B@2": "A@2", "T-0": "T-0", "AB": "AB", "C": "C"} {
+		if got := r(in); got != want {
+			t.Errorf("rename %q = %q, want %q", in, got, want)
+		}
+	}
+}
