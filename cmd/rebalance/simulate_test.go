@@ -47,17 +47,6 @@ func TestSimulateJSONAndFaults(t *testing.T) {
 	}
 }
 
-func TestSimulateListFaults(t *testing.T) {
-	var out bytes.Buffer
-	if err := runSimulate(&out, simulateOptions{listFaults: true}); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"eager-no-revoke", "cooperative-no-withholding", "keep-revoked", "assign-before-release", "straight-to-target"} {
-		if !strings.Contains(out.String(), name) {
-			t.Errorf("--list-faults does not list %s:\n%s", name, out.String())
-		}
-	}
-}
 
 func TestSimulateNextgenFault(t *testing.T) {
 	var out bytes.Buffer

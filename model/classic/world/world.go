@@ -258,12 +258,11 @@ func (w *World) Restart(name string) error {
 // LeaveGroup; a static one leaves silently), then a new incarnation with the
 // new configuration starts at once. Empty protocols keep the old ones.
 func (w *World) Bounce(name string, protocols []classic.Protocol) error {
-	p, err := w.live(name)
-	if err != nil {
+	if _, err := w.live(name); err != nil {
 		return err
 	}
 	w.stepMember(name, classic.Leave{})
-	p = w.own(name)
+	p := w.own(name)
 	p.Node = nil
 	w.Timers = w.Timers.DropNode(name)
 	if len(protocols) > 0 {

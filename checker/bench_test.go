@@ -1,0 +1,65 @@
+package checker
+
+import (
+	"fmt"
+	"runtime/debug"
+	"testing"
+
+	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+)
+
+// BenchmarkExplore explores each protocol's default world (the one
+// rebalance check explores) completely, with one and with two workers,
+// and reports distinct states per second and the bytes the checker stores
+// per state (seen set, per-state records and liveness graph). Run it with
+//
+//	go test ./checker -run XXX -bench Explore -benchtime 1x -count 5
+//
+// and compare the worker counts with benchstat.
+func BenchmarkExplore(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("protocol=%s/workers=%d", p, workers), func(b *testing.B) {
+				var r Result
+				for b.Loop() {
+					var err error
+					r, err = exploreDefault(p, Options{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !r.Complete || len(r.Violations) > 0 {
+						b.Fatalf("%s: complete=%v violations=%v", p, r.Complete, r.Violations)
+					}
+				}
+				b.ReportMetric(r.StatesPerSecond(), "states/s")
+				b.ReportMetric(float64(r.StoredBytes)/float64(r.Distinct), "bytes/state")
+				b.ReportMetric(float64(r.Distinct), "states")
+			})
+		}
+	}
+}
+
+func exploreDefault(protocol string, o Options) (Result, error) {
+	if protocol == "nextgen" {
+		cfg, err := ngworld.CheckWorld(ngworld.DefaultCheckOptions())
+		if err != nil {
+			return Result{}, err
+		}
+		m, err := ngworld.NewModel(cfg)
+		if err != nil {
+			return Result{}, err
+		}
+		return Explore(NextGen{Model: m}, o)
+	}
+	cfg, err := classicworld.CheckWorld(protocol, classicworld.DefaultCheckOptions())
+	if err != nil {
+		return Result{}, err
+	}
+	m, err := classicworld.NewModel(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	return Explore(Classic{Model: m}, o)
+}
