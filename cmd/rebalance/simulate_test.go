@@ -47,7 +47,6 @@ func TestSimulateJSONAndFaults(t *testing.T) {
 	}
 }
 
-
 func TestSimulateNextgenFault(t *testing.T) {
 	var out bytes.Buffer
 	err := runSimulate(&out, simulateOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
