@@ -89,6 +89,12 @@ func (g *graph) adjacency(n int, keep func(e edge) bool) adjacency {
 
 func (a adjacency) of(v uint32) []edge { return a.out[a.start[v]:a.start[v+1]] }
 
+// cyclic reports whether component c holds a cycle: more than one state,
+// or a step from its one state to itself.
+func (a adjacency) cyclic(c []uint32) bool {
+	return len(c) > 1 || slices.ContainsFunc(a.of(c[0]), func(e edge) bool { return e.to == c[0] })
+}
+
 // sccs returns the strongly connected components of the graph (Tarjan's
 // algorithm, iterative), each as its list of states, and each state's
 // component index.
@@ -193,13 +199,7 @@ func (x *explorer[S, A]) liveness() []Counterexample {
 	}
 	comps, comp := adj.sccs(n)
 	for _, c := range comps {
-		cycle := len(c) > 1
-		if !cycle {
-			for _, e := range adj.of(c[0]) {
-				cycle = cycle || e.to == c[0]
-			}
-		}
-		if !cycle {
+		if !adj.cyclic(c) {
 			continue
 		}
 		law, bad := spec.Law(""), uint32(0)
@@ -256,13 +256,7 @@ func (x *explorer[S, A]) livenessUnderEnv(n int) (Counterexample, bool) {
 		if !open(c[0]) {
 			continue
 		}
-		cycle := len(c) > 1
-		if !cycle {
-			for _, e := range adj.of(c[0]) {
-				cycle = cycle || e.to == c[0]
-			}
-		}
-		if !cycle {
+		if !adj.cyclic(c) {
 			continue
 		}
 		required, ok := x.fair(c, comp, adj)

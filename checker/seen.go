@@ -120,25 +120,11 @@ func (s *seenSet) find(fp uint64, enc []byte) (uint32, bool) {
 // lookup returns the id of a stored state; it takes insert's arguments
 // and panics if the state was never stored.
 func (s *seenSet) lookup(fp uint64, enc []byte, _ func() uint32) (uint32, bool) {
-	sh := &s.shards[fp>>56%seenShards]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if s.exact {
-		if id, ok := sh.encodings[string(enc)]; ok {
-			return id, false
-		}
-	} else {
-		if fp == 0 {
-			fp = 1
-		}
-		mask := uint64(len(sh.keys) - 1)
-		for i := fp & mask; sh.keys[i] != 0; i = (i + 1) & mask {
-			if sh.keys[i] == fp {
-				return sh.ids[i], false
-			}
-		}
+	id, missing := s.find(fp, enc)
+	if missing {
+		panic("checker: lookup of a state that was never stored")
 	}
-	panic("checker: lookup of a state that was never stored")
+	return id, false
 }
 
 // bytes estimates the memory the set holds: the fingerprint tables'

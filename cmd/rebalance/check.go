@@ -140,20 +140,12 @@ usage error.`,
 
 func runCheck(out io.Writer, o checkOptions) error {
 	if o.listFaults {
-		for _, fi := range classic.FaultList {
-			fmt.Fprintf(out, "%-28s classic: %s\n", fi.Name, fi.Doc)
-		}
-		for _, fi := range nextgen.FaultList {
-			fmt.Fprintf(out, "%-28s nextgen: %s\n", fi.Name, fi.Doc)
-		}
+		listFaults(out)
 		return nil
 	}
-	protocols := allProtocols
-	if o.protocol != "all" {
-		if !slices.Contains(allProtocols, o.protocol) {
-			return usageError{fmt.Errorf("--protocol %q: want one of %s or all", o.protocol, strings.Join(allProtocols, ", "))}
-		}
-		protocols = []string{o.protocol}
+	protocols, err := selectProtocols(o.protocol)
+	if err != nil {
+		return err
 	}
 	if o.workers < 1 {
 		return usageError{fmt.Errorf("--workers %d: want at least 1", o.workers)}
@@ -161,18 +153,9 @@ func runCheck(out io.Writer, o checkOptions) error {
 	if o.timeLimit < 0 || o.maxStates < 0 {
 		return usageError{fmt.Errorf("--time-limit and --max-states must not be negative")}
 	}
-	var faults classic.Faults
-	var ngFaults nextgen.Fault
-	for _, n := range o.faults {
-		if f, err := classic.ParseFault(n); err == nil {
-			faults |= f
-			continue
-		}
-		f, err := nextgen.ParseFault(n)
-		if err != nil {
-			return usageError{fmt.Errorf("unknown fault %q; see --list-faults", n)}
-		}
-		ngFaults |= f
+	faults, ngFaults, err := parseFaults(o.faults)
+	if err != nil {
+		return err
 	}
 	// The explorer keeps its frontier of concrete states alive; collecting
 	// less often trades memory for about a third of the run time.

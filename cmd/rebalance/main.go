@@ -10,8 +10,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/spf13/cobra"
 )
 
@@ -43,4 +48,45 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rebalance:", err)
 		os.Exit(2)
 	}
+}
+
+// listFaults prints every fault switch of both families, one per line.
+func listFaults(out io.Writer) {
+	for _, fi := range classic.FaultList {
+		fmt.Fprintf(out, "%-28s classic: %s\n", fi.Name, fi.Doc)
+	}
+	for _, fi := range nextgen.FaultList {
+		fmt.Fprintf(out, "%-28s nextgen: %s\n", fi.Name, fi.Doc)
+	}
+}
+
+// parseFaults splits fault switch names into the classic and next-gen
+// sets; an unknown name is a usage error.
+func parseFaults(names []string) (classic.Faults, nextgen.Fault, error) {
+	var faults classic.Faults
+	var ngFaults nextgen.Fault
+	for _, n := range names {
+		if f, err := classic.ParseFault(n); err == nil {
+			faults |= f
+			continue
+		}
+		f, err := nextgen.ParseFault(n)
+		if err != nil {
+			return 0, 0, usageError{fmt.Errorf("unknown fault %q; see --list-faults", n)}
+		}
+		ngFaults |= f
+	}
+	return faults, ngFaults, nil
+}
+
+// selectProtocols returns the protocols --protocol names: one, or all of
+// them for "all"; anything else is a usage error.
+func selectProtocols(name string) ([]string, error) {
+	if name == "all" {
+		return allProtocols, nil
+	}
+	if !slices.Contains(allProtocols, name) {
+		return nil, usageError{fmt.Errorf("--protocol %q: want one of %s or all", name, strings.Join(allProtocols, ", "))}
+	}
+	return []string{name}, nil
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -78,36 +76,19 @@ slow networks where timers fire while messages are in flight).`,
 
 func runSimulate(out io.Writer, o simulateOptions) error {
 	if o.listFaults {
-		for _, fi := range classic.FaultList {
-			fmt.Fprintf(out, "%-28s classic: %s\n", fi.Name, fi.Doc)
-		}
-		for _, fi := range nextgen.FaultList {
-			fmt.Fprintf(out, "%-28s nextgen: %s\n", fi.Name, fi.Doc)
-		}
+		listFaults(out)
 		return nil
 	}
-	protocols := allProtocols
-	if o.protocol != "all" {
-		if !slices.Contains(allProtocols, o.protocol) {
-			return usageError{fmt.Errorf("--protocol %q: want one of %s or all", o.protocol, strings.Join(allProtocols, ", "))}
-		}
-		protocols = []string{o.protocol}
+	protocols, err := selectProtocols(o.protocol)
+	if err != nil {
+		return err
 	}
 	if o.runs < 1 || o.steps < 1 {
 		return usageError{fmt.Errorf("--runs and --steps must be at least 1 (got %d and %d)", o.runs, o.steps)}
 	}
-	var faults classic.Faults
-	var ngFaults nextgen.Fault
-	for _, n := range o.faults {
-		if f, err := classic.ParseFault(n); err == nil {
-			faults |= f
-			continue
-		}
-		f, err := nextgen.ParseFault(n)
-		if err != nil {
-			return usageError{fmt.Errorf("unknown fault %q; see --list-faults", n)}
-		}
-		ngFaults |= f
+	faults, ngFaults, err := parseFaults(o.faults)
+	if err != nil {
+		return err
 	}
 	var results []simResult
 	failed := false

@@ -91,8 +91,10 @@ func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
 		return CheckConfig{}, fmt.Errorf("members = %d: want at least 1", o.Members)
 	case o.Joins < 0 || o.Joins > o.Members:
 		return CheckConfig{}, fmt.Errorf("joins = %d: want 0 to members (%d)", o.Joins, o.Members)
-	case o.Members > 26:
-		return CheckConfig{}, fmt.Errorf("members = %d: at most 26 (named A to Z)", o.Members)
+	case o.Members > 19:
+		// Members are A to S: T onwards name topics, and the symmetry and
+		// identity renamings tell members from topics by name.
+		return CheckConfig{}, fmt.Errorf("members = %d: at most 19 (named A to S; topics are T to Y)", o.Members)
 	case o.Topics < 1 || o.Topics > 6:
 		return CheckConfig{}, fmt.Errorf("topics = %d: want 1 to 6", o.Topics)
 	case o.Partitions < 1:

@@ -3,12 +3,9 @@ package world
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/cockroachdb/datadriven"
 	"github.com/rebalance-ref/rebalance/model/script"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -33,78 +30,45 @@ func TestCounterexamples(t *testing.T) {
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			s := &Script{}
-			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-				args := make([]Arg, len(d.CmdArgs))
-				for i, a := range d.CmdArgs {
-					args[i] = Arg{Key: a.Key, Vals: a.Vals}
-				}
-				out, err := s.Run(d.Cmd, args)
-				if err != nil {
-					out += "error: " + err.Error() + "\n"
-				}
-				return out
-			})
-			protocol, law, lines := readCounterexample(t, path)
-			on := replay(t, lines)
+			runScenarioFile(t, path)
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ce, err := script.ParseCounterexample(string(text))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			law := spec.Law(ce.Law)
+			on := replay(t, ce.Commands)
 			if law == spec.EventuallyConverged {
 				if len(on.Violations) > 0 {
 					t.Fatalf("switch on: want no safety violation, got %v", on.Violations)
 				}
 				on.Settle(60000, 1000)
-				if vs := on.CheckConverged(BalanceOf(protocol)); len(vs) == 0 {
+				if vs := on.CheckConverged(BalanceOf(ce.Protocol)); len(vs) == 0 {
 					t.Fatalf("switch on: the group converged once quiet; the file shows no liveness failure")
 				}
 			} else if !slices.ContainsFunc(on.Violations, func(v spec.Violation) bool { return v.Law == law }) {
 				t.Fatalf("switch on: want a %s violation, got %v", law, on.Violations)
 			}
-			off := replay(t, stripFaults(lines))
+			off := replay(t, script.WithoutFaults(ce.Commands))
 			if len(off.Violations) > 0 {
 				t.Fatalf("switch off: the same steps break %v", off.Violations)
 			}
 			if !off.Settle(60000, 1000) {
 				t.Fatalf("switch off: the network never drained")
 			}
-			if vs := off.CheckConverged(BalanceOf(protocol)); len(vs) > 0 {
+			if vs := off.CheckConverged(BalanceOf(ce.Protocol)); len(vs) > 0 {
 				t.Fatalf("switch off: not converged once quiet: %v", vs)
 			}
 		})
 	}
 }
 
-var headerRE = regexp.MustCompile(`^# Counterexample found by rebalance check --protocol (\w+)`)
-
-// readCounterexample returns the protocol and law of a counterexample file
-// and its commands, printouts left out.
-func readCounterexample(t *testing.T, path string) (string, spec.Law, []string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Split(string(b), "\n")
-	m := headerRE.FindStringSubmatch(text[0])
-	if m == nil || len(text) < 2 {
-		t.Fatalf("%s: no header naming the protocol", path)
-	}
-	law, _, _ := strings.Cut(strings.TrimPrefix(text[1], "# "), ":")
-	var cmds []string
-	inOutput := false
-	for i, l := range text {
-		switch {
-		case inOutput:
-			inOutput = l != ""
-		case l == "----":
-			inOutput = true
-		case l != "" && !strings.HasPrefix(l, "#") && i+1 < len(text) && text[i+1] == "----":
-			if l != "ownership" && l != "check" {
-				cmds = append(cmds, l)
-			}
-		}
-	}
-	return m[1], spec.Law(law), cmds
-}
-
+// replay runs the commands on a fresh script. A step that no longer
+// applies with the switch off (a message that is not in flight) is
+// skipped; the laws are what matter.
 func replay(t *testing.T, lines []string) *World {
 	t.Helper()
 	s := &Script{}
@@ -113,19 +77,7 @@ func replay(t *testing.T, lines []string) *World {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A step that no longer applies with the switch off (a message
-		// that is not in flight) is skipped; the laws are what matter.
 		_, _ = s.Run(cmd, args)
 	}
 	return s.W
-}
-
-var faultsRE = regexp.MustCompile(` faults=\([^)]*\)`)
-
-func stripFaults(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = faultsRE.ReplaceAllString(l, "")
-	}
-	return out
 }

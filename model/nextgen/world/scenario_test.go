@@ -19,17 +19,23 @@ import (
 // understand.
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
-		s := &Script{}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			args := make([]Arg, len(d.CmdArgs))
-			for i, a := range d.CmdArgs {
-				args[i] = Arg{Key: a.Key, Vals: a.Vals}
-			}
-			out, err := s.Run(d.Cmd, args)
-			if err != nil {
-				out += "error: " + err.Error() + "\n"
-			}
-			return out
-		})
+		runScenarioFile(t, path)
+	})
+}
+
+// runScenarioFile runs one scenario file on a fresh script, comparing each
+// command's output with the file's.
+func runScenarioFile(t *testing.T, path string) {
+	s := &Script{}
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		args := make([]Arg, len(d.CmdArgs))
+		for i, a := range d.CmdArgs {
+			args[i] = Arg{Key: a.Key, Vals: a.Vals}
+		}
+		out, err := s.Run(d.Cmd, args)
+		if err != nil {
+			out += "error: " + err.Error() + "\n"
+		}
+		return out
 	})
 }
