@@ -135,7 +135,7 @@ func (m *Model) Actions(s *State, dst []Action) []Action {
 // higher after the step than before: a member that reconciles to a new
 // epoch, or joins or rejoins at one.
 func (m *Model) Step(s *State, a Action) (*State, []spec.Violation) {
-	t := &State{W: s.W.Clone(), U: s.U, Rounds: s.Rounds}
+	t := &State{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
 	t.W.Log = nil
 	before := len(t.W.Violations)
 	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {

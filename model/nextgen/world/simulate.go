@@ -43,9 +43,11 @@ func DefaultBounds(faults nextgen.Fault) Bounds {
 // makes every application prompt, then advances the clock by horizon in
 // slices of step. It reports false if the world never drained.
 func (w *World) Settle(horizon, step nextgen.Millis) bool {
-	for _, p := range w.Processes {
-		p.Isolated = false
-		p.Slow = false
+	for _, name := range w.Names() {
+		if p := w.Processes[name]; p.Isolated || p.Slow {
+			p = w.own(name)
+			p.Isolated, p.Slow = false, false
+		}
 	}
 	for t := nextgen.Millis(0); t < horizon; t += step {
 		if !w.Advance(step) {

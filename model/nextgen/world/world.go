@@ -45,6 +45,10 @@ type Process struct {
 	// explicit CompleteRevocation does (scenarios use it to show the
 	// rebalance timeout).
 	Slow bool
+
+	// owner is the world that may change this process in place; a fork
+	// shares its parent's processes and copies one before changing it.
+	owner *World
 }
 
 // Address is the node address of the current incarnation: Name for the
@@ -78,6 +82,9 @@ type World struct {
 
 	groupID string
 	prev    spec.View
+	// coordinatorOwner is the world that may change Coordinator in place
+	// (see Fork).
+	coordinatorOwner *World
 }
 
 // New returns a world with a coordinator configured by cfg and no members.
@@ -87,6 +94,7 @@ func New(cfg coordinator.CoordinatorConfig) (*World, error) {
 		return nil, err
 	}
 	w := &World{Topics: maps.Clone(cfg.Topics), Coordinator: c, Processes: map[string]*Process{}, groupID: cfg.GroupID}
+	w.coordinatorOwner = w
 	w.prev = w.View()
 	return w, nil
 }
@@ -96,12 +104,14 @@ func (w *World) Clone() *World {
 	c := *w
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.Clone()
+	c.coordinatorOwner = &c
 	c.Processes = make(map[string]*Process, len(w.Processes))
 	for n, p := range w.Processes {
 		q := *p
 		if p.Node != nil {
 			q.Node = p.Node.Clone()
 		}
+		q.owner = &c
 		c.Processes[n] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -109,6 +119,45 @@ func (w *World) Clone() *World {
 	c.Violations = slices.Clone(w.Violations)
 	c.Log = slices.Clone(w.Log)
 	return &c
+}
+
+// Fork returns a copy of w that shares the coordinator and the processes
+// with w until it changes them: it copies a node the first time it steps
+// it. Changing the fork never changes w; w must not be changed while the
+// fork is in use (the model checker forks states it never changes again).
+// Topics is shared too: the world replaces it, never changes it in place.
+func (w *World) Fork() *World {
+	c := *w
+	c.Processes = maps.Clone(w.Processes)
+	c.InFlight = slices.Clone(w.InFlight)
+	c.Timers = slices.Clip(w.Timers)
+	c.Violations = slices.Clip(w.Violations)
+	c.Log = slices.Clip(w.Log)
+	return &c
+}
+
+// own returns the named process, copied first if w shares it with the
+// world it was forked from; nil if there is none.
+func (w *World) own(name string) *Process {
+	p := w.Processes[name]
+	if p == nil || p.owner == w {
+		return p
+	}
+	q := *p
+	if p.Node != nil {
+		q.Node = p.Node.Clone()
+	}
+	q.owner = w
+	w.Processes[name] = &q
+	return &q
+}
+
+// ownCoordinator copies the coordinator if w shares it.
+func (w *World) ownCoordinator() {
+	if w.coordinatorOwner != w {
+		w.Coordinator = w.Coordinator.Clone()
+		w.coordinatorOwner = w
+	}
 }
 
 // Names returns the process names in sorted order.
@@ -123,7 +172,7 @@ func (w *World) AddMember(cfg nextgen.MemberConfig) error {
 	if cfg.Name == nextgen.CoordinatorNode || strings.Contains(cfg.Name, "@") {
 		return fmt.Errorf("member name %q is reserved", cfg.Name)
 	}
-	p := &Process{Config: cfg}
+	p := &Process{Config: cfg, owner: w}
 	if err := w.start(p); err != nil {
 		return err
 	}
@@ -146,6 +195,7 @@ func (w *World) start(p *Process) error {
 	return nil
 }
 
+// live returns the named process, owned by w (see Fork), if it is up.
 func (w *World) live(name string) (*Process, error) {
 	p, ok := w.Processes[name]
 	if !ok {
@@ -154,7 +204,7 @@ func (w *World) live(name string) (*Process, error) {
 	if p.Node == nil {
 		return nil, fmt.Errorf("member %s is down", name)
 	}
-	return p, nil
+	return w.own(name), nil
 }
 
 // Crash stops a process at once: its state, timers, ownership and pending
@@ -185,6 +235,7 @@ func (w *World) Restart(name string) error {
 		return fmt.Errorf("member %s is up; crash it or make it leave first", name)
 	}
 	w.Timers = w.Timers.DropNode(name)
+	p = w.own(name)
 	if err := w.start(p); err != nil {
 		return err
 	}
@@ -225,21 +276,19 @@ func (w *World) CompleteRevocation(name string) error {
 // SetSlow makes a process's application slow (it revokes only on an
 // explicit CompleteRevocation) or prompt.
 func (w *World) SetSlow(name string, slow bool) error {
-	p, ok := w.Processes[name]
-	if !ok {
+	if _, ok := w.Processes[name]; !ok {
 		return fmt.Errorf("no member %s", name)
 	}
-	p.Slow = slow
+	w.own(name).Slow = slow
 	return nil
 }
 
 // Isolate makes every message to or from a process lost until healed.
 func (w *World) Isolate(name string, isolated bool) error {
-	p, ok := w.Processes[name]
-	if !ok {
+	if _, ok := w.Processes[name]; !ok {
 		return fmt.Errorf("no member %s", name)
 	}
-	p.Isolated = isolated
+	w.own(name).Isolated = isolated
 	return nil
 }
 
@@ -382,12 +431,13 @@ func (w *World) isolated(node string) bool {
 }
 
 func (w *World) stepCoordinator(e nextgen.Event) {
+	w.ownCoordinator()
 	out := w.Coordinator.Step(nextgen.Input{Now: w.Now, Event: e})
 	w.apply(nextgen.CoordinatorNode, out)
 }
 
 func (w *World) stepMember(name string, e nextgen.Event) {
-	p := w.Processes[name]
+	p := w.own(name)
 	out := p.Node.Step(nextgen.Input{Now: w.Now, Event: e})
 	w.apply(name, out)
 }
