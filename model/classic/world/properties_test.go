@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,8 +70,53 @@ func randomRun(t *rapid.T, protocol string, faults classic.Faults) {
 		t.Fatalf("law broken: %s\nactions:\n  %s\nlog:\n  %s", w.Violations[0], strings.Join(trail, "\n  "), strings.Join(w.Log, "\n  "))
 	}
 	if vs := w.CheckConverged(BalanceOf(protocol)); len(vs) > 0 {
-		t.Fatalf("not converged: %s\nactions:\n  %s\nownership:\n%s", vs[0], strings.Join(trail, "\n  "), w.Ownership())
+		stale := staleStaticSubscriptions(w)
+		if len(stale) == 0 {
+			t.Fatalf("not converged: %s\nactions:\n  %s\nownership:\n%s", vs[0], strings.Join(trail, "\n  "), w.Ownership())
+		}
+		// Kafka's rule, not a bug of the model: a static member that
+		// rejoins during Stable without changing the protocol vote gets
+		// its old assignment and no rebalance, even with a new
+		// subscription (GroupCoordinator: "Static member which joins
+		// during Stable stage and doesn't affect selectProtocol will not
+		// trigger rebalance"). The group stays unbalanced until the next
+		// rebalance; start one and require convergence after it.
+		for _, name := range stale {
+			if err := w.RequestRejoin(name, "subscription the group has not assigned for"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !w.Settle(200000, 1000) || len(w.Violations) > 0 {
+			t.Fatalf("after the rejoin of %v: network never drained or law broken: %v", stale, w.Violations)
+		}
+		if vs := w.CheckConverged(BalanceOf(protocol)); len(vs) > 0 {
+			t.Fatalf("not converged even after %v rejoined: %s\nactions:\n  %s\nownership:\n%s", stale, vs[0], strings.Join(trail, "\n  "), w.Ownership())
+		}
 	}
+}
+
+// staleStaticSubscriptions returns the live static members that the last
+// assignment round did not assign for with their current subscription:
+// they were replaced (KIP-345) after it, or took part with another
+// subscription. A static replacement that keeps the protocol vote does not
+// rebalance, so such a member holds an assignment made for its old self.
+func staleStaticSubscriptions(w *World) []string {
+	if len(w.Rounds) == 0 {
+		return nil
+	}
+	last := w.Rounds[len(w.Rounds)-1].Round
+	var out []string
+	for _, name := range w.Names() {
+		p := w.Processes[name]
+		if p.Node == nil || p.Config.InstanceID == "" {
+			continue
+		}
+		subs, ok := last.Subscriptions[p.Node.View().ID]
+		if !ok || !slices.Equal(slices.Sorted(slices.Values(subs)), p.Node.Subscription()) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // TestLawsHold checks every safety law after every step of random runs of
