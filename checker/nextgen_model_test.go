@@ -38,9 +38,6 @@ func steps(ce Counterexample) string {
 // no safety law, no liveness law and no bound on the epoch bumps may
 // break.
 func TestNextGenDefaultWorld(t *testing.T) {
-	if testing.Short() {
-		t.Skip("explores about 10^5 states")
-	}
 	m := nextGenModel(t, ngworld.DefaultCheckOptions())
 	r, err := Explore(m, Options{Workers: 2})
 	if err != nil {
