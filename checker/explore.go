@@ -39,9 +39,6 @@ type Options struct {
 	// breadth-first level.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
-	// Sample, when set, is called with the first state of each
-	// breadth-first level (for looking at what makes a space deep).
-	Sample func(depth int, state any)
 }
 
 // Progress is a snapshot of a running exploration.
@@ -191,7 +188,8 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 	frontier := []item[S]{}
 	enc := &canon.Encoder{}
 	for _, s := range x.m.Init() {
-		id, isNew := x.seen.insert(x.fingerprint(enc, s))
+		fp, b := x.fingerprint(enc, s)
+		id, isNew := x.seen.insert(fp, b, x.allocID)
 		if !isNew {
 			continue
 		}
@@ -221,9 +219,6 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 			return res, nil
 		}
 		frontier = next
-		if x.o.Sample != nil && len(frontier) > 0 {
-			x.o.Sample(depth+1, frontier[0].s)
-		}
 	}
 	res.Complete = true
 	if x.graph != nil {
@@ -251,11 +246,11 @@ func (x *explorer[S, A]) report(start time.Time, queue, depth int) {
 }
 
 // fingerprint encodes s (the smallest encoding over the symmetry
-// permutations) and returns its fingerprint, the encoding (valid until the
-// next call with enc), and an id allocator for insert.
-func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte, func() uint32) {
+// permutations) and returns its fingerprint and the encoding (valid until
+// the next call with enc).
+func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte) {
 	b := x.encode(enc, s)
-	return canon.Fingerprint(b), b, x.allocID
+	return canon.Fingerprint(b), b
 }
 
 func (x *explorer[S, A]) allocID() uint32 { return x.nextID.Add(1) - 1 }
@@ -384,8 +379,8 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 	for i, a := range *acts {
 		t, viols := x.m.Step(it.s, a)
 		x.transitions.Add(1)
-		fp, b, alloc := x.fingerprint(enc, t)
-		id, isNew := x.seen.insert(fp, b, alloc)
+		fp, b := x.fingerprint(enc, t)
+		id, isNew := x.seen.insert(fp, b, x.allocID)
 		if isNew {
 			x.distinct.Add(1)
 			out.next = append(out.next, item[S]{t, id})

@@ -384,7 +384,7 @@ func (x *explorer[S, A]) lasso(law spec.Law, detail string, bad uint32, cycle []
 				continue
 			}
 			t, _ := x.m.Step(s, a)
-			if id, isNew := x.seen.lookup(x.fingerprint(enc, t)); !isNew && id == h.to {
+			if id, missing := x.seen.find(x.fingerprint(enc, t)); !missing && id == h.to {
 				ce.Steps = append(ce.Steps, x.step(s, a))
 				s, took = t, true
 				break
@@ -394,8 +394,7 @@ func (x *explorer[S, A]) lasso(law spec.Law, detail string, bad uint32, cycle []
 			var got []string
 			for _, a := range buf {
 				t, _ := x.m.Step(s, a)
-				fp, b, _ := x.fingerprint(enc, t)
-				id, missing := x.seen.find(fp, b)
+				id, missing := x.seen.find(x.fingerprint(enc, t))
 				got = append(got, fmt.Sprintf("%s->%d(%v)", x.m.Line(s, a), id, missing))
 			}
 			panic(fmt.Sprintf("checker: cannot replay the cycle of a %s counterexample: no step to state %d at hop %d of %d; steps lead to %v", law, h.to, hi, len(cycle), got))

@@ -117,16 +117,6 @@ func (s *seenSet) find(fp uint64, enc []byte) (uint32, bool) {
 	return 0, true
 }
 
-// lookup returns the id of a stored state; it takes insert's arguments
-// and panics if the state was never stored.
-func (s *seenSet) lookup(fp uint64, enc []byte, _ func() uint32) (uint32, bool) {
-	id, missing := s.find(fp, enc)
-	if missing {
-		panic("checker: lookup of a state that was never stored")
-	}
-	return id, false
-}
-
 // bytes estimates the memory the set holds: the fingerprint tables'
 // slots, or the stored encodings plus a map entry's overhead (a string
 // header, an id and about 16 bytes of Go map bookkeeping) each.

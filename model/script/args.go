@@ -132,3 +132,15 @@ func ParseLine(line string) (string, []Arg, error) {
 	}
 	return words[0], args, nil
 }
+
+// RunLine parses one command line and runs it with run, returning run's
+// error (the output is for scenario files; a caller that builds a state
+// from commands only needs to know they ran).
+func RunLine(run func(cmd string, args []Arg) (string, error), line string) error {
+	cmd, args, err := ParseLine(line)
+	if err != nil {
+		return err
+	}
+	_, err = run(cmd, args)
+	return err
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/script"
+	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -70,7 +71,7 @@ func NewModel(cfg CheckConfig) (*Model, error) {
 	}
 	s := &Script{}
 	for _, line := range cfg.Setup {
-		if err := runLine(s, line); err != nil {
+		if err := script.RunLine(s.Run, line); err != nil {
 			return nil, fmt.Errorf("setup %q: %v", line, err)
 		}
 	}
@@ -96,7 +97,7 @@ func NewModel(cfg CheckConfig) (*Model, error) {
 			return nil, fmt.Errorf("joiner %q: want an add-member command", line)
 		}
 		name, _ := script.Name(args, cmd)
-		if err := runLine(scratch, line); err != nil {
+		if err := script.RunLine(scratch.Run, line); err != nil {
 			return nil, fmt.Errorf("joiner %q: %v", line, err)
 		}
 		m.bounds.Members = append(m.bounds.Members, scratch.W.Processes[name].Config)
@@ -108,15 +109,6 @@ func NewModel(cfg CheckConfig) (*Model, error) {
 	b.TopicChoices = cfg.TopicChoices
 	b.Prompt, b.PromptApps = true, true
 	return m, nil
-}
-
-func runLine(s *Script, line string) error {
-	cmd, args, err := script.ParseLine(line)
-	if err != nil {
-		return err
-	}
-	_, err = s.Run(cmd, args)
-	return err
 }
 
 // Config returns the configuration the model was built from.
@@ -229,15 +221,7 @@ func (m *Model) Converged(s *State) []spec.Violation {
 }
 
 // Owners fingerprints every member's ownership and membership.
-func (m *Model) Owners(s *State) uint64 {
-	e := &canon.Encoder{}
-	for _, mv := range s.W.prev.Members {
-		e.String(mv.Name)
-		e.String(mv.Owns.String())
-		e.Value(mv.Current)
-	}
-	return canon.Fingerprint(e.Finish())
-}
+func (m *Model) Owners(s *State) uint64 { return sim.Owners(s.W.prev) }
 
 // Line prints a as a scenario command; a join prints its full add-member
 // command.
@@ -255,25 +239,13 @@ func (m *Model) Preamble() []string { return slices.Clone(m.cfg.Setup) }
 // but for their names: dynamic members with the same subscription,
 // assignor, timeouts and fault switches.
 func (m *Model) Interchangeable() [][]string {
-	groups := map[string][]string{}
-	var keys []string
+	var names, keys []string
 	for _, c := range m.bounds.Members {
-		if c.InstanceID != "" {
-			continue
-		}
-		k := memberKey(c)
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], c.Name)
-	}
-	var out [][]string
-	for _, k := range keys {
-		if len(groups[k]) > 1 {
-			out = append(out, groups[k])
+		if c.InstanceID == "" {
+			names, keys = append(names, c.Name), append(keys, memberKey(c))
 		}
 	}
-	return out
+	return sim.Interchangeable(names, keys)
 }
 
 // memberKey encodes a member's configuration without its name.
