@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rebalance-ref/rebalance/tla/tlaval"
 )
 
 // Edge is one transition: the canonical texts of its states and the name
@@ -175,6 +177,7 @@ func Compare(wantName string, want *Graph, gotName string, got *Graph, n int) st
 		slices.Sort(out)
 		return out
 	}
+	list("times one step from a common state leads to different states (variable: "+wantName+"'s value / "+gotName+"'s)", successorDiffs(want, got))
 	list("steps "+wantName+" takes from a common state to a state only "+wantName+" has", parting(want, got))
 	list("steps "+gotName+" takes from a common state to a state only "+gotName+" has", parting(got, want))
 	list("initial states only "+wantName+" has", onlyIn(want.Init, got.Init))
@@ -200,6 +203,39 @@ func Compare(wantName string, want *Graph, gotName string, got *Graph, n int) st
 	head := fmt.Sprintf("%s: %d states, %d transitions, diameter %d; %s: %d states, %d transitions, diameter %d\n",
 		wantName, ws.States, ws.Transitions, ws.Diameter, gotName, gs.States, gs.Transitions, gs.Diameter)
 	return head + b.String()
+}
+
+// successorDiffs pairs the steps where the graphs part: a step of want
+// and a step of got from the same common state with the same action, each
+// to a state only its side has, and lists where the two successors differ.
+func successorDiffs(want, got *Graph) []string {
+	type key struct{ from, action string }
+	leaving := func(g, other *Graph) map[key][]string {
+		m := map[key][]string{}
+		for e := range g.Edges {
+			if other.States[e.From] && !other.States[e.To] {
+				k := key{e.From, e.Action}
+				m[k] = append(m[k], e.To)
+			}
+		}
+		return m
+	}
+	w, g := leaving(want, got), leaving(got, want)
+	var out []string
+	for k, wTos := range w {
+		gTos := g[k]
+		if len(wTos) != 1 || len(gTos) != 1 {
+			continue // ambiguous pairing: the lists below show both
+		}
+		a, err1 := tlaval.Parse(wTos[0])
+		b, err2 := tlaval.Parse(gTos[0])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, k.action+" from "+k.from+"\n    "+strings.Join(tlaval.Diff("", a, b), "\n    "))
+	}
+	slices.Sort(out)
+	return out
 }
 
 func onlyIn(a, b map[string]bool) []string {

@@ -136,3 +136,19 @@ func TestPanics(t *testing.T) {
 
 // oddArgs is a field name without its value.
 func oddArgs() []any { return []any{"a"} }
+
+// TestDiff names the paths where two values differ.
+func TestDiff(t *testing.T) {
+	a := Rec("x", Int(1), "m", Seq(Rec("s", Str("a"), "o", Set(Int(1)))), "f", Fcn(Int(0), Int(1)))
+	b := Rec("x", Int(1), "m", Seq(Rec("s", Str("b"), "o", Set(Int(1)))), "f", Fcn(Int(0), Int(2)))
+	got := strings.Join(Diff("", a, b), "; ")
+	if want := `f[0]: 1 / 2; m[1].s: "a" / "b"`; got != want {
+		t.Errorf("Diff = %s, want %s", got, want)
+	}
+	if d := Diff("", a, a); d != nil {
+		t.Errorf("Diff of equal values = %v", d)
+	}
+	if got := strings.Join(Diff("v", Seq(Int(1)), Seq(Int(1), Int(2))), ";"); got != "v: <<1>> / <<1, 2>>" {
+		t.Errorf("Diff of sequences of different lengths = %s", got)
+	}
+}

@@ -33,7 +33,6 @@ var (
 	reVersion   = regexp.MustCompile(`(?m)^TLC2 Version .*$`)
 	reGenerated = regexp.MustCompile(`(?m)^(\d+) states generated, (\d+) distinct states found, 0 states left on queue\.$`)
 	reDepth     = regexp.MustCompile(`(?m)^The depth of the complete state graph search is (\d+)\.$`)
-	reCfgList   = regexp.MustCompile(`(?m)^\s*(INVARIANTS?|PROPERTY|PROPERTIES)\s+((?:\S+\s*)+?)\s*$`)
 )
 
 func run() error {
@@ -92,13 +91,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	var invariants, properties []string
-	for _, m := range reCfgList.FindAllStringSubmatch(string(cfgText), -1) {
-		if strings.HasPrefix(m[1], "INVARIANT") {
-			invariants = append(invariants, strings.Fields(m[2])...)
-		} else {
-			properties = append(properties, strings.Fields(m[2])...)
-		}
+	invariants, properties := checkedNames(string(cfgText))
+	if len(invariants) == 0 || len(properties) == 0 {
+		return fmt.Errorf("%s: %s names no INVARIANT or no PROPERTY: a golden file records a run that checked both", *config, *cfg)
 	}
 	cfgDigest, err := crosscheck.FileDigest(*cfg)
 	if err != nil {
@@ -150,4 +145,34 @@ func round(x float64, places int) float64 {
 		p *= 10
 	}
 	return float64(int64(x*p+0.5)) / p
+}
+
+// cfgKeywords are the TLC configuration file's section keywords.
+var cfgKeywords = map[string]bool{
+	"SPECIFICATION": true, "INIT": true, "NEXT": true, "INVARIANT": true, "INVARIANTS": true,
+	"PROPERTY": true, "PROPERTIES": true, "CONSTANT": true, "CONSTANTS": true, "SYMMETRY": true,
+	"VIEW": true, "CONSTRAINT": true, "CONSTRAINTS": true, "ACTION_CONSTRAINT": true,
+	"ACTION_CONSTRAINTS": true, "CHECK_DEADLOCK": true, "POSTCONDITION": true, "ALIAS": true,
+}
+
+// checkedNames returns the names a TLC configuration lists under
+// INVARIANT(S) and PROPERTY/PROPERTIES, in order; \* comments are skipped.
+func checkedNames(cfg string) (invariants, properties []string) {
+	var section string
+	for _, line := range strings.Split(cfg, "\n") {
+		line, _, _ = strings.Cut(line, `\*`)
+		for _, word := range strings.Fields(line) {
+			if cfgKeywords[word] {
+				section = word
+				continue
+			}
+			switch section {
+			case "INVARIANT", "INVARIANTS":
+				invariants = append(invariants, word)
+			case "PROPERTY", "PROPERTIES":
+				properties = append(properties, word)
+			}
+		}
+	}
+	return invariants, properties
 }
