@@ -39,7 +39,7 @@ type Claims struct {
 // assumed valid (see ValidateGroup); the result shares nothing mutable
 // with g.
 func ResolveClaims(g Group) Claims {
-	return resolveClaims(g, false).summary(g)
+	return resolveClaimMap(g).summary(g)
 }
 
 // claim is the resolution of one claimed resource.
@@ -50,14 +50,13 @@ type claim struct {
 	winner int
 }
 
-// claimTable holds the resolution of every claimed resource of a group.
+// claimTable holds the resolution of every claimed resource of a group,
+// for ResolveClaims. The assignors use claimIndex, the same resolution over
+// dense partition numbers.
 type claimTable map[spec.Resource]*claim
 
-// resolveClaims builds the claim table of g. With keepTied (a deliberate
-// fault, CooperativeOptions.KeepSameGenerationClaims), a tie at the highest
-// generation goes to the tied claimant with the lowest member ID instead of
-// to nobody.
-func resolveClaims(g Group, keepTied bool) claimTable {
+// resolveClaimMap builds the claim table of g.
+func resolveClaimMap(g Group) claimTable {
 	t := claimTable{}
 	for i, m := range g.Members {
 		for _, r := range m.Owned {
@@ -82,14 +81,6 @@ func resolveClaims(g Group, keepTied bool) claimTable {
 		}
 		if n > 1 {
 			c.winner = -1
-			if keepTied {
-				for _, i := range c.claimants {
-					if g.Members[i].Generation == top {
-						c.winner = i
-						break
-					}
-				}
-			}
 		}
 	}
 	return t
@@ -123,28 +114,118 @@ func (t claimTable) summary(g Group) Claims {
 	return c
 }
 
-// changesOwner reports whether giving r to member i of the group changes r's
-// owner in this round: some other member claims r, and i is not the member
-// that wins r's claims. This covers r owned by another member, r claimed by
-// i at a stale generation while another member holds it at a newer one, and
-// r tied between several claimants (i among them or not).
-func (t claimTable) changesOwner(r spec.Resource, i int) bool {
-	c := t[r]
-	if c == nil || c.winner == i {
-		return false
+// claimIndex is the resolution of the claims of a group (the rules of
+// Claims) over the dense partition numbers of a stickyIndex: only claims on
+// partitions of the index's topics are recorded, since the sticky
+// assignors neither keep nor hand out anything else.
+type claimIndex struct {
+	*stickyIndex
+	// keepTied gives a tie at the highest generation to the tied claimant
+	// with the lowest member ID (CooperativeOptions.KeepSameGenerationClaims).
+	keepTied bool
+	// cells holds one claimCell per dense partition, nil when no member
+	// claims any partition of the index.
+	cells []claimCell
+}
+
+// claimCell is the resolution of the claims on one partition so far: w is 0
+// while nobody claims it, i+2 when member i claims it alone at the highest
+// generation top, and -(i+2) when member i is the first of several
+// claimants at top.
+type claimCell struct{ w, top int32 }
+
+// Results of claimIndex.winner besides a member index.
+const (
+	claimTied      = -1 // several claimants at the highest generation
+	claimUnclaimed = -2 // nobody claims the partition
+)
+
+// resolveClaims resolves the claims of the valid group g over its sticky
+// index. With keepTied (a deliberate fault,
+// CooperativeOptions.KeepSameGenerationClaims), a tie at the highest
+// generation goes to the tied claimant with the lowest member ID instead of
+// to nobody. Members are walked in order, so the first claimant to reach a
+// generation is the lowest member index at that generation.
+func resolveClaims(g Group, keepTied bool) *claimIndex {
+	c := &claimIndex{stickyIndex: newStickyIndex(g), keepTied: keepTied}
+	for i, m := range g.Members {
+		gen := int32(m.Generation)
+		var (
+			topic string
+			base  = -1
+			at    = c.cursor()
+		)
+		for k, r := range m.Owned {
+			if k == 0 || r.Topic != topic {
+				topic = r.Topic
+				base = c.topicBase(&at, topic)
+			}
+			if base < 0 {
+				continue
+			}
+			if c.cells == nil {
+				c.cells = make([]claimCell, c.total())
+			}
+			cell := &c.cells[base+int(r.Partition)]
+			switch {
+			case cell.w == 0 || gen > cell.top:
+				cell.w, cell.top = int32(i+2), gen
+			case gen == cell.top && cell.w > 0:
+				cell.w = -cell.w
+			}
+		}
 	}
-	return len(c.claimants) > 1 || c.claimants[0] != i
+	return c
+}
+
+// winner returns the member index that wins dense partition d, claimTied
+// or claimUnclaimed.
+func (c *claimIndex) winner(d int) int {
+	if c.cells == nil {
+		return claimUnclaimed
+	}
+	switch w := int(c.cells[d].w); {
+	case w == 0:
+		return claimUnclaimed
+	case w > 0:
+		return w - 2
+	case c.keepTied:
+		return -w - 2
+	default:
+		return claimTied
+	}
+}
+
+// changesOwner reports whether giving dense partition d to member i
+// changes its owner in this round: some member claims it, and i is not the
+// member that wins its claims. This covers d owned by another member, d
+// claimed by i at a stale generation while another member holds it at a
+// newer one, and d tied between several claimants (i among them or not).
+func (c *claimIndex) changesOwner(d, i int) bool {
+	w := c.winner(d)
+	return w != claimUnclaimed && w != i
 }
 
 // withhold returns a copy of a without every resource whose owner the
 // assignment changes (changesOwner): KIP-429's cooperative rule, as Kafka's
 // CooperativeStickyAssignor.adjustAssignment applies it. The resources stay
 // unassigned for this round; their claimants revoke them, and the follow-up
-// rebalance hands them out.
-func withhold(g Group, t claimTable, a spec.Assignment) spec.Assignment {
+// rebalance hands them out. Every resource of a is a partition of c's
+// topics.
+func withhold(g Group, c *claimIndex, a spec.Assignment) spec.Assignment {
 	out := make(spec.Assignment, len(a))
 	for i, m := range g.Members {
-		out[m.ID] = a[m.ID].Filter(func(r spec.Resource) bool { return !t.changesOwner(r, i) })
+		var (
+			topic string
+			base  int
+			at    = c.cursor()
+		)
+		out[m.ID] = a[m.ID].Filter(func(r spec.Resource) bool {
+			if r.Topic != topic {
+				topic, base = r.Topic, c.topicBase(&at, r.Topic)
+			}
+			return !c.changesOwner(base+int(r.Partition), i)
+		})
 	}
 	return out
 }

@@ -57,9 +57,8 @@ func (c cooperativeStickyAssignor) Assign(g Group) (spec.Assignment, error) {
 		return nil, err
 	}
 	claims := resolveClaims(g, c.opts.KeepSameGenerationClaims)
-	target := stickyTarget(g, claims, false)
 	if c.opts.NoWithholding {
-		return target, nil
+		return stickyTarget(g, claims, false), nil
 	}
-	return withhold(g, claims, target), nil
+	return cooperativeTarget(g, claims), nil
 }

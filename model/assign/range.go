@@ -30,30 +30,84 @@ func (rangeAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
-	out := emptyAssignment(g)
 	order := kafkaOrder(g.Members)
+	subs := newSubscriptionTable(g)
+	got := make([][]spec.Resource, len(g.Members))
+	var subscribers []int
 	for _, t := range subscribedTopics(g) {
-		var subs []int
+		subs.load(t)
+		subscribers = subscribers[:0]
 		for _, i := range order {
-			if inSubscription(g.Members[i], t) {
-				subs = append(subs, i)
+			if subs.has(i) {
+				subscribers = append(subscribers, i)
 			}
 		}
-		p, n := g.Topics[t], int32(len(subs))
+		p, n := g.Topics[t], int32(len(subscribers))
 		quota, extra := p/n, p%n
-		for k, i := range subs {
+		for k, i := range subscribers {
 			k := int32(k)
 			start := k*quota + min(k, extra)
 			length := quota
 			if k < extra {
 				length++
 			}
-			if length == 0 {
-				continue
+			// Topics come in sorted order, so appending keeps each set
+			// sorted (a Union per topic was quadratic in the topics).
+			for q := start; q < start+length; q++ {
+				got[i] = append(got[i], spec.TP(t, q))
 			}
-			id := g.Members[i].ID
-			out[id] = out[id].Union(spec.Range(t, start, start+length-1))
 		}
+	}
+	out := make(spec.Assignment, len(g.Members))
+	for i, m := range g.Members {
+		out[m.ID] = spec.Set(got[i])
 	}
 	return out, nil
 }
+
+// subscriptionTable answers "does member i subscribe to topic t" for one
+// topic at a time, computing the answer once per distinct subscription
+// slice (members decoded together often share one).
+type subscriptionTable struct {
+	g Group
+	// sub[i] is the index of member i's subscription among the distinct
+	// ones; first[k] is a member with subscription k.
+	sub, first []int
+	// in[k] tells whether subscription k holds the loaded topic.
+	in []bool
+}
+
+// newSubscriptionTable groups the members of g by subscription slice.
+func newSubscriptionTable(g Group) *subscriptionTable {
+	s := &subscriptionTable{g: g, sub: make([]int, len(g.Members))}
+	type key struct {
+		p *string
+		n int
+	}
+	index := map[key]int{}
+	for i, m := range g.Members {
+		k := key{n: len(m.Topics)}
+		if len(m.Topics) > 0 {
+			k.p = &m.Topics[0]
+		}
+		j, ok := index[k]
+		if !ok {
+			j = len(s.first)
+			index[k] = j
+			s.first = append(s.first, i)
+		}
+		s.sub[i] = j
+	}
+	s.in = make([]bool, len(s.first))
+	return s
+}
+
+// load makes has answer for topic t.
+func (s *subscriptionTable) load(t string) {
+	for k, i := range s.first {
+		s.in[k] = inSubscription(s.g.Members[i], t)
+	}
+}
+
+// has reports whether member i subscribes to the loaded topic.
+func (s *subscriptionTable) has(i int) bool { return s.in[s.sub[i]] }

@@ -46,44 +46,70 @@ func (serverRangeAssignor) Assign(g Group) (spec.Assignment, error) {
 		subscribers, next, quota, extra int32
 	}
 	order := kafkaOrder(g.Members)
-	cursors := map[string]*cursor{}
-	for _, i := range order {
-		for _, t := range g.Members[i].Topics {
+	// live[i] lists the live topics of member i's subscription, in order,
+	// as indexes into names; members sharing a subscription slice share it.
+	var names []string
+	index := map[string]int{}
+	live := make([][]int, len(g.Members))
+	type key struct {
+		p *string
+		n int
+	}
+	seen := map[key][]int{}
+	for i, m := range g.Members {
+		var k key
+		if len(m.Topics) > 0 {
+			k = key{&m.Topics[0], len(m.Topics)}
+			if l, ok := seen[k]; ok {
+				live[i] = l
+				continue
+			}
+		}
+		var l []int
+		for _, t := range m.Topics {
 			if !serverLive(g.Topics, t) {
 				continue
 			}
-			c := cursors[t]
-			if c == nil {
-				c = &cursor{}
-				cursors[t] = c
+			j, ok := index[t]
+			if !ok {
+				j = len(names)
+				index[t] = j
+				names = append(names, t)
 			}
-			c.subscribers++
+			l = append(l, j)
+		}
+		live[i] = l
+		if k.p != nil {
+			seen[k] = l
 		}
 	}
-	for t, c := range cursors {
-		p := g.Topics[t]
+	cursors := make([]cursor, len(names))
+	for _, i := range order {
+		for _, j := range live[i] {
+			cursors[j].subscribers++
+		}
+	}
+	for j := range cursors {
+		c := &cursors[j]
+		p := g.Topics[names[j]]
 		c.quota, c.extra = p/c.subscribers, p%c.subscribers
 	}
-	out := emptyAssignment(g)
+	out := make(spec.Assignment, len(g.Members))
 	for _, i := range order {
-		m := g.Members[i]
 		var set spec.Set
-		for _, t := range m.Topics { // sorted, so set stays sorted
-			c := cursors[t]
-			if c == nil {
-				continue
-			}
+		for _, j := range live[i] { // sorted topics, so set stays sorted
+			c := &cursors[j]
 			n := c.quota
 			if c.extra > 0 {
 				n++
 				c.extra--
 			}
-			if n > 0 {
-				set = append(set, spec.Range(t, c.next, c.next+n-1)...)
-				c.next += n
+			for q := c.next; q < c.next+n; q++ {
+				set = append(set, spec.TP(names[j], q))
 			}
+			c.next += n
 		}
-		out[m.ID] = set
+		out[g.Members[i].ID] = set
 	}
 	return out, nil
 }

@@ -155,6 +155,9 @@ func serverSubscription(g Group, m Member) []string {
 // serverSameSubscription reports whether the sorted subscriptions a and b
 // name the same live topics of topics, without allocating.
 func serverSameSubscription(topics spec.Topics, a, b []string) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true // one shared subscription slice
+	}
 	if slices.Equal(a, b) {
 		return true // the common case, without a map lookup
 	}
@@ -221,16 +224,24 @@ func newServerOwners(g Group, topics []string) serverOwners {
 // collect turns the table into an Assignment naming every member of g;
 // topics must be sorted. It allocates one backing array for all sets and
 // caps each member's slice, so appending to one set never touches another.
+// It walks each row by runs of one owner, which the builders produce.
 func (o serverOwners) collect(g Group, topics []string) (spec.Assignment, error) {
 	sizes := make([]int, len(g.Members))
 	total := 0
 	for _, t := range topics {
-		for _, i := range o[t] {
+		row := o[t]
+		for p := 0; p < len(row); {
+			i := row[p]
 			if i < 0 {
 				return nil, errServerUnassigned
 			}
-			sizes[i]++
-			total++
+			q := p + 1
+			for q < len(row) && row[q] == i {
+				q++
+			}
+			sizes[i] += q - p
+			total += q - p
+			p = q
 		}
 	}
 	backing := make([]spec.Resource, total)
@@ -241,9 +252,19 @@ func (o serverOwners) collect(g Group, topics []string) (spec.Assignment, error)
 		off += sizes[i]
 	}
 	for _, t := range topics {
-		for p, i := range o[t] {
-			backing[next[i]] = spec.Resource{Topic: t, Partition: int32(p)}
-			next[i]++
+		row := o[t]
+		for p := 0; p < len(row); {
+			i := row[p]
+			q := p + 1
+			for q < len(row) && row[q] == i {
+				q++
+			}
+			dst := backing[next[i] : next[i]+q-p]
+			for k := range dst {
+				dst[k] = spec.Resource{Topic: t, Partition: int32(p + k)}
+			}
+			next[i] += q - p
+			p = q
 		}
 	}
 	out := make(spec.Assignment, len(g.Members))
@@ -262,18 +283,27 @@ func (o serverOwners) collect(g Group, topics []string) (spec.Assignment, error)
 // uniformHomogeneous is the homogeneous builder documented on Uniform:
 // topics are the common live subscription, sorted. With before set, the
 // extra slots go to the first P mod M members instead (UniformOptions).
+//
+// It numbers the partitions of topics densely (topics in order, then
+// partitions), so that dense order is (topic, partition) order, and keeps
+// the owner of each in one array: 0 while unassigned, i+1 for member i.
 func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment, error) {
 	if len(g.Members) == 0 || len(topics) == 0 {
 		return emptyAssignment(g), nil
 	}
-	owners := newServerOwners(g, topics)
-	total := 0
-	for _, t := range topics {
-		total += int(g.Topics[t])
+	base := make([]int, len(topics)+1)
+	for t, name := range topics {
+		base[t+1] = base[t] + int(g.Topics[name])
 	}
+	total := base[len(topics)]
 	members := len(g.Members)
 	minQuota, extras := total/members, total%members
 	sizes := make([]int, members)
+	if fresh(g) {
+		return uniformFresh(g, topics, base, before), nil
+	}
+	owner := make([]int32, total)
+	topicIx := newTopicIndex(topics)
 
 	// quota is the size member i may reach before KAFKA-18688: the first
 	// total mod members members get one more.
@@ -286,9 +316,19 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 
 	// Keep.
 	for i, m := range g.Members {
-		for _, r := range m.Owned {
-			row, ok := owners[r.Topic]
-			if !ok || row[r.Partition] >= 0 {
+		var (
+			topic string
+			start = -1
+			at    = topicIx.cursor()
+		)
+		for k, r := range m.Owned {
+			if k == 0 || r.Topic != topic {
+				topic, start = r.Topic, -1 // one lookup per run of a topic
+				if t, ok := at.find(topic); ok {
+					start = base[t]
+				}
+			}
+			if start < 0 || owner[start+int(r.Partition)] != 0 {
 				continue // unsubscribed, or kept by an earlier member
 			}
 			switch {
@@ -302,17 +342,13 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 			default:
 				continue
 			}
-			row[r.Partition] = int32(i)
+			owner[start+int(r.Partition)] = int32(i + 1)
 			sizes[i]++
 		}
 	}
 
-	// Fill, in (topic, partition) order: ti and p walk the table.
-	ti, p := 0, 0
-	var row []int32
-	if len(topics) > 0 {
-		row = owners[topics[0]]
-	}
+	// Fill, in (topic, partition) order, which is dense order.
+	d := 0
 	for i := range g.Members {
 		target := minQuota
 		switch {
@@ -323,19 +359,115 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 			extras--
 		}
 		for sizes[i] < target {
-			for p < len(row) && row[p] >= 0 {
-				p++
+			for d < total && owner[d] != 0 {
+				d++
 			}
-			if p == len(row) {
-				if ti++; ti == len(topics) {
-					return nil, errServerUnassigned
-				}
-				row, p = owners[topics[ti]], 0
-				continue
+			if d == total {
+				return nil, errServerUnassigned
 			}
-			row[p] = int32(i)
+			owner[d] = int32(i + 1)
 			sizes[i]++
 		}
 	}
-	return owners.collect(g, topics)
+	return collectDense(g, topics, base, owner, sizes)
+}
+
+// fresh reports whether no member of g owns anything: a first assignment.
+func fresh(g Group) bool {
+	for _, m := range g.Members {
+		if len(m.Owned) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// uniformFresh is uniformHomogeneous for a group in which nobody owns
+// anything: nothing is kept, and the fill gives each member, in member ID
+// order, the next ⌊P/M⌋ or ⌊P/M⌋+1 partitions in (topic, partition) order,
+// so each member's set is one run of the dense order, written directly.
+func uniformFresh(g Group, topics []string, base []int, before bool) spec.Assignment {
+	total, members := base[len(topics)], len(g.Members)
+	minQuota, extras := total/members, total%members
+	backing := make([]spec.Resource, total)
+	out := make(spec.Assignment, members)
+	t, d := 0, 0
+	for i, m := range g.Members {
+		size := minQuota
+		switch {
+		case before:
+			if i < total%members {
+				size++
+			}
+		case extras > 0:
+			size++
+			extras--
+		}
+		if size == 0 {
+			out[m.ID] = nil
+			continue
+		}
+		set := backing[d : d+size : d+size]
+		for rest := set; len(rest) > 0; {
+			for d >= base[t+1] {
+				t++
+			}
+			run := rest[:min(len(rest), base[t+1]-d)]
+			name, p := topics[t], int32(d-base[t])
+			for k := range run {
+				run[k] = spec.Resource{Topic: name, Partition: p + int32(k)}
+			}
+			d += len(run)
+			rest = rest[len(run):]
+		}
+		out[m.ID] = spec.Set(set)
+	}
+	return out
+}
+
+// collectDense turns the dense owner table of uniformHomogeneous (owner
+// i+1 per partition, sizes[i] partitions for member i) into an Assignment
+// naming every member of g, as serverOwners.collect does: one backing array,
+// each set capped, nil for a member without partitions, and
+// errServerUnassigned if a partition was left without an owner.
+func collectDense(g Group, topics []string, base []int, owner []int32, sizes []int) (spec.Assignment, error) {
+	for _, o := range owner {
+		if o == 0 {
+			return nil, errServerUnassigned
+		}
+	}
+	backing := make([]spec.Resource, len(owner))
+	next := make([]int, len(g.Members))
+	off := 0
+	for i := range g.Members {
+		next[i] = off
+		off += sizes[i]
+	}
+	for t, name := range topics {
+		row := owner[base[t]:base[t+1]]
+		for p := 0; p < len(row); {
+			i := row[p] - 1
+			q := p + 1
+			for q < len(row) && row[q] == i+1 {
+				q++
+			}
+			dst := backing[next[i] : next[i]+q-p]
+			for k := range dst {
+				dst[k] = spec.Resource{Topic: name, Partition: int32(p + k)}
+			}
+			next[i] += q - p
+			p = q
+		}
+	}
+	out := make(spec.Assignment, len(g.Members))
+	off = 0
+	for i, m := range g.Members {
+		if sizes[i] > 0 {
+			out[m.ID] = spec.Set(backing[off : off+sizes[i] : off+sizes[i]])
+		} else {
+			out[m.ID] = nil
+		}
+		off += sizes[i]
+	}
+	return out, nil
 }

@@ -1,7 +1,6 @@
 package assign
 
 import (
-	"container/heap"
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/spec"
@@ -42,7 +41,9 @@ import (
 // member ID, so that a balanced group does not churn. Each member keeps its
 // won claims up to its quota (lowest resources first), and the rest go, in
 // resource order, each to the least-loaded member under quota, ties to the
-// lower member ID. That is O(P log M) plus the size of the claims.
+// lower member ID. Partitions are numbered densely (no maps of resources),
+// and the fill goes level by level, so this is O(P + M log M) plus the size
+// of the claims.
 //
 // Otherwise the loads per (topic, member) are computed by a min-cost flow
 // whose cost is (P+1)·Σ load² minus the number of kept claims, solved by
@@ -68,48 +69,198 @@ func (stickyAssignor) Assign(g Group) (spec.Assignment, error) {
 	return stickyTarget(g, resolveClaims(g, false), false), nil
 }
 
+// stickyIndex is what the sticky assignors precompute about a valid group:
+// each member's effective subscription (the topics of its subscription that
+// exist with at least one partition), whether they are all the same, and
+// a dense numbering of the partitions of the topics in some effective
+// subscription: topics in sorted order, each topic's partitions in order,
+// so that dense order is spec.Resource order.
+type stickyIndex struct {
+	// eff is each member's effective subscription; members that share a
+	// subscription slice share one eff slice (read only).
+	eff [][]string
+	// homogeneous reports that every eff is the same.
+	homogeneous bool
+	// names are the topics of the index, sorted; base[t] is the dense
+	// number of partition 0 of names[t], base[len(names)] the total.
+	names []string
+	base  []int
+	// topics indexes names.
+	topics *topicIndex
+}
+
+// newStickyIndex builds the index of the valid group g.
+func newStickyIndex(g Group) *stickyIndex {
+	ix := &stickyIndex{eff: make([][]string, len(g.Members)), homogeneous: true}
+	inIndex := map[string]bool{}
+	type seen struct {
+		n   int
+		eff []string
+	}
+	cache := map[*string]seen{}
+	for i, m := range g.Members {
+		if len(m.Topics) > 0 {
+			if c, ok := cache[&m.Topics[0]]; ok && c.n == len(m.Topics) {
+				ix.eff[i] = c.eff
+				ix.homogeneous = ix.homogeneous && sameStrings(ix.eff[i], ix.eff[0])
+				continue
+			}
+		}
+		var eff []string
+		for _, t := range m.Topics {
+			if g.Topics[t] > 0 {
+				eff = append(eff, t)
+				if !inIndex[t] {
+					inIndex[t] = true
+					ix.names = append(ix.names, t)
+				}
+			}
+		}
+		ix.eff[i] = eff
+		if len(m.Topics) > 0 {
+			cache[&m.Topics[0]] = seen{n: len(m.Topics), eff: eff}
+		}
+		ix.homogeneous = ix.homogeneous && sameStrings(ix.eff[i], ix.eff[0])
+	}
+	slices.Sort(ix.names)
+	ix.topics = newTopicIndex(ix.names)
+	ix.base = make([]int, len(ix.names)+1)
+	for t, name := range ix.names {
+		ix.base[t+1] = ix.base[t] + int(g.Topics[name])
+	}
+	return ix
+}
+
+// sameStrings reports whether a and b hold the same strings, without
+// comparing them when they are one slice.
+func sameStrings(a, b []string) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+// total is the number of partitions of the index.
+func (ix *stickyIndex) total() int { return ix.base[len(ix.names)] }
+
+// cursor returns a topicCursor over the index's topics, for looking up
+// the runs of one sorted set.
+func (ix *stickyIndex) cursor() topicCursor { return ix.topics.cursor() }
+
+// topicBase returns the dense number of partition 0 of topic, -1 if the
+// topic is not in the index; at is the cursor of the set being walked.
+func (ix *stickyIndex) topicBase(at *topicCursor, topic string) int {
+	t, ok := at.find(topic)
+	if !ok {
+		return -1
+	}
+	return ix.base[t]
+}
+
 // stickyTarget computes the sticky assignment of the valid group g whose
 // claims resolve to claims. forceGeneral skips the homogeneous fast path
 // (tests use it to check that both paths reach the same optimum).
-func stickyTarget(g Group, claims claimTable, forceGeneral bool) spec.Assignment {
+func stickyTarget(g Group, claims *claimIndex, forceGeneral bool) spec.Assignment {
 	if len(g.Members) == 0 {
 		return spec.Assignment{}
 	}
-	eff := make([][]string, len(g.Members))
+	if claims.homogeneous && !forceGeneral {
+		return assignHomogeneous(g, claims).collect(g, claims, false)
+	}
+	return assignGeneral(g, claims.eff, wonSets(g, claims))
+}
+
+// cooperativeTarget is stickyTarget (without forceGeneral) followed by
+// withhold, without building the target's sets on the homogeneous path.
+func cooperativeTarget(g Group, claims *claimIndex) spec.Assignment {
+	if len(g.Members) == 0 {
+		return spec.Assignment{}
+	}
+	if claims.homogeneous {
+		return assignHomogeneous(g, claims).collect(g, claims, true)
+	}
+	return withhold(g, claims, assignGeneral(g, claims.eff, wonSets(g, claims)))
+}
+
+// wonSets returns, for each member, the claims it wins of topics of its
+// effective subscription, sorted (nil when none).
+func wonSets(g Group, claims *claimIndex) []spec.Set {
 	won := make([]spec.Set, len(g.Members))
-	homogeneous := true
 	for i, m := range g.Members {
-		for _, t := range m.Topics {
-			if g.Topics[t] > 0 {
-				eff[i] = append(eff[i], t)
+		var (
+			topic string
+			base  int
+			in    bool
+			at    = claims.cursor()
+		)
+		won[i] = m.Owned.Filter(func(r spec.Resource) bool {
+			if r.Topic != topic {
+				topic, base = r.Topic, claims.topicBase(&at, r.Topic)
+				_, in = slices.BinarySearch(claims.eff[i], r.Topic)
 			}
-		}
-		won[i] = claims.won(g, i).Filter(func(r spec.Resource) bool {
-			_, ok := slices.BinarySearch(eff[i], r.Topic)
-			return ok
+			return in && base >= 0 && claims.winner(base+int(r.Partition)) == i
 		})
-		homogeneous = homogeneous && slices.Equal(eff[i], eff[0])
 	}
-	if homogeneous && !forceGeneral {
-		return assignHomogeneous(g, eff[0], won)
-	}
-	return assignGeneral(g, eff, won)
+	return won
+}
+
+// homogeneousPlan is the result of assignHomogeneous: the member index
+// each dense partition goes to, and the number of claims each member won
+// (collect needs it to tell a nil set from an empty one).
+type homogeneousPlan struct {
+	owner []int32 // per dense partition, the member index
+	won   []int   // per member, the number of claims it won
 }
 
 // assignHomogeneous is the constrained builder for a group whose members
-// all subscribe to topics (their effective subscription). won[i] holds the
-// claims member i won, restricted to topics.
-func assignHomogeneous(g Group, topics []string, won []spec.Set) spec.Assignment {
-	all := g.Topics.Resources(topics...)
-	total, n := len(all), len(g.Members)
+// all have the same effective subscription, claims.names.
+//
+// The maxQuota slots go to the members that win the most claims (ties to
+// the lower member ID); each member keeps its won claims up to its quota,
+// lowest first; then each free partition, in order, goes to the
+// least-loaded member under quota, ties to the lower member ID. That fill
+// is done level by level: at load L, the members under quota with load L
+// are exactly those with kept ≤ L < quota, and they take one partition each
+// in member order before any reaches L+1.
+func assignHomogeneous(g Group, claims *claimIndex) homogeneousPlan {
+	total, n := claims.total(), len(g.Members)
 	minQuota, extra := total/n, total%n
+	owner := make([]int32, total)
+	for d := range owner {
+		owner[d] = -1
+	}
+
+	// Won claims, in dense order per member.
+	won := make([]int, n)
+	var wonAt [][]int32
+	if claims.cells != nil {
+		wonAt = make([][]int32, n)
+		for i, m := range g.Members {
+			var (
+				topic string
+				base  int
+				at    = claims.cursor()
+			)
+			for k, r := range m.Owned {
+				if k == 0 || r.Topic != topic {
+					topic, base = r.Topic, claims.topicBase(&at, r.Topic)
+				}
+				if base >= 0 && claims.winner(base+int(r.Partition)) == i {
+					wonAt[i] = append(wonAt[i], int32(base+int(r.Partition)))
+				}
+			}
+			won[i] = len(wonAt[i])
+		}
+	}
 
 	// The maxQuota slots go to the members that own the most.
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int { return won[j].Len() - won[i].Len() })
+	if claims.cells != nil {
+		slices.SortStableFunc(order, func(i, j int) int { return won[j] - won[i] })
+	}
 	quota := make([]int, n)
 	for k, i := range order {
 		quota[i] = minQuota
@@ -118,65 +269,121 @@ func assignHomogeneous(g Group, topics []string, won []spec.Set) spec.Assignment
 		}
 	}
 
-	kept := make([]spec.Set, n)
-	taken := make(map[spec.Resource]bool)
+	// Keep, and bucket the members under quota by the load they start
+	// the fill at.
+	kept := make([]int, n)
+	joinCount := make([]int, minQuota+2)
 	for i := range n {
-		k := min(won[i].Len(), quota[i])
-		kept[i] = won[i][:k:k]
-		for _, r := range kept[i] {
-			taken[r] = true
+		k := min(won[i], quota[i])
+		if wonAt != nil {
+			for _, d := range wonAt[i][:k] {
+				owner[d] = int32(i)
+			}
+		}
+		kept[i] = k
+		if k < quota[i] {
+			joinCount[k]++
+		}
+	}
+	joinAt := make([][]int32, len(joinCount))
+	joinBacking := make([]int32, 0, n)
+	for l, c := range joinCount {
+		joinAt[l] = joinBacking[len(joinBacking) : len(joinBacking) : len(joinBacking)+c]
+		joinBacking = joinBacking[:len(joinBacking)+c]
+	}
+	for i := range n {
+		if kept[i] < quota[i] {
+			joinAt[kept[i]] = append(joinAt[kept[i]], int32(i))
 		}
 	}
 
-	// Fill: each free resource, in order, to the least-loaded member under
-	// quota (ties to the lower index, which is the lower member ID).
-	h := &loadHeap{}
-	for i := range n {
-		if kept[i].Len() < quota[i] {
-			h.items = append(h.items, loadItem{load: kept[i].Len(), member: i})
+	// Fill, level by level.
+	active := make([]int32, 0, n)
+	merged := make([]int32, 0, n)
+	d := 0
+	for level := range joinAt {
+		if len(joinAt[level]) > 0 {
+			merged = mergeSorted(merged[:0], active, joinAt[level])
+			active, merged = merged, active
 		}
+		next := active[:0]
+		for _, i := range active {
+			for owner[d] >= 0 {
+				d++
+			}
+			owner[d] = i
+			d++
+			if level+1 < quota[i] {
+				next = append(next, i)
+			}
+		}
+		active = next
 	}
-	heap.Init(h)
-	added := make([][]spec.Resource, n)
-	for _, r := range all {
-		if taken[r] {
-			continue
-		}
-		it := heap.Pop(h).(loadItem)
-		added[it.member] = append(added[it.member], r)
-		if it.load+1 < quota[it.member] {
-			heap.Push(h, loadItem{load: it.load + 1, member: it.member})
-		}
-	}
-	if h.Len() != 0 {
+	if len(active) != 0 {
 		panic("assign: sticky homogeneous fill left a member under quota")
 	}
+	return homogeneousPlan{owner: owner, won: won}
+}
 
-	out := make(spec.Assignment, n)
+// mergeSorted appends the merge of the ascending, disjoint a and b to dst.
+func mergeSorted(dst, a, b []int32) []int32 {
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			dst, a = append(dst, a[0]), a[1:]
+		} else {
+			dst, b = append(dst, b[0]), b[1:]
+		}
+	}
+	dst = append(dst, a...)
+	return append(dst, b...)
+}
+
+// collect turns the plan into an Assignment naming every member of g, one
+// backing array for all sets, each capped. With cooperative, it leaves out
+// every partition whose owner the plan changes (withhold), and a member left
+// with nothing gets a nil set. Otherwise a member left with nothing gets a
+// nil set if it won no claims and an empty, non-nil one if it did, exactly
+// as the sticky assignor has always returned them.
+func (p homogeneousPlan) collect(g Group, claims *claimIndex, cooperative bool) spec.Assignment {
+	keep := func(d int, i int32) bool {
+		return !cooperative || claims.cells == nil || !claims.changesOwner(d, int(i))
+	}
+	sizes := make([]int, len(g.Members))
+	total := 0
+	for d, i := range p.owner {
+		if keep(d, i) {
+			sizes[i]++
+			total++
+		}
+	}
+	backing := make([]spec.Resource, total)
+	next := make([]int, len(g.Members))
+	off := 0
+	for i := range g.Members {
+		next[i] = off
+		off += sizes[i]
+	}
+	for t, name := range claims.names {
+		base := claims.base[t]
+		for q, i := range p.owner[base:claims.base[t+1]] {
+			if keep(base+q, i) {
+				backing[next[i]] = spec.Resource{Topic: name, Partition: int32(q)}
+				next[i]++
+			}
+		}
+	}
+	out := make(spec.Assignment, len(g.Members))
+	off = 0
 	for i, m := range g.Members {
-		out[m.ID] = kept[i].Union(spec.Set(added[i]))
+		switch {
+		case sizes[i] > 0:
+			out[m.ID] = spec.Set(backing[off : off+sizes[i] : off+sizes[i]])
+		case !cooperative && p.won[i] > 0:
+			out[m.ID] = spec.Set{}
+		default:
+			out[m.ID] = nil
+		}
+		off += sizes[i]
 	}
 	return out
-}
-
-// loadItem is a member and its current load in loadHeap.
-type loadItem struct{ load, member int }
-
-// loadHeap is a min-heap of members by (load, index).
-type loadHeap struct{ items []loadItem }
-
-func (h *loadHeap) Len() int { return len(h.items) }
-func (h *loadHeap) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
-	if a.load != b.load {
-		return a.load < b.load
-	}
-	return a.member < b.member
-}
-func (h *loadHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *loadHeap) Push(x any)    { h.items = append(h.items, x.(loadItem)) }
-func (h *loadHeap) Pop() any {
-	it := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return it
 }

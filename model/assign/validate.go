@@ -39,15 +39,22 @@ var ErrInvalidGroup = errors.New("assign: invalid group")
 // Every assignor in this package calls ValidateGroup first and returns its
 // error unchanged.
 func ValidateGroup(g Group) error {
-	for _, t := range g.Topics.Names() {
+	names := g.Topics.Names()
+	counts := make([]int32, len(names))
+	for k, t := range names {
+		counts[k] = g.Topics[t]
 		if t == "" {
 			return fmt.Errorf("%w: the universe has a topic with an empty name", ErrInvalidGroup)
 		}
-		if n := g.Topics[t]; n < 0 {
+		if n := counts[k]; n < 0 {
 			return fmt.Errorf("%w: topic %q has a negative partition count %d", ErrInvalidGroup, t, n)
 		}
 	}
+	topicIx := newTopicIndex(names)
 	instances := map[string]spec.MemberID{}
+	// Members often share one subscription slice (a leader decodes each
+	// subscription once); checking one slice once is enough.
+	checked := map[*string]int{}
 	for i, m := range g.Members {
 		if m.ID == "" {
 			return fmt.Errorf("%w: member %d has an empty member ID", ErrInvalidGroup, i)
@@ -67,34 +74,79 @@ func ValidateGroup(g Group) error {
 			}
 			instances[m.InstanceID] = m.ID
 		}
-		for j, t := range m.Topics {
-			if t == "" {
-				return fmt.Errorf("%w: member %q subscribes to a topic with an empty name", ErrInvalidGroup, m.ID)
-			}
-			if j > 0 {
-				prev := m.Topics[j-1]
-				if prev == t {
-					return fmt.Errorf("%w: member %q lists topic %q twice in its subscription", ErrInvalidGroup, m.ID, t)
-				}
-				if prev > t {
-					return fmt.Errorf("%w: member %q subscription not sorted: %q listed after %q", ErrInvalidGroup, m.ID, t, prev)
-				}
-			}
+		if err := validateSubscription(m, checked); err != nil {
+			return err
 		}
-		if err := m.Owned.Validate(); err != nil {
-			return fmt.Errorf("%w: member %q owned set: %v", ErrInvalidGroup, m.ID, err)
-		}
-		for _, r := range m.Owned {
-			n, ok := g.Topics[r.Topic]
-			if !ok {
-				return fmt.Errorf("%w: member %q owns %s of topic %q, which does not exist", ErrInvalidGroup, m.ID, r, r.Topic)
-			}
-			if r.Partition < 0 || r.Partition >= n {
-				return fmt.Errorf("%w: member %q owns %s, out of range for topic %q with %d partitions", ErrInvalidGroup, m.ID, r, r.Topic, n)
-			}
+		if err := validateOwned(topicIx, counts, m); err != nil {
+			return err
 		}
 		if m.Generation < spec.NoGeneration {
 			return fmt.Errorf("%w: member %q has generation %d, below %d", ErrInvalidGroup, m.ID, m.Generation, spec.NoGeneration)
+		}
+	}
+	return nil
+}
+
+// validateSubscription checks that m's subscription names no empty topic
+// and is sorted without repeats. checked holds the subscription slices (by
+// their first element and length) already found valid, and gains m's.
+func validateSubscription(m Member, checked map[*string]int) error {
+	if len(m.Topics) == 0 {
+		return nil
+	}
+	if n, ok := checked[&m.Topics[0]]; ok && n == len(m.Topics) {
+		return nil
+	}
+	for j, t := range m.Topics {
+		if t == "" {
+			return fmt.Errorf("%w: member %q subscribes to a topic with an empty name", ErrInvalidGroup, m.ID)
+		}
+		if j > 0 {
+			prev := m.Topics[j-1]
+			if prev >= t {
+				if prev == t {
+					return fmt.Errorf("%w: member %q lists topic %q twice in its subscription", ErrInvalidGroup, m.ID, t)
+				}
+				return fmt.Errorf("%w: member %q subscription not sorted: %q listed after %q", ErrInvalidGroup, m.ID, t, prev)
+			}
+		}
+	}
+	checked[&m.Topics[0]] = len(m.Topics)
+	return nil
+}
+
+// validateOwned checks that m's Owned set is a valid spec.Set of existing
+// partitions of the universe whose sorted topic names topicIx indexes,
+// counts[k] partitions for the k-th. It looks each topic up once per run of
+// resources of that topic (a set is sorted by topic).
+func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
+	for k, r := range m.Owned {
+		if r.Topic == "" || r.Partition < spec.ConnectorTask || (k > 0 && !m.Owned[k-1].Less(r)) {
+			// Let spec.Set.Validate name the first problem.
+			if err := m.Owned.Validate(); err != nil {
+				return fmt.Errorf("%w: member %q owned set: %v", ErrInvalidGroup, m.ID, err)
+			}
+		}
+	}
+	var (
+		topic string
+		n     int32
+		ok    bool
+		at    = topicIx.cursor()
+	)
+	for k, r := range m.Owned {
+		if k == 0 || r.Topic != topic {
+			topic = r.Topic
+			var k int
+			if k, ok = at.find(topic); ok {
+				n = counts[k]
+			}
+		}
+		if !ok {
+			return fmt.Errorf("%w: member %q owns %s of topic %q, which does not exist", ErrInvalidGroup, m.ID, r, r.Topic)
+		}
+		if r.Partition < 0 || r.Partition >= n {
+			return fmt.Errorf("%w: member %q owns %s, out of range for topic %q with %d partitions", ErrInvalidGroup, m.ID, r, r.Topic, n)
 		}
 	}
 	return nil
@@ -113,4 +165,49 @@ func PruneOwned(g Group) Group {
 		out.Members[i] = m
 	}
 	return out
+}
+
+// topicIndex maps sorted topic names to their positions, for topicCursor.
+type topicIndex struct {
+	names  []string
+	byName map[string]int
+}
+
+// newTopicIndex indexes the sorted names.
+func newTopicIndex(names []string) *topicIndex {
+	ix := &topicIndex{names: names, byName: make(map[string]int, len(names))}
+	for k, n := range names {
+		ix.byName[n] = k
+	}
+	return ix
+}
+
+// cursor returns a cursor for walking the runs of one sorted set.
+func (ix *topicIndex) cursor() topicCursor { return topicCursor{ix: ix, at: -1} }
+
+// topicCursor finds the topics of the runs of a sorted resource set in a
+// topicIndex. Successive runs are usually close successors in the sorted
+// names (often the next one, or every other one when members own one
+// partition of every other topic), so it compares the next few names
+// before it hashes.
+type topicCursor struct {
+	ix *topicIndex
+	// at is the index of the last name found, -1 before the first.
+	at int
+}
+
+// find returns the index of topic in the names and whether it is there.
+func (c *topicCursor) find(topic string) (int, bool) {
+	names := c.ix.names
+	for n := c.at + 1; n < len(names) && n <= c.at+3; n++ {
+		if names[n] == topic {
+			c.at = n
+			return n, true
+		}
+	}
+	t, ok := c.ix.byName[topic]
+	if ok {
+		c.at = t
+	}
+	return t, ok
 }

@@ -1,0 +1,306 @@
+package assign
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// The assignor benchmarks follow Kafka's JMH grid
+// (jmh-benchmarks/.../assignor/ClientSideAssignorBenchmark.java and
+// ServerSideAssignorBenchmark.java): members × partitions per member ×
+// topics, homogeneous or heterogeneous subscriptions, a full assignment
+// (nobody owns anything) or an incremental one (one member joins a group
+// that owns a balanced assignment). None of the assignors in this package is
+// rack-aware (they all ignore Member.Rack), so the grid has no rack
+// dimension; docs/performance.md says so.
+//
+// A plain `go test -bench .` runs a small representative subset. The whole
+// grid runs with REBALANCE_BENCH_GRID=full in the environment:
+//
+//	REBALANCE_BENCH_GRID=full go test ./model/assign/ -run XXX -bench . -benchtime 3x
+//
+// Sub-benchmarks are named
+// members=M/partitions=P/topics=T/subs=homogeneous|heterogeneous/mode=full|incremental,
+// with P the total number of partitions.
+
+// benchGridEnv is the environment variable that selects the full grid.
+const benchGridEnv = "REBALANCE_BENCH_GRID"
+
+// fullGrid reports whether the full grid was asked for.
+func fullGrid() bool { return os.Getenv(benchGridEnv) == "full" }
+
+// benchShape is one cell of the grid.
+type benchShape struct {
+	members, perMember, topics int
+	hetero, incremental        bool
+}
+
+// partitionsPerTopic is Kafka's members×ratio/topics, at least one.
+func (s benchShape) partitionsPerTopic() int {
+	return max(1, s.members*s.perMember/s.topics)
+}
+
+// buckets is the number of subscription buckets of a heterogeneous group:
+// members and topics are split into up to 5 buckets (Kafka's benchmarks use
+// the same bound), member i in bucket i mod B, topic t in bucket t mod B.
+func (s benchShape) buckets() int {
+	if !s.hetero {
+		return 1
+	}
+	return min(5, s.members, s.topics)
+}
+
+func (s benchShape) String() string {
+	subs, mode := "homogeneous", "full"
+	if s.hetero {
+		subs = "heterogeneous"
+	}
+	if s.incremental {
+		mode = "incremental"
+	}
+	return fmt.Sprintf("members=%d/partitions=%d/topics=%d/subs=%s/mode=%s",
+		s.members, s.partitionsPerTopic()*s.topics, s.topics, subs, mode)
+}
+
+// benchMemberID names member i so that IDs sort by i.
+func benchMemberID(i int) spec.MemberID { return spec.MemberID(fmt.Sprintf("member-%06d", i)) }
+
+// group builds the FULL group of the shape: s.members members, nobody
+// owning anything, at no generation. Members of one bucket share one
+// subscription slice, as Kafka's benchmarks share one topic set.
+func (s benchShape) group() Group {
+	g := Group{Topics: spec.Topics{}}
+	b := s.buckets()
+	subs := make([][]string, b)
+	for t := range s.topics {
+		name := fmt.Sprintf("topic-%04d", t)
+		g.Topics[name] = int32(s.partitionsPerTopic())
+		subs[t%b] = append(subs[t%b], name)
+	}
+	g.Members = make([]Member, s.members)
+	for i := range g.Members {
+		g.Members[i] = Member{ID: benchMemberID(i), Topics: subs[i%b], Generation: spec.NoGeneration}
+	}
+	return g
+}
+
+// incremental turns the full group g into the incremental one: every member
+// owns what prev assigned it, at generation 1, and one new member (sorting
+// last, subscribed as member 0) joins owning nothing.
+func incrementalGroup(g Group, prev spec.Assignment) Group {
+	out := Group{Topics: g.Topics, Members: make([]Member, 0, len(g.Members)+1)}
+	for _, m := range g.Members {
+		m.Owned, m.Generation = prev[m.ID], 1
+		out.Members = append(out.Members, m)
+	}
+	out.Members = append(out.Members, Member{
+		ID: benchMemberID(len(g.Members)), Topics: g.Members[0].Topics, Generation: spec.NoGeneration,
+	})
+	return out
+}
+
+// benchGrid returns the cells to run: the whole grid under
+// REBALANCE_BENCH_GRID=full, otherwise a small representative subset.
+func benchGrid() []benchShape {
+	var sizes [][3]int
+	if fullGrid() {
+		for _, m := range []int{100, 500, 1000, 5000, 10000} {
+			for _, p := range []int{5, 10, 50} {
+				for _, t := range []int{10, 100, 1000} {
+					sizes = append(sizes, [3]int{m, p, t})
+				}
+			}
+		}
+	} else {
+		sizes = [][3]int{{100, 10, 10}, {1000, 10, 100}}
+	}
+	var out []benchShape
+	seen := map[string]bool{}
+	for _, sz := range sizes {
+		for _, hetero := range []bool{false, true} {
+			for _, inc := range []bool{false, true} {
+				s := benchShape{members: sz[0], perMember: sz[1], topics: sz[2], hetero: hetero, incremental: inc}
+				// With fewer partitions than topics every topic gets one
+				// partition, and cells of different ratios coincide.
+				if !seen[s.String()] {
+					seen[s.String()] = true
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// benchAssignor runs the grid for one assignor. feasible, when not nil,
+// tells whether a cell is within reach (the sticky assignors' min-cost flow
+// for heterogeneous groups is polynomial but slow); other cells are skipped
+// with the reason.
+func benchAssignor(b *testing.B, as Assignor, feasible func(benchShape) (bool, string)) {
+	for _, s := range benchGrid() {
+		b.Run(s.String(), func(b *testing.B) {
+			if feasible != nil {
+				if ok, why := feasible(s); !ok {
+					b.Skip(why)
+				}
+			}
+			g := s.group()
+			if s.incremental {
+				prev, err := as.Assign(g)
+				if err != nil {
+					b.Fatal(err)
+				}
+				g = incrementalGroup(g, prev)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := as.Assign(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// stickyFeasible keeps the sticky assignors' heterogeneous cells whose flow
+// (about P augmenting paths over E = the total subscription size arcs) stays
+// within a second or two per assignment on a 2-core machine.
+func stickyFeasible(s benchShape) (bool, string) {
+	if !s.hetero {
+		return true, ""
+	}
+	p := s.partitionsPerTopic() * s.topics
+	e := s.members * (s.topics / s.buckets())
+	if float64(p)*float64(e) > 2e7 {
+		return false, fmt.Sprintf("heterogeneous sticky flow: P×E = %d×%d is beyond the benchmark budget (see docs/performance.md)", p, e)
+	}
+	return true, ""
+}
+
+// BenchmarkRange is the client-side range assignor over the grid.
+func BenchmarkRange(b *testing.B) { benchAssignor(b, Range(), nil) }
+
+// BenchmarkRoundRobin is the round-robin assignor over the grid.
+func BenchmarkRoundRobin(b *testing.B) { benchAssignor(b, RoundRobin(), nil) }
+
+// BenchmarkSticky is the eager sticky assignor over the grid.
+func BenchmarkSticky(b *testing.B) { benchAssignor(b, Sticky(), stickyFeasible) }
+
+// BenchmarkCooperativeStickyGrid is the cooperative sticky assignor over the
+// grid; BenchmarkCooperativeSticky holds the pairs with franz-go.
+func BenchmarkCooperativeStickyGrid(b *testing.B) {
+	benchAssignor(b, CooperativeSticky(), stickyFeasible)
+}
+
+// BenchmarkUniform is the server-side uniform assignor over the grid (its
+// homogeneous builder for subs=homogeneous, the heterogeneous one
+// otherwise).
+func BenchmarkUniform(b *testing.B) { benchAssignor(b, Uniform(), nil) }
+
+// BenchmarkServerRange is the server-side range assignor over the grid.
+func BenchmarkServerRange(b *testing.B) { benchAssignor(b, ServerRange(), nil) }
+
+// BenchmarkConnectLeastLoaded is Connect's least-loaded round-robin over the
+// grid, each topic standing for a connector and its partitions for the
+// connector's tasks; a heterogeneous cell lets a member run only the
+// connectors and tasks of its bucket. Full: LeastLoaded of everything over
+// empty members. Incremental: a worker joins a balanced group, and the
+// leader computes the load-balancing revocations (ConnectRevocations) and
+// hands the revoked resources out again with LeastLoaded.
+func BenchmarkConnectLeastLoaded(b *testing.B) {
+	for _, s := range benchGrid() {
+		b.Run(s.String(), func(b *testing.B) {
+			g := s.group()
+			bucket := map[spec.MemberID]int{}
+			topicBucket := map[string]int{}
+			for i, m := range g.Members {
+				bucket[m.ID] = i % s.buckets()
+			}
+			for i, t := range g.Topics.Names() {
+				topicBucket[t] = i % s.buckets()
+			}
+			var eligible func(spec.MemberID, spec.Resource) bool
+			if s.hetero {
+				eligible = func(m spec.MemberID, r spec.Resource) bool { return bucket[m] == topicBucket[r.Topic] }
+			}
+			if s.hetero && float64(s.partitionsPerTopic()*s.topics)*float64(s.members) > 2e6 {
+				b.Skip("heterogeneous LeastLoaded is O(resources × members × log members) here: beyond the benchmark budget")
+			}
+			var configured []spec.Resource
+			for _, t := range g.Topics.Names() {
+				configured = append(configured, spec.Connector(t))
+				configured = append(configured, g.Topics.Resources(t)...)
+			}
+			all := spec.NewSet(configured...)
+			current := emptyAssignment(g)
+			if !s.incremental {
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					LeastLoaded(current, eligible, all)
+				}
+				return
+			}
+			current = LeastLoaded(current, eligible, all)
+			joiner := benchMemberID(s.members)
+			current[joiner] = nil
+			bucket[joiner] = 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				revoked := ConnectRevocations(current, all)
+				kept := make(spec.Assignment, len(current))
+				var freed []spec.Resource
+				for m, set := range current {
+					kept[m] = set.Minus(revoked[m])
+					freed = append(freed, revoked[m]...)
+				}
+				LeastLoaded(kept, eligible, spec.NewSet(freed...))
+			}
+		})
+	}
+}
+
+// BenchmarkOracle runs the implementations from before issue 6's
+// performance work (oracle_test.go) on the inputs of the targets, for the
+// before/after table of docs/performance.md: the uniform homogeneous
+// builder at 10,000 members × 50 partitions each, and the cooperative
+// sticky assignor on the franz-go pairs' groups.
+func BenchmarkOracle(b *testing.B) {
+	b.Run("uniform/members=10000/partitions=500000/topics=100/subs=homogeneous/mode=full", func(b *testing.B) {
+		g := srvBenchGroup(10_000, 50, 100)
+		b.ReportAllocs()
+		clock := startThreadClock()
+		for b.Loop() {
+			if _, err := oldUniform(g, UniformOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		clock.report(b)
+	})
+	for _, s := range coopPairs() {
+		b.Run("cooperative-sticky/"+s.String(), func(b *testing.B) {
+			g := s.group()
+			if s.incremental {
+				prev, err := oldSticky(g)
+				if err != nil {
+					b.Fatal(err)
+				}
+				g = incrementalGroup(g, prev)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			clock := startThreadClock()
+			for b.Loop() {
+				if _, err := oldCooperative(g, CooperativeOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			clock.report(b)
+		})
+	}
+}
