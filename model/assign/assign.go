@@ -5,7 +5,30 @@
 //
 // Every assignor is deterministic (the same Group gives the same
 // Assignment), never modifies its input, and returns an error, never a panic,
-// for a Group that ValidateGroup rejects.
+// for a Group that ValidateGroup rejects: ValidateGroup's error, wrapping
+// ErrInvalidGroup and naming the problem (a member owning a partition that
+// does not exist, duplicate or unsorted members, a negative partition count,
+// an empty member ID or topic name, ...), and no assignment. A subscription
+// to a topic that is not in the universe is not an error: it is ignored.
+// The Connect functions (LeastLoaded and the Connect* helpers) take their
+// own input, checked by ValidateConnect and LeastLoadedOrError.
+//
+// Each assignor's doc comment states its guarantees; in short:
+//
+//	assignor            balance                             sticky       co-partitioning
+//	Range, ServerRange  per topic, within one               no           yes
+//	RoundRobin          within one if all subscribe alike   no           no
+//	Sticky              optimal (least Σ load²)             optimal      no
+//	CooperativeSticky   Sticky's, within 2 rounds           as Sticky    no
+//	Uniform             within one if all subscribe alike;  yes, but     no
+//	                    else per topic once converged       not minimal
+//	LeastLoaded         least loaded first, per kind        adds only    no
+//
+// Only the client-side Range is rack-aware (KIP-881, from Member.Rack and
+// Group.ReplicaRacks; without them its result is unchanged); the others
+// ignore racks (KIP-881's rack-aware sticky assignors and the server-side
+// rack-aware variants are not modelled). TestGuarantees and the
+// Test*Properties* tests check each stated guarantee on random groups.
 package assign
 
 import (
@@ -23,7 +46,8 @@ type Member struct {
 	// Generation. Eager members claim nothing.
 	Owned      spec.Set
 	Generation spec.Generation
-	// Rack is the member's rack, "" when unknown.
+	// Rack is the member's rack, "" when unknown. Only Range reads it,
+	// together with Group.ReplicaRacks.
 	Rack string
 }
 
@@ -33,6 +57,13 @@ type Group struct {
 	Members []Member
 	// Topics is the universe: partitions per topic.
 	Topics spec.Topics
+	// ReplicaRacks, when set, gives the racks of each partition's replicas
+	// (Kafka's PartitionInfo.replicas, rack by rack): ReplicaRacks[t][p]
+	// lists the racks of the brokers holding a replica of partition p of
+	// topic t, in any order. A topic missing from it has partitions whose
+	// racks are unknown. Only Range reads it (KIP-881); nil, the usual
+	// case, means no rack is known.
+	ReplicaRacks map[string][][]string
 }
 
 // Assignor computes an assignment for a group.

@@ -2,6 +2,7 @@ package assign
 
 import (
 	"container/heap"
+	"fmt"
 
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -80,6 +81,57 @@ func (l *ConnectLoad) add(k ConnectKind, n int) {
 	}
 }
 
+// ValidateConnect returns an error wrapping ErrInvalidGroup when current and
+// resources are not a well-formed input of the Connect functions of this
+// file (LeastLoaded, ConnectBalanceTargets, ConnectRevocations), and nil
+// otherwise. It never panics. It rejects, reporting the first problem in a
+// fixed order (members in member ID order, then resources):
+//
+//   - a member with an empty member ID;
+//   - a member's set that is not a valid spec.Set (unsorted, a resource
+//     twice, an empty topic name, a partition below spec.ConnectorTask);
+//   - a resource held by two members (Connect's assignment is exclusive);
+//   - an invalid resource in resources (toAssign, or the configured
+//     resources); resources itself may be unsorted and repeat a resource,
+//     as LeastLoaded tolerates.
+//
+// Member IDs cannot repeat: current is a map. The Connect functions assume a
+// valid input and do not validate it themselves (the Designs II and III
+// leaders build it); LeastLoadedOrError is LeastLoaded behind this check.
+func ValidateConnect(current spec.Assignment, resources spec.Set) error {
+	holder := map[spec.Resource]spec.MemberID{}
+	for _, m := range current.Members() {
+		if m == "" {
+			return fmt.Errorf("%w: a member has an empty member ID", ErrInvalidGroup)
+		}
+		if err := current[m].Validate(); err != nil {
+			return fmt.Errorf("%w: member %q holds an invalid set: %v", ErrInvalidGroup, m, err)
+		}
+		for _, r := range current[m] {
+			if other, dup := holder[r]; dup {
+				return fmt.Errorf("%w: %s is held by both %q and %q", ErrInvalidGroup, r, other, m)
+			}
+			holder[r] = m
+		}
+	}
+	for _, r := range resources {
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("%w: resource to assign: %v", ErrInvalidGroup, err)
+		}
+	}
+	return nil
+}
+
+// LeastLoadedOrError is LeastLoaded for untrusted input: it returns
+// ValidateConnect's error, and no assignment, when current and toAssign are
+// not well formed, and LeastLoaded's result otherwise.
+func LeastLoadedOrError(current spec.Assignment, eligible func(member spec.MemberID, r spec.Resource) bool, toAssign spec.Set) (spec.Assignment, error) {
+	if err := ValidateConnect(current, toAssign); err != nil {
+		return nil, err
+	}
+	return LeastLoaded(current, eligible, toAssign), nil
+}
+
 // LeastLoaded hands out toAssign over the members of current the way
 // Connect's IncrementalCooperativeAssignor does (assignConnectors, then
 // assignTasks): connectors first, then everything else, each kind in
@@ -104,6 +156,26 @@ func (l *ConnectLoad) add(k ConnectKind, n int) {
 // that became equally loaded during the call it prefers the one that was
 // less loaded before; LeastLoaded always prefers the smaller member id.
 // Counts, and so balance, are the same.
+//
+// Guarantees, for each kind separately (connectors, and tasks):
+//
+//   - Stickiness: nothing a member holds in current moves; LeastLoaded only
+//     adds (taking resources away is ConnectRevocations' job), so no
+//     resource moves between members, let alone back and forth.
+//   - Balance: each resource goes to a least-loaded member among those
+//     eligible for it at the moment it is given. With every member
+//     eligible, a member that is given anything ends at most one above the
+//     least-loaded member, and when current is empty or already within one
+//     (per kind) the result is within one. With eligibility (heterogeneous
+//     subscriptions) balance is only among each resource's eligible
+//     members, and loads can end further apart.
+//   - Completeness: every resource of toAssign that some member is eligible
+//     for and nobody holds is given to exactly one member.
+//   - Determinism: the same input gives the same output (no map order).
+//   - Racks: LeastLoaded is not rack-aware (Connect has no racks).
+//
+// LeastLoaded assumes a valid input (ValidateConnect); LeastLoadedOrError
+// checks it first.
 //
 // Cost: O(|toAssign| · log W) when every member is eligible, O(|toAssign| ·
 // W · log W) in the worst case of sparse eligibility.
@@ -249,8 +321,16 @@ func ConnectBalanceTargets(current spec.Assignment, configured spec.Set) map[spe
 // quota; Java takes the first ones in its collection's order, which is
 // arbitrary. Like Connect it revokes nothing when configured is empty.
 //
+// Rounds: Connect never hands a revoked resource out in the round that
+// revokes it (the caller leaves it unassigned; it is "lost" and goes out
+// least loaded in the follow-up round). With every member eligible, cutting
+// every member to its target and then handing out everything unassigned
+// with LeastLoaded leaves each kind within one, so a third round revokes
+// nothing: once membership and configuration stop changing, at most two
+// rounds revoke or hand out anything, and only the first revokes.
+//
 // The result holds only members that must give something up. current is
-// not modified.
+// not modified, and assumed valid (ValidateConnect).
 func ConnectRevocations(current spec.Assignment, configured spec.Set) spec.Assignment {
 	out := spec.Assignment{}
 	if configured.IsEmpty() {

@@ -16,12 +16,30 @@ import "github.com/rebalance-ref/rebalance/spec"
 // This is KIP-429's two-phase transfer, and the result passes spec.CheckRound
 // with Cooperative set.
 //
+// Guarantees, for each round:
+//
+//   - Safety: every member's new set is a subset of Sticky's target for the
+//     same group, so nothing is assigned twice, only subscribed partitions
+//     of existing topics are assigned, and what a member gets it either wins
+//     (claims at the winning generation) or nobody claims.
+//   - Hand-off (KIP-429): no resource is handed over in the round in which
+//     it is revoked, or while another member still claims it; a resource
+//     tied between claimants at the highest generation goes to nobody.
+//   - Stickiness: a member keeps every won claim that Sticky's target keeps
+//     (Sticky's optimum: balance first, then the most kept claims, no
+//     member both losing and gaining partitions of one topic).
+//   - Determinism, and no co-partitioning or rack awareness, as for Sticky.
+//
 // Convergence: once members stop changing, the rounds take at most two.
 // Feed a round's result back as every member's Owned at one common, newer
 // generation, and the next round revokes nothing and is complete and
-// balanced. This holds because Sticky's target is the exact optimum, and the
+// balanced (Sticky's balance: the most even load vector the subscriptions
+// allow). This holds because Sticky's target is the exact optimum, and the
 // previous target keeps every partition the members still hold. Kafka's own
-// tests allow up to four rounds.
+// tests allow up to four rounds. The round that revokes nothing is a fixed
+// point (feeding it back changes nothing), and no resource was ever seen to
+// move back to a member it was taken from over the rounds, membership
+// changes included (checked by TestGuarantees, not proved).
 func CooperativeSticky() Assignor { return CooperativeStickyWith(CooperativeOptions{}) }
 
 // CooperativeOptions switches on deliberate faults in the cooperative sticky

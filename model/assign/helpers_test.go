@@ -94,6 +94,17 @@ func cloneGroup(g Group) Group {
 		m.Owned = slices.Clone(m.Owned)
 		out.Members[i] = m
 	}
+	if g.ReplicaRacks != nil {
+		out.ReplicaRacks = map[string][][]string{}
+		for t, parts := range g.ReplicaRacks {
+			for _, racks := range parts {
+				out.ReplicaRacks[t] = append(out.ReplicaRacks[t], slices.Clone(racks))
+			}
+			if parts != nil && out.ReplicaRacks[t] == nil {
+				out.ReplicaRacks[t] = [][]string{}
+			}
+		}
+	}
 	return out
 }
 

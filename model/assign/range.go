@@ -3,8 +3,9 @@ package assign
 import "github.com/rebalance-ref/rebalance/spec"
 
 // Range returns Kafka's range assignor, protocol name "range"
-// (clients/.../consumer/RangeAssignor.java without rack awareness, and the
-// server-side group-coordinator RangeAssignor).
+// (clients/.../consumer/RangeAssignor.java, with KIP-881's rack awareness;
+// without racks it is also the server-side group-coordinator
+// RangeAssignor).
 //
 // For each topic of the universe, independently, the n members that
 // subscribe to it are ordered as both Kafka implementations order them:
@@ -13,13 +14,52 @@ import "github.com/rebalance-ref/rebalance/spec"
 // contiguous range starting at i*(P/n) + min(i, P mod n), of length P/n plus
 // one for the first P mod n members.
 //
-// Guarantees: every partition of every subscribed, existing topic is
-// assigned, to a subscriber; per topic, subscribers' counts differ by at most
-// one; members that subscribe to the same topics get the same partition
-// numbers of every topic of equal size (co-partitioning). Across topics the
-// assignment can be unbalanced (the first members get every topic's extra
-// partition). Range ignores Owned, Generation and Rack: it is not sticky,
-// except that static instance IDs keep a member's place across restarts.
+// Racks (KIP-881). When some member has a Rack and Group.ReplicaRacks is
+// set, a topic needs rack-aware assignment if one of its subscribers' racks
+// holds a replica of it and its partitions are not all on the same set of
+// racks (Kafka's useRackAwareAssignment). If no topic needs it, the result
+// is the plain one above, unchanged. Otherwise, as Kafka does: topics with
+// the same subscribers (and racks) and the same number of partitions are
+// taken together, partition p of all of them going to the first
+// subscriber, in the order above, whose rack holds a replica of p of every
+// one of them (a member without a rack matches anything) and that is under
+// its quota for each; a topic that needs racks and is not co-partitioned
+// that way gives each subscriber in order the lowest partitions on its rack,
+// up to its quota; then every topic hands out what is left as plain ranges
+// of the lowest free partitions, each subscriber up to its quota. The quota
+// is ⌊P/n⌋, or ⌊P/n⌋+1 while fewer than P mod n subscribers have taken
+// that many. Rack alignment is best effort: balance and co-partitioning
+// come first.
+//
+// Guarantees (with or without racks unless said):
+//
+//   - Completeness: every partition of every subscribed, existing topic is
+//     assigned to exactly one of its subscribers.
+//   - Balance is per topic: each topic's subscribers' counts differ by at
+//     most one (⌊P/n⌋ or ⌊P/n⌋+1, exactly P mod n the larger); without
+//     racks the larger counts come first in the order above, and each
+//     subscriber's partitions are one contiguous range. Across topics
+//     the assignment can be unbalanced (the first members get every topic's
+//     extra partition), with identical subscriptions too; with
+//     heterogeneous subscriptions "balanced" means only this per-topic
+//     property.
+//   - Co-partitioning: two topics with the same number of partitions and
+//     the same subscribers are split identically, every subscriber getting
+//     the same partition numbers of both (so with identical subscriptions,
+//     every member gets the same partition numbers of every topic of equal
+//     size, which is what joins need).
+//   - Determinism: the result is a function of the member IDs, instance
+//     IDs, subscriptions and partition counts only, plus, when racks are
+//     used, member racks and replica racks.
+//   - Stickiness: none. Range ignores Owned and Generation, so a member
+//     keeps its partitions only while the membership, subscriptions and
+//     partition counts do not change (static instance IDs keep a member's
+//     place across restarts); then nothing moves, so nothing moves back
+//     and forth.
+//   - Racks: rack-aware as described above. Without a member rack, or
+//     without replica racks, or when each topic's partitions all have
+//     replicas on the same racks, the result is exactly the plain one; racks never break
+//     completeness, per-topic balance or co-partitioning.
 func Range() Assignor { return rangeAssignor{} }
 
 type rangeAssignor struct{}
@@ -31,6 +71,17 @@ func (rangeAssignor) Assign(g Group) (spec.Assignment, error) {
 		return nil, err
 	}
 	order := kafkaOrder(g.Members)
+	if len(g.ReplicaRacks) > 0 && hasRack(g.Members) {
+		if topics, use := rangeRackTopics(g, order); use {
+			got := make([][]spec.Resource, len(g.Members))
+			assignRangeWithRacks(topics, got)
+			out := make(spec.Assignment, len(g.Members))
+			for i, m := range g.Members {
+				out[m.ID] = spec.NewSet(got[i]...)
+			}
+			return out, nil
+		}
+	}
 	subs := newSubscriptionTable(g)
 	got := make([][]spec.Resource, len(g.Members))
 	var subscribers []int
@@ -63,6 +114,16 @@ func (rangeAssignor) Assign(g Group) (spec.Assignment, error) {
 		out[m.ID] = spec.Set(got[i])
 	}
 	return out, nil
+}
+
+// hasRack reports whether some member has a rack.
+func hasRack(members []Member) bool {
+	for _, m := range members {
+		if m.Rack != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // subscriptionTable answers "does member i subscribe to topic t" for one

@@ -12,11 +12,22 @@ import "github.com/rebalance-ref/rebalance/spec"
 // circle that subscribes to its topic, skipping the others, and the circle
 // moves past the member that took it.
 //
-// Guarantees: every partition of every subscribed, existing topic is
-// assigned, to a subscriber; when all members subscribe to the same topics,
-// members' counts differ by at most one. With different subscriptions the
-// result can be unbalanced (Kafka's testPoorRoundRobinAssignmentScenario).
-// RoundRobin ignores Owned, Generation and Rack.
+// Guarantees:
+//
+//   - Completeness: every partition of every subscribed, existing topic is
+//     assigned to exactly one of its subscribers.
+//   - Balance: when all members subscribe to the same existing topics,
+//     members' counts differ by at most one. With heterogeneous
+//     subscriptions nothing is promised: the result can be unbalanced even
+//     where a balanced one exists (Kafka's
+//     testPoorRoundRobinAssignmentScenario).
+//   - Co-partitioning: none.
+//   - Determinism: the result is a function of the member IDs, instance
+//     IDs, subscriptions and partition counts only.
+//   - Stickiness: none; RoundRobin ignores Owned and Generation (an
+//     unchanged group gets the same result again, so nothing moves back
+//     and forth while nothing changes).
+//   - Racks: RoundRobin is not rack-aware; it ignores Member.Rack.
 func RoundRobin() Assignor { return roundRobinAssignor{} }
 
 type roundRobinAssignor struct{}

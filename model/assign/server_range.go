@@ -20,15 +20,20 @@ import "github.com/rebalance-ref/rebalance/spec"
 // not exist are ignored (Kafka throws PartitionAssignorException instead).
 //
 // Guarantees: every partition of every subscribed live topic is assigned to
-// exactly one of its subscribers; per topic, subscribers' counts differ by at
-// most one, the larger counts first; members that subscribe to the same
-// topics get the same partition numbers of every topic of equal size
-// (co-partitioning, for joins). Across topics the group can be unbalanced
-// (the first members get every topic's extra partition). It is not sticky:
-// the result depends only on subscriptions, instance IDs, member IDs and
-// partition counts, so static members keep their ranges across restarts as
-// long as the membership, subscriptions and topics do not change. Without
-// racks, its result is the same as the client-side Range's.
+// exactly one of its subscribers; balance is per topic: each topic's
+// subscribers' counts differ by at most one, the larger counts first, and
+// across topics the group can be unbalanced (the first members get every
+// topic's extra partition), whatever the subscriptions. Co-partitioning: two
+// topics with the same number of partitions and the same subscribers are
+// split identically, every subscriber getting the same partition numbers of
+// both (with identical subscriptions: of every two topics of equal size, as
+// joins need). Determinism: the result depends only on subscriptions,
+// instance IDs, member IDs and partition counts. It is not sticky, so static
+// members keep their ranges across restarts only as long as the membership,
+// subscriptions and topics do not change (and then nothing moves, so nothing
+// moves back and forth). It is not rack-aware: it ignores Member.Rack
+// (Kafka's rack-aware server-side range is not modelled). Without replica
+// racks its result is the same as the client-side Range's.
 func ServerRange() Assignor { return serverRangeAssignor{} }
 
 type serverRangeAssignor struct{}

@@ -95,7 +95,10 @@ type UniformOptions struct {
 // Guarantees: every partition of every subscribed topic is assigned, to a
 // subscriber; a previously targeted partition is only ever taken from a
 // member to improve balance, or because it unsubscribed (or because an
-// earlier member listed it too). When the subscribers of each topic
+// earlier member listed it too). What balance means here: when the
+// balancing phase converges, for every topic, a subscriber whose load is
+// two or more above another subscriber's holds none of the topic's
+// partitions (spec.CheckBalance). So when the subscribers of each topic
 // all have the same subscription (in particular when any two subscriptions
 // are identical or disjoint) the loads of each topic's subscribers differ
 // by at most one. With overlapping, non-identical subscriptions the result
@@ -104,11 +107,24 @@ type UniformOptions struct {
 // 3 with 9, 10 and 11 partitions, where member 1 and 2 share the first
 // topic and 2 and 3 the second), and if the 16 passes run out, a topic may
 // be left unbalanced; only then does feeding the result back as the previous
-// target move anything.
+// target move anything. Stickiness is not minimal movement: a giver gives
+// up its highest-numbered partition of the topic (as Kafka's does), which
+// may be one of its previous target while it keeps one it was given in this
+// very computation, so a member can lose a previous partition of a topic
+// and gain another of the same topic in one result (see
+// TestServerUniformHeterogeneousNotMoveMinimal). Recomputing an unchanged
+// group's target: a converged result is a fixed point, so nothing moves
+// again; after a run that ran out of passes, the next recomputations keep
+// balancing, several of them on large groups with overlapping
+// subscriptions (no general bound on their number), and no partition was
+// ever seen to move back to a member it left (checked by TestGuarantees and
+// TestServerUniformChainRecomputations, not proved).
 //
-// Both builders are deterministic, ignore Rack (Kafka's rack-aware
-// variants are not modelled) and return an error only when ValidateGroup
-// does.
+// Both builders are deterministic (the same Group gives the same
+// Assignment; ties go by member ID, never map order), make no
+// co-partitioning promise, are not rack-aware (they ignore Member.Rack;
+// Kafka's rack-aware variants are not modelled), and return an error only
+// when ValidateGroup does.
 func Uniform() Assignor { return UniformWith(UniformOptions{}) }
 
 // UniformWith returns the uniform assignor with the given options; see

@@ -31,8 +31,11 @@ import (
 //
 // Every partition of an existing topic that some member subscribes to is
 // assigned, to a subscriber. The result is a fixed point: feeding it back as
-// every member's Owned, at one common generation, returns it unchanged.
-// Ties are broken by member ID and by resource order, never by map order.
+// every member's Owned, at one common generation, returns it unchanged, so
+// over successive rebalances of an unchanged group nothing moves after the
+// first, and nothing moves back and forth. Determinism: ties are broken by
+// member ID and by resource order, never by map order, so the same Group
+// gives the same Assignment. Sticky makes no co-partitioning promise.
 //
 // Algorithm. When all members have the same effective subscription (topics
 // of the universe with at least one partition) it is Kafka's constrained
@@ -55,7 +58,8 @@ import (
 // freed partitions of the topic go, in order, to the members that still need
 // some, fewest held first.
 //
-// Sticky ignores Rack.
+// Sticky is not rack-aware: it ignores Member.Rack (KIP-881's rack-aware
+// sticky assignor is not modelled).
 func Sticky() Assignor { return stickyAssignor{} }
 
 type stickyAssignor struct{}

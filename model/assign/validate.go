@@ -3,12 +3,14 @@ package assign
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// ErrInvalidGroup is wrapped by every error ValidateGroup returns, so callers
-// can tell caller misuse (errors.Is(err, ErrInvalidGroup)) from anything else.
+// ErrInvalidGroup is wrapped by every error ValidateGroup and ValidateConnect
+// return, so callers can tell caller misuse (errors.Is(err,
+// ErrInvalidGroup)) from anything else.
 var ErrInvalidGroup = errors.New("assign: invalid group")
 
 // ValidateGroup returns an error wrapping ErrInvalidGroup when g is not a
@@ -28,7 +30,10 @@ var ErrInvalidGroup = errors.New("assign: invalid group")
 //   - an owned resource of a topic that is not in the universe, or whose
 //     partition is out of range (this includes a Connect connector resource,
 //     partition -1, which is never a topic-partition);
-//   - a generation below spec.NoGeneration.
+//   - a generation below spec.NoGeneration;
+//   - replica racks (Group.ReplicaRacks) for a topic that is not in the
+//     universe, for a number of partitions other than the topic's, or
+//     naming an empty rack (checked right after the universe).
 //
 // A subscription may name topics that are not in the universe (metadata not
 // yet known, or a deleted topic); assignors ignore them. A member may own
@@ -49,6 +54,9 @@ func ValidateGroup(g Group) error {
 		if n := counts[k]; n < 0 {
 			return fmt.Errorf("%w: topic %q has a negative partition count %d", ErrInvalidGroup, t, n)
 		}
+	}
+	if err := validateReplicaRacks(g); err != nil {
+		return err
 	}
 	topicIx := newTopicIndex(names)
 	instances := map[string]spec.MemberID{}
@@ -82,6 +90,34 @@ func ValidateGroup(g Group) error {
 		}
 		if m.Generation < spec.NoGeneration {
 			return fmt.Errorf("%w: member %q has generation %d, below %d", ErrInvalidGroup, m.ID, m.Generation, spec.NoGeneration)
+		}
+	}
+	return nil
+}
+
+// validateReplicaRacks checks that g.ReplicaRacks names only topics of the
+// universe, each with one entry per partition, and no empty rack name.
+func validateReplicaRacks(g Group) error {
+	if len(g.ReplicaRacks) == 0 {
+		return nil
+	}
+	topics := make([]string, 0, len(g.ReplicaRacks))
+	for t := range g.ReplicaRacks {
+		topics = append(topics, t)
+	}
+	slices.Sort(topics)
+	for _, t := range topics {
+		n, ok := g.Topics[t]
+		if !ok {
+			return fmt.Errorf("%w: replica racks given for topic %q, which does not exist", ErrInvalidGroup, t)
+		}
+		if got := len(g.ReplicaRacks[t]); got != int(n) {
+			return fmt.Errorf("%w: replica racks given for %d partitions of topic %q, which has %d", ErrInvalidGroup, got, t, n)
+		}
+		for p, racks := range g.ReplicaRacks[t] {
+			if slices.Contains(racks, "") {
+				return fmt.Errorf("%w: partition %s has a replica with an empty rack name", ErrInvalidGroup, spec.TP(t, int32(p)))
+			}
 		}
 	}
 	return nil
@@ -159,7 +195,7 @@ func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
 // them. g is not modified; the returned group shares no slice that PruneOwned
 // wrote to.
 func PruneOwned(g Group) Group {
-	out := Group{Topics: g.Topics, Members: make([]Member, len(g.Members))}
+	out := Group{Topics: g.Topics, Members: make([]Member, len(g.Members)), ReplicaRacks: g.ReplicaRacks}
 	for i, m := range g.Members {
 		m.Owned = m.Owned.Filter(g.Topics.Has)
 		out.Members[i] = m

@@ -8,6 +8,9 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
+// TestValidateGroupRejects: ValidateGroup names each kind of bad input, and
+// every assignor, client and server side, returns exactly that error (and
+// no assignment) without panicking.
 func TestValidateGroupRejects(t *testing.T) {
 	topics := spec.Topics{"a": 2, "b": 3}
 	tests := []struct {
@@ -96,6 +99,41 @@ func TestValidateGroupRejects(t *testing.T) {
 			wantErr: "negative",
 		},
 		{
+			name:    "negative partition count of a topic nobody subscribes to",
+			g:       Group{Topics: spec.Topics{"a": 1, "z": -3}, Members: []Member{{ID: "m1", Topics: []string{"a"}}}},
+			wantErr: `topic "z" has a negative partition count -3`,
+		},
+		{
+			name:    "owns a partition of a topic with no partitions",
+			g:       Group{Topics: spec.Topics{"a": 0}, Members: []Member{{ID: "m1", Topics: []string{"a"}, Owned: spec.Set{spec.TP("a", 0)}}}},
+			wantErr: `out of range for topic "a" with 0 partitions`,
+		},
+		{
+			name:    "owns a partition of an unsubscribed topic that does not exist",
+			g:       Group{Topics: topics, Members: []Member{{ID: "m1", Topics: []string{"a"}}, {ID: "m2", Topics: []string{"b"}, Owned: spec.Set{spec.TP("gone", 3)}}}},
+			wantErr: `member "m2" owns gone-3 of topic "gone", which does not exist`,
+		},
+		{
+			name:    "duplicate member IDs, not adjacent to an earlier one",
+			g:       Group{Topics: topics, Members: []Member{{ID: "m0"}, {ID: "m1"}, {ID: "m1"}}},
+			wantErr: `member ID "m1" appears twice`,
+		},
+		{
+			name:    "replica racks of a topic that does not exist",
+			g:       Group{Topics: topics, Members: []Member{{ID: "m1", Topics: []string{"a"}}}, ReplicaRacks: map[string][][]string{"x": {{"r"}}}},
+			wantErr: `replica racks given for topic "x", which does not exist`,
+		},
+		{
+			name:    "replica racks for too few partitions",
+			g:       Group{Topics: topics, Members: []Member{{ID: "m1", Topics: []string{"a"}}}, ReplicaRacks: map[string][][]string{"b": {{"r"}, {"r"}}}},
+			wantErr: `replica racks given for 2 partitions of topic "b", which has 3`,
+		},
+		{
+			name:    "replica on an empty rack name",
+			g:       Group{Topics: topics, Members: []Member{{ID: "m1", Topics: []string{"a"}, Rack: "r"}}, ReplicaRacks: map[string][][]string{"a": {{"r"}, {""}}}},
+			wantErr: "partition a-1 has a replica with an empty rack name",
+		},
+		{
 			name:    "generation below NoGeneration",
 			g:       Group{Topics: topics, Members: []Member{{ID: "m1", Topics: []string{"a"}, Generation: -2}}},
 			wantErr: "below -1",
@@ -107,26 +145,21 @@ func TestValidateGroupRejects(t *testing.T) {
 			if err == nil || !errors.Is(err, ErrInvalidGroup) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("ValidateGroup = %v, want an ErrInvalidGroup mentioning %q", err, tc.wantErr)
 			}
-			for _, as := range allAssignors() {
-				got, aerr := func() (a spec.Assignment, err error) {
-					defer func() {
-						if p := recover(); p != nil {
-							t.Fatalf("%s panicked: %v", as.Name(), p)
-						}
-					}()
-					return as.Assign(tc.g)
-				}()
-				if aerr == nil || aerr.Error() != err.Error() {
-					t.Errorf("%s: Assign error = %v, want ValidateGroup's %v", as.Name(), aerr, err)
+			for _, l := range everyAssignor() {
+				got, aerr := assignNoPanic(t, l.as, tc.g)
+				if aerr == nil || aerr.Error() != err.Error() || !errors.Is(aerr, ErrInvalidGroup) {
+					t.Errorf("%s: Assign error = %v, want ValidateGroup's %v", l.label, aerr, err)
 				}
 				if got != nil {
-					t.Errorf("%s: Assign returned %v with its error", as.Name(), got)
+					t.Errorf("%s: Assign returned %v with its error", l.label, got)
 				}
 			}
 		})
 	}
 }
 
+// TestValidateGroupAccepts: inputs that look odd but are allowed, and every
+// assignor's result on them.
 func TestValidateGroupAccepts(t *testing.T) {
 	tests := []struct {
 		name string
@@ -147,16 +180,18 @@ func TestValidateGroupAccepts(t *testing.T) {
 			if err := ValidateGroup(tc.g); err != nil {
 				t.Fatalf("ValidateGroup = %v, want nil", err)
 			}
-			for _, as := range allAssignors() {
-				a := mustAssign(t, as, tc.g)
+			for _, l := range everyAssignor() {
+				a := mustAssign(t, l.as, tc.g)
 				if len(a) != len(tc.g.Members) {
-					t.Errorf("%s: %d members in the result, want %d", as.Name(), len(a), len(tc.g.Members))
+					t.Errorf("%s: %d members in the result, want %d", l.label, len(a), len(tc.g.Members))
 				}
 			}
 		})
 	}
 }
 
+// TestPruneOwned: PruneOwned turns claims on deleted or shrunk topics into
+// a valid group, leaving its input alone.
 func TestPruneOwned(t *testing.T) {
 	g := Group{
 		Topics: spec.Topics{"a": 2},
