@@ -40,8 +40,9 @@ type Golden struct {
 	Properties []string `json:"properties"`
 	// TLCDistinct, TLCGenerated and TLCDepth are TLC's own counts: its
 	// distinct states (equal to Summary.States), the states it generated
-	// (successors counted with repeats) and its search depth (equal to
-	// Summary.Diameter).
+	// (successors counted with repeats) and its search depth (at least
+	// Summary.Diameter: with several workers TLC's search is not strictly
+	// breadth-first, and the depth it reports can be one more).
 	TLCDistinct  int `json:"tlc_distinct_states"`
 	TLCGenerated int `json:"tlc_states_generated"`
 	TLCDepth     int `json:"tlc_depth"`

@@ -177,7 +177,7 @@ func Compare(wantName string, want *Graph, gotName string, got *Graph, n int) st
 		slices.Sort(out)
 		return out
 	}
-	list("times one step from a common state leads to different states (variable: "+wantName+"'s value / "+gotName+"'s)", successorDiffs(want, got))
+	list("places where one step from a common state leads to different states (variable: "+wantName+"'s value / "+gotName+"'s)", successorDiffs(want, got))
 	list("steps "+wantName+" takes from a common state to a state only "+wantName+" has", parting(want, got))
 	list("steps "+gotName+" takes from a common state to a state only "+gotName+" has", parting(got, want))
 	list("initial states only "+wantName+" has", onlyIn(want.Init, got.Init))

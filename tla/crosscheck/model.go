@@ -15,7 +15,9 @@ import (
 // graph of their images: state maps a Go state to the TLA+ record of the
 // spec's variables, action names the TLA+ action a step is. Several Go
 // states may have one image; the graph holds each image and each image
-// step once. maxStates bounds the search (0: none); reaching it is an
+// step once. state must depend only on what the encoding keeps (states
+// with one encoding behave alike, so they must look alike): each encoding
+// is mapped once. maxStates bounds the search (0: none); reaching it is an
 // error, as an incomplete graph cannot be compared.
 func FromModel[S, A any](m checker.Model[S, A], state func(S) tlaval.Value, action func(S, A) string, maxStates int) (*Graph, error) {
 	g := NewGraph()
@@ -25,7 +27,9 @@ func FromModel[S, A any](m checker.Model[S, A], state func(S) tlaval.Value, acti
 		m.Encode(enc, s)
 		return string(enc.Finish())
 	}
-	seen := map[string]bool{}
+	// seen maps each Go state's encoding to its image, so a state
+	// reached again is not mapped again.
+	seen := map[string]string{}
 	type item struct {
 		s    S
 		text string
@@ -33,12 +37,13 @@ func FromModel[S, A any](m checker.Model[S, A], state func(S) tlaval.Value, acti
 	var frontier []item
 	for _, s := range m.Init() {
 		k := key(s)
+		if _, ok := seen[k]; ok {
+			continue
+		}
 		text := state(s).String()
 		g.AddState(text, true)
-		if !seen[k] {
-			seen[k] = true
-			frontier = append(frontier, item{s, text})
-		}
+		seen[k] = text
+		frontier = append(frontier, item{s, text})
 	}
 	var acts []A
 	for len(frontier) > 0 {
@@ -48,13 +53,14 @@ func FromModel[S, A any](m checker.Model[S, A], state func(S) tlaval.Value, acti
 			for _, a := range acts {
 				name := action(it.s, a)
 				t, _ := m.Step(it.s, a)
-				text := state(t).String()
-				g.AddEdge(it.text, name, text)
 				k := key(t)
-				if seen[k] {
+				if text, ok := seen[k]; ok {
+					g.AddEdge(it.text, name, text)
 					continue
 				}
-				seen[k] = true
+				text := state(t).String()
+				g.AddEdge(it.text, name, text)
+				seen[k] = text
 				if maxStates > 0 && len(seen) > maxStates {
 					return nil, fmt.Errorf("more than %d Go states: the search stopped before the graph was complete", maxStates)
 				}

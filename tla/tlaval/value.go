@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Kind is the kind of a value after normalisation.
@@ -36,8 +37,12 @@ const (
 )
 
 // Value is an immutable TLA+ value. The zero Value is not a value; every
-// constructor returns a valid one.
-type Value struct {
+// constructor returns a valid one. It is a pointer to its representation,
+// so values are cheap to copy and sort.
+type Value struct{ *value }
+
+// value is a Value's representation.
+type value struct {
 	kind Kind
 	// text is the canonical text, computed once at construction.
 	text string
@@ -63,17 +68,17 @@ func (v Value) String() string { return v.text }
 func (v Value) Equal(w Value) bool { return v.text == w.text }
 
 // Int returns the integer n.
-func Int(n int) Value { return Value{kind: KindInt, n: n, text: strconv.Itoa(n)} }
+func Int(n int) Value { return Value{&value{kind: KindInt, n: n, text: strconv.Itoa(n)}} }
 
 // Str returns the string s.
-func Str(s string) Value { return Value{kind: KindString, s: s, text: quote(s)} }
+func Str(s string) Value { return Value{&value{kind: KindString, s: s, text: quote(s)}} }
 
 // Bool returns TRUE or FALSE.
 func Bool(b bool) Value {
 	if b {
-		return Value{kind: KindBool, n: 1, text: "TRUE"}
+		return Value{&value{kind: KindBool, n: 1, text: "TRUE"}}
 	}
-	return Value{kind: KindBool, text: "FALSE"}
+	return Value{&value{kind: KindBool, text: "FALSE"}}
 }
 
 // ModelValue returns the model value called name (a TLA+ identifier, such
@@ -82,7 +87,7 @@ func ModelValue(name string) Value {
 	if !isIdent(name) || name == "TRUE" || name == "FALSE" {
 		panic(fmt.Sprintf("tlaval: model value %q is not an identifier", name))
 	}
-	return Value{kind: KindModelValue, s: name, text: name}
+	return Value{&value{kind: KindModelValue, s: name, text: name}}
 }
 
 // Seq returns the sequence <<vs[0], vs[1], ...>>.
@@ -99,7 +104,7 @@ func Seq(vs ...Value) Value {
 		b.WriteString(v.text)
 	}
 	b.WriteString(">>")
-	return Value{kind: KindSeq, elems: slices.Clone(vs), text: b.String()}
+	return Value{&value{kind: KindSeq, elems: slices.Clone(vs), text: b.String()}}
 }
 
 // Set returns the set of vs: order does not matter and duplicates count
@@ -120,7 +125,7 @@ func Set(vs ...Value) Value {
 		b.WriteString(v.text)
 	}
 	b.WriteString("}")
-	return Value{kind: KindSet, elems: elems, text: b.String()}
+	return Value{&value{kind: KindSet, elems: elems, text: b.String()}}
 }
 
 // Rec returns the record with the given fields: Rec("a", Int(1), "b",
@@ -131,7 +136,11 @@ func Rec(kv ...any) Value {
 	if len(kv)%2 != 0 {
 		panic("tlaval: Rec wants name, value pairs")
 	}
-	pairs := make([]Value, 0, len(kv))
+	type field struct {
+		name string
+		v    Value
+	}
+	fields := make([]field, 0, len(kv)/2)
 	for i := 0; i < len(kv); i += 2 {
 		name, ok := kv[i].(string)
 		if !ok {
@@ -141,12 +150,49 @@ func Rec(kv ...any) Value {
 		if !ok {
 			panic(fmt.Sprintf("tlaval: Rec field %s: %T is not a Value", name, kv[i+1]))
 		}
-		pairs = append(pairs, Str(name), v)
+		mustValid(v)
+		fields = append(fields, field{name, v})
 	}
-	v, err := function(pairs)
-	if err != nil {
-		panic("tlaval: " + err.Error())
+	if len(fields) == 0 {
+		return Seq()
 	}
+	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.name, b.name) })
+	out := &value{kind: KindRecord, keys: make([]Value, len(fields)), vals: make([]Value, len(fields))}
+	size := 2
+	for _, f := range fields {
+		size += len(f.name) + len(f.v.text) + 6
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteByte('[')
+	for i, f := range fields {
+		if i > 0 {
+			if f.name == fields[i-1].name {
+				panic("tlaval: field " + f.name + " given twice")
+			}
+			b.WriteString(", ")
+		}
+		out.keys[i] = fieldName(f.name)
+		out.vals[i] = f.v
+		b.WriteString(f.name)
+		b.WriteString(" |-> ")
+		b.WriteString(f.v.text)
+	}
+	b.WriteByte(']')
+	out.text = b.String()
+	return Value{out}
+}
+
+// fieldNames caches the string values of record field names, which the
+// same few names make up in every state.
+var fieldNames sync.Map // string -> Value
+
+func fieldName(name string) Value {
+	if v, ok := fieldNames.Load(name); ok {
+		return v.(Value)
+	}
+	v := Str(name)
+	fieldNames.Store(name, v)
 	return v
 }
 
@@ -203,7 +249,7 @@ func function(pairs []Value) (Value, error) {
 			break
 		}
 	}
-	out := Value{kind: KindFunction}
+	out := &value{kind: KindFunction}
 	if allStrings {
 		out.kind = KindRecord
 		// Sort by field name, which for strings is the order of their
@@ -240,7 +286,7 @@ func function(pairs []Value) (Value, error) {
 		b.WriteString(")")
 	}
 	out.text = b.String()
-	return out, nil
+	return Value{out}, nil
 }
 
 // Field returns the value of a record's field and whether it has it.
@@ -273,7 +319,7 @@ func (v Value) Fields() []string {
 func (v Value) Elems() []Value { return slices.Clone(v.elems) }
 
 func mustValid(v Value) {
-	if v.kind == 0 {
+	if v.value == nil {
 		panic("tlaval: the zero Value is not a value")
 	}
 }

@@ -1,0 +1,382 @@
+package crosscheck
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/checker"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	"github.com/rebalance-ref/rebalance/spec"
+	"github.com/rebalance-ref/rebalance/tla/tlaval"
+)
+
+// This file projects the next-gen closed world (model/nextgen/world, the
+// model `rebalance check --protocol nextgen` explores) onto the variables
+// and actions of tla/NextGen.tla:
+//
+//	mem[n]      member process n (1 = A, 2 = B, ...): its node's state,
+//	            epochs, sets, flags and its timers as ms until due (-1 =
+//	            not armed); "absent" before it joins, "down" once crashed
+//	groupEpoch, targetEpoch, cmem (member index -> the coordinator's
+//	            record of it: reconcile.Member and its session and
+//	            rebalance timers), ctarget (the target assignment)
+//	reqs[n]     n's requests in flight, in send order
+//	resps       the responses in flight, as a bag (response -> copies)
+//	used        the environment budget used; rounds the epoch bumps since
+//	            the environment's last action
+//
+// What the projection drops, and why no successor depends on it: the
+// absolute clock (every timer is kept relative to it, as the checker's
+// encoding does); correlation ids, replaced by cur (the message carries
+// the Seq its member awaits), which is all a member looks at; the error
+// message text of a rejection (no node reads it); the member's configured
+// and sent subscription, the coordinator's subscription metadata, target
+// metadata, group state and owner map (constant or functions of the rest
+// in these worlds); the history (log, violations, previous view).
+//
+// The image is one-to-one except for one thing: the checker's encoding
+// numbers correlation ids across all nodes, so two states that differ only
+// in whether a Seq of one member happens to equal a Seq of another are two
+// Go states with one image (no node ever compares two members' Seqs). In
+// the default world that merges 759 of the 104,574 Go states;
+// TestMergedStatesDifferOnlyInSeqs checks that every merged pair differs
+// in Seqs only.
+//
+// Member nodes keep most of their state unexported; the projection reads
+// what Member's accessors do not give (interval, reported, target, awaited
+// Seq, full) from Member.String, which prints the whole state.
+
+// NextGenConfigs are the next-gen configurations with a TLC config
+// tla/configs/<name>.cfg: the options world.CheckWorld builds the Go
+// model from, the same as the rebalance check flags in the .cfg's header.
+var NextGenConfigs = map[string]ngworld.CheckOptions{
+	"nextgen-m2j1t1p2":       {Members: 2, Joins: 1, Topics: 1, Partitions: 2},
+	"nextgen-m2j1t1p2c1":     {Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1},
+	"nextgen-m2j1t1p2c1l1":   {Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1, Leaves: 1},
+	"nextgen-m2j1t1p2c1l1d1": {Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1},
+	"nextgen-m2j1t1p2c1l1d2": {Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 2},
+	"nextgen-m2j1t1p2d2":     {Members: 2, Joins: 1, Topics: 1, Partitions: 2, Drops: 2},
+	"nextgen-m3j1t1p2":       {Members: 3, Joins: 1, Topics: 1, Partitions: 2},
+	"nextgen-m3j1t2p2c1l1d1": {Members: 3, Joins: 1, Topics: 2, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1},
+}
+
+// NextGenModel builds the checker model of the named configuration.
+func NextGenModel(name string) (checker.NextGen, error) {
+	o, ok := NextGenConfigs[name]
+	if !ok {
+		return checker.NextGen{}, fmt.Errorf("no next-gen config %q", name)
+	}
+	if err := nextGenSupported(o); err != nil {
+		return checker.NextGen{}, fmt.Errorf("config %s: %v", name, err)
+	}
+	cfg, err := ngworld.CheckWorld(o)
+	if err != nil {
+		return checker.NextGen{}, err
+	}
+	m, err := ngworld.NewModel(cfg)
+	if err != nil {
+		return checker.NextGen{}, err
+	}
+	return checker.NextGen{Model: m}, nil
+}
+
+// nextGenSupported rejects the options NextGen.tla does not model.
+func nextGenSupported(o ngworld.CheckOptions) error {
+	switch {
+	case o.Restarts != 0, o.Resubscribes != 0, o.Duplicates != 0, o.AddPartitions != 0:
+		return fmt.Errorf("the spec NextGen.tla models no restarts, resubscriptions, duplicates or added partitions")
+	case o.Faults != 0:
+		return fmt.Errorf("the spec NextGen.tla models no faults")
+	case o.Members-o.Joins < 1:
+		return fmt.Errorf("the spec NextGen.tla starts from at least one settled member")
+	}
+	return nil
+}
+
+// NextGenGraph explores the named configuration's Go model and returns
+// the graph of its projection onto NextGen.tla, to compare with TLC's.
+func NextGenGraph(name string) (*Graph, error) {
+	m, err := NextGenModel(name)
+	if err != nil {
+		return nil, err
+	}
+	members := NextGenConfigs[name].Members
+	state := func(s *ngworld.State) tlaval.Value { return NextGenState(members, s) }
+	return FromModel[*ngworld.State, ngworld.Action](m, state, NextGenAction, 0)
+}
+
+// NextGenAction names the TLA+ action a Go step is.
+func NextGenAction(s *ngworld.State, a ngworld.Action) string {
+	toCoordinator := func() bool { return s.W.InFlight[a.Index].To == nextgen.CoordinatorNode }
+	switch a.Kind {
+	case ngworld.Deliver:
+		if toCoordinator() {
+			return "DeliverRequest"
+		}
+		return "DeliverResponse"
+	case ngworld.Drop:
+		if toCoordinator() {
+			return "DropRequest"
+		}
+		return "DropResponse"
+	case ngworld.FireNext:
+		return "Fire"
+	case ngworld.CompleteRevocation:
+		return "Revoked"
+	case ngworld.Join:
+		return "Join"
+	case ngworld.Crash:
+		return "Crash"
+	case ngworld.Leave:
+		return "Leave"
+	}
+	panic(fmt.Sprintf("crosscheck: NextGen.tla has no action for %s", a))
+}
+
+// ngTopics are the checked worlds' topic names; a topic's TLA+ index is
+// its position plus one.
+var ngTopics = []string{"T", "U", "V", "W", "X", "Y"}
+
+func ngResource(r spec.Resource) tlaval.Value {
+	t := slices.Index(ngTopics, r.Topic)
+	if t < 0 {
+		panic(fmt.Sprintf("crosscheck: unknown topic %q", r.Topic))
+	}
+	return tlaval.Seq(tlaval.Int(t+1), tlaval.Int(int(r.Partition)))
+}
+
+// ngMemberIndex is the index of a member id Name-1 (NextGen.tla has no
+// restarts, so every member id is its process's first).
+func ngMemberIndex(id spec.MemberID) int {
+	name, inc, ok := strings.Cut(string(id), "-")
+	if !ok || inc != "1" {
+		panic(fmt.Sprintf("crosscheck: member id %q is not a first incarnation", id))
+	}
+	return processIndex(name)
+}
+
+// ngNode is what NextGen.tla keeps of a member node that Member's
+// accessors do not give: read from Member.String, which prints the whole
+// state.
+type ngNode struct {
+	interval    int
+	reported    bool
+	hasTarget   bool
+	target      spec.Set
+	targetEpoch int
+	awaitSeq    uint64
+	full        bool
+}
+
+var (
+	ngIntervalRe = regexp.MustCompile(` interval=(\d+)`)
+	ngReportedRe = regexp.MustCompile(` (reported|unreported) revoking=`)
+	ngTargetRe   = regexp.MustCompile(`(?m)^  target=(.*)@(-?\d+)$`)
+	ngSeqRe      = regexp.MustCompile(` awaiting=(\d+) full=(true|false)`)
+)
+
+func ngParseNode(m *nextgen.Member) ngNode {
+	text := m.String()
+	fail := func(what string) { panic(fmt.Sprintf("crosscheck: Member.String: no %s in %q", what, text)) }
+	var n ngNode
+	g := ngIntervalRe.FindStringSubmatch(text)
+	if g == nil {
+		fail("interval")
+	}
+	n.interval, _ = strconv.Atoi(g[1])
+	g = ngReportedRe.FindStringSubmatch(text)
+	if g == nil {
+		fail("reported")
+	}
+	n.reported = g[1] == "reported"
+	if g = ngTargetRe.FindStringSubmatch(text); g != nil {
+		set, err := spec.ParseSet(g[1])
+		if err != nil {
+			panic(fmt.Sprintf("crosscheck: Member.String: target %q: %v", g[1], err))
+		}
+		n.hasTarget, n.target = true, set
+		n.targetEpoch, _ = strconv.Atoi(g[2])
+	}
+	g = ngSeqRe.FindStringSubmatch(text)
+	if g == nil {
+		fail("awaiting")
+	}
+	n.awaitSeq, _ = strconv.ParseUint(g[1], 10, 64)
+	n.full = g[2] == "true"
+	return n
+}
+
+// ngNoNode is NextGen.tla's NoNode(st): a process without a node.
+func ngNoNode(st string) map[string]tlaval.Value {
+	return map[string]tlaval.Value{
+		"state": tlaval.Str(st), "epoch": tlaval.Int(0), "interval": tlaval.Int(5000),
+		"owned": tlaval.Set(), "ownedEpoch": tlaval.Int(0), "revoking": tlaval.Set(),
+		"target": tlaval.Set(), "targetEpoch": tlaval.Int(0), "hasTarget": tlaval.Bool(false),
+		"full": tlaval.Bool(false), "reported": tlaval.Bool(false), "awaiting": tlaval.Bool(false),
+		"hb": tlaval.Int(-1), "req": tlaval.Int(-1),
+	}
+}
+
+func ngRecord(fields map[string]tlaval.Value) tlaval.Value {
+	kv := make([]any, 0, 2*len(fields))
+	for k, v := range fields {
+		kv = append(kv, k, v)
+	}
+	return tlaval.Rec(kv...)
+}
+
+// NextGenState maps a Go state of a world with the given number of
+// members (joiners included) to the record of NextGen.tla's variables.
+func NextGenState(members int, s *ngworld.State) tlaval.Value {
+	w := s.W
+	names := w.Names()
+	if s.U.Restarts != 0 || s.U.Resubscribes != 0 || s.U.Duplicates != 0 || s.U.AddPartitions != 0 {
+		panic("crosscheck: NextGen.tla models no restarts, resubscriptions, duplicates or added partitions")
+	}
+	await := map[string]uint64{} // name -> awaited Seq of a live node
+	mems := map[int]tlaval.Value{}
+	for _, name := range names {
+		p := w.Processes[name]
+		if p.Node == nil {
+			mems[processIndex(name)] = ngRecord(ngNoNode("down"))
+			continue
+		}
+		if p.Incarnation != 1 || p.Isolated || p.Slow {
+			panic(fmt.Sprintf("crosscheck: process %s: incarnation %d isolated %t slow %t", name, p.Incarnation, p.Isolated, p.Slow))
+		}
+		m := p.Node
+		nd := ngParseNode(m)
+		if !p.Revoking.Equal(m.Revoking()) {
+			panic(fmt.Sprintf("crosscheck: %s: the application revokes %s, the member %s", name, p.Revoking, m.Revoking()))
+		}
+		await[name] = nd.awaitSeq
+		f := ngNoNode(m.State().String())
+		f["epoch"] = tlaval.Int(int(m.Epoch()))
+		f["interval"] = tlaval.Int(nd.interval)
+		f["owned"] = resourceSet(m.Owned(), ngResource)
+		f["ownedEpoch"] = tlaval.Int(int(m.AssignmentEpoch()))
+		f["revoking"] = resourceSet(m.Revoking(), ngResource)
+		f["target"] = resourceSet(nd.target, ngResource)
+		f["targetEpoch"] = tlaval.Int(nd.targetEpoch)
+		f["hasTarget"] = tlaval.Bool(nd.hasTarget)
+		f["full"] = tlaval.Bool(nd.full)
+		f["reported"] = tlaval.Bool(nd.reported)
+		f["awaiting"] = tlaval.Bool(nd.awaitSeq != 0)
+		for _, t := range w.Timers {
+			if t.Node != name {
+				continue
+			}
+			due := tlaval.Int(int(t.At - w.Now))
+			switch t.Timer.Kind {
+			case nextgen.HeartbeatTimer:
+				f["hb"] = due
+			case nextgen.RequestTimer:
+				f["req"] = due
+			default:
+				panic(fmt.Sprintf("crosscheck: member timer %s", t.Timer))
+			}
+		}
+		mems[processIndex(name)] = ngRecord(f)
+	}
+	cur := func(name string, seq uint64) tlaval.Value {
+		a, ok := await[name]
+		return tlaval.Bool(ok && a != 0 && a == seq)
+	}
+
+	// The coordinator.
+	c := w.Coordinator
+	session, rebalance := map[spec.MemberID]int{}, map[spec.MemberID]int{}
+	for _, t := range w.Timers {
+		if t.Node != nextgen.CoordinatorNode {
+			continue
+		}
+		due := int(t.At - w.Now)
+		switch t.Timer.Kind {
+		case nextgen.SessionTimer:
+			session[t.Timer.Member] = due
+		case nextgen.RebalanceTimer:
+			rebalance[t.Timer.Member] = due
+		default:
+			panic(fmt.Sprintf("crosscheck: coordinator timer %s", t.Timer))
+		}
+	}
+	var cmem, ctarget []tlaval.Value
+	for _, id := range c.Members() {
+		ms, _ := c.Member(id)
+		if ms.InstanceID != "" {
+			panic("crosscheck: NextGen.tla models no static members")
+		}
+		ses, ok := session[id]
+		if !ok {
+			ses = -1
+		}
+		reb, ok := rebalance[id]
+		if !ok {
+			reb = -1
+		}
+		cmem = append(cmem, tlaval.Int(ngMemberIndex(id)), tlaval.Rec(
+			"epoch", tlaval.Int(int(ms.Epoch)), "prev", tlaval.Int(int(ms.PreviousEpoch)),
+			"state", tlaval.Str(ms.State.String()),
+			"assigned", resourceSet(ms.Assigned, ngResource), "pending", resourceSet(ms.PendingRevocation, ngResource),
+			"session", tlaval.Int(ses), "rebalance", tlaval.Int(reb)))
+	}
+	tgt := c.Target()
+	for _, id := range tgt.Members() {
+		ctarget = append(ctarget, tlaval.Int(ngMemberIndex(id)), resourceSet(tgt[id], ngResource))
+	}
+
+	// The network.
+	queues := map[int][]tlaval.Value{}
+	copies := map[string]int{} // response text -> copies in flight
+	byText := map[string]tlaval.Value{}
+	for _, env := range w.InFlight {
+		switch msg := env.Msg.(type) {
+		case nextgen.HeartbeatRequest:
+			if msg.InstanceID != nil || msg.ServerAssignor != nil || msg.RackID != nil {
+				panic("crosscheck: NextGen.tla models no instance ids, server assignors or racks")
+			}
+			i := processIndex(env.From)
+			queues[i] = append(queues[i], tlaval.Rec(
+				"cur", cur(env.From, msg.Seq), "epoch", tlaval.Int(int(msg.MemberEpoch)),
+				"full", tlaval.Bool(msg.RebalanceTimeoutMs != -1),
+				"ownedSent", tlaval.Bool(msg.OwnedSent), "owned", resourceSet(msg.TopicPartitions, ngResource)))
+		case nextgen.HeartbeatResponse:
+			r := tlaval.Rec(
+				"to", tlaval.Int(processIndex(env.To)), "cur", cur(env.To, msg.Seq),
+				"err", tlaval.Str(msg.Error.String()), "epoch", tlaval.Int(int(msg.MemberEpoch)),
+				"asg", tlaval.Bool(msg.AssignmentSent), "assignment", resourceSet(msg.Assignment, ngResource))
+			copies[r.String()]++
+			byText[r.String()] = r
+		}
+	}
+
+	// The responses as a bag (Bags.tla): response -> copies.
+	var resps []tlaval.Value
+	for text, r := range byText {
+		resps = append(resps, r, tlaval.Int(copies[text]))
+	}
+	var memPairs, reqPairs []tlaval.Value
+	for i := 1; i <= members; i++ {
+		v, ok := mems[i]
+		if !ok {
+			v = ngRecord(ngNoNode("absent"))
+		}
+		memPairs = append(memPairs, tlaval.Int(i), v)
+		reqPairs = append(reqPairs, tlaval.Int(i), tlaval.Seq(queues[i]...))
+	}
+	return tlaval.Rec(
+		"mem", tlaval.Fcn(memPairs...),
+		"groupEpoch", tlaval.Int(int(c.GroupEpoch())),
+		"targetEpoch", tlaval.Int(int(c.TargetEpoch())),
+		"cmem", tlaval.Fcn(cmem...),
+		"ctarget", tlaval.Fcn(ctarget...),
+		"reqs", tlaval.Fcn(reqPairs...),
+		"resps", tlaval.Fcn(resps...),
+		"used", tlaval.Rec("crashes", tlaval.Int(s.U.Crashes), "leaves", tlaval.Int(s.U.Leaves), "drops", tlaval.Int(s.U.Drops)),
+		"rounds", tlaval.Int(s.Rounds),
+	)
+}
