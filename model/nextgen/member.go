@@ -402,6 +402,28 @@ func (m *Member) Owned() spec.Set { return m.owned }
 // not yet seen in a RevocationDone.
 func (m *Member) Revoking() spec.Set { return m.revoking }
 
+// Interval returns the heartbeat interval of the last response (the
+// configured default before the first).
+func (m *Member) Interval() Millis { return m.interval }
+
+// Target returns the last assignment the member received and its epoch;
+// ok is false before the first one, after a fence and while leaving.
+func (m *Member) Target() (target spec.Set, epoch spec.Epoch, ok bool) {
+	return m.target, m.targetEpoch, m.hasTarget
+}
+
+// FullNext reports whether the next heartbeat is a full one (after an
+// error or a lost request), and OwnedReported whether the coordinator was
+// told the member's current Owned.
+func (m *Member) FullNext() bool { return m.full }
+
+// OwnedReported: see FullNext.
+func (m *Member) OwnedReported() bool { return m.ownedReported }
+
+// AwaitedSeq returns the Seq of the request whose response the member
+// awaits, 0 when it awaits none.
+func (m *Member) AwaitedSeq() uint64 { return m.awaitSeq }
+
 // Subscription returns the member's current subscription, sorted, in a new
 // slice.
 func (m *Member) Subscription() []string { return slices.Clone(m.topics) }

@@ -2,9 +2,7 @@ package crosscheck
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/checker"
@@ -46,9 +44,7 @@ import (
 // TestMergedStatesDifferOnlyInSeqs checks that every merged pair differs
 // in Seqs only.
 //
-// Member nodes keep most of their state unexported; the projection reads
-// what Member's accessors do not give (interval, reported, target, awaited
-// Seq, full) from Member.String, which prints the whole state.
+// The projection reads member nodes through their accessors only.
 
 // NextGenConfigs are the next-gen configurations with a TLC config
 // tla/configs/<name>.cfg: the options world.CheckWorld builds the Go
@@ -159,9 +155,8 @@ func ngMemberIndex(id spec.MemberID) int {
 	return processIndex(name)
 }
 
-// ngNode is what NextGen.tla keeps of a member node that Member's
-// accessors do not give: read from Member.String, which prints the whole
-// state.
+// ngNode is what NextGen.tla keeps of a member node beyond its state,
+// epochs and sets.
 type ngNode struct {
 	interval    int
 	reported    bool
@@ -172,42 +167,13 @@ type ngNode struct {
 	full        bool
 }
 
-var (
-	ngIntervalRe = regexp.MustCompile(` interval=(\d+)`)
-	ngReportedRe = regexp.MustCompile(` (reported|unreported) revoking=`)
-	ngTargetRe   = regexp.MustCompile(`(?m)^  target=(.*)@(-?\d+)$`)
-	ngSeqRe      = regexp.MustCompile(` awaiting=(\d+) full=(true|false)`)
-)
-
 func ngParseNode(m *nextgen.Member) ngNode {
-	text := m.String()
-	fail := func(what string) { panic(fmt.Sprintf("crosscheck: Member.String: no %s in %q", what, text)) }
-	var n ngNode
-	g := ngIntervalRe.FindStringSubmatch(text)
-	if g == nil {
-		fail("interval")
+	target, epoch, ok := m.Target()
+	return ngNode{
+		interval: int(m.Interval()), reported: m.OwnedReported(),
+		hasTarget: ok, target: target, targetEpoch: int(epoch),
+		awaitSeq: m.AwaitedSeq(), full: m.FullNext(),
 	}
-	n.interval, _ = strconv.Atoi(g[1])
-	g = ngReportedRe.FindStringSubmatch(text)
-	if g == nil {
-		fail("reported")
-	}
-	n.reported = g[1] == "reported"
-	if g = ngTargetRe.FindStringSubmatch(text); g != nil {
-		set, err := spec.ParseSet(g[1])
-		if err != nil {
-			panic(fmt.Sprintf("crosscheck: Member.String: target %q: %v", g[1], err))
-		}
-		n.hasTarget, n.target = true, set
-		n.targetEpoch, _ = strconv.Atoi(g[2])
-	}
-	g = ngSeqRe.FindStringSubmatch(text)
-	if g == nil {
-		fail("awaiting")
-	}
-	n.awaitSeq, _ = strconv.ParseUint(g[1], 10, 64)
-	n.full = g[2] == "true"
-	return n
 }
 
 // ngNoNode is NextGen.tla's NoNode(st): a process without a node.
