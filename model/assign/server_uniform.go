@@ -283,17 +283,7 @@ func (o serverOwners) collect(g Group, topics []string) (spec.Assignment, error)
 			p = q
 		}
 	}
-	out := make(spec.Assignment, len(g.Members))
-	off = 0
-	for i, m := range g.Members {
-		if sizes[i] > 0 {
-			out[m.ID] = spec.Set(backing[off : off+sizes[i] : off+sizes[i]])
-		} else {
-			out[m.ID] = nil
-		}
-		off += sizes[i]
-	}
-	return out, nil
+	return splitBacking(g.Members, backing, sizes), nil
 }
 
 // uniformHomogeneous is the homogeneous builder documented on Uniform:
@@ -475,9 +465,16 @@ func collectDense(g Group, topics []string, base []int, owner []int32, sizes []i
 			p = q
 		}
 	}
-	out := make(spec.Assignment, len(g.Members))
-	off = 0
-	for i, m := range g.Members {
+	return splitBacking(g.Members, backing, sizes), nil
+}
+
+// splitBacking cuts backing into one set per member, in member order:
+// member i gets the next sizes[i] resources (already sorted), and nil when
+// sizes[i] is 0. The sets share backing, each capped at its own length.
+func splitBacking(members []Member, backing []spec.Resource, sizes []int) spec.Assignment {
+	out := make(spec.Assignment, len(members))
+	off := 0
+	for i, m := range members {
 		if sizes[i] > 0 {
 			out[m.ID] = spec.Set(backing[off : off+sizes[i] : off+sizes[i]])
 		} else {
@@ -485,5 +482,5 @@ func collectDense(g Group, topics []string, base []int, owner []int32, sizes []i
 		}
 		off += sizes[i]
 	}
-	return out, nil
+	return out
 }

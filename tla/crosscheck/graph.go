@@ -169,10 +169,8 @@ func Compare(wantName string, want *Graph, gotName string, got *Graph, n int) st
 	// to a state one side only has, the first place they part.
 	parting := func(g, other *Graph) []string {
 		var out []string
-		for e := range g.Edges {
-			if other.States[e.From] && !other.States[e.To] {
-				out = append(out, step(e))
-			}
+		for _, e := range partingSteps(g, other) {
+			out = append(out, step(e))
 		}
 		slices.Sort(out)
 		return out
@@ -212,11 +210,9 @@ func successorDiffs(want, got *Graph) []string {
 	type key struct{ from, action string }
 	leaving := func(g, other *Graph) map[key][]string {
 		m := map[key][]string{}
-		for e := range g.Edges {
-			if other.States[e.From] && !other.States[e.To] {
-				k := key{e.From, e.Action}
-				m[k] = append(m[k], e.To)
-			}
+		for _, e := range partingSteps(g, other) {
+			k := key{e.From, e.Action}
+			m[k] = append(m[k], e.To)
 		}
 		return m
 	}
@@ -235,6 +231,18 @@ func successorDiffs(want, got *Graph) []string {
 		out = append(out, k.action+" from "+k.from+"\n    "+strings.Join(tlaval.Diff("", a, b), "\n    "))
 	}
 	slices.Sort(out)
+	return out
+}
+
+// partingSteps returns g's steps from a state other has to a state other
+// does not have: where the two graphs part.
+func partingSteps(g, other *Graph) []Edge {
+	var out []Edge
+	for e := range g.Edges {
+		if other.States[e.From] && !other.States[e.To] {
+			out = append(out, e)
+		}
+	}
 	return out
 }
 
