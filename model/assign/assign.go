@@ -15,20 +15,32 @@
 //
 // Each assignor's doc comment states its guarantees; in short:
 //
-//	assignor            balance                             sticky       co-partitioning
-//	Range, ServerRange  per topic, within one               no           yes
-//	RoundRobin          within one if all subscribe alike   no           no
-//	Sticky              optimal (least Σ load²)             optimal      no
-//	CooperativeSticky   Sticky's, within 2 rounds           as Sticky    no
-//	Uniform             within one if all subscribe alike;  yes, but     no
+//	assignor            balance                             sticky       co-partitioning  racks (KIP-881)
+//	Range               per topic, within one               no           yes              yes
+//	ServerRange         per topic, within one               no           yes              no
+//	RoundRobin          within one if all subscribe alike   no           no               no
+//	Sticky              optimal (least Σ load²)             optimal¹     no               yes¹
+//	CooperativeSticky   Sticky's, within 2 rounds           as Sticky    no               as Sticky
+//	Uniform             within one if all subscribe alike;  yes, but     no               opt-in²
 //	                    else per topic once converged       not minimal
-//	LeastLoaded         least loaded first, per kind        adds only    no
+//	LeastLoaded         least loaded first, per kind        adds only    no               no
 //
-// Only the client-side Range is rack-aware (KIP-881, from Member.Rack and
-// Group.ReplicaRacks; without them its result is unchanged); the others
-// ignore racks (KIP-881's rack-aware sticky assignors and the server-side
-// rack-aware variants are not modelled). TestGuarantees and the
-// Test*Properties* tests check each stated guarantee on random groups.
+// ¹ With racks, the sticky assignors put rack alignment before stickiness
+// (never before balance): exactly among members that subscribe alike (the
+// whole group, or a component of it: sticky_components.go), within the
+// flow's per-topic counts otherwise.
+//
+// ² UniformOptions.RackAware, for the homogeneous builder only, after
+// KAFKA-19909 (not in a Kafka release: Kafka's UniformAssignor ignores
+// racks, and so does Uniform() by default).
+//
+// The rack-aware assignors read Member.Rack and Group.ReplicaRacks, and
+// apply them only under KIP-881's rule (useRackAware: some member rack
+// holds a replica, and not every partition is on every replica rack);
+// otherwise their result is the rack-blind one, unchanged. The others
+// ignore racks.
+// TestGuarantees and the Test*Properties* tests check each stated guarantee
+// on random groups, and sticky_racks_test.go the sticky assignors' racks.
 package assign
 
 import (
@@ -46,8 +58,9 @@ type Member struct {
 	// Generation. Eager members claim nothing.
 	Owned      spec.Set
 	Generation spec.Generation
-	// Rack is the member's rack, "" when unknown. Only Range reads it,
-	// together with Group.ReplicaRacks.
+	// Rack is the member's rack, "" when unknown. Range, Sticky and
+	// CooperativeSticky read it, together with Group.ReplicaRacks, and so
+	// does Uniform with UniformOptions.RackAware.
 	Rack string
 }
 
@@ -61,8 +74,9 @@ type Group struct {
 	// (Kafka's PartitionInfo.replicas, rack by rack): ReplicaRacks[t][p]
 	// lists the racks of the brokers holding a replica of partition p of
 	// topic t, in any order. A topic missing from it has partitions whose
-	// racks are unknown. Only Range reads it (KIP-881); nil, the usual
-	// case, means no rack is known.
+	// racks are unknown. Range, Sticky and CooperativeSticky read it
+	// (KIP-881), and so does Uniform with UniformOptions.RackAware; nil, the
+	// usual case, means no rack is known.
 	ReplicaRacks map[string][][]string
 }
 

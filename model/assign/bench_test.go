@@ -13,9 +13,10 @@ import (
 // ServerSideAssignorBenchmark.java): members × partitions per member ×
 // topics, homogeneous or heterogeneous subscriptions, a full assignment
 // (nobody owns anything) or an incremental one (one member joins a group
-// that owns a balanced assignment). None of the assignors in this package is
-// rack-aware (they all ignore Member.Rack), so the grid has no rack
-// dimension; docs/performance.md says so.
+// that owns a balanced assignment), without racks or with three. The rack
+// dimension runs only for the rack-aware assignors (client-side Range,
+// Sticky and CooperativeSticky, KIP-881); the others ignore Member.Rack, as
+// Kafka's do, so their cells with racks would time the same code.
 //
 // A plain `go test -bench .` runs a small representative subset. The whole
 // grid runs with REBALANCE_BENCH_GRID=full in the environment:
@@ -23,7 +24,7 @@ import (
 //	REBALANCE_BENCH_GRID=full go test ./model/assign/ -run XXX -bench . -benchtime 3x
 //
 // Sub-benchmarks are named
-// members=M/partitions=P/topics=T/subs=homogeneous|heterogeneous/mode=full|incremental,
+// members=M/partitions=P/topics=T/subs=homogeneous|heterogeneous[/racks=3]/mode=full|incremental,
 // with P the total number of partitions.
 
 // benchGridEnv is the environment variable that selects the full grid.
@@ -36,7 +37,14 @@ func fullGrid() bool { return os.Getenv(benchGridEnv) == "full" }
 type benchShape struct {
 	members, perMember, topics int
 	hetero, incremental        bool
+	// racks puts the members on benchRacks racks and gives each partition
+	// replicas on two of them (see group).
+	racks bool
 }
+
+// benchRacks is the number of racks of a cell with racks, as in Kafka's
+// benchmarks.
+const benchRacks = 3
 
 // partitionsPerTopic is Kafka's members×ratio/topics, at least one.
 func (s benchShape) partitionsPerTopic() int {
@@ -61,8 +69,12 @@ func (s benchShape) String() string {
 	if s.incremental {
 		mode = "incremental"
 	}
-	return fmt.Sprintf("members=%d/partitions=%d/topics=%d/subs=%s/mode=%s",
-		s.members, s.partitionsPerTopic()*s.topics, s.topics, subs, mode)
+	racks := ""
+	if s.racks {
+		racks = fmt.Sprintf("/racks=%d", benchRacks)
+	}
+	return fmt.Sprintf("members=%d/partitions=%d/topics=%d/subs=%s%s/mode=%s",
+		s.members, s.partitionsPerTopic()*s.topics, s.topics, subs, racks, mode)
 }
 
 // benchMemberID names member i so that IDs sort by i.
@@ -71,40 +83,75 @@ func benchMemberID(i int) spec.MemberID { return spec.MemberID(fmt.Sprintf("memb
 // group builds the FULL group of the shape: s.members members, nobody
 // owning anything, at no generation. Members of one bucket share one
 // subscription slice, as Kafka's benchmarks share one topic set.
+//
+// With racks, member i is on rack i mod 3, as in Kafka's benchmarks, and
+// partition p of every topic has replicas on racks p mod 3 and p+1 mod 3.
+// Kafka's benchmarks give every partition three replicas, one per rack: then
+// every partition is on every member's rack, KIP-881 turns rack-aware
+// assignment off, and the cell would time only that decision. With two
+// replicas a third of the members are off-rack for each partition, so the
+// rack-aware path does real work.
 func (s benchShape) group() Group {
 	g := Group{Topics: spec.Topics{}}
+	if s.racks {
+		g.ReplicaRacks = map[string][][]string{}
+	}
 	b := s.buckets()
 	subs := make([][]string, b)
 	for t := range s.topics {
 		name := fmt.Sprintf("topic-%04d", t)
 		g.Topics[name] = int32(s.partitionsPerTopic())
 		subs[t%b] = append(subs[t%b], name)
+		if s.racks {
+			g.ReplicaRacks[name] = benchReplicaRacks(s.partitionsPerTopic())
+		}
 	}
 	g.Members = make([]Member, s.members)
 	for i := range g.Members {
 		g.Members[i] = Member{ID: benchMemberID(i), Topics: subs[i%b], Generation: spec.NoGeneration}
+		if s.racks {
+			g.Members[i].Rack = benchRack(i)
+		}
 	}
 	return g
 }
 
+// benchRack names rack i mod benchRacks.
+func benchRack(i int) string { return fmt.Sprintf("rack-%d", i%benchRacks) }
+
+// benchReplicaRacks gives partition p of a topic with n partitions replicas
+// on racks p and p+1 (mod benchRacks). Topics share the pattern.
+func benchReplicaRacks(n int) [][]string {
+	out := make([][]string, n)
+	for p := range out {
+		out[p] = []string{benchRack(p), benchRack(p + 1)}
+	}
+	return out
+}
+
 // incremental turns the full group g into the incremental one: every member
 // owns what prev assigned it, at generation 1, and one new member (sorting
-// last, subscribed as member 0) joins owning nothing.
+// last, subscribed as member 0, on the next rack when g has racks) joins
+// owning nothing.
 func incrementalGroup(g Group, prev spec.Assignment) Group {
 	out := Group{Topics: g.Topics, Members: make([]Member, 0, len(g.Members)+1)}
 	for _, m := range g.Members {
 		m.Owned, m.Generation = prev[m.ID], 1
 		out.Members = append(out.Members, m)
 	}
-	out.Members = append(out.Members, Member{
-		ID: benchMemberID(len(g.Members)), Topics: g.Members[0].Topics, Generation: spec.NoGeneration,
-	})
+	joiner := Member{ID: benchMemberID(len(g.Members)), Topics: g.Members[0].Topics, Generation: spec.NoGeneration}
+	if g.ReplicaRacks != nil {
+		joiner.Rack = benchRack(len(g.Members))
+	}
+	out.Members = append(out.Members, joiner)
+	out.ReplicaRacks = g.ReplicaRacks
 	return out
 }
 
 // benchGrid returns the cells to run: the whole grid under
-// REBALANCE_BENCH_GRID=full, otherwise a small representative subset.
-func benchGrid() []benchShape {
+// REBALANCE_BENCH_GRID=full, otherwise a small representative subset; with
+// withRacks, every cell also runs with racks.
+func benchGrid(withRacks bool) []benchShape {
 	var sizes [][3]int
 	if fullGrid() {
 		for _, m := range []int{100, 500, 1000, 5000, 10000} {
@@ -119,15 +166,21 @@ func benchGrid() []benchShape {
 	}
 	var out []benchShape
 	seen := map[string]bool{}
+	rackValues := []bool{false}
+	if withRacks {
+		rackValues = append(rackValues, true)
+	}
 	for _, sz := range sizes {
 		for _, hetero := range []bool{false, true} {
-			for _, inc := range []bool{false, true} {
-				s := benchShape{members: sz[0], perMember: sz[1], topics: sz[2], hetero: hetero, incremental: inc}
-				// With fewer partitions than topics every topic gets one
-				// partition, and cells of different ratios coincide.
-				if !seen[s.String()] {
-					seen[s.String()] = true
-					out = append(out, s)
+			for _, racks := range rackValues {
+				for _, inc := range []bool{false, true} {
+					s := benchShape{members: sz[0], perMember: sz[1], topics: sz[2], hetero: hetero, incremental: inc, racks: racks}
+					// With fewer partitions than topics every topic gets one
+					// partition, and cells of different ratios coincide.
+					if !seen[s.String()] {
+						seen[s.String()] = true
+						out = append(out, s)
+					}
 				}
 			}
 		}
@@ -135,18 +188,11 @@ func benchGrid() []benchShape {
 	return out
 }
 
-// benchAssignor runs the grid for one assignor. feasible, when not nil,
-// tells whether a cell is within reach (the sticky assignors' min-cost flow
-// for heterogeneous groups is polynomial but slow); other cells are skipped
-// with the reason.
-func benchAssignor(b *testing.B, as Assignor, feasible func(benchShape) (bool, string)) {
-	for _, s := range benchGrid() {
+// benchAssignor runs the grid for one assignor, with the rack cells when
+// withRacks.
+func benchAssignor(b *testing.B, as Assignor, withRacks bool) {
+	for _, s := range benchGrid(withRacks) {
 		b.Run(s.String(), func(b *testing.B) {
-			if feasible != nil {
-				if ok, why := feasible(s); !ok {
-					b.Skip(why)
-				}
-			}
 			g := s.group()
 			if s.incremental {
 				prev, err := as.Assign(g)
@@ -166,43 +212,28 @@ func benchAssignor(b *testing.B, as Assignor, feasible func(benchShape) (bool, s
 	}
 }
 
-// stickyFeasible keeps the sticky assignors' heterogeneous cells whose flow
-// (about P augmenting paths over E = the total subscription size arcs) stays
-// within a second or two per assignment on a 2-core machine.
-func stickyFeasible(s benchShape) (bool, string) {
-	if !s.hetero {
-		return true, ""
-	}
-	p := s.partitionsPerTopic() * s.topics
-	e := s.members * (s.topics / s.buckets())
-	if float64(p)*float64(e) > 2e7 {
-		return false, fmt.Sprintf("heterogeneous sticky flow: P×E = %d×%d is beyond the benchmark budget (see docs/performance.md)", p, e)
-	}
-	return true, ""
-}
-
 // BenchmarkRange is the client-side range assignor over the grid.
-func BenchmarkRange(b *testing.B) { benchAssignor(b, Range(), nil) }
+func BenchmarkRange(b *testing.B) { benchAssignor(b, Range(), true) }
 
 // BenchmarkRoundRobin is the round-robin assignor over the grid.
-func BenchmarkRoundRobin(b *testing.B) { benchAssignor(b, RoundRobin(), nil) }
+func BenchmarkRoundRobin(b *testing.B) { benchAssignor(b, RoundRobin(), false) }
 
 // BenchmarkSticky is the eager sticky assignor over the grid.
-func BenchmarkSticky(b *testing.B) { benchAssignor(b, Sticky(), stickyFeasible) }
+func BenchmarkSticky(b *testing.B) { benchAssignor(b, Sticky(), true) }
 
 // BenchmarkCooperativeStickyGrid is the cooperative sticky assignor over the
 // grid; BenchmarkCooperativeSticky holds the pairs with franz-go.
 func BenchmarkCooperativeStickyGrid(b *testing.B) {
-	benchAssignor(b, CooperativeSticky(), stickyFeasible)
+	benchAssignor(b, CooperativeSticky(), true)
 }
 
 // BenchmarkUniform is the server-side uniform assignor over the grid (its
 // homogeneous builder for subs=homogeneous, the heterogeneous one
 // otherwise).
-func BenchmarkUniform(b *testing.B) { benchAssignor(b, Uniform(), nil) }
+func BenchmarkUniform(b *testing.B) { benchAssignor(b, Uniform(), false) }
 
 // BenchmarkServerRange is the server-side range assignor over the grid.
-func BenchmarkServerRange(b *testing.B) { benchAssignor(b, ServerRange(), nil) }
+func BenchmarkServerRange(b *testing.B) { benchAssignor(b, ServerRange(), false) }
 
 // BenchmarkConnectLeastLoaded is Connect's least-loaded round-robin over the
 // grid, each topic standing for a connector and its partitions for the
@@ -212,7 +243,7 @@ func BenchmarkServerRange(b *testing.B) { benchAssignor(b, ServerRange(), nil) }
 // leader computes the load-balancing revocations (ConnectRevocations) and
 // hands the revoked resources out again with LeastLoaded.
 func BenchmarkConnectLeastLoaded(b *testing.B) {
-	for _, s := range benchGrid() {
+	for _, s := range benchGrid(false) {
 		b.Run(s.String(), func(b *testing.B) {
 			g := s.group()
 			bucket := map[spec.MemberID]int{}

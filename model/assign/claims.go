@@ -126,6 +126,9 @@ type claimIndex struct {
 	// cells holds one claimCell per dense partition, nil when no member
 	// claims any partition of the index.
 	cells []claimCell
+	// racks, when decided (decideRacks), overrides KIP-881's rule on the
+	// group at hand: for a sub-group's index, built from the whole group's.
+	racks rackDecision
 }
 
 // claimCell is the resolution of the claims on one partition so far: w is 0

@@ -28,18 +28,28 @@ import "github.com/rebalance-ref/rebalance/spec"
 //   - Stickiness: a member keeps every won claim that Sticky's target keeps
 //     (Sticky's optimum: balance first, then the most kept claims, no
 //     member both losing and gaining partitions of one topic).
-//   - Determinism, and no co-partitioning or rack awareness, as for Sticky.
+//   - Racks, determinism and no co-partitioning as for Sticky: the target is
+//     Sticky's rack-aware one, so a won claim that is not rack-aligned may be
+//     revoked (and handed over a round later) to improve alignment, while a
+//     rack-aligned won claim within quota is kept.
 //
 // Convergence: once members stop changing, the rounds take at most two.
 // Feed a round's result back as every member's Owned at one common, newer
 // generation, and the next round revokes nothing and is complete and
 // balanced (Sticky's balance: the most even load vector the subscriptions
 // allow). This holds because Sticky's target is the exact optimum, and the
-// previous target keeps every partition the members still hold. Kafka's own
-// tests allow up to four rounds. The round that revokes nothing is a fixed
-// point (feeding it back changes nothing), and no resource was ever seen to
-// move back to a member it was taken from over the rounds, membership
-// changes included (checked by TestGuarantees, not proved).
+// previous target keeps every partition the members still hold. With racks
+// it still holds: the second round keeps every rack-aligned claim the first
+// kept (and the ones it handed out), so the assignments its rack fill
+// chooses among are a subset of the first round's, which contain the first
+// target; that target is the most rack-aligned among them and gives back
+// every other claim, so the second round revokes nothing either (on the
+// flow path, the flow's counts keep every claim, as without racks). Kafka's
+// own tests allow up to four rounds. The round that revokes nothing is a
+// fixed point (feeding it back changes nothing), and no resource was ever
+// seen to move back to a member it was taken from over the rounds,
+// membership changes included (checked by TestGuarantees and, with racks,
+// TestStickyRacks; not proved).
 func CooperativeSticky() Assignor { return CooperativeStickyWith(CooperativeOptions{}) }
 
 // CooperativeOptions switches on deliberate faults in the cooperative sticky

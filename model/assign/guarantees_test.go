@@ -72,8 +72,10 @@ func drawFor(t *rapid.T, l labelled) Group {
 func guarantees() []guarantee {
 	var out []guarantee
 	for _, l := range everyAssignor() {
-		if l.label == "range" {
-			out = append(out, guarantee{"range/member-racks-alone-change-nothing", func(t *rapid.T) { checkRackBlind(t, l) }})
+		if rackAware(l.label) {
+			// KIP-881: sticky_racks_test.go and range_racks_test.go check
+			// what racks do; without replica racks they do nothing.
+			out = append(out, guarantee{l.label + "/member-racks-alone-change-nothing", func(t *rapid.T) { checkRackBlind(t, l) }})
 			continue
 		}
 		out = append(out, guarantee{l.label + "/not-rack-aware", func(t *rapid.T) { checkRackBlind(t, l) }})
@@ -104,10 +106,17 @@ func guarantees() []guarantee {
 	return out
 }
 
-// checkRackBlind: no assignor of the package but the client-side Range is
-// rack-aware, so giving the members racks (some "", as a member with an
-// unknown rack) and the partitions replica racks changes nothing; Range
-// needs both, so member racks alone change nothing for it.
+// rackAware reports whether the assignor labelled label is rack-aware by
+// default: the client-side Range and the sticky assignors (KIP-881). The
+// uniform assignor is rack-aware only with UniformOptions.RackAware.
+func rackAware(label string) bool {
+	return label == "range" || label == "sticky" || label == "cooperative-sticky"
+}
+
+// checkRackBlind: the assignors that are not rack-aware by default ignore
+// racks, so giving the members racks (some "", as a member with an unknown
+// rack) and the partitions replica racks changes nothing; the rack-aware
+// ones need both, so member racks alone change nothing for them.
 func checkRackBlind(t *rapid.T, l labelled) {
 	g := drawFor(t, l)
 	want := mustAssign(t, l.as, g)
@@ -116,7 +125,7 @@ func checkRackBlind(t *rapid.T, l labelled) {
 	for i := range racked.Members {
 		racked.Members[i].Rack = rapid.SampledFrom(racks).Draw(t, "rack")
 	}
-	if l.label != "range" {
+	if !rackAware(l.label) {
 		racked.ReplicaRacks = map[string][][]string{}
 		for _, name := range racked.Topics.Names() {
 			parts := make([][]string, racked.Topics[name])

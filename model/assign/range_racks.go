@@ -79,33 +79,15 @@ func rangeRackTopics(g Group, order []int) ([]*rangeTopic, bool) {
 				}
 			}
 		}
-		rt.needsRacks = useRackAware(consumerRacks, partitionRacks, rt.replicaRacks)
+		fewest := int(^uint(0) >> 1)
+		for _, set := range rt.replicaRacks {
+			fewest = min(fewest, len(set))
+		}
+		rt.needsRacks = useRackAware(consumerRacks, partitionRacks, fewest)
 		use = use || rt.needsRacks
 		out = append(out, rt)
 	}
 	return out, use
-}
-
-// useRackAware is Kafka's AbstractPartitionAssignor.useRackAwareAssignment:
-// racks matter when some consumer rack holds a replica and not every
-// partition has replicas on the same racks.
-func useRackAware(consumerRacks, partitionRacks map[string]bool, perPartition [][]string) bool {
-	disjoint := true
-	for r := range consumerRacks {
-		if partitionRacks[r] {
-			disjoint = false
-			break
-		}
-	}
-	if len(consumerRacks) == 0 || disjoint {
-		return false
-	}
-	for _, set := range perPartition {
-		if len(set) != len(partitionRacks) {
-			return true
-		}
-	}
-	return false
 }
 
 // racksMatch reports whether consumer k (by position) may take partition

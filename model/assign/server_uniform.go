@@ -43,6 +43,67 @@ type UniformOptions struct {
 	// from a later member to an earlier one on every recomputation of the
 	// target, although nothing changed. It affects homogeneous groups only.
 	BeforeKafka18688 bool
+
+	// RackAware makes the homogeneous builder rack-aware, after the design
+	// of apache/kafka PR #20000 (KAFKA-19909, not in a Kafka release):
+	// balance first, then rack awareness, then stickiness. It is off by
+	// default, as in released Kafka, whose UniformAssignor ignores racks.
+	// The heterogeneous builder ignores racks either way.
+	//
+	// Racks come from Member.Rack and Group.ReplicaRacks. For member i and
+	// partition p, p is aligned to i when i has a rack and a replica of p is
+	// on it, misaligned when i has a rack, p's racks are known and none is
+	// i's, and neutral otherwise (i has no rack, or p's racks are unknown:
+	// no entry in ReplicaRacks, or an empty list). Rack awareness
+	// applies only when some member's rack holds a replica of some
+	// partition and not every partition has its replicas on the same set of
+	// racks (KIP-881's rule, over all partitions of the subscribed topics).
+	// When it does not apply, the result is the one without RackAware, bit
+	// for bit. When it does, with P partitions and M members:
+	//
+	//  1. Quotas: every member's size is the one it gets without RackAware
+	//     (⌊P/M⌋, and ⌊P/M⌋+1 for the same P mod M members, chosen as
+	//     documented on Uniform; with BeforeKafka18688, the first P mod M
+	//     members).
+	//  2. Keep: each member, in member ID order, keeps the partitions of its
+	//     previous target that are aligned to it, in (topic, partition)
+	//     order, up to its quota, then the neutral ones, up to its quota.
+	//     Misaligned ones, excess and unsubscribed topics are released.
+	//  3. Match: as many unassigned partitions as possible (a maximum
+	//     flow, not a greedy pass) go to members with quota left that they
+	//     are aligned to; released misaligned partitions are the last
+	//     candidates, partitions go in (topic, partition) order and, within
+	//     a rack, to members in member ID order.
+	//  4. Give back: each misaligned partition still unassigned returns to
+	//     the member that released it, if it has quota left.
+	//  5. Fill: the rest, in (topic, partition) order, to members in member
+	//     ID order up to their quotas.
+	//
+	// Guarantees (TestServerPropertiesUniformRackAware checks each): every
+	// partition of the subscribed topics goes to exactly one member; every
+	// member's size is the one it gets without RackAware; feeding a result
+	// back as the previous target changes nothing; when no two previous
+	// targets overlap (as in a real coordinator), at least as many
+	// partitions are aligned to their member as without RackAware; and
+	// when moreover rack awareness applies:
+	//
+	//   - every member of size q keeps min(q, a) of the a partitions of its
+	//     previous target aligned to it, and min(q, a+n) of those aligned
+	//     or neutral (n the neutral ones);
+	//   - step 3 is maximum: given what step 2 kept, no placement of the
+	//     other partitions within the same sizes aligns more of them;
+	//   - a partition of a member's previous target goes to another member
+	//     it is not aligned to only if the new partitions of its old
+	//     member (those not in its previous target) are all aligned to it
+	//     (step 3 used the room; otherwise step 4 gave the partition back).
+	//
+	// Stickiness is third: a misaligned partition leaves its member
+	// whenever step 3 can align it elsewhere or needs its member's room.
+	// The cost is O(P·r + M + the previous targets' sizes), r replicas per
+	// partition, plus Dinic's maximum flow on a graph with a node per
+	// distinct set of member racks of a partition and per member rack
+	// (few, in practice).
+	RackAware bool
 }
 
 // Uniform returns the server-side uniform assignor of KIP-848, protocol name
@@ -122,9 +183,10 @@ type UniformOptions struct {
 //
 // Both builders are deterministic (the same Group gives the same
 // Assignment; ties go by member ID, never map order), make no
-// co-partitioning promise, are not rack-aware (they ignore Member.Rack;
-// Kafka's rack-aware variants are not modelled), and return an error only
-// when ValidateGroup does.
+// co-partitioning promise, are not rack-aware by default (they ignore
+// Member.Rack; UniformOptions.RackAware makes the homogeneous builder
+// rack-aware, as KAFKA-19909 proposes), and return an error only when
+// ValidateGroup does.
 func Uniform() Assignor { return UniformWith(UniformOptions{}) }
 
 // UniformWith returns the uniform assignor with the given options; see
@@ -140,6 +202,11 @@ func (u uniformAssignor) Assign(g Group) (spec.Assignment, error) {
 		return nil, err
 	}
 	if topics, ok := serverHomogeneous(g); ok {
+		if u.opts.RackAware {
+			if a, ok, err := uniformHomogeneousRacks(g, topics, u.opts.BeforeKafka18688); ok {
+				return a, err
+			}
+		}
 		return uniformHomogeneous(g, topics, u.opts.BeforeKafka18688)
 	}
 	a, _, err := uniformHeterogeneous(g)

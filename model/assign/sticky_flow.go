@@ -2,6 +2,7 @@ package assign
 
 import (
 	"math"
+	"slices"
 
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -21,12 +22,12 @@ import (
 // balance always dominates stickiness. Successive shortest paths from the
 // zero flow, one unit at a time, keep the flow optimal for its value (no
 // negative cycle in the residual graph) and end at the optimum.
-func assignGeneral(g Group, eff [][]string, won []spec.Set) spec.Assignment {
+func assignGeneral(g Group, eff [][]string, won []spec.Set, racks rackDecision) spec.Assignment {
 	f := newStickyFlow(g, eff, won)
 	for range f.total {
 		f.augment()
 	}
-	return f.materialize(g)
+	return f.materialize(g, racks)
 }
 
 // flowArc is the arc topic→member of the sticky flow.
@@ -212,10 +213,29 @@ func (f *stickyFlow) augment() {
 }
 
 // materialize turns the optimal flow into partitions: per topic, each member
-// keeps min(flow, claims) of its won claims (lowest first), and the topic's
-// other partitions go, in order, to the members whose flow is not yet met,
-// the one holding fewest of the topic first (ties to the lower member ID).
-func (f *stickyFlow) materialize(g Group) spec.Assignment {
+// keeps min(flow, claims) of its won claims, and the topic's other
+// partitions go, in order, to the members whose flow is not yet met, the one
+// holding fewest of the topic first (ties to the lower member ID).
+//
+// When the sticky assignors are rack-aware for g (as decided by racks, or
+// by KIP-881's rule on g when racksUndecided; see stickyRacksOf), the flow's
+// counts stay, but a member keeps its rack-aligned claims (a replica is on
+// its rack) before its others, each lowest first, and the freed
+// partitions go first, in order, to the members whose flow is not met and
+// whose rack holds a replica (fewest held first, ties to the lower member
+// ID), then, as above, to the others: rack alignment is best effort within
+// the flow's per-topic counts.
+func (f *stickyFlow) materialize(g Group, racks rackDecision) spec.Assignment {
+	var (
+		ix *stickyIndex
+		rk *stickyRacks
+	)
+	if g.ReplicaRacks != nil {
+		ix = newStickyIndex(g)
+		if rk = stickyRacksOf(g, ix, racks); rk != nil && !slices.Equal(ix.names, f.topics) {
+			panic("assign: sticky flow topics differ from the sticky index")
+		}
+	}
 	got := make([][]spec.Resource, len(g.Members))
 	for t, name := range f.topics {
 		arcs := f.byTopic[t]
@@ -224,33 +244,62 @@ func (f *stickyFlow) materialize(g Group) spec.Assignment {
 		for k, a := range arcs {
 			arc := &f.arcs[a]
 			keep := arc.claims[:min(arc.flow, arc.claims.Len())]
+			if rk != nil && len(keep) < arc.claims.Len() {
+				keep = keepAlignedFirst(arc.claims, arc.flow, func(r spec.Resource) bool {
+					return rk.aligned(arc.member, ix.base[t]+int(r.Partition))
+				})
+			}
 			for _, r := range keep {
 				taken[r] = true
 			}
 			got[arc.member] = append(got[arc.member], keep...)
 			held[k] = len(keep)
 		}
-		for p := range int32(f.supply[t]) {
-			r := spec.TP(name, p)
-			if taken[r] {
-				continue
-			}
+		give := func(r spec.Resource, eligible func(k int) bool) bool {
 			pick := -1
 			for k, a := range arcs {
-				if held[k] < f.arcs[a].flow && (pick < 0 || held[k] < held[pick]) {
+				if held[k] < f.arcs[a].flow && (pick < 0 || held[k] < held[pick]) && eligible(k) {
 					pick = k
 				}
 			}
 			if pick < 0 {
-				panic("assign: sticky flow does not cover topic " + name)
+				return false
 			}
 			held[pick]++
+			taken[r] = true
 			got[f.arcs[arcs[pick]].member] = append(got[f.arcs[arcs[pick]].member], r)
+			return true
+		}
+		if rk != nil {
+			for p := range int32(f.supply[t]) {
+				if r := spec.TP(name, p); !taken[r] {
+					give(r, func(k int) bool { return rk.aligned(f.arcs[arcs[k]].member, ix.base[t]+int(p)) })
+				}
+			}
+		}
+		for p := range int32(f.supply[t]) {
+			if r := spec.TP(name, p); !taken[r] && !give(r, func(int) bool { return true }) {
+				panic("assign: sticky flow does not cover topic " + name)
+			}
 		}
 	}
 	out := make(spec.Assignment, len(g.Members))
 	for i, m := range g.Members {
 		out[m.ID] = spec.NewSet(got[i]...)
+	}
+	return out
+}
+
+// keepAlignedFirst returns n of the sorted claims: those for which
+// aligned is true first, then the others, each lowest first.
+func keepAlignedFirst(claims spec.Set, n int, aligned func(spec.Resource) bool) []spec.Resource {
+	out := make([]spec.Resource, 0, n)
+	for _, pass := range []bool{true, false} {
+		for _, r := range claims {
+			if len(out) < n && aligned(r) == pass {
+				out = append(out, r)
+			}
+		}
 	}
 	return out
 }

@@ -1,0 +1,116 @@
+package assign
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// The Components benchmarks measure the sticky assignors on heterogeneous
+// groups, the case sticky_components.go splits:
+//
+//	go test ./model/assign/ -run XXX -bench 'Components' -benchtime 3x -count 3
+//
+// BenchmarkStickyComponentsGrid is the grid's largest heterogeneous cell
+// (10,000 members, 500,000 partitions, 100 topics, 5 buckets of disjoint
+// subscriptions), which splits into 5 homogeneous components.
+// BenchmarkStickyComponentsOverlapping is a heterogeneous group that does
+// not split (every member subscribes to a seeded random subset of the
+// topics, and the subsets overlap into one component), so it runs the
+// min-cost flow on the whole group: its O(P·V·E) cost, at a size where one
+// assignment takes about a second.
+
+// benchComponentsAssignors are the two sticky assignors.
+var benchComponentsAssignors = []Assignor{Sticky(), CooperativeSticky()}
+
+// benchComponents runs as on g (full), and on the incremental group built
+// from as's own result on g.
+func benchComponents(b *testing.B, name string, g Group) {
+	for _, as := range benchComponentsAssignors {
+		for _, incremental := range []bool{false, true} {
+			mode := "full"
+			if incremental {
+				mode = "incremental"
+			}
+			b.Run(fmt.Sprintf("%s/assignor=%s/mode=%s", name, as.Name(), mode), func(b *testing.B) {
+				g := g
+				if incremental {
+					prev, err := as.Assign(g)
+					if err != nil {
+						b.Fatal(err)
+					}
+					g = incrementalGroup(g, prev)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := as.Assign(g); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStickyComponentsGrid is the grid's heterogeneous cell of 10,000
+// members × 500,000 partitions × 100 topics, full and incremental.
+func BenchmarkStickyComponentsGrid(b *testing.B) {
+	s := benchShape{members: 10000, perMember: 50, topics: 100, hetero: true}
+	name := fmt.Sprintf("members=%d/partitions=%d/topics=%d/subs=heterogeneous",
+		s.members, s.partitionsPerTopic()*s.topics, s.topics)
+	benchComponents(b, name, s.group())
+}
+
+// overlappingShape is a heterogeneous group in the spirit of Kafka's
+// AbstractStickyAssignorTest.testLargeAssignmentAndGroupWithNonEqualSubscription:
+// members subscribe to overlapping subsets of the topics, so the group is one
+// component that mixes subscriptions.
+type overlappingShape struct {
+	members, topics, partitions, perMember int
+	seed                                   uint64
+}
+
+func (s overlappingShape) String() string {
+	return fmt.Sprintf("overlapping/members=%d/partitions=%d/topics=%d/subscription=%d",
+		s.members, s.topics*s.partitions, s.topics, s.perMember)
+}
+
+// group builds the FULL group: member i subscribes to perMember topics drawn
+// from a generator seeded with s.seed, nobody owns anything.
+func (s overlappingShape) group() Group {
+	rng := rand.New(rand.NewPCG(s.seed, 0x5eed))
+	g := Group{Topics: spec.Topics{}}
+	names := make([]string, s.topics)
+	for t := range names {
+		names[t] = fmt.Sprintf("topic-%04d", t)
+		g.Topics[names[t]] = int32(s.partitions)
+	}
+	g.Members = make([]Member, s.members)
+	for i := range g.Members {
+		perm := rng.Perm(s.topics)[:s.perMember]
+		subs := make([]string, len(perm))
+		for k, t := range perm {
+			subs[k] = names[t]
+		}
+		slices.Sort(subs)
+		g.Members[i] = Member{ID: benchMemberID(i), Topics: subs, Generation: spec.NoGeneration}
+	}
+	return g
+}
+
+// benchOverlapping is the overlapping group of the benchmark.
+var benchOverlapping = overlappingShape{members: 800, topics: 80, partitions: 40, perMember: 10, seed: 7}
+
+// BenchmarkStickyComponentsOverlapping is a heterogeneous group that is one
+// component (benchOverlapping), full and incremental: the flow's real cost.
+func BenchmarkStickyComponentsOverlapping(b *testing.B) {
+	g := benchOverlapping.group()
+	if s := splitComponents(resolveClaims(g, false)); s.worthSplitting() || len(s.comps) != 1 {
+		b.Fatalf("%s splits into %d components", benchOverlapping, len(s.comps))
+	}
+	benchComponents(b, benchOverlapping.String(), g)
+}
