@@ -148,10 +148,19 @@ func incrementalGroup(g Group, prev spec.Assignment) Group {
 	return out
 }
 
+// rackCells says which cells of the grid a benchmark runs.
+type rackCells int
+
+const (
+	noRackCells   rackCells = iota // only cells without racks
+	allRackCells                   // every cell without racks and with
+	rackCellsOnly                  // only cells with racks
+)
+
 // benchGrid returns the cells to run: the whole grid under
-// REBALANCE_BENCH_GRID=full, otherwise a small representative subset; with
-// withRacks, every cell also runs with racks.
-func benchGrid(withRacks bool) []benchShape {
+// REBALANCE_BENCH_GRID=full, otherwise a small representative subset; racks
+// says which of the rack cells.
+func benchGrid(racks rackCells) []benchShape {
 	var sizes [][3]int
 	if fullGrid() {
 		for _, m := range []int{100, 500, 1000, 5000, 10000} {
@@ -166,10 +175,7 @@ func benchGrid(withRacks bool) []benchShape {
 	}
 	var out []benchShape
 	seen := map[string]bool{}
-	rackValues := []bool{false}
-	if withRacks {
-		rackValues = append(rackValues, true)
-	}
+	rackValues := map[rackCells][]bool{noRackCells: {false}, allRackCells: {false, true}, rackCellsOnly: {true}}[racks]
 	for _, sz := range sizes {
 		for _, hetero := range []bool{false, true} {
 			for _, racks := range rackValues {
@@ -188,10 +194,9 @@ func benchGrid(withRacks bool) []benchShape {
 	return out
 }
 
-// benchAssignor runs the grid for one assignor, with the rack cells when
-// withRacks.
-func benchAssignor(b *testing.B, as Assignor, withRacks bool) {
-	for _, s := range benchGrid(withRacks) {
+// benchAssignor runs the grid's cells racks for one assignor.
+func benchAssignor(b *testing.B, as Assignor, racks rackCells) {
+	for _, s := range benchGrid(racks) {
 		b.Run(s.String(), func(b *testing.B) {
 			g := s.group()
 			if s.incremental {
@@ -213,27 +218,34 @@ func benchAssignor(b *testing.B, as Assignor, withRacks bool) {
 }
 
 // BenchmarkRange is the client-side range assignor over the grid.
-func BenchmarkRange(b *testing.B) { benchAssignor(b, Range(), true) }
+func BenchmarkRange(b *testing.B) { benchAssignor(b, Range(), allRackCells) }
 
 // BenchmarkRoundRobin is the round-robin assignor over the grid.
-func BenchmarkRoundRobin(b *testing.B) { benchAssignor(b, RoundRobin(), false) }
+func BenchmarkRoundRobin(b *testing.B) { benchAssignor(b, RoundRobin(), noRackCells) }
 
 // BenchmarkSticky is the eager sticky assignor over the grid.
-func BenchmarkSticky(b *testing.B) { benchAssignor(b, Sticky(), true) }
+func BenchmarkSticky(b *testing.B) { benchAssignor(b, Sticky(), allRackCells) }
 
 // BenchmarkCooperativeStickyGrid is the cooperative sticky assignor over the
 // grid; BenchmarkCooperativeSticky holds the pairs with franz-go.
 func BenchmarkCooperativeStickyGrid(b *testing.B) {
-	benchAssignor(b, CooperativeSticky(), true)
+	benchAssignor(b, CooperativeSticky(), allRackCells)
 }
 
 // BenchmarkUniform is the server-side uniform assignor over the grid (its
 // homogeneous builder for subs=homogeneous, the heterogeneous one
 // otherwise).
-func BenchmarkUniform(b *testing.B) { benchAssignor(b, Uniform(), false) }
+func BenchmarkUniform(b *testing.B) { benchAssignor(b, Uniform(), noRackCells) }
+
+// BenchmarkUniformRackAware is the uniform assignor with
+// UniformOptions.RackAware over the grid's cells with racks (its cells
+// without racks are BenchmarkUniform's).
+func BenchmarkUniformRackAware(b *testing.B) {
+	benchAssignor(b, UniformWith(UniformOptions{RackAware: true}), rackCellsOnly)
+}
 
 // BenchmarkServerRange is the server-side range assignor over the grid.
-func BenchmarkServerRange(b *testing.B) { benchAssignor(b, ServerRange(), false) }
+func BenchmarkServerRange(b *testing.B) { benchAssignor(b, ServerRange(), noRackCells) }
 
 // BenchmarkConnectLeastLoaded is Connect's least-loaded round-robin over the
 // grid, each topic standing for a connector and its partitions for the
@@ -243,7 +255,7 @@ func BenchmarkServerRange(b *testing.B) { benchAssignor(b, ServerRange(), false)
 // leader computes the load-balancing revocations (ConnectRevocations) and
 // hands the revoked resources out again with LeastLoaded.
 func BenchmarkConnectLeastLoaded(b *testing.B) {
-	for _, s := range benchGrid(false) {
+	for _, s := range benchGrid(noRackCells) {
 		b.Run(s.String(), func(b *testing.B) {
 			g := s.group()
 			bucket := map[spec.MemberID]int{}

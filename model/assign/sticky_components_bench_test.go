@@ -14,9 +14,9 @@ import (
 //
 //	go test ./model/assign/ -run XXX -bench 'Components' -benchtime 3x -count 3
 //
-// BenchmarkStickyComponentsGrid is the grid's largest heterogeneous cell
-// (10,000 members, 500,000 partitions, 100 topics, 5 buckets of disjoint
-// subscriptions), which splits into 5 homogeneous components.
+// The grid's heterogeneous cells (bench_test.go: 5 buckets of disjoint
+// subscriptions) split into homogeneous components; BenchmarkSticky and
+// BenchmarkCooperativeStickyGrid time them.
 // BenchmarkStickyComponentsOverlapping is a heterogeneous group that does
 // not split (every member subscribes to a seeded random subset of the
 // topics, and the subsets overlap into one component), so it runs the
@@ -54,15 +54,6 @@ func benchComponents(b *testing.B, name string, g Group) {
 			})
 		}
 	}
-}
-
-// BenchmarkStickyComponentsGrid is the grid's heterogeneous cell of 10,000
-// members × 500,000 partitions × 100 topics, full and incremental.
-func BenchmarkStickyComponentsGrid(b *testing.B) {
-	s := benchShape{members: 10000, perMember: 50, topics: 100, hetero: true}
-	name := fmt.Sprintf("members=%d/partitions=%d/topics=%d/subs=heterogeneous",
-		s.members, s.partitionsPerTopic()*s.topics, s.topics)
-	benchComponents(b, name, s.group())
 }
 
 // overlappingShape is a heterogeneous group in the spirit of Kafka's

@@ -525,35 +525,6 @@ func TestStickyRacksKafkaExamples(t *testing.T) {
 	}
 }
 
-// BenchmarkStickyRacks times the homogeneous sticky assignors at 10,000
-// members and 500,000 partitions (100 topics) with and without racks
-// (bench_test.go's shapes: 3 racks, two replica racks per partition), full
-// and incremental:
-//
-//	go test -run '^$' -bench BenchmarkStickyRacks -benchtime 10x ./model/assign/
-func BenchmarkStickyRacks(b *testing.B) {
-	for _, as := range stickyRackAssignors {
-		for _, racks := range []bool{false, true} {
-			for _, inc := range []bool{false, true} {
-				s := benchShape{members: 10_000, perMember: 50, topics: 100, incremental: inc, racks: racks}
-				b.Run(as.Name()+"/"+s.String(), func(b *testing.B) {
-					g := s.group()
-					if s.incremental {
-						g = incrementalGroup(g, mustAssign(b, as, g))
-					}
-					b.ReportAllocs()
-					b.ResetTimer()
-					for b.Loop() {
-						if _, err := as.Assign(g); err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
-			}
-		}
-	}
-}
-
 // TestStickyRacksDecision: the sticky assignors' rack decision on the whole
 // group (claimIndex.decideRacks, for sticky_components.go's sub-groups) is
 // KIP-881's rule as rackAwareSticky writes it out.
@@ -631,8 +602,9 @@ func TestStickyRacksManyRacks(t *testing.T) {
 	})
 }
 
-// BenchmarkStickyRacksMany is BenchmarkStickyRacks's full group with 30
-// racks instead of 3: partition p on racks p mod 30 and 7p+1 mod 30, member
+// BenchmarkStickyRacksMany is the grid's homogeneous full cell of 10,000
+// members × 500,000 partitions × 100 topics (bench_test.go) with 30 racks
+// instead of 3: partition p on racks p mod 30 and 7p+1 mod 30, member
 // i on rack i mod 30 (hundreds of replica-rack sets: a bigger rack flow).
 func BenchmarkStickyRacksMany(b *testing.B) {
 	const racks = 30
