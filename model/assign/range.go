@@ -72,12 +72,10 @@ func (rangeAssignor) Assign(g Group) (spec.Assignment, error) {
 	}
 	order := kafkaOrder(g.Members)
 	if len(g.ReplicaRacks) > 0 && hasRack(g.Members) {
-		if topics, use := rangeRackTopics(g, order); use {
-			got := make([][]spec.Resource, len(g.Members))
-			assignRangeWithRacks(topics, got)
+		if got, use := rangeWithRacks(g, order, true); use {
 			out := make(spec.Assignment, len(g.Members))
 			for i, m := range g.Members {
-				out[m.ID] = spec.NewSet(got[i]...)
+				out[m.ID] = got[i]
 			}
 			return out, nil
 		}
