@@ -130,7 +130,7 @@ func oldStickyTarget(g Group, claims oldClaimTable, forceGeneral bool) spec.Assi
 	if homogeneous && !forceGeneral {
 		return oldAssignHomogeneous(g, eff[0], won)
 	}
-	return assignGeneral(g, eff, won, racksUndecided)
+	return oldAssignGeneral(g, eff, won, racksUndecided)
 }
 
 // oldAssignHomogeneous is the constrained builder for a group whose members

@@ -55,11 +55,12 @@ import (
 // per component its sub-group (members, topics, owned claims restricted to
 // its topics, replica racks of its topics) and a copy of its claim cells, so
 // O(size of the group) besides the solvers: O(P_c + M_c log M_c) for a
-// homogeneous component, O(P_c·V_c·E_c) for a flow component. A group whose
+// homogeneous component, O(F_c·(E_c log V_c + R_c·E_c)) for a flow
+// component (F_c phases of R_c rounds, see assignGeneral). A group whose
 // subscriptions overlap into one component that mixes subscriptions gains
-// nothing: it costs the flow's O(P·V·E). Components are numbered by their
-// first member, members and topics kept in group order, so nothing depends
-// on map order.
+// nothing from the split: it costs the flow on the whole group. Components
+// are numbered by their first member, members and topics kept in group
+// order, so nothing depends on map order.
 
 // stickyComponent is one connected component of a heterogeneous group.
 type stickyComponent struct {

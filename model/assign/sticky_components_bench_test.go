@@ -20,8 +20,8 @@ import (
 // BenchmarkStickyComponentsOverlapping is a heterogeneous group that does
 // not split (every member subscribes to a seeded random subset of the
 // topics, and the subsets overlap into one component), so it runs the
-// min-cost flow on the whole group: its O(P·V·E) cost, at a size where one
-// assignment takes about a second.
+// min-cost flow on the whole group (about 10 ms per assignment; the
+// unit-by-unit flow it replaced took about 0.7 s).
 
 // benchComponentsAssignors are the two sticky assignors.
 var benchComponentsAssignors = []Assignor{Sticky(), CooperativeSticky()}
