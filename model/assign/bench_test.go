@@ -325,7 +325,7 @@ func BenchmarkOracle(b *testing.B) {
 		}
 		clock.report(b)
 	})
-	for _, s := range coopPairs() {
+	for _, s := range coopShapes() {
 		b.Run("cooperative-sticky/"+s.String(), func(b *testing.B) {
 			g := s.group()
 			if s.incremental {

@@ -75,9 +75,10 @@ func franzAssign(g Group) (spec.Assignment, error) {
 // round, feeds the result back as every member's Owned at the next
 // generation and runs the follow-up round (the one that hands out the
 // resources withheld in the first), then returns the max − min load of the
-// final assignment and the number of resources owned before that end up
-// with another member.
-func coopQuality(g Group, assign func(Group) (spec.Assignment, error)) (spread, moves int, err error) {
+// final assignment, its Σ load² (the balance measure that also means
+// something when members subscribe differently: the smaller, the more even)
+// and the number of resources owned before that end up with another member.
+func coopQuality(g Group, assign func(Group) (spec.Assignment, error)) (spread, sumSquares, moves int, err error) {
 	a := spec.Assignment(nil)
 	cur := g
 	gen := spec.Generation(0)
@@ -86,7 +87,7 @@ func coopQuality(g Group, assign func(Group) (spec.Assignment, error)) (spread, 
 	}
 	for range 2 {
 		if a, err = assign(cur); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		gen++
 		next := Group{Topics: g.Topics, Members: make([]Member, len(g.Members))}
@@ -104,6 +105,7 @@ func coopQuality(g Group, assign func(Group) (spec.Assignment, error)) (spread, 
 			lo = n
 		}
 		hi = max(hi, n)
+		sumSquares += n * n
 		for _, r := range s {
 			owner[r] = id
 		}
@@ -115,7 +117,7 @@ func coopQuality(g Group, assign func(Group) (spec.Assignment, error)) (spread, 
 			}
 		}
 	}
-	return hi - max(lo, 0), moves, nil
+	return hi - max(lo, 0), sumSquares, moves, nil
 }
 
 // movesLowerBound is the fewest resources that must change owner to balance
@@ -144,12 +146,38 @@ func movesLowerBound(g Group) int {
 	return lb
 }
 
+// coopPair is one franz-go comparison: a named group, full or incremental.
+type coopPair struct {
+	name string
+	// group builds the FULL group; the incremental one is built from it.
+	group                    func() Group
+	homogeneous, incremental bool
+}
+
 // coopPairs are the franz-go comparisons: Kafka's and franz-go's "medium"
 // (1,000 members, 50 topics × 1,000 partitions) and "large" (2,000 members,
-// 500 topics × 2,000 partitions) homogeneous groups. The large pair runs
-// only under REBALANCE_BENCH_GRID=full or =pairs, since building and
-// checking its input takes a few seconds.
-func coopPairs() []benchShape {
+// 500 topics × 2,000 partitions) homogeneous groups, and the overlapping
+// heterogeneous group of BenchmarkStickyComponentsOverlapping (800 members,
+// 10 of 80 topics each), full and incremental. The large pair runs only
+// under REBALANCE_BENCH_GRID=full or =pairs, since building and checking
+// its input takes a few seconds.
+func coopPairs() []coopPair {
+	var out []coopPair
+	for _, s := range coopShapes() {
+		out = append(out, coopPair{name: s.String(), group: s.group, homogeneous: true, incremental: s.incremental})
+	}
+	for _, inc := range []bool{false, true} {
+		mode := "full"
+		if inc {
+			mode = "incremental"
+		}
+		out = append(out, coopPair{name: benchOverlapping.String() + "/mode=" + mode, group: benchOverlapping.group, incremental: inc})
+	}
+	return out
+}
+
+// coopShapes are the homogeneous groups of coopPairs.
+func coopShapes() []benchShape {
 	out := []benchShape{
 		{members: 1000, perMember: 50, topics: 50},
 		{members: 1000, perMember: 50, topics: 50, incremental: true},
@@ -169,8 +197,9 @@ func coopPairs() []benchShape {
 // reports, computed once outside the timed loop over the round and its
 // follow-up round: spread (max − min load at the end), moves (resources
 // owned before that end with another member) and moves-lb (the fewest
-// moves any balanced assignment needs); and thread-ns/op, the CPU time of
-// the benchmark's own thread (see threadClock).
+// moves any balanced assignment needs, homogeneous groups only) and
+// sum-sq (Σ load² at the end); and thread-ns/op, the CPU time of the
+// benchmark's own thread (see threadClock).
 func BenchmarkCooperativeSticky(b *testing.B) {
 	for _, s := range coopPairs() {
 		g := s.group()
@@ -181,10 +210,21 @@ func BenchmarkCooperativeSticky(b *testing.B) {
 			}
 			g = incrementalGroup(g, prev)
 		}
-		lb := movesLowerBound(g)
-		b.Run(s.String()+"/impl=rebalance", func(b *testing.B) {
+		lb := -1
+		if s.homogeneous {
+			lb = movesLowerBound(g)
+		}
+		report := func(b *testing.B, spread, sumSquares, moves int) {
+			b.ReportMetric(float64(spread), "spread")
+			b.ReportMetric(float64(sumSquares), "sum-sq")
+			b.ReportMetric(float64(moves), "moves")
+			if lb >= 0 {
+				b.ReportMetric(float64(lb), "moves-lb")
+			}
+		}
+		b.Run(s.name+"/impl=rebalance", func(b *testing.B) {
 			as := CooperativeSticky()
-			spread, moves, err := coopQuality(g, as.Assign)
+			spread, sumSquares, moves, err := coopQuality(g, as.Assign)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -197,12 +237,10 @@ func BenchmarkCooperativeSticky(b *testing.B) {
 				}
 			}
 			clock.report(b)
-			b.ReportMetric(float64(spread), "spread")
-			b.ReportMetric(float64(moves), "moves")
-			b.ReportMetric(float64(lb), "moves-lb")
+			report(b, spread, sumSquares, moves)
 		})
-		b.Run(s.String()+"/impl=franzgo", func(b *testing.B) {
-			spread, moves, err := coopQuality(g, franzAssign)
+		b.Run(s.name+"/impl=franzgo", func(b *testing.B) {
+			spread, sumSquares, moves, err := coopQuality(g, franzAssign)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -217,9 +255,7 @@ func BenchmarkCooperativeSticky(b *testing.B) {
 				}
 			}
 			clock.report(b)
-			b.ReportMetric(float64(spread), "spread")
-			b.ReportMetric(float64(moves), "moves")
-			b.ReportMetric(float64(lb), "moves-lb")
+			report(b, spread, sumSquares, moves)
 		})
 	}
 }
