@@ -153,6 +153,16 @@ type UniformOptions struct {
 //     over all topics until a full pass moves nothing, at most 16 passes
 //     (Kafka's MAX_ITERATION_COUNT).
 //
+// Cost of the heterogeneous builder, with M members, P partitions and n_t
+// subscribers of topic t: O(M + P + the previous targets' sizes + the
+// lengths of the distinct subscriptions; members sharing one subscription
+// slice are resolved once), plus O(n_t + p_t) for each topic t, p_t its
+// partitions, that step 2 or a pass of step 3 works on (only O(n_t) when
+// the loads of t's subscribers are already within one of each other, and
+// O(n_t log n_t) more in the rare case that they spread over more than
+// 4·n_t+64 levels). So O(M + P + Σ_t n_t) per pass, and at most 17 such
+// walks (step 2 and 16 passes).
+//
 // Guarantees: every partition of every subscribed topic is assigned, to a
 // subscriber; a previously targeted partition is only ever taken from a
 // member to improve balance, or because it unsubscribed (or because an
@@ -278,79 +288,6 @@ func serverHomogeneous(g Group) ([]string, bool) {
 		}
 	}
 	return serverSubscription(g, g.Members[0]), true
-}
-
-// serverOwners is a target being built: for each considered topic, the index
-// (into Group.Members) of the member each partition goes to, -1 while it is
-// unassigned.
-type serverOwners map[string][]int32
-
-// newServerOwners returns an empty table for the given topics of g.
-func newServerOwners(g Group, topics []string) serverOwners {
-	total := 0
-	for _, t := range topics {
-		total += int(g.Topics[t])
-	}
-	backing := make([]int32, total)
-	for i := range backing {
-		backing[i] = -1
-	}
-	o := make(serverOwners, len(topics))
-	for _, t := range topics {
-		n := int(g.Topics[t])
-		o[t] = backing[:n:n]
-		backing = backing[n:]
-	}
-	return o
-}
-
-// collect turns the table into an Assignment naming every member of g;
-// topics must be sorted. It allocates one backing array for all sets and
-// caps each member's slice, so appending to one set never touches another.
-// It walks each row by runs of one owner, which the builders produce.
-func (o serverOwners) collect(g Group, topics []string) (spec.Assignment, error) {
-	sizes := make([]int, len(g.Members))
-	total := 0
-	for _, t := range topics {
-		row := o[t]
-		for p := 0; p < len(row); {
-			i := row[p]
-			if i < 0 {
-				return nil, errServerUnassigned
-			}
-			q := p + 1
-			for q < len(row) && row[q] == i {
-				q++
-			}
-			sizes[i] += q - p
-			total += q - p
-			p = q
-		}
-	}
-	backing := make([]spec.Resource, total)
-	next := make([]int, len(g.Members))
-	off := 0
-	for i := range g.Members {
-		next[i] = off
-		off += sizes[i]
-	}
-	for _, t := range topics {
-		row := o[t]
-		for p := 0; p < len(row); {
-			i := row[p]
-			q := p + 1
-			for q < len(row) && row[q] == i {
-				q++
-			}
-			dst := backing[next[i] : next[i]+q-p]
-			for k := range dst {
-				dst[k] = spec.Resource{Topic: t, Partition: int32(p + k)}
-			}
-			next[i] += q - p
-			p = q
-		}
-	}
-	return splitBacking(g.Members, backing, sizes), nil
 }
 
 // uniformHomogeneous is the homogeneous builder documented on Uniform:
@@ -500,7 +437,7 @@ func uniformFresh(g Group, topics []string, base []int, before bool) spec.Assign
 
 // collectDense turns the dense owner table of uniformHomogeneous (owner
 // i+1 per partition, sizes[i] partitions for member i) into an Assignment
-// naming every member of g, as serverOwners.collect does: one backing array,
+// naming every member of g, as serverHetero.collect does: one backing array,
 // each set capped, nil for a member without partitions, and
 // errServerUnassigned if a partition was left without an owner.
 func collectDense(g Group, topics []string, base []int, owner []int32, sizes []int) (spec.Assignment, error) {
