@@ -99,14 +99,23 @@ func splitComponents(claims *claimIndex) *stickySplit {
 		return t
 	}
 	// first[i] is the topic index of member i's first effective topic.
+	// joined holds the effective subscription slices already joined (by
+	// their first element and length): members sharing one slice, as
+	// members of one subscription usually do, are joined once.
+	type sliceID struct {
+		first *string
+		n     int
+	}
 	first := make([]int32, nm)
+	joined := map[sliceID]int32{}
 	for i, eff := range claims.eff {
 		first[i] = -1
 		if len(eff) == 0 {
 			continue
 		}
-		if i > 0 && len(claims.eff[i-1]) == len(eff) && &claims.eff[i-1][0] == &eff[0] {
-			first[i] = first[i-1] // one shared subscription: already joined
+		id := sliceID{&eff[0], len(eff)}
+		if f, ok := joined[id]; ok {
+			first[i] = f
 			continue
 		}
 		at := claims.cursor()
@@ -123,6 +132,7 @@ func splitComponents(claims *claimIndex) *stickySplit {
 				parent[b], size[a] = a, size[a]+size[b]
 			}
 		}
+		joined[id] = first[i]
 	}
 	s := &stickySplit{compOf: make([]int, nm), local: make([]int, nm), topicComp: make([]int, nt)}
 	rootComp := make([]int, nt)

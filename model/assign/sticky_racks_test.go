@@ -627,6 +627,7 @@ func BenchmarkStickyRacksMany(b *testing.B) {
 			g = incrementalGroup(g, mustAssign(b, Sticky(), g))
 		}
 		b.Run("sticky/racks=30/mode="+mode, func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := Sticky().Assign(g); err != nil {
 					b.Fatal(err)
