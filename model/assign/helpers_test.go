@@ -168,23 +168,32 @@ func genGroup(t *rapid.T, l limits) Group {
 		}
 		g.Members[i] = m
 	}
-	owned := make([][]spec.Resource, n)
+	drawOwned(t, &g, names, func() int { return rapid.IntRange(-1, n-1).Draw(t, "owner") }, 8)
+	return g
+}
+
+// drawOwned gives the members of g their Owned sets and requires the
+// result to be a valid group: every partition of the topics names goes to
+// the member owner() returns (none when it returns -1), and one in
+// doubleOneIn of them is claimed a second time, by a member drawn at random
+// (possibly the same one, which the set then holds once).
+func drawOwned(t *rapid.T, g *Group, names []string, owner func() int, doubleOneIn int) {
+	owned := make([][]spec.Resource, len(g.Members))
 	for _, r := range g.Topics.Resources(names...) {
-		if o := rapid.IntRange(-1, n-1).Draw(t, "owner"); o >= 0 {
+		if o := owner(); o >= 0 {
 			owned[o] = append(owned[o], r)
 		}
-		if rapid.IntRange(0, 7).Draw(t, "double-claim") == 0 {
-			o := rapid.IntRange(0, n-1).Draw(t, "second-claimant")
+		if rapid.IntRange(0, doubleOneIn-1).Draw(t, "double-claim") == 0 {
+			o := rapid.IntRange(0, len(g.Members)-1).Draw(t, "second-claimant")
 			owned[o] = append(owned[o], r)
 		}
 	}
 	for i := range g.Members {
 		g.Members[i].Owned = spec.NewSet(owned[i]...)
 	}
-	if err := ValidateGroup(g); err != nil {
-		t.Fatalf("generator made an invalid group: %v\n%s", err, groupString(g))
+	if err := ValidateGroup(*g); err != nil {
+		t.Fatalf("generator made an invalid group: %v\n%s", err, groupString(*g))
 	}
-	return g
 }
 
 // genBalancedHomogeneous draws a homogeneous group whose members own, at one

@@ -109,22 +109,7 @@ func genBucketedGroup(t *rapid.T) Group {
 			Generation: spec.Generation(rapid.IntRange(-1, 3).Draw(t, "generation")),
 		}
 	}
-	owned := make([][]spec.Resource, n)
-	for _, r := range g.Topics.Resources(names...) {
-		if o := rapid.IntRange(-1, n-1).Draw(t, "owner"); o >= 0 {
-			owned[o] = append(owned[o], r)
-		}
-		if rapid.IntRange(0, 5).Draw(t, "double-claim") == 0 {
-			o := rapid.IntRange(0, n-1).Draw(t, "second-claimant")
-			owned[o] = append(owned[o], r)
-		}
-	}
-	for i := range g.Members {
-		g.Members[i].Owned = spec.NewSet(owned[i]...)
-	}
-	if err := ValidateGroup(g); err != nil {
-		t.Fatalf("generator made an invalid group: %v\n%s", err, groupString(g))
-	}
+	drawOwned(t, &g, names, func() int { return rapid.IntRange(-1, n-1).Draw(t, "owner") }, 6)
 	return g
 }
 

@@ -36,21 +36,7 @@ func benchComponents(b *testing.B, name string, g Group) {
 				mode = "incremental"
 			}
 			b.Run(fmt.Sprintf("%s/assignor=%s/mode=%s", name, as.Name(), mode), func(b *testing.B) {
-				g := g
-				if incremental {
-					prev, err := as.Assign(g)
-					if err != nil {
-						b.Fatal(err)
-					}
-					g = incrementalGroup(g, prev)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for b.Loop() {
-					if _, err := as.Assign(g); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchAssign(b, as, g, incremental)
 			})
 		}
 	}

@@ -239,22 +239,11 @@ func genFlowGroup(t *rapid.T) Group {
 		}
 	}
 	unowned := rapid.IntRange(0, 4).Draw(t, "unowned-in-5")
-	owned := make([][]spec.Resource, n)
-	for _, r := range g.Topics.Resources(names...) {
+	drawOwned(t, &g, names, func() int {
 		if rapid.IntRange(0, 4).Draw(t, "owned") >= unowned {
-			o := rapid.IntRange(0, n-1).Draw(t, "owner")
-			owned[o] = append(owned[o], r)
+			return rapid.IntRange(0, n-1).Draw(t, "owner")
 		}
-		if rapid.IntRange(0, 5).Draw(t, "double-claim") == 0 {
-			o := rapid.IntRange(0, n-1).Draw(t, "second-claimant")
-			owned[o] = append(owned[o], r)
-		}
-	}
-	for i := range g.Members {
-		g.Members[i].Owned = spec.NewSet(owned[i]...)
-	}
-	if err := ValidateGroup(g); err != nil {
-		t.Fatalf("generator made an invalid group: %v\n%s", err, groupString(g))
-	}
+		return -1
+	}, 6)
 	return g
 }
