@@ -374,17 +374,23 @@ func TestConnectRevocationsConverge(t *testing.T) {
 		}
 		final := LeastLoaded(kept, nil, configured.Minus(kept.All()))
 		for _, k := range ConnectKinds {
-			lo, hi := -1, 0
-			for _, m := range final.Members() {
-				n := ConnectLoadOf(final[m]).Of(k)
-				if lo < 0 || n < lo {
-					lo = n
-				}
-				hi = max(hi, n)
-			}
-			if hi-lo > 1 {
+			if lo, hi := connectLoadRange(final, k); hi-lo > 1 {
 				t.Fatalf("%s: after revocation and follow-up, loads range from %d to %d: %s", k, lo, hi, final)
 			}
 		}
 	})
+}
+
+// connectLoadRange returns the least and the most resources of kind k any
+// member of a holds (0, 0 for an assignment without members).
+func connectLoadRange(a spec.Assignment, k ConnectKind) (lo, hi int) {
+	lo = -1
+	for _, m := range a.Members() {
+		n := ConnectLoadOf(a[m]).Of(k)
+		if lo < 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	return max(lo, 0), hi
 }

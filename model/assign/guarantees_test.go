@@ -469,15 +469,7 @@ func checkConnectRounds(t *rapid.T) {
 				t.Fatalf("incomplete: %s of %s", next.All(), configured)
 			}
 			for _, k := range ConnectKinds {
-				lo, hi := -1, 0
-				for _, m := range next.Members() {
-					n := ConnectLoadOf(next[m]).Of(k)
-					if lo < 0 || n < lo {
-						lo = n
-					}
-					hi = max(hi, n)
-				}
-				if hi-lo > 1 {
+				if lo, hi := connectLoadRange(next, k); hi-lo > 1 {
 					t.Fatalf("%s loads from %d to %d: %s", k, lo, hi, next)
 				}
 			}

@@ -306,68 +306,16 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 		base[t+1] = base[t] + int(g.Topics[name])
 	}
 	total := base[len(topics)]
-	members := len(g.Members)
-	minQuota, extras := total/members, total%members
-	sizes := make([]int, members)
 	if fresh(g) {
 		return uniformFresh(g, topics, base, before), nil
 	}
 	owner := make([]int32, total)
-	topicIx := newTopicIndex(topics)
-
-	// quota is the size member i may reach before KAFKA-18688: the first
-	// total mod members members get one more.
-	quota := func(i int) int {
-		if i < total%members {
-			return minQuota + 1
-		}
-		return minQuota
-	}
-
-	// Keep.
-	for i, m := range g.Members {
-		var (
-			topic string
-			start = -1
-			at    = topicIx.cursor()
-		)
-		for k, r := range m.Owned {
-			if k == 0 || r.Topic != topic {
-				topic, start = r.Topic, -1 // one lookup per run of a topic
-				if t, ok := at.find(topic); ok {
-					start = base[t]
-				}
-			}
-			if start < 0 || owner[start+int(r.Partition)] != 0 {
-				continue // unsubscribed, or kept by an earlier member
-			}
-			switch {
-			case before:
-				if sizes[i] >= quota(i) {
-					continue
-				}
-			case sizes[i] < minQuota:
-			case sizes[i] == minQuota && extras > 0:
-				extras-- // a member that held more keeps one extra
-			default:
-				continue
-			}
-			owner[start+int(r.Partition)] = int32(i + 1)
-			sizes[i]++
-		}
-	}
+	sizes := make([]int, len(g.Members))
+	extras := uniformKeep(g, newTopicIndex(topics), base, owner, sizes, before)
 
 	// Fill, in (topic, partition) order, which is dense order.
 	d := 0
-	for i := range g.Members {
-		target := minQuota
-		switch {
-		case before:
-			target = quota(i)
-		case sizes[i] <= minQuota && extras > 0:
-			target = minQuota + 1
-			extras--
-		}
+	for i, target := range uniformTargets(sizes, total, extras, before) {
 		for sizes[i] < target {
 			for d < total && owner[d] != 0 {
 				d++
@@ -380,6 +328,72 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 		}
 	}
 	return collectDense(g, topics, base, owner, sizes)
+}
+
+// uniformKeep is the Keep step of uniformHomogeneous on owner (dense
+// indexes, 0 while unassigned) and sizes (zero): each member, in member ID
+// order, keeps the partitions of its previous target that no earlier member
+// kept, in (topic, partition) order, up to ⌊P/M⌋, and up to ⌊P/M⌋+1 while
+// some of the P mod M larger slots are left (KAFKA-18688: a member that held
+// more keeps one extra); with before, up to the first P mod M members'
+// ⌊P/M⌋+1 and the others' ⌊P/M⌋. It returns the larger slots left.
+func uniformKeep(g Group, topicIx *topicIndex, base []int, owner []int32, sizes []int, before bool) int {
+	total, members := base[len(base)-1], len(g.Members)
+	minQuota, extras := total/members, total%members
+	for i, m := range g.Members {
+		limit := minQuota // before KAFKA-18688: the first P mod M get one more
+		if before && i < total%members {
+			limit++
+		}
+		ownedDense(m, topicIx, base, func(d int) {
+			if owner[d] != 0 {
+				return // kept by an earlier member
+			}
+			switch {
+			case before:
+				if sizes[i] >= limit {
+					return
+				}
+			case sizes[i] < minQuota:
+			case sizes[i] == minQuota && extras > 0:
+				extras-- // a member that held more keeps one extra
+			default:
+				return
+			}
+			owner[d] = int32(i + 1)
+			sizes[i]++
+		})
+	}
+	return extras
+}
+
+// uniformTargets returns each member's final size, of total partitions
+// over len(sizes) members, after the Keep step left it sizes and extras of
+// the total mod members larger slots: ⌊P/M⌋, or ⌊P/M⌋+1 for a member that
+// kept that many and, in member ID order, for members that kept at most
+// ⌊P/M⌋ while larger slots remain; with before, ⌊P/M⌋+1 for the first
+// P mod M members.
+func uniformTargets(sizes []int, total, extras int, before bool) []int {
+	members := len(sizes)
+	minQuota := total / members
+	targets := make([]int, members)
+	for i, n := range sizes {
+		switch {
+		case before:
+			targets[i] = minQuota
+			if i < total%members {
+				targets[i]++
+			}
+		case n > minQuota:
+			targets[i] = n
+		case extras > 0:
+			targets[i] = minQuota + 1
+			extras--
+		default:
+			targets[i] = minQuota
+		}
+	}
+	return targets
 }
 
 // fresh reports whether no member of g owns anything: a first assignment.

@@ -341,50 +341,13 @@ func ownedDense(m Member, topicIx *topicIndex, base []int, f func(d int)) {
 }
 
 // uniformQuotas returns each member's final size in uniformHomogeneous's
-// result for g, without racks: ⌊P/M⌋, plus one for P mod M members, chosen
-// as uniformHomogeneous chooses them (its Keep step, which this replays on
-// owner, zeroed, then its Fill step); with before, the first P mod M
-// members. It leaves owner dirty.
+// result for g, without racks: its Keep step (uniformKeep), replayed on
+// owner, zeroed, then its final sizes (uniformTargets). It leaves owner
+// dirty.
 func uniformQuotas(g Group, topicIx *topicIndex, base []int, owner []int32, before bool) []int {
-	total, members := base[len(base)-1], len(g.Members)
-	minQuota, extras := total/members, total%members
-	quota := make([]int, members)
-	if before {
-		for i := range quota {
-			quota[i] = minQuota
-			if i < extras {
-				quota[i]++
-			}
-		}
-		return quota
-	}
-	for i, m := range g.Members {
-		ownedDense(m, topicIx, base, func(d int) {
-			if owner[d] != 0 {
-				return
-			}
-			switch {
-			case quota[i] < minQuota:
-			case quota[i] == minQuota && extras > 0:
-				extras--
-			default:
-				return
-			}
-			owner[d] = int32(i + 1)
-			quota[i]++
-		})
-	}
-	for i := range quota {
-		switch {
-		case quota[i] > minQuota:
-		case extras > 0:
-			quota[i] = minQuota + 1
-			extras--
-		default:
-			quota[i] = minQuota
-		}
-	}
-	return quota
+	sizes := make([]int, len(g.Members))
+	extras := uniformKeep(g, topicIx, base, owner, sizes, before)
+	return uniformTargets(sizes, base[len(base)-1], extras, before)
 }
 
 // uniformRackMatch assigns a maximum number of the unassigned partitions of
