@@ -20,6 +20,7 @@ const (
 	UnknownMemberID           ErrorCode = 25
 	InvalidSessionTimeout     ErrorCode = 26
 	RebalanceInProgress       ErrorCode = 27
+	UnsupportedVersion        ErrorCode = 35
 	InvalidRequest            ErrorCode = 42
 	GroupIDNotFound           ErrorCode = 69
 	MemberIDRequired          ErrorCode = 79
@@ -42,6 +43,7 @@ var errorNames = map[ErrorCode]string{
 	UnknownMemberID:           "UNKNOWN_MEMBER_ID",
 	InvalidSessionTimeout:     "INVALID_SESSION_TIMEOUT",
 	RebalanceInProgress:       "REBALANCE_IN_PROGRESS",
+	UnsupportedVersion:        "UNSUPPORTED_VERSION",
 	InvalidRequest:            "INVALID_REQUEST",
 	GroupIDNotFound:           "GROUP_ID_NOT_FOUND",
 	MemberIDRequired:          "MEMBER_ID_REQUIRED",

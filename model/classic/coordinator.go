@@ -45,6 +45,13 @@ type CoordinatorConfig struct {
 	// MaxSize is group.max.size: a JoinGroup that would add a member to a
 	// group of MaxSize members is rejected. Zero means unlimited.
 	MaxSize int
+	// MemberIDPrefix goes between the client id and the counter in
+	// generated member ids: <ClientID>-<MemberIDPrefix><n>. Kafka appends
+	// a random UUID; a driver that outlives one process (a server that can
+	// restart) passes a random prefix here so that ids of one incarnation
+	// are never handed out again by the next. The closed worlds leave it
+	// empty.
+	MemberIDPrefix string
 	// Faults are the fault switches; the coordinator honours
 	// SkipGenerationCheck and ignores the members' switches, so one Faults
 	// value can configure a whole world.
@@ -66,6 +73,9 @@ func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
 	}
 	if cfg.MaxSize < 0 {
 		errs = append(errs, fmt.Errorf("MaxSize %d is negative", cfg.MaxSize))
+	}
+	if strings.ContainsAny(cfg.MemberIDPrefix, "- \t\n") {
+		errs = append(errs, fmt.Errorf("MemberIDPrefix %q contains '-' or white space", cfg.MemberIDPrefix))
 	}
 	if cfg.MinSessionTimeout == 0 {
 		cfg.MinSessionTimeout = DefaultMinSessionTimeout
@@ -152,6 +162,12 @@ type Coordinator struct {
 	leader spec.MemberID
 
 	members map[spec.MemberID]*coordMember
+	// pending holds the ids handed out with MEMBER_ID_REQUIRED whose
+	// owners have not joined with them yet (Kafka's pendingJoinMembers).
+	// A pending id is not a member; its SessionTimer is armed, and the
+	// join barrier waits for it (hasAllMembersJoined). Invariant: no
+	// pending id is a member.
+	pending map[spec.MemberID]bool
 	// instances maps each static member's instance id to its current
 	// member id (Kafka's staticMembers). Invariant: it holds exactly the
 	// members with an InstanceID.
@@ -159,7 +175,8 @@ type Coordinator struct {
 	// timers holds every armed timer and its deadline. Invariants: the
 	// JoinTimer is armed exactly in GroupPreparingRebalance; a member's
 	// SessionTimer is armed unless the member has a parked JoinGroup or
-	// SyncGroup (see expireSession); no timer is armed for a non-member.
+	// SyncGroup (see expireSession); a pending id's SessionTimer is armed;
+	// no other timer is armed.
 	timers map[Timer]Millis `canon:"instant"`
 
 	// nextMemberID numbers generated member ids: <ClientID>-<nextMemberID>.
@@ -176,6 +193,7 @@ type coordMember struct {
 	id         spec.MemberID
 	instanceID string
 	clientID   string
+	clientHost string
 	// node is the From of the member's last accepted request: the process
 	// that holds this member id now.
 	node             string
@@ -226,6 +244,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		cfg:          cfg,
 		state:        GroupEmpty,
 		members:      map[spec.MemberID]*coordMember{},
+		pending:      map[spec.MemberID]bool{},
 		instances:    map[string]spec.MemberID{},
 		timers:       map[Timer]Millis{},
 		nextMemberID: 1,
@@ -238,7 +257,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 // it). Same state and same input give the same output, always.
 //
 // The inputs a coordinator takes are Receive of a request (JoinGroup,
-// SyncGroup, Heartbeat, LeaveGroup) and TimerFired. Every response goes to
+// SyncGroup, Heartbeat, LeaveGroup, OffsetCommit) and TimerFired. Every response goes to
 // the Receive's From and echoes the request's Seq. A request the protocol
 // rejects is answered with the Kafka error code and changes nothing at all,
 // timers included. A TimerFired acts only if that timer is armed and Now
@@ -258,6 +277,8 @@ func (c *Coordinator) Step(in Input) Output {
 			c.handleHeartbeat(s, ev.From, req)
 		case LeaveGroupRequest:
 			c.handleLeave(s, ev.From, req)
+		case OffsetCommitRequest:
+			c.handleOffsetCommit(s, ev.From, req)
 		default:
 			panic(fmt.Sprintf("classic: Coordinator.Step: %T is not a request a coordinator takes", ev.Msg))
 		}
@@ -278,6 +299,10 @@ func (c *Coordinator) handleTimer(s *coordStep, t Timer) {
 	delete(c.timers, t) // consumed: the driver no longer holds it
 	switch t.Kind {
 	case SessionTimer:
+		if c.pending[t.Member] {
+			c.expirePending(s, t.Member)
+			return
+		}
 		c.expireSession(s, t.Member)
 	case JoinTimer:
 		if c.state != GroupPreparingRebalance {
@@ -402,6 +427,7 @@ func (c *Coordinator) Clone() *Coordinator {
 		mc.protocols = slices.Clone(m.protocols)
 		n.members[id] = &mc
 	}
+	n.pending = maps.Clone(c.pending)
 	n.instances = maps.Clone(c.instances)
 	n.timers = maps.Clone(c.timers)
 	return &n
@@ -443,6 +469,13 @@ func (c *Coordinator) String() string {
 		if m.assignment != "" {
 			fmt.Fprintf(&b, "  assignment=%q\n", m.assignment)
 		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.pending)) {
+		st := "-"
+		if at, ok := c.timers[coordSessionTimer(id)]; ok {
+			st = fmt.Sprintf("@%d", at)
+		}
+		fmt.Fprintf(&b, "pending %s session-timer=%s\n", id, st)
 	}
 	return b.String()
 }
@@ -490,8 +523,16 @@ func (c *Coordinator) CheckInvariants() error {
 	if _, ok := c.timers[coordJoinTimer]; ok != (c.state == GroupPreparingRebalance) {
 		return fail("join timer armed=%t in state %s", ok, c.state)
 	}
+	for id := range c.pending {
+		if c.IsMember(id) {
+			return fail("pending id %s is a member", id)
+		}
+		if _, ok := c.timers[coordSessionTimer(id)]; !ok {
+			return fail("pending id %s has no session timer", id)
+		}
+	}
 	for t := range c.timers {
-		if t.Kind == SessionTimer && !c.IsMember(t.Member) {
+		if t.Kind == SessionTimer && !c.IsMember(t.Member) && !c.pending[t.Member] {
 			return fail("session timer of non-member %s", t.Member)
 		}
 		if t.Kind != SessionTimer && t != coordJoinTimer {
@@ -531,4 +572,64 @@ func (c *Coordinator) CheckInvariants() error {
 		}
 	}
 	return nil
+}
+
+// GroupDescription is a copy of what the coordinator records about the
+// group, for DescribeGroups. It shares nothing mutable with the
+// coordinator.
+type GroupDescription struct {
+	State      GroupState
+	Generation spec.Generation
+	// ProtocolType is "" for a group without members; Protocol is the
+	// protocol selected at the last completed join, "" in GroupEmpty.
+	ProtocolType, Protocol string
+	Leader                 spec.MemberID
+	// Members is sorted by ID.
+	Members []MemberDescription
+	// Pending is the ids handed out with MEMBER_ID_REQUIRED that have not
+	// joined yet, sorted.
+	Pending []spec.MemberID
+}
+
+// MemberDescription is one member of a GroupDescription.
+type MemberDescription struct {
+	ID                               spec.MemberID
+	InstanceID                       string
+	ClientID, ClientHost             string
+	SessionTimeout, RebalanceTimeout Millis
+	Protocols                        []ProtocolMetadata
+	// Metadata is the member's metadata for the selected protocol; "" in
+	// GroupEmpty or while no protocol is selected.
+	Metadata Metadata
+	// Assignment is the leader's assignment for the member in the current
+	// generation; "" when none is stored.
+	Assignment                 Metadata
+	AwaitingJoin, AwaitingSync bool
+}
+
+// Describe returns a copy of the group's state for DescribeGroups.
+func (c *Coordinator) Describe() GroupDescription {
+	d := GroupDescription{
+		State: c.state, Generation: c.generation,
+		ProtocolType: c.protocolType, Protocol: c.protocol, Leader: c.leader,
+		Pending: slices.Sorted(maps.Keys(c.pending)),
+	}
+	for _, id := range c.sortedIDs() {
+		m := c.members[id]
+		md := MemberDescription{
+			ID: id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
+			SessionTimeout: m.sessionTimeout, RebalanceTimeout: m.rebalanceTimeout,
+			Protocols:    slices.Clone(m.protocols),
+			Assignment:   m.assignment,
+			AwaitingJoin: m.join.ok, AwaitingSync: m.sync.ok,
+		}
+		for _, p := range m.protocols {
+			if p.Name == c.protocol && c.protocol != "" {
+				md.Metadata = p.Metadata
+				break
+			}
+		}
+		d.Members = append(d.Members, md)
+	}
+	return d
 }

@@ -22,8 +22,19 @@ import (
 //     MaxSize members (acceptJoiningMember; a static member replacing its
 //     old member id does not grow the group and is not checked).
 //  3. INCONSISTENT_GROUP_PROTOCOL (supportsProtocols).
-//  4. For a non-empty MemberID: validateMember (UNKNOWN_MEMBER_ID,
-//     FENCED_INSTANCE_ID).
+//  4. For a non-empty MemberID that is pending (handed out with
+//     MEMBER_ID_REQUIRED): GROUP_MAX_SIZE_REACHED when the group filled up
+//     meanwhile (the pending id is dropped, as Kafka's acceptJoiningMember
+//     path removes it), UNKNOWN_SERVER_ERROR when the request also names
+//     an instance id (Kafka throws IllegalStateException: a pending member
+//     is never static); otherwise the member joins with that id.
+//  5. For any other non-empty MemberID: validateMember
+//     (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID).
+//
+// A new dynamic member whose request has RequireKnownMemberID (JoinGroup
+// v4 and later) is not added: it gets a pending id with MEMBER_ID_REQUIRED
+// (Kafka's classicGroupJoinNewDynamicMember), and the pending id expires
+// after the request's session timeout unless it joins.
 func (c *Coordinator) handleJoin(s *coordStep, from string, req JoinGroupRequest) {
 	reject := func(code spec.ErrorCode) {
 		s.send(from, JoinGroupResponse{Seq: req.Seq, Error: code, MemberID: req.MemberID})
@@ -49,11 +60,28 @@ func (c *Coordinator) handleJoin(s *coordStep, from string, req JoinGroupRequest
 			reject(spec.InconsistentGroupProtocol)
 			return
 		}
-		c.joinNew(s, from, req)
+		if req.RequireKnownMemberID && req.InstanceID == "" {
+			c.addPending(s, from, req)
+			return
+		}
+		c.joinNew(s, from, req, c.newMemberID(req.ClientID))
 		return
 	}
 	if !c.supportsProtocols(req, req.MemberID) {
 		reject(spec.InconsistentGroupProtocol)
+		return
+	}
+	if c.pending[req.MemberID] {
+		switch {
+		case req.InstanceID != "":
+			reject(spec.UnknownServerError)
+		case c.cfg.MaxSize > 0 && len(c.members) >= c.cfg.MaxSize:
+			c.dropPending(s, req.MemberID)
+			reject(spec.GroupMaxSizeReached)
+		default:
+			c.dropPending(s, req.MemberID)
+			c.joinNew(s, from, req, req.MemberID)
+		}
 		return
 	}
 	if code := c.validateMember(req.MemberID, req.InstanceID); code != spec.None {
@@ -98,16 +126,45 @@ func (c *Coordinator) supportedByAllBut(name string, self spec.MemberID) bool {
 	return true
 }
 
-// newMemberID returns the next generated member id, <clientID>-<n>. Kafka
-// appends a random UUID; a counter keeps the model deterministic. Ids are
-// unique: n never repeats and contains no '-'.
+// newMemberID returns the next generated member id,
+// <clientID>-<MemberIDPrefix><n>. Kafka appends a random UUID; a counter
+// keeps the model deterministic. Ids are unique: n never repeats, and
+// neither n nor the prefix contains '-'.
 func (c *Coordinator) newMemberID(clientID string) spec.MemberID {
-	id := spec.MemberID(fmt.Sprintf("%s-%d", clientID, c.nextMemberID))
+	id := spec.MemberID(fmt.Sprintf("%s-%s%d", clientID, c.cfg.MemberIDPrefix, c.nextMemberID))
 	c.nextMemberID++
-	if _, ok := c.members[id]; ok {
-		panic(fmt.Sprintf("classic: generated member id %s is already a member", id))
+	if _, ok := c.members[id]; ok || c.pending[id] {
+		panic(fmt.Sprintf("classic: generated member id %s is already in use", id))
 	}
 	return id
+}
+
+// addPending hands a new dynamic member a pending id with
+// MEMBER_ID_REQUIRED (KIP-394) and arms its SessionTimer for the
+// request's session timeout. The group is otherwise unchanged: a pending
+// id is not a member, but a join barrier raised before it joins waits for
+// it.
+func (c *Coordinator) addPending(s *coordStep, from string, req JoinGroupRequest) {
+	id := c.newMemberID(req.ClientID)
+	c.pending[id] = true
+	c.arm(s, coordSessionTimer(id), s.now+req.SessionTimeout)
+	s.send(from, JoinGroupResponse{Seq: req.Seq, Error: spec.MemberIDRequired, MemberID: id})
+}
+
+// dropPending forgets pending id and cancels its SessionTimer.
+func (c *Coordinator) dropPending(s *coordStep, id spec.MemberID) {
+	delete(c.pending, id)
+	c.disarm(s, coordSessionTimer(id))
+}
+
+// expirePending is a pending id's SessionTimer firing (Kafka's
+// removePendingMemberAndUpdateClassicGroup): the id is forgotten, and a
+// barrier that waited only for it completes.
+func (c *Coordinator) expirePending(s *coordStep, id spec.MemberID) {
+	delete(c.pending, id)
+	if c.state == GroupPreparingRebalance {
+		c.maybeCompleteJoin(s)
+	}
 }
 
 // updateFromJoin copies what a JoinGroup says about its member into m.
@@ -116,6 +173,7 @@ func (c *Coordinator) newMemberID(clientID string) spec.MemberID {
 func (m *coordMember) updateFromJoin(from string, req JoinGroupRequest) {
 	m.node = from
 	m.clientID = req.ClientID
+	m.clientHost = req.ClientHost
 	m.protocols = slices.Clone(req.Protocols)
 	m.sessionTimeout = req.SessionTimeout
 	m.rebalanceTimeout = req.RebalanceTimeout
@@ -137,12 +195,12 @@ func (c *Coordinator) park(m *coordMember, from string, seq uint64) {
 	m.join = coordParked{ok: true, from: from, seq: seq, arrival: arrival}
 }
 
-// joinNew adds a member with a generated id (Kafka's
+// joinNew adds a member with id, generated or pending (Kafka's
 // addMemberThenRebalanceOrCompleteJoin) and parks its JoinGroup: in
 // GroupPreparingRebalance it may complete the barrier; in any other state
 // it starts a rebalance.
-func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest) {
-	m := &coordMember{id: c.newMemberID(req.ClientID), instanceID: req.InstanceID}
+func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, id spec.MemberID) {
+	m := &coordMember{id: id, instanceID: req.InstanceID}
 	m.updateFromJoin(from, req)
 	if len(c.members) == 0 {
 		c.protocolType = req.ProtocolType
@@ -272,6 +330,7 @@ func (c *Coordinator) currentJoinResponse(seq uint64, id spec.MemberID, withMemb
 		Seq:            seq,
 		Error:          spec.None,
 		Generation:     c.generation,
+		ProtocolType:   c.protocolType,
 		ProtocolName:   c.protocol,
 		Leader:         c.leader,
 		MemberID:       id,
@@ -333,9 +392,13 @@ func (c *Coordinator) prepareRebalance(s *coordStep) {
 	c.arm(s, coordJoinTimer, s.now+timeout)
 }
 
-// allJoined reports whether every member has a parked JoinGroup (true for
-// no members).
+// allJoined reports whether every member has a parked JoinGroup and no id
+// handed out with MEMBER_ID_REQUIRED is still pending (Kafka's
+// hasAllMembersJoined); true for no members and no pending ids.
 func (c *Coordinator) allJoined() bool {
+	if len(c.pending) > 0 {
+		return false
+	}
 	for _, m := range c.members {
 		if !m.join.ok {
 			return false

@@ -19,7 +19,9 @@ func (c *Coordinator) generationOK(g spec.Generation) bool {
 // handleSync is Kafka's classicGroupSyncToClassicGroup. Rejections, which
 // change nothing: validateMember (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID;
 // an empty group has no members), ILLEGAL_GENERATION for another
-// generation (unless SkipGenerationCheck), REBALANCE_IN_PROGRESS in
+// generation (unless SkipGenerationCheck), INCONSISTENT_GROUP_PROTOCOL
+// for a ProtocolType or ProtocolName that is sent and differs from the
+// group's (SyncGroup v5 and later), REBALANCE_IN_PROGRESS in
 // GroupPreparingRebalance. Accepted:
 //
 //   - GroupCompletingRebalance: the SyncGroup is parked (a newer one
@@ -45,6 +47,10 @@ func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest
 		reject(spec.IllegalGeneration)
 		return
 	}
+	if inconsistent(req.ProtocolType, c.protocolType) || inconsistent(req.ProtocolName, c.protocol) {
+		reject(spec.InconsistentGroupProtocol)
+		return
+	}
 	m := c.members[req.MemberID]
 	switch c.state {
 	case GroupPreparingRebalance:
@@ -67,7 +73,7 @@ func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest
 		for _, id := range c.sortedIDs() {
 			mm := c.members[id]
 			if mm.sync.ok {
-				s.send(mm.sync.from, SyncGroupResponse{Seq: mm.sync.seq, Error: spec.None, Assignment: mm.assignment})
+				s.send(mm.sync.from, c.syncResponse(mm.sync.seq, mm))
 				mm.sync = coordParked{}
 				// Kafka's propagateAssignment restarts the session of every
 				// member it answers.
@@ -78,10 +84,21 @@ func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest
 	case GroupStable:
 		m.node = from
 		c.armSession(s, m)
-		s.send(from, SyncGroupResponse{Seq: req.Seq, Error: spec.None, Assignment: m.assignment})
+		s.send(from, c.syncResponse(req.Seq, m))
 	default:
 		panic(fmt.Sprintf("classic: SyncGroup of member %s validated in state %s", m.id, c.state))
 	}
+}
+
+// inconsistent is Kafka's isProtocolInconsistent: a value that is sent
+// and differs from the group's.
+func inconsistent(sent *string, group string) bool {
+	return sent != nil && *sent != group
+}
+
+// syncResponse is the successful SyncGroup answer for member m.
+func (c *Coordinator) syncResponse(seq uint64, m *coordMember) SyncGroupResponse {
+	return SyncGroupResponse{Seq: seq, Error: spec.None, Assignment: m.assignment, ProtocolType: c.protocolType, ProtocolName: c.protocol}
 }
 
 // handleHeartbeat is Kafka's classicGroupHeartbeatToClassicGroup.
@@ -120,12 +137,22 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 // A LeaveGroup with an empty MemberID and a known InstanceID removes that
 // instance's member (the administrative removal of KIP-345); one with an
 // empty MemberID and an unknown or empty InstanceID is UNKNOWN_MEMBER_ID.
+// A pending id (handed out with MEMBER_ID_REQUIRED) is forgotten.
 // Otherwise validateMember (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID) rejects,
 // changing nothing. An accepted leave is answered NONE and removes the
 // member (removeMember).
 func (c *Coordinator) handleLeave(s *coordStep, from string, req LeaveGroupRequest) {
 	id := req.MemberID
 	code := spec.None
+	if c.pending[id] {
+		// A pending id that leaves is forgotten. Kafka then counts it among
+		// the members that left, so a stable group rebalances (and a
+		// barrier that waited only for it completes), as after any leave.
+		s.send(from, LeaveGroupResponse{Seq: req.Seq, Error: spec.None})
+		c.dropPending(s, id)
+		c.afterRemoval(s)
+		return
+	}
 	if id == "" {
 		mapped, ok := c.instances[req.InstanceID]
 		if !ok || req.InstanceID == "" {
@@ -167,14 +194,23 @@ func (c *Coordinator) expireSession(s *coordStep, id spec.MemberID) {
 // no members left, completes at once to GroupEmpty); in
 // GroupPreparingRebalance the barrier may now be complete.
 func (c *Coordinator) removeMember(s *coordStep, m *coordMember) {
+	if c.state == GroupEmpty {
+		panic(fmt.Sprintf("classic: member %s removed in state %s", m.id, c.state))
+	}
 	c.dropMember(s, m)
+	c.afterRemoval(s)
+}
+
+// afterRemoval moves the group on after a member or a pending id left:
+// from GroupStable or GroupCompletingRebalance a rebalance starts; in
+// GroupPreparingRebalance the barrier may now be complete; an empty group
+// stays as it is.
+func (c *Coordinator) afterRemoval(s *coordStep) {
 	switch c.state {
 	case GroupStable, GroupCompletingRebalance:
 		c.prepareRebalance(s)
 	case GroupPreparingRebalance:
 		c.maybeCompleteJoin(s)
-	default:
-		panic(fmt.Sprintf("classic: member %s removed in state %s", m.id, c.state))
 	}
 }
 

@@ -66,11 +66,19 @@ type JoinGroupRequest struct {
 	InstanceID string
 	// ClientID is the process name; the coordinator derives new member ids
 	// from it deterministically (ClientID-n).
-	ClientID         string
+	ClientID string
+	// ClientHost is the address the request came from, as the driver
+	// knows it (Kafka's clientAddress); only DescribeGroups shows it.
+	ClientHost       string
 	ProtocolType     string
 	Protocols        []ProtocolMetadata // in preference order
 	SessionTimeout   Millis             `canon:"duration"`
 	RebalanceTimeout Millis             `canon:"duration"`
+	// RequireKnownMemberID is set for JoinGroup v4 and later (KIP-394): a
+	// new dynamic member (empty MemberID, no InstanceID) is not added at
+	// once but given a member id with MEMBER_ID_REQUIRED, and joins when
+	// it sends that id back. The closed worlds leave it false.
+	RequireKnownMemberID bool
 }
 
 // JoinedMember is one member as the leader sees it in its JoinGroup
@@ -84,12 +92,17 @@ type JoinedMember struct {
 // JoinGroupResponse completes a join: the new generation, the selected
 // protocol, the leader and, for the leader only, every member's metadata.
 type JoinGroupResponse struct {
-	Seq          uint64 `canon:"seq"`
-	Error        spec.ErrorCode
-	Generation   spec.Generation
+	Seq        uint64 `canon:"seq"`
+	Error      spec.ErrorCode
+	Generation spec.Generation
+	// ProtocolType is the group's protocol type (JoinGroup v7 and later
+	// carry it); "" on errors.
+	ProtocolType string
 	ProtocolName string
 	Leader       spec.MemberID
-	MemberID     spec.MemberID
+	// MemberID is the member's id; with MEMBER_ID_REQUIRED it is the id
+	// the member must join with.
+	MemberID spec.MemberID
 	// SkipAssignment tells a static leader that rejoined a stable group
 	// that it need not compute an assignment (KIP-814).
 	SkipAssignment bool
@@ -110,6 +123,9 @@ type SyncGroupRequest struct {
 	InstanceID  string
 	Generation  spec.Generation
 	Assignments []MemberAssignment // sorted by MemberID; leader only
+	// ProtocolType and ProtocolName (SyncGroup v5 and later) must match
+	// the group's when sent; nil means not sent (null on the wire).
+	ProtocolType, ProtocolName *string
 }
 
 // SyncGroupResponse carries the member's assignment for the generation.
@@ -117,6 +133,9 @@ type SyncGroupResponse struct {
 	Seq        uint64 `canon:"seq"`
 	Error      spec.ErrorCode
 	Assignment Metadata
+	// ProtocolType and ProtocolName are the group's (SyncGroup v5 and
+	// later carry them); "" on errors.
+	ProtocolType, ProtocolName string
 }
 
 // HeartbeatRequest keeps a member's session alive.
@@ -148,14 +167,35 @@ type LeaveGroupResponse struct {
 	Error spec.ErrorCode
 }
 
-func (JoinGroupRequest) isMessage()   {}
-func (JoinGroupResponse) isMessage()  {}
-func (SyncGroupRequest) isMessage()   {}
-func (SyncGroupResponse) isMessage()  {}
-func (HeartbeatRequest) isMessage()   {}
-func (HeartbeatResponse) isMessage()  {}
-func (LeaveGroupRequest) isMessage()  {}
-func (LeaveGroupResponse) isMessage() {}
+// OffsetCommitRequest asks whether a member may commit offsets now: the
+// fencing half of OffsetCommit (the offsets themselves are the driver's to
+// store). Generation is the request's GenerationIdOrMemberEpoch; a
+// negative generation with an empty MemberID is a commit from outside
+// group management (an admin client, or a consumer that assigns itself).
+type OffsetCommitRequest struct {
+	Seq        uint64 `canon:"seq"`
+	MemberID   spec.MemberID
+	InstanceID string
+	Generation spec.Generation
+}
+
+// OffsetCommitResponse says whether the commit is accepted (Error NONE)
+// or fenced.
+type OffsetCommitResponse struct {
+	Seq   uint64 `canon:"seq"`
+	Error spec.ErrorCode
+}
+
+func (JoinGroupRequest) isMessage()     {}
+func (JoinGroupResponse) isMessage()    {}
+func (SyncGroupRequest) isMessage()     {}
+func (SyncGroupResponse) isMessage()    {}
+func (HeartbeatRequest) isMessage()     {}
+func (HeartbeatResponse) isMessage()    {}
+func (LeaveGroupRequest) isMessage()    {}
+func (LeaveGroupResponse) isMessage()   {}
+func (OffsetCommitRequest) isMessage()  {}
+func (OffsetCommitResponse) isMessage() {}
 
 func idOrDash(id spec.MemberID) string {
 	if id == "" {
@@ -183,6 +223,9 @@ func (m JoinGroupRequest) String() string {
 // String prints the response on one line, with the members' metadata for
 // the leader.
 func (m JoinGroupResponse) String() string {
+	if m.Error == spec.MemberIDRequired {
+		return fmt.Sprintf("JoinGroupResponse#%d error=%s member=%s", m.Seq, m.Error, m.MemberID)
+	}
 	if m.Error != spec.None {
 		return fmt.Sprintf("JoinGroupResponse#%d error=%s", m.Seq, m.Error)
 	}
@@ -199,6 +242,12 @@ func (m JoinGroupResponse) String() string {
 // String prints the request on one line.
 func (m SyncGroupRequest) String() string {
 	s := fmt.Sprintf("SyncGroup#%d member=%s%s gen=%d", m.Seq, m.MemberID, instance(m.InstanceID), m.Generation)
+	if m.ProtocolType != nil {
+		s += " protocol-type=" + *m.ProtocolType
+	}
+	if m.ProtocolName != nil {
+		s += " protocol=" + *m.ProtocolName
+	}
 	for _, a := range m.Assignments {
 		s += fmt.Sprintf(" [%s %s]", a.MemberID, a.Assignment)
 	}
@@ -231,4 +280,14 @@ func (m LeaveGroupRequest) String() string {
 // String prints the response on one line.
 func (m LeaveGroupResponse) String() string {
 	return fmt.Sprintf("LeaveGroupResponse#%d error=%s", m.Seq, m.Error)
+}
+
+// String prints the request on one line.
+func (m OffsetCommitRequest) String() string {
+	return fmt.Sprintf("OffsetCommit#%d member=%s%s gen=%d", m.Seq, idOrDash(m.MemberID), instance(m.InstanceID), m.Generation)
+}
+
+// String prints the response on one line.
+func (m OffsetCommitResponse) String() string {
+	return fmt.Sprintf("OffsetCommitResponse#%d error=%s", m.Seq, m.Error)
 }

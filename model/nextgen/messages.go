@@ -100,3 +100,57 @@ func (r HeartbeatResponse) String() string {
 	}
 	return fmt.Sprintf("HeartbeatResponse%s member=%s epoch=%d assignment=%s", seq(r.Seq), r.MemberID, r.MemberEpoch, a)
 }
+
+// OffsetCommitRequest is the fencing half of OffsetCommit for a consumer
+// group: whether the member may commit now (the offsets themselves are
+// the driver's to store). MemberEpoch is the request's
+// GenerationIdOrMemberEpoch; Version is the OffsetCommit API version,
+// which the rules look at (members of a consumer group must use v9 or
+// later).
+type OffsetCommitRequest struct {
+	Seq         uint64 `canon:"seq"`
+	GroupID     string
+	MemberID    spec.MemberID
+	InstanceID  *string
+	MemberEpoch spec.Epoch
+	Version     int16
+}
+
+// OffsetFetchRequest is the fencing half of OffsetFetch (v9 and later
+// name the member; a nil MemberID is a fetch from outside the group).
+type OffsetFetchRequest struct {
+	Seq         uint64 `canon:"seq"`
+	GroupID     string
+	MemberID    *spec.MemberID
+	MemberEpoch spec.Epoch
+}
+
+// OffsetResponse answers an OffsetCommitRequest or an OffsetFetchRequest:
+// NONE, or why the member is fenced.
+type OffsetResponse struct {
+	Seq          uint64 `canon:"seq"`
+	Error        spec.ErrorCode
+	ErrorMessage string
+}
+
+// String prints the request on one line.
+func (r OffsetCommitRequest) String() string {
+	return fmt.Sprintf("OffsetCommit%s member=%s epoch=%d instance=%s version=%d", seq(r.Seq), r.MemberID, r.MemberEpoch, optional(r.InstanceID), r.Version)
+}
+
+// String prints the request on one line.
+func (r OffsetFetchRequest) String() string {
+	id := "null"
+	if r.MemberID != nil {
+		id = string(*r.MemberID)
+	}
+	return fmt.Sprintf("OffsetFetch%s member=%s epoch=%d", seq(r.Seq), id, r.MemberEpoch)
+}
+
+// String prints the response on one line.
+func (r OffsetResponse) String() string {
+	if r.Error != spec.None {
+		return fmt.Sprintf("OffsetResponse%s error=%s %s", seq(r.Seq), r.Error, r.ErrorMessage)
+	}
+	return fmt.Sprintf("OffsetResponse%s error=NONE", seq(r.Seq))
+}

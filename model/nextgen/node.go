@@ -19,8 +19,11 @@ type Message interface {
 	isMessage()
 }
 
-func (HeartbeatRequest) isMessage()  {}
-func (HeartbeatResponse) isMessage() {}
+func (HeartbeatRequest) isMessage()    {}
+func (HeartbeatResponse) isMessage()   {}
+func (OffsetCommitRequest) isMessage() {}
+func (OffsetFetchRequest) isMessage()  {}
+func (OffsetResponse) isMessage()      {}
 
 // Envelope is a message in flight between two nodes.
 type Envelope struct {

@@ -32,6 +32,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -349,6 +350,9 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 //   - Receive of a HeartbeatRequest: see handleHeartbeat. The response goes
 //     to the Receive's From. A rejected request is answered with Kafka's
 //     error code and changes nothing at all, timers included.
+//   - Receive of an OffsetCommitRequest or OffsetFetchRequest: the
+//     fencing verdict (validate.OffsetCommit, validate.OffsetFetch) as an
+//     OffsetResponse; it changes nothing.
 //   - TimerFired of a SessionTimer or RebalanceTimer. A firing of a timer
 //     that is not armed, or before its deadline, is stale and ignored.
 //   - MetadataUpdate: the new metadata image (no output).
@@ -359,12 +363,21 @@ func (c *Coordinator) Step(in nextgen.Input) nextgen.Output {
 	s := &step{now: in.Now}
 	switch ev := in.Event.(type) {
 	case nextgen.Receive:
-		req, ok := ev.Msg.(nextgen.HeartbeatRequest)
-		if !ok {
+		switch req := ev.Msg.(type) {
+		case nextgen.HeartbeatRequest:
+			s.seq = req.Seq
+			c.handleHeartbeat(s, ev.From, req)
+		case nextgen.OffsetCommitRequest:
+			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) validate.Rejection {
+				return validate.OffsetCommit(g, req.MemberID, req.MemberEpoch, req.Version)
+			})
+		case nextgen.OffsetFetchRequest:
+			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) validate.Rejection {
+				return validate.OffsetFetch(g, req.MemberID, req.MemberEpoch)
+			})
+		default:
 			panic(fmt.Sprintf("coordinator: Step: %T is not a request a coordinator takes", ev.Msg))
 		}
-		s.seq = req.Seq
-		c.handleHeartbeat(s, ev.From, req)
 	case nextgen.TimerFired:
 		c.handleTimer(s, ev.Timer)
 	case nextgen.MetadataUpdate:
@@ -373,6 +386,31 @@ func (c *Coordinator) Step(in nextgen.Input) nextgen.Output {
 		panic(fmt.Sprintf("coordinator: Step: event %T is not for a coordinator", in.Event))
 	}
 	return s.out
+}
+
+// handleOffsets answers the fencing half of OffsetCommit or OffsetFetch
+// with rule's verdict on the group (NOT_COORDINATOR for another group;
+// GROUP_ID_NOT_FOUND before the group exists). It changes nothing: commits
+// do not keep a consumer-protocol member alive.
+func (c *Coordinator) handleOffsets(s *step, from string, seq uint64, group string, rule func(validate.Group) validate.Rejection) {
+	var rej validate.Rejection
+	switch {
+	case group != c.cfg.GroupID:
+		rej = rejection(spec.NotCoordinator, "This coordinator runs group %s, not %s.", c.cfg.GroupID, group)
+	case !c.exists:
+		rej = rejection(spec.GroupIDNotFound, "Group %s does not exist.", group)
+	default:
+		rej = rule(groupView{c: c})
+	}
+	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: from,
+		Msg: nextgen.OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message}})
+}
+
+// PreferredAssignor returns the server-side assignor the group would use
+// now (computePreferredServerAssignor over the current members; what
+// ConsumerGroupDescribe reports as AssignorName).
+func (c *Coordinator) PreferredAssignor() string {
+	return c.preferredAssignor(member{}, nil)
 }
 
 // handleTimer fires t if it is armed and due, and ignores it otherwise.

@@ -786,3 +786,35 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 		t.Fatalf("session deadline %d, want the default 45000", out.Timers[0].At)
 	}
 }
+
+// TestOffsetRequests: the coordinator answers the fencing half of
+// OffsetCommit and OffsetFetch from its own records, for its own group
+// only, and changes nothing.
+func TestOffsetRequests(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
+	commit := func(group, member string, epoch spec.Epoch) nextgen.OffsetCommitRequest {
+		return nextgen.OffsetCommitRequest{Seq: 7, GroupID: group, MemberID: spec.MemberID(member), MemberEpoch: epoch, Version: 9}
+	}
+	h.expect(0, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `
+		send coordinator->A OffsetResponse#7 error=GROUP_ID_NOT_FOUND Group g does not exist.`)
+	h.hb(10, join("A", "foo"), `
+		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1}
+		set session(A)@45010`)
+	before := h.c.String()
+	h.expect(20, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `send coordinator->A OffsetResponse#7 error=NONE`)
+	h.expect(30, nextgen.Receive{From: "A", Msg: commit("g", "A", 0)}, `
+		send coordinator->A OffsetResponse#7 error=STALE_MEMBER_EPOCH The received member epoch 0 does not match the expected member epoch 1.`)
+	h.expect(40, nextgen.Receive{From: "A", Msg: commit("other", "A", 1)}, `
+		send coordinator->A OffsetResponse#7 error=NOT_COORDINATOR This coordinator runs group g, not other.`)
+	id := spec.MemberID("A")
+	h.expect(50, nextgen.Receive{From: "A", Msg: nextgen.OffsetFetchRequest{Seq: 8, GroupID: "g", MemberID: &id, MemberEpoch: 1}}, `
+		send coordinator->A OffsetResponse#8 error=NONE`)
+	h.expect(60, nextgen.Receive{From: "A", Msg: nextgen.OffsetFetchRequest{Seq: 8, GroupID: "g", MemberID: &id, MemberEpoch: 2}}, `
+		send coordinator->A OffsetResponse#8 error=STALE_MEMBER_EPOCH The received member epoch 2 does not match the expected member epoch 1.`)
+	if h.c.String() != before {
+		t.Fatalf("offset requests changed the group:\n%s\nwas:\n%s", h.c, before)
+	}
+	if got := h.c.PreferredAssignor(); got != "uniform" {
+		t.Fatalf("PreferredAssignor = %q, want uniform", got)
+	}
+}
