@@ -1,0 +1,182 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Nanos is a point on an observer's monotonic clock, in nanoseconds from an
+// origin the history chooses (for example the start of a test). Histories
+// compare Nanos of different processes, so every observation of one history
+// must come from one clock.
+type Nanos int64
+
+// ObservationKind says what an Observation records.
+type ObservationKind uint8
+
+// The observations. The first four are what a member process reports
+// (Kafka's ConsumerRebalanceListener callbacks, and its death); Joined and
+// Removed are what the group coordinator reports; Quiet is what the
+// environment reports.
+const (
+	// Assigned: Process was given Resources (onPartitionsAssigned, called
+	// at Call and returned at Return). It owns them from Call on.
+	Assigned ObservationKind = iota + 1
+	// Revoked: Process gave Resources up after finishing its work on them
+	// (onPartitionsRevoked: it commits, then returns). It owns them until
+	// Return.
+	Revoked
+	// Lost: Process learnt that Resources were already taken from it and
+	// dropped them without committing (onPartitionsLost). It owns them
+	// until Return.
+	Lost
+	// Crashed: Process died at Call (Return equals Call). It owns nothing
+	// from then on; observations of the same Process after it belong to its
+	// next incarnation.
+	Crashed
+	// Joined: the coordinator counts Member as a member of the group from
+	// Call on (Return equals Call). Process is "" when the coordinator
+	// does not know which process holds the id.
+	Joined
+	// Removed: the coordinator stopped counting Member at Call (it left,
+	// its session or rebalance timeout expired, or another incarnation
+	// replaced it). From then on the protocol fences its work: commits
+	// under its generation or epoch are rejected.
+	Removed
+	// Quiet: from Call on nothing changes outside the group (no process
+	// starts, stops or crashes, no subscription or topic changes), so the
+	// group must converge: the convergence laws are judged at the end of
+	// the history.
+	Quiet
+)
+
+var observationNames = [...]string{"?", "assigned", "revoked", "lost", "crashed", "joined", "removed", "quiet"}
+
+// String names the kind ("assigned", "revoked", ...).
+func (k ObservationKind) String() string {
+	if int(k) < len(observationNames) {
+		return observationNames[k]
+	}
+	return fmt.Sprintf("observation(%d)", uint8(k))
+}
+
+// Observation is one thing seen about a group at a real time: a process's
+// rebalance callback (with the times it was called and returned), its
+// death, a membership change the coordinator made, or the environment
+// falling quiet.
+type Observation struct {
+	Kind ObservationKind
+	// Process is the stable name of the member process (it survives
+	// restarts and new member ids); "" for Quiet and, where unknown, for
+	// Joined and Removed.
+	Process string
+	// Member is the member id the process held when the observation was
+	// made (Assigned, Revoked, Lost), or the id the coordinator counts or
+	// stops counting (Joined, Removed). "" where unknown.
+	Member MemberID
+	// Generation is the process's generation (classic) or member epoch
+	// (next-gen) when the callback was called; NoGeneration where unknown.
+	Generation Generation
+	// Resources is what Assigned, Revoked or Lost is about; empty for the
+	// other kinds.
+	Resources Set
+	// Call and Return bound the observation: Call <= Return. Point events
+	// (Crashed, Joined, Removed, Quiet) have Call == Return.
+	Call, Return Nanos
+}
+
+// String prints the observation on one line:
+//
+//	[1200..1350] A assigned {t-0 t-1} member=A-1 gen=2
+func (o Observation) String() string {
+	var b strings.Builder
+	if o.Call == o.Return {
+		fmt.Fprintf(&b, "[%d]", o.Call)
+	} else {
+		fmt.Fprintf(&b, "[%d..%d]", o.Call, o.Return)
+	}
+	if o.Process != "" {
+		b.WriteString(" " + o.Process)
+	}
+	b.WriteString(" " + o.Kind.String())
+	if !o.Resources.IsEmpty() {
+		b.WriteString(" " + o.Resources.String())
+	}
+	if o.Member != "" {
+		b.WriteString(" member=" + string(o.Member))
+	}
+	if o.Generation != NoGeneration && o.Kind <= Lost {
+		fmt.Fprintf(&b, " gen=%d", o.Generation)
+	}
+	return b.String()
+}
+
+// History is everything observed about one group: the universe, what each
+// process subscribes to, and the observations.
+type History struct {
+	// Topics is the resource universe (it does not change within one
+	// history).
+	Topics Topics
+	// Subscriptions holds each process's subscribed topics (it does not
+	// change within one history).
+	Subscriptions map[string][]string
+	// Observations in any order; the checks order them by time.
+	Observations []Observation
+}
+
+// Validate returns an error naming every malformed observation (by its
+// index): an unknown kind, Return before Call, a point event with
+// Return != Call, a callback without a process or with an invalid
+// resource set, a Joined or Removed without a member, a process with no
+// subscription. A history that validates can be checked; one that does not
+// is refused whole rather than judged in part.
+func (h History) Validate() error {
+	var errs []error
+	bad := func(i int, o Observation, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("observation %d (%s): %s", i, o, fmt.Sprintf(format, args...)))
+	}
+	for i, o := range h.Observations {
+		switch o.Kind {
+		case Assigned, Revoked, Lost:
+			if o.Process == "" {
+				bad(i, o, "a callback needs a process")
+			}
+			if err := o.Resources.Validate(); err != nil {
+				bad(i, o, "%v", err)
+			}
+		case Crashed:
+			if o.Process == "" {
+				bad(i, o, "a crash needs a process")
+			}
+		case Joined, Removed:
+			if o.Member == "" {
+				bad(i, o, "a membership change needs a member id")
+			}
+		case Quiet:
+		default:
+			bad(i, o, "unknown kind")
+			continue
+		}
+		if o.Return < o.Call {
+			bad(i, o, "returns at %d before it is called at %d", o.Return, o.Call)
+		}
+		if o.Kind >= Crashed && o.Return != o.Call {
+			bad(i, o, "a point event must have Return == Call")
+		}
+		if o.Process != "" && o.Kind != Joined && o.Kind != Removed {
+			if _, ok := h.Subscriptions[o.Process]; !ok {
+				bad(i, o, "process %q has no subscription", o.Process)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Processes returns the names of the processes with a subscription,
+// sorted.
+func (h History) Processes() []string {
+	return slices.Sorted(maps.Keys(h.Subscriptions))
+}
