@@ -1,0 +1,54 @@
+package impl
+
+import (
+	"slices"
+	"time"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Observer is told about a group's membership as its coordinator decides
+// it: the member ids the coordinator counts, from when to when. Tests turn
+// it into the Joined and Removed observations of a spec.History, so the
+// laws can tell a fenced zombie from a second owner.
+//
+// The drivers call it on their own goroutine, right after the step that
+// made the change; it must return quickly and must not call the driver.
+type Observer interface {
+	// Membership reports that member started (joined) or stopped (left,
+	// expired, fenced or replaced: !joined) being counted at at.
+	Membership(group string, member spec.MemberID, joined bool, at time.Time)
+}
+
+// memberSet tracks the member ids a driver last reported to its Observer.
+type memberSet map[spec.MemberID]bool
+
+// diff reports the difference between the tracked ids and now to obs and
+// makes now the tracked set. Removals are reported before additions, each
+// in sorted order (now is sorted by the cores).
+func (s memberSet) diff(obs Observer, group string, now []spec.MemberID, at time.Time) {
+	if obs == nil {
+		return
+	}
+	cur := make(map[spec.MemberID]bool, len(now))
+	for _, id := range now {
+		cur[id] = true
+	}
+	var gone []spec.MemberID
+	for id := range s {
+		if !cur[id] {
+			gone = append(gone, id)
+		}
+	}
+	slices.Sort(gone)
+	for _, id := range gone {
+		delete(s, id)
+		obs.Membership(group, id, false, at)
+	}
+	for _, id := range now {
+		if !s[id] {
+			s[id] = true
+			obs.Membership(group, id, true, at)
+		}
+	}
+}
