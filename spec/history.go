@@ -123,14 +123,25 @@ type History struct {
 	// Subscriptions holds each process's subscribed topics (it does not
 	// change within one history).
 	Subscriptions map[string][]string
-	// Observations in any order; the checks order them by time.
+	// CoordinatorObserved says that Observations hold every membership
+	// change the coordinator made (Joined and Removed) since before the
+	// first process started. Only then can a fenced zombie be told apart
+	// from a second owner; a history recorded from client callbacks alone
+	// leaves it false and has no Joined or Removed.
+	CoordinatorObserved bool
+	// Observations in any order across processes; the checks order them
+	// by time. The observations of one process must be listed in the
+	// order they happened, which decides between events of one process at
+	// the same instant.
 	Observations []Observation
 }
 
 // Validate returns an error naming every malformed observation (by its
 // index): an unknown kind, Return before Call, a point event with
 // Return != Call, a callback without a process or with an invalid
-// resource set, a Joined or Removed without a member, a process with no
+// resource set, resources on an observation that is not a callback, a
+// generation below NoGeneration, a Joined or Removed without a member or
+// in a history that does not claim CoordinatorObserved, a process with no
 // subscription. A history that validates can be checked; one that does not
 // is refused whole rather than judged in part.
 func (h History) Validate() error {
@@ -155,10 +166,19 @@ func (h History) Validate() error {
 			if o.Member == "" {
 				bad(i, o, "a membership change needs a member id")
 			}
+			if !h.CoordinatorObserved {
+				bad(i, o, "a membership change in a history that does not claim CoordinatorObserved")
+			}
 		case Quiet:
 		default:
 			bad(i, o, "unknown kind")
 			continue
+		}
+		if o.Kind > Lost && !o.Resources.IsEmpty() {
+			bad(i, o, "only a callback is about resources")
+		}
+		if o.Generation < NoGeneration {
+			bad(i, o, "generation %d is below %d", o.Generation, NoGeneration)
 		}
 		if o.Return < o.Call {
 			bad(i, o, "returns at %d before it is called at %d", o.Return, o.Call)

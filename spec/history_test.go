@@ -17,7 +17,7 @@ func TestHistoryValidate(t *testing.T) {
 		{Kind: Crashed, Process: "A", Call: 60, Return: 60},
 		{Kind: Quiet, Call: 70, Return: 70},
 	}
-	if err := (History{Topics: Topics{"t": 2}, Subscriptions: subs, Observations: good}).Validate(); err != nil {
+	if err := (History{Topics: Topics{"t": 2}, Subscriptions: subs, CoordinatorObserved: true, Observations: good}).Validate(); err != nil {
 		t.Fatalf("a good history: %v", err)
 	}
 	cases := []struct {
@@ -32,12 +32,27 @@ func TestHistoryValidate(t *testing.T) {
 		{Observation{Kind: Joined, Call: 1, Return: 1}, "needs a member id"},
 		{Observation{Kind: Quiet, Call: 1, Return: 2}, "Return == Call"},
 		{Observation{Kind: Lost, Process: "B", Call: 1, Return: 2}, `process "B" has no subscription`},
+		{Observation{Kind: Crashed, Process: "A", Resources: Range("t", 0, 0), Call: 1, Return: 1}, "only a callback is about resources"},
+		{Observation{Kind: Assigned, Process: "A", Generation: -2, Call: 1, Return: 1}, "generation -2 is below -1"},
 	}
 	for _, tc := range cases {
-		h := History{Subscriptions: subs, Observations: append(append([]Observation{}, good...), tc.o)}
+		h := History{Subscriptions: subs, CoordinatorObserved: true, Observations: append(append([]Observation{}, good...), tc.o)}
 		err := h.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "observation 6") {
 			t.Errorf("%v: got %v, want an error about observation 6 with %q", tc.o, err, tc.want)
 		}
+	}
+}
+
+// TestHistoryValidateCoordinator: membership changes belong only in a
+// history that claims to observe the coordinator.
+func TestHistoryValidateCoordinator(t *testing.T) {
+	h := History{Subscriptions: map[string][]string{"A": {"t"}}, Observations: []Observation{{Kind: Joined, Member: "A-1", Generation: NoGeneration}}}
+	if err := h.Validate(); err == nil || !strings.Contains(err.Error(), "CoordinatorObserved") {
+		t.Fatalf("got %v", err)
+	}
+	h.CoordinatorObserved = true
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
 	}
 }

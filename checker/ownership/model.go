@@ -1,0 +1,364 @@
+package ownership
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// OpKind is the kind of a porcupine operation of the ownership model.
+type OpKind uint8
+
+// The operations (see the package documentation for their legality).
+const (
+	// Acquire: Process takes Resource under membership Membership of
+	// Member (an Assigned callback).
+	Acquire OpKind = iota + 1
+	// Release: Process gives Resource up (a Revoked or Lost callback).
+	Release
+	// Crash: Process drops whatever it holds (a Crashed observation).
+	Crash
+	// Fence: membership Membership of Member is fenced (a Removed
+	// observation).
+	Fence
+)
+
+var opNames = [...]string{"?", "acquire", "release", "crash", "fence"}
+
+// String names the kind ("acquire", "release", "crash", "fence").
+func (k OpKind) String() string {
+	if int(k) < len(opNames) {
+		return opNames[k]
+	}
+	return fmt.Sprintf("op(%d)", uint8(k))
+}
+
+// Input is the input of one porcupine operation; operations have no output
+// (nil). Fields that do not apply to Kind are zero.
+type Input struct {
+	Kind OpKind
+	// Process is the process that acquires, releases or crashes.
+	Process string
+	// Member and Membership name the membership that acquires or is
+	// fenced: Membership counts the Joined observations of Member that
+	// followed a Removed of it before the operation (0 for the id's first
+	// membership).
+	Member     spec.MemberID
+	Membership int
+	// Resource is what Acquire and Release are about.
+	Resource spec.Resource
+}
+
+// membership is one membership of one member id.
+type membership struct {
+	member spec.MemberID
+	n      int
+}
+
+func (m membership) String() string {
+	if m.n == 0 {
+		return string(m.member)
+	}
+	return fmt.Sprintf("%s#%d", m.member, m.n+1)
+}
+
+func compareMembership(a, b membership) int {
+	return cmp.Or(strings.Compare(string(a.member), string(b.member)), cmp.Compare(a.n, b.n))
+}
+
+// holding is one process holding the resource under a membership.
+type holding struct {
+	process string
+	by      membership
+}
+
+// state is the model state of one resource. It is immutable: step returns a
+// new state and never writes to the slices of the one it was given.
+// holdings is sorted by process (a process holds a resource at most once);
+// fenced is sorted.
+type state struct {
+	holdings []holding
+	fenced   []membership
+}
+
+func (s state) isFenced(m membership) bool {
+	_, ok := slices.BinarySearchFunc(s.fenced, m, compareMembership)
+	return ok
+}
+
+func (s state) holder(process string) (int, bool) {
+	return slices.BinarySearchFunc(s.holdings, process, func(h holding, p string) int { return strings.Compare(h.process, p) })
+}
+
+// step applies in to s: whether it is legal, and the state after it.
+func step(s state, in Input) (bool, state) {
+	switch in.Kind {
+	case Acquire:
+		by := membership{in.Member, in.Membership}
+		i, held := s.holder(in.Process)
+		if held {
+			return false, s
+		}
+		if !s.isFenced(by) {
+			for _, h := range s.holdings {
+				if !s.isFenced(h.by) {
+					return false, s
+				}
+			}
+		}
+		return true, state{holdings: slices.Insert(slices.Clone(s.holdings), i, holding{in.Process, by}), fenced: s.fenced}
+	case Release, Crash:
+		i, held := s.holder(in.Process)
+		if !held {
+			return in.Kind == Crash, s
+		}
+		return true, state{holdings: slices.Delete(slices.Clone(s.holdings), i, i+1), fenced: s.fenced}
+	case Fence:
+		m := membership{in.Member, in.Membership}
+		i, done := slices.BinarySearchFunc(s.fenced, m, compareMembership)
+		if done {
+			return true, s
+		}
+		return true, state{holdings: s.holdings, fenced: slices.Insert(slices.Clone(s.fenced), i, m)}
+	}
+	return false, s
+}
+
+func (s state) equal(o state) bool {
+	return slices.Equal(s.holdings, o.holdings) && slices.Equal(s.fenced, o.fenced)
+}
+
+// String prints the holdings, fenced ones marked, then the fenced
+// memberships: "A as A-1, B as B-1 (fenced) | fenced: B-1"; "free" when
+// nothing is held or fenced.
+func (s state) String() string {
+	var parts []string
+	for _, h := range s.holdings {
+		p := h.process + " as " + h.by.String()
+		if s.isFenced(h.by) {
+			p += " (fenced)"
+		}
+		parts = append(parts, p)
+	}
+	out := strings.Join(parts, ", ")
+	if out == "" {
+		out = "free"
+	}
+	if len(s.fenced) > 0 {
+		var f []string
+		for _, m := range s.fenced {
+			f = append(f, m.String())
+		}
+		out += " | fenced: " + strings.Join(f, " ")
+	}
+	return out
+}
+
+func describe(in Input) string {
+	m := membership{in.Member, in.Membership}
+	switch in.Kind {
+	case Acquire:
+		return fmt.Sprintf("%s acquires %s as %s", in.Process, in.Resource, m)
+	case Release:
+		return fmt.Sprintf("%s releases %s", in.Process, in.Resource)
+	case Crash:
+		return in.Process + " crashes"
+	case Fence:
+		return "coordinator fences " + m.String()
+	}
+	return in.Kind.String()
+}
+
+// Model returns the porcupine model of partition ownership. Its Partition
+// splits a history of [Operations] by resource (sorted), copying each crash
+// and fence into the sub-histories where it can matter; Init and Step are
+// per resource and pure; DescribeOperation, DescribeState and
+// DescribeOperationMetadata (the observation an operation came from) make
+// the visualization readable.
+func Model() porcupine.Model {
+	return porcupine.Model{
+		Partition: partition,
+		Init:      func() any { return state{} },
+		Step: func(s, in, _ any) (bool, any) {
+			return step(s.(state), in.(Input))
+		},
+		Equal:                     func(a, b any) bool { return a.(state).equal(b.(state)) },
+		DescribeOperation:         func(in, _ any) string { return describe(in.(Input)) },
+		DescribeState:             func(s any) string { return s.(state).String() },
+		DescribeOperationMetadata: describeMetadata,
+	}
+}
+
+func describeMetadata(md any) string {
+	if o, ok := md.(spec.Observation); ok {
+		return o.String()
+	}
+	return ""
+}
+
+// partition returns one sub-history per resource, in resource order, each
+// keeping the order of ops.
+func partition(ops []porcupine.Operation) [][]porcupine.Operation {
+	type scope struct {
+		processes   map[string]bool
+		memberships map[membership]bool
+	}
+	scopes := map[spec.Resource]*scope{}
+	for _, op := range ops {
+		in := op.Input.(Input)
+		if in.Kind != Acquire && in.Kind != Release {
+			continue
+		}
+		sc := scopes[in.Resource]
+		if sc == nil {
+			sc = &scope{processes: map[string]bool{}, memberships: map[membership]bool{}}
+			scopes[in.Resource] = sc
+		}
+		sc.processes[in.Process] = true
+		if in.Kind == Acquire {
+			sc.memberships[membership{in.Member, in.Membership}] = true
+		}
+	}
+	var out [][]porcupine.Operation
+	for _, r := range slices.SortedFunc(maps.Keys(scopes), spec.Resource.Compare) {
+		sc := scopes[r]
+		var sub []porcupine.Operation
+		for _, op := range ops {
+			in := op.Input.(Input)
+			switch in.Kind {
+			case Acquire, Release:
+				if in.Resource != r {
+					continue
+				}
+			case Crash:
+				if !sc.processes[in.Process] {
+					continue
+				}
+			case Fence:
+				if !sc.memberships[membership{in.Member, in.Membership}] {
+					continue
+				}
+			}
+			sub = append(sub, op)
+		}
+		out = append(out, sub)
+	}
+	return out
+}
+
+// Operations returns the porcupine operations of h (see the package
+// documentation), in the order of h.Observations, one per resource of each
+// callback. Each operation's ClientId is its process's index in
+// h.Processes() (fences: one past the last process) and its Metadata is the
+// spec.Observation it came from. h should Validate; observations of unknown
+// kinds are skipped.
+func Operations(h spec.History) []porcupine.Operation {
+	procs := h.Processes()
+	client := func(p string) int {
+		i, _ := slices.BinarySearch(procs, p)
+		return i
+	}
+	ms := numberMemberships(h)
+	var ops []porcupine.Operation
+	for i, o := range h.Observations {
+		op := func(in Input) porcupine.Operation {
+			id := len(procs)
+			if in.Kind != Fence {
+				id = client(o.Process)
+			}
+			return porcupine.Operation{ClientId: id, Input: in, Call: int64(o.Call), Return: int64(o.Return), Metadata: o}
+		}
+		switch o.Kind {
+		case spec.Assigned, spec.Revoked, spec.Lost:
+			for _, r := range o.Resources {
+				in := Input{Kind: Release, Process: o.Process, Resource: r}
+				if o.Kind == spec.Assigned {
+					in = Input{Kind: Acquire, Process: o.Process, Member: o.Member, Membership: ms.at(o.Member, o.Call), Resource: r}
+				}
+				ops = append(ops, op(in))
+			}
+		case spec.Crashed:
+			ops = append(ops, op(Input{Kind: Crash, Process: o.Process}))
+		case spec.Removed:
+			ops = append(ops, op(Input{Kind: Fence, Member: o.Member, Membership: ms.removes[i]}))
+		}
+	}
+	return ops
+}
+
+// memberships numbers the memberships of each member id from the Joined and
+// Removed observations of a history.
+type memberships struct {
+	// events holds each id's Joined and Removed, by Call, Removed first
+	// within an instant, then by index.
+	events map[spec.MemberID][]memberEvent
+	// removes holds, for each Removed (by observation index), the
+	// membership it ends.
+	removes map[int]int
+}
+
+type memberEvent struct {
+	at      spec.Nanos
+	removed bool
+	index   int
+}
+
+func numberMemberships(h spec.History) memberships {
+	ms := memberships{events: map[spec.MemberID][]memberEvent{}, removes: map[int]int{}}
+	for i, o := range h.Observations {
+		if o.Kind == spec.Joined || o.Kind == spec.Removed {
+			ms.events[o.Member] = append(ms.events[o.Member], memberEvent{o.Call, o.Kind == spec.Removed, i})
+		}
+	}
+	for _, evs := range ms.events {
+		slices.SortFunc(evs, func(a, b memberEvent) int {
+			return cmp.Or(cmp.Compare(a.at, b.at), -compareBool(a.removed, b.removed), cmp.Compare(a.index, b.index))
+		})
+		n, ended := 0, false
+		for _, e := range evs {
+			switch {
+			case e.removed:
+				ms.removes[e.index] = n
+				ended = true
+			case ended:
+				n, ended = n+1, false
+			}
+		}
+	}
+	return ms
+}
+
+// at returns the membership of id at instant t, after everything at t: the
+// current one, or the last one ended if the id was removed and has not
+// joined again (a zombie's).
+func (ms memberships) at(id spec.MemberID, t spec.Nanos) int {
+	n, ended := 0, false
+	for _, e := range ms.events[id] {
+		if e.at > t {
+			break
+		}
+		switch {
+		case e.removed:
+			ended = true
+		case ended:
+			n, ended = n+1, false
+		}
+	}
+	return n
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	default:
+		return -1
+	}
+}
