@@ -200,16 +200,6 @@ func (l *loop[M, T]) wait(ctx context.Context, c *call[M]) (M, error) {
 	}
 }
 
-// request is start then wait.
-func (l *loop[M, T]) request(ctx context.Context, msg M) (M, error) {
-	c, err := l.start(ctx, msg)
-	if err != nil {
-		var zero M
-		return zero, err
-	}
-	return l.wait(ctx, c)
-}
-
 // apply carries out a step's effects: answers go to their callers, timer
 // commands to the timer set, and the wake-up is moved to the earliest
 // deadline. An answer to a node name nobody waits for (a caller that gave

@@ -2,6 +2,7 @@
 //
 //	rebalance check [flags]      model-check every protocol exhaustively at small bounds
 //	rebalance simulate [flags]   sample longer random runs of every protocol
+//	rebalance serve [flags]      a Kafka endpoint whose group coordinator is the reference
 //
 // Exit status: 0 when every law holds, 1 when one is violated, 2 on a usage
 // error.
@@ -34,7 +35,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheckCmd(), newSimulateCmd())
+	root.AddCommand(newCheckCmd(), newSimulateCmd(), newServeCmd())
 	err := root.Execute()
 	var ue usageError
 	switch {

@@ -1,0 +1,163 @@
+package kafkaserver
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// rawConsumer is a plain kgo consumer (no recorder) in group over topics:
+// classic with kgo's range balancer, or next-gen (KIP-848) asking the
+// coordinator for its server-side range assignor.
+func rawConsumer(t *testing.T, seeds []string, group string, nextgen bool, topics ...string) *kgo.Client {
+	t.Helper()
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(seeds...), kgo.ClientID("raw-" + group), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...),
+		kgo.Balancers(kgo.RangeBalancer()), kgo.SessionTimeout(3 * time.Second), kgo.HeartbeatInterval(200 * time.Millisecond),
+	}
+	if nextgen {
+		opts = append(opts, kgo.ServerSideBalancer())
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for !cl.PollFetches(context.Background()).IsClientClosed() {
+		}
+	}()
+	return cl
+}
+
+// eventually polls cond every 50 ms for up to 30 s.
+func eventually(t *testing.T, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = cond(); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: %v", what, err)
+}
+
+// TestAdminAPIs drives the administrative group APIs with franz-go's admin
+// client against a classic group and a consumer group (the latter asking
+// for the server-side range assignor): ListGroups, DescribeGroups,
+// ConsumerGroupDescribe (each family refused by the other's API),
+// commits from outside group management to a new "simple" group, and
+// DeleteGroups of a non-empty and of an empty group.
+func TestAdminAPIs(t *testing.T) {
+	e := newEnvTopics(t, viaFront, envConfig{}, spec.Topics{"t": 4})
+	adm, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ac := kadm.NewClient(adm)
+	ctx := t.Context()
+
+	classicMembers := []*kgo.Client{rawConsumer(t, e.seeds, "cg", false, "t"), rawConsumer(t, e.seeds, "cg", false, "t")}
+	nextgenMembers := []*kgo.Client{rawConsumer(t, e.seeds, "ng", true, "t"), rawConsumer(t, e.seeds, "ng", true, "t")}
+
+	eventually(t, "both groups listed as Stable", func() error {
+		listed, err := ac.ListGroups(ctx)
+		if err != nil {
+			return err
+		}
+		if listed["cg"].State != "Stable" || listed["ng"].State != "Stable" || listed["cg"].ProtocolType != "consumer" || listed["ng"].ProtocolType != "consumer" {
+			return errors.New("not yet: " + listed["cg"].State + "/" + listed["ng"].State)
+		}
+		return nil
+	})
+	eventually(t, "the classic group described with every partition assigned once", func() error {
+		ds, err := ac.DescribeGroups(ctx, "cg")
+		if err != nil {
+			return err
+		}
+		d := ds["cg"]
+		if d.Err != nil || d.State != "Stable" || d.Protocol != "range" || len(d.Members) != 2 {
+			return errors.New("not yet")
+		}
+		for _, m := range d.Members {
+			if m.ClientID != "raw-cg" || m.ClientHost != "/127.0.0.1" {
+				return errors.New("client id or host missing: " + m.ClientID + " " + m.ClientHost)
+			}
+		}
+		if got := d.AssignedPartitions().Sorted(); len(got) != 1 || len(got[0].Partitions) != 4 {
+			return errors.New("assignment does not cover t")
+		}
+		return nil
+	})
+	eventually(t, "the consumer group described with the server's range assignor", func() error {
+		ds, err := ac.DescribeConsumerGroups(ctx, "ng")
+		if err != nil {
+			return err
+		}
+		d := ds["ng"]
+		if d.Err != nil || d.State != "Stable" || d.AssignorName != "range" || len(d.Members) != 2 || d.Epoch < 1 {
+			return errors.New("not yet: " + d.State + " " + d.AssignorName)
+		}
+		if got := d.AssignedPartitions().Sorted(); len(got) != 1 || len(got[0].Partitions) != 4 {
+			return errors.New("assignment does not cover t")
+		}
+		for _, m := range d.Members {
+			if m.ClientID != "raw-ng" || len(m.Assignment["t"]) != 2 {
+				return errors.New("a member's client id or assignment is wrong")
+			}
+		}
+		return nil
+	})
+	// Each family's describe API refuses the other family's group.
+	if ds, _ := ac.DescribeGroups(ctx, "ng"); !errors.Is(ds["ng"].Err, kerr.GroupIDNotFound) {
+		t.Errorf("DescribeGroups of a consumer group: %v", ds["ng"].Err)
+	}
+	if ds, _ := ac.DescribeConsumerGroups(ctx, "cg"); !errors.Is(ds["cg"].Err, kerr.GroupIDNotFound) {
+		t.Errorf("ConsumerGroupDescribe of a classic group: %v", ds["cg"].Err)
+	}
+
+	// A commit from outside group management creates a simple group.
+	os := kadm.Offsets{}
+	os.Add(kadm.Offset{Topic: "t", Partition: 1, At: 7, LeaderEpoch: -1})
+	if resp, err := ac.CommitOffsets(ctx, "simple", os); err != nil || resp.Error() != nil {
+		t.Fatalf("simple commit: %v %v", err, resp.Error())
+	}
+	fetched, err := ac.FetchOffsets(ctx, "simple")
+	if err != nil || fetched.Error() != nil {
+		t.Fatalf("fetch: %v %v", err, fetched.Error())
+	}
+	if o, ok := fetched.Lookup("t", 1); !ok || o.At != 7 {
+		t.Fatalf("fetched %+v", fetched)
+	}
+	// A committed offset of a live group is refused to an outsider.
+	if resp, err := ac.CommitOffsets(ctx, "cg", os); err == nil && resp.Error() == nil {
+		t.Fatal("an outsider's commit to a live classic group was accepted")
+	}
+
+	// DeleteGroups: refused while the group has members, done once empty.
+	if resp, err := ac.DeleteGroup(ctx, "cg"); err == nil && resp.Err == nil {
+		t.Fatal("a group with members was deleted")
+	}
+	for _, cl := range append(classicMembers, nextgenMembers...) {
+		cl.Close()
+	}
+	eventually(t, "the empty groups deleted", func() error {
+		resps, err := ac.DeleteGroups(ctx, "cg", "ng", "simple")
+		if err != nil {
+			return err
+		}
+		return resps.Error()
+	})
+	if listed, _ := ac.ListGroups(ctx); len(listed) != 0 {
+		t.Fatalf("groups left after deletion: %v", listed)
+	}
+}
