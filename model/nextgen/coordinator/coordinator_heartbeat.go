@@ -348,11 +348,20 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		}
 	}
 	s.armSession(&updated, s.now+c.cfg.SessionTimeout)
+	// The group state depends on the members, the two epochs and whether
+	// each member is reconciled: a heartbeat of an existing member that
+	// changed none of them (a keep-alive in a stable group, the common
+	// case) cannot change it, so the O(members) derivation is skipped, as
+	// Kafka re-derives it only when a record is written.
+	stateMayChange := dec.Kind != validate.ExistingMember || changed || len(gone) > 0 ||
+		groupEpoch != c.groupEpoch || tgtEpoch != c.targetEpoch
 	c.members[updated.id] = updated
 	c.exists = true
 	c.groupEpoch, c.subscribed, c.metadataExpired = groupEpoch, subscribed, expired
 	c.target, c.targetEpoch, c.targetTopics = tgt, tgtEpoch, tgtTopics
-	c.updateState()
+	if stateMayChange {
+		c.updateState()
+	}
 
 	resp := nextgen.HeartbeatResponse{
 		MemberID:            updated.id,
