@@ -71,7 +71,7 @@ func isReset(err error) bool {
 func TestBadFramesCloseTheConnection(t *testing.T) {
 	rec := kgotest.NewRecorder("g", clientTopics).ObservesCoordinator()
 	e := newEnvTopics(t, viaFront, envConfig{observer: rec}, clientTopics)
-	g := &clientGroup{t: t, e: e, rec: rec, protocol: kgotest.Cooperative, members: map[string]*kgotest.Member{}, static: map[string]string{}}
+	g := &clientGroup{t: t, topics: clientTopics, e: e, rec: rec, protocol: kgotest.Cooperative, members: map[string]*kgotest.Member{}, static: map[string]string{}}
 	g.start("a", "")
 	g.start("b", "")
 	g.waitConverged("two join")
@@ -159,7 +159,7 @@ func describe(t *testing.T, e *env) string {
 func TestWrongRequestsGetKafkasErrors(t *testing.T) {
 	rec := kgotest.NewRecorder("g", clientTopics).ObservesCoordinator()
 	e := newEnvTopics(t, viaFront, envConfig{observer: rec}, clientTopics)
-	g := &clientGroup{t: t, e: e, rec: rec, protocol: kgotest.Cooperative, members: map[string]*kgotest.Member{}, static: map[string]string{}}
+	g := &clientGroup{t: t, topics: clientTopics, e: e, rec: rec, protocol: kgotest.Cooperative, members: map[string]*kgotest.Member{}, static: map[string]string{}}
 	g.start("a", "")
 	g.start("b", "")
 	g.waitConverged("two join")

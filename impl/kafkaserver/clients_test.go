@@ -35,7 +35,8 @@ func artifacts() string { return os.Getenv("REBALANCE_ARTIFACTS") }
 
 // group is one test group: its recorder, environment and members.
 type clientGroup struct {
-	t        *testing.T
+	t        testing.TB
+	topics   spec.Topics
 	e        *env
 	rec      *kgotest.Recorder
 	protocol kgotest.Protocol
@@ -45,21 +46,21 @@ type clientGroup struct {
 	consumed int
 }
 
-func newClientGroup(t *testing.T, how endpoint, p kgotest.Protocol, cfg envConfig) *clientGroup {
-	rec := kgotest.NewRecorder("g", clientTopics).ObservesCoordinator()
+func newClientGroup(t testing.TB, how endpoint, p kgotest.Protocol, cfg envConfig, topics spec.Topics) *clientGroup {
+	rec := kgotest.NewRecorder("g", topics).ObservesCoordinator()
 	cfg.observer = rec
-	e := newEnvTopics(t, how, cfg, clientTopics)
-	for _, topic := range clientTopics.Names() {
-		e.produce(t, topic, records*int(clientTopics[topic]))
+	e := newEnvTopics(t, how, cfg, topics)
+	for _, topic := range topics.Names() {
+		e.produce(t, topic, records*int(topics[topic]))
 	}
-	return &clientGroup{t: t, e: e, rec: rec, protocol: p, members: map[string]*kgotest.Member{}, static: map[string]string{}}
+	return &clientGroup{t: t, topics: topics, e: e, rec: rec, protocol: p, members: map[string]*kgotest.Member{}, static: map[string]string{}}
 }
 
 // start starts process name (static when instance is not "").
 func (g *clientGroup) start(name, instance string) {
 	g.t.Helper()
 	m, err := kgotest.Start(g.rec, kgotest.MemberConfig{
-		Name: name, Seeds: g.e.seeds, Group: "g", Topics: clientTopics.Names(), Protocol: g.protocol,
+		Name: name, Seeds: g.e.seeds, Group: "g", Topics: g.topics.Names(), Protocol: g.protocol,
 		InstanceID: instance, SessionTimeout: 3 * time.Second, HeartbeatInterval: 200 * time.Millisecond,
 		RebalanceTimeout: 10 * time.Second, RevokeWork: 20 * time.Millisecond,
 	})
@@ -101,9 +102,9 @@ func (g *clientGroup) converged(ctx context.Context) (bool, string) {
 	if !g.rec.Covered() {
 		return false, fmt.Sprintf("not covered: %v", owned)
 	}
-	v := spec.View{Topics: clientTopics}
+	v := spec.View{Topics: g.topics}
 	for name, set := range owned {
-		v.Members = append(v.Members, spec.MemberView{Name: name, Current: true, Subscription: clientTopics.Names(), Owns: set})
+		v.Members = append(v.Members, spec.MemberView{Name: name, Current: true, Subscription: g.topics.Names(), Owns: set})
 	}
 	if bad := g.balance()(v.Sort()); len(bad) > 0 {
 		return false, fmt.Sprintf("not balanced: %v", bad)
@@ -179,7 +180,7 @@ func (g *clientGroup) finish() {
 	for _, name := range slices.Sorted(maps.Keys(g.members)) {
 		g.leave(name)
 	}
-	if total := clientTopics.Resources(clientTopics.Names()...).Len() * records; g.consumed < total {
+	if total := g.topics.Resources(g.topics.Names()...).Len() * records; g.consumed < total {
 		g.t.Fatalf("%d records polled in all, fewer than the %d produced", g.consumed, total)
 	}
 	var offsets map[spec.Resource]int64
@@ -198,7 +199,7 @@ func (g *clientGroup) finish() {
 		}
 	}
 	var missing []string
-	for _, r := range clientTopics.Resources(clientTopics.Names()...) {
+	for _, r := range g.topics.Resources(g.topics.Names()...) {
 		if offsets[r] != records {
 			missing = append(missing, fmt.Sprintf("%s=%d", r, offsets[r]))
 		}
@@ -220,7 +221,7 @@ func TestRealClients(t *testing.T) {
 	for _, p := range []kgotest.Protocol{kgotest.Eager, kgotest.Cooperative, kgotest.NextGen} {
 		t.Run(p.String(), func(t *testing.T) {
 			t.Parallel()
-			g := newClientGroup(t, viaFront, p, envConfig{})
+			g := newClientGroup(t, viaFront, p, envConfig{}, clientTopics)
 			names := []string{"m0", "m1", "m2", "m3", "m4"}
 			for _, n := range names {
 				instance := ""
@@ -273,7 +274,7 @@ func TestRealClientsInstalled(t *testing.T) {
 	for _, p := range []kgotest.Protocol{kgotest.Eager, kgotest.Cooperative, kgotest.NextGen} {
 		t.Run(p.String(), func(t *testing.T) {
 			t.Parallel()
-			g := newClientGroup(t, viaInstall, p, envConfig{})
+			g := newClientGroup(t, viaInstall, p, envConfig{}, clientTopics)
 			for _, n := range []string{"m0", "m1", "m2", "m3", "m4"} {
 				g.start(n, "")
 			}
@@ -295,7 +296,7 @@ func TestBrokenCoordinatorCaught(t *testing.T) {
 	rec := kgotest.NewRecorder("g", clientTopics).ObservesCoordinator()
 	dir := t.TempDir()
 	e := newEnvTopics(t, viaFront, envConfig{observer: rec, nextgen: coordinator.CoordinatorConfig{Faults: nextgenAssignBeforeRelease}}, clientTopics)
-	g := &clientGroup{t: t, e: e, rec: rec, protocol: kgotest.NextGen, members: map[string]*kgotest.Member{}, static: map[string]string{}}
+	g := &clientGroup{t: t, topics: clientTopics, e: e, rec: rec, protocol: kgotest.NextGen, members: map[string]*kgotest.Member{}, static: map[string]string{}}
 	g.start("m0", "")
 	g.waitConverged("m0 joins")
 	for _, n := range []string{"m1", "m2", "m3"} {
@@ -315,4 +316,40 @@ func TestBrokenCoordinatorCaught(t *testing.T) {
 		t.Fatalf("no visualization written: %q %v", res.HTMLPath, err)
 	}
 	t.Logf("porcupine rejected the history (%d resources); visualization: %s", len(res.IllegalResources), res.HTMLPath)
+}
+
+// TestKgoStaticLeave pins what franz-go v1.22.3 does when a static
+// next-gen member closes: its leave heartbeat has MemberEpoch -2 but no
+// InstanceId (kgo's leave848 never sets it), which Kafka refuses
+// (GroupMetadataManager.throwIfConsumerGroupHeartbeatRequestIsInvalid:
+// "InstanceId can't be null.", in every release since KIP-848's static
+// membership) and so does this coordinator. The member therefore stays
+// at its epoch, holding its partitions, until its session expires,
+// instead of parking at -2 for its replacement. If this test fails, kgo
+// has changed: a static leave that parks the member is Kafka's intended
+// behaviour, and the test should then assert that instead.
+func TestKgoStaticLeave(t *testing.T) {
+	g := newClientGroup(t, viaFront, kgotest.NextGen, envConfig{}, spec.Topics{"orders": 4})
+	g.start("a", "static-a")
+	g.start("b", "")
+	g.waitConverged("two join")
+	var id spec.MemberID
+	var epoch spec.Epoch
+	n := g.e.server.NextGen("g")
+	n.Inspect(t.Context(), func(c *coordinator.Coordinator) {
+		for _, m := range c.Members() {
+			if s, _ := c.Member(m); s.InstanceID == "static-a" {
+				id, epoch = m, s.Epoch
+			}
+		}
+	})
+	g.leave("a")
+	var after coordinator.MemberSnapshot
+	var found bool
+	n.Inspect(t.Context(), func(c *coordinator.Coordinator) { after, found = c.Member(id) })
+	if !found || after.Epoch != epoch {
+		t.Fatalf("after kgo's static leave the member is %+v (found %t), want it still at epoch %d: kgo now leaves with its instance id", after, found, epoch)
+	}
+	// Its session (3 s) then expires, and the group converges without it.
+	g.waitConverged("after the static member's session expired")
 }
