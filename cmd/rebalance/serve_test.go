@@ -9,8 +9,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/rebalance-ref/rebalance/checker/ownership"
+	"github.com/rebalance-ref/rebalance/impl/kgotest"
+	"github.com/rebalance-ref/rebalance/spec"
 )
+
+// covered reports whether every partition is owned once and each of the
+// n members owns some (the group's balanced end for these topics).
+func covered(rec *kgotest.Recorder, n int) bool {
+	owned := rec.Owned()
+	if !rec.Covered() || len(owned) != n {
+		return false
+	}
+	for _, s := range owned {
+		if s.IsEmpty() {
+			return false
+		}
+	}
+	return true
+}
 
 // syncBuffer is a bytes.Buffer safe for the serve goroutine and the test.
 type syncBuffer struct {
@@ -32,7 +49,7 @@ func (s *syncBuffer) String() string {
 
 // TestServe starts `rebalance serve` as a user would (--listen with port
 // 0, two topics), reads the address it prints, joins a kgo consumer of
-// each family to it, and stops it as Ctrl-C does (the context ends):
+// each family to it (two members each, their history judged), and stops it as Ctrl-C does (the context ends):
 // serve then reports that it stopped and returns.
 func TestServe(t *testing.T) {
 	ctx, stop := context.WithCancel(t.Context())
@@ -52,38 +69,30 @@ func TestServe(t *testing.T) {
 	if addr == "" {
 		t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
 	}
-	for _, nextgen := range []bool{false, true} {
-		assigned := make(chan map[string][]int32, 1)
-		opts := []kgo.Opt{
-			kgo.SeedBrokers(addr), kgo.ConsumerGroup("g" + map[bool]string{false: "classic", true: "nextgen"}[nextgen]),
-			kgo.ConsumeTopics("orders", "payments"), kgo.SessionTimeout(3 * time.Second), kgo.HeartbeatInterval(200 * time.Millisecond),
-			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-				select {
-				case assigned <- m:
-				default:
-				}
-			}),
-		}
-		if nextgen {
-			opts = append(opts, kgo.ServerSideBalancer())
-		}
-		cl, err := kgo.NewClient(opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			for !cl.PollFetches(context.Background()).IsClientClosed() {
+	topics := spec.Topics{"orders": 4, "payments": 2}
+	for _, p := range []kgotest.Protocol{kgotest.Cooperative, kgotest.NextGen} {
+		// A history from the clients' callbacks alone: serve's coordinator
+		// is not observed, so every live member counts as current.
+		rec := kgotest.NewRecorder("g-"+p.String(), topics)
+		var ms []*kgotest.Member
+		for _, name := range []string{"a", "b"} {
+			m, err := kgotest.Start(rec, kgotest.MemberConfig{Name: name, Seeds: []string{addr}, Group: "g-" + p.String(),
+				Topics: topics.Names(), Protocol: p, SessionTimeout: 3 * time.Second, HeartbeatInterval: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}()
-		select {
-		case m := <-assigned:
-			if len(m["orders"]) != 4 || len(m["payments"]) != 2 {
-				t.Errorf("nextgen=%t: the only member was assigned %v, want every partition", nextgen, m)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("nextgen=%t: no assignment in 30 s", nextgen)
+			ms = append(ms, m)
 		}
-		cl.Close()
+		for deadline := time.Now().Add(30 * time.Second); !covered(rec, 2); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not converged in 30 s: %v", p, rec.Owned())
+			}
+		}
+		rec.Quiet()
+		ownership.Require(t, rec.History(), ownership.Options{Name: "serve-" + p.String()})
+		for _, m := range ms {
+			m.Leave()
+		}
 	}
 	stop()
 	select {

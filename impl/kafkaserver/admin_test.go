@@ -1,7 +1,6 @@
 package kafkaserver
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -10,30 +9,37 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/rebalance-ref/rebalance/checker/ownership"
+	"github.com/rebalance-ref/rebalance/impl"
+	"github.com/rebalance-ref/rebalance/impl/kgotest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// rawConsumer is a plain kgo consumer (no recorder) in group over topics:
-// classic with kgo's range balancer, or next-gen (KIP-848) asking the
-// coordinator for its server-side range assignor.
-func rawConsumer(t *testing.T, seeds []string, group string, nextgen bool, topics ...string) *kgo.Client {
+// multiObserver tells every observer.
+type multiObserver []impl.Observer
+
+func (m multiObserver) Membership(group string, member spec.MemberID, joined bool, at time.Time) {
+	for _, o := range m {
+		o.Membership(group, member, joined, at)
+	}
+}
+
+// adminMember starts a recorded consumer in group over topic t: classic
+// with kgo's range balancer, or next-gen (KIP-848) asking the coordinator
+// for its server-side range assignor.
+func adminMember(t *testing.T, rec *kgotest.Recorder, seeds []string, group, name string, nextgen bool) *kgotest.Member {
 	t.Helper()
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(seeds...), kgo.ClientID("raw-" + group), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...),
-		kgo.Balancers(kgo.RangeBalancer()), kgo.SessionTimeout(3 * time.Second), kgo.HeartbeatInterval(200 * time.Millisecond),
-	}
+	cfg := kgotest.MemberConfig{Name: name, Seeds: seeds, Group: group, Topics: []string{"t"}, Protocol: kgotest.Eager,
+		SessionTimeout: 3 * time.Second, HeartbeatInterval: 200 * time.Millisecond, Opts: []kgo.Opt{kgo.ClientID("raw-" + group)}}
 	if nextgen {
-		opts = append(opts, kgo.ServerSideBalancer())
+		cfg.Protocol = kgotest.NextGen
+		cfg.Opts = append(cfg.Opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
 	}
-	cl, err := kgo.NewClient(opts...)
+	m, err := kgotest.Start(rec, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for !cl.PollFetches(context.Background()).IsClientClosed() {
-		}
-	}()
-	return cl
+	return m
 }
 
 // eventually polls cond every 50 ms for up to 30 s.
@@ -57,7 +63,9 @@ func eventually(t *testing.T, what string, cond func() error) {
 // commits from outside group management to a new "simple" group, and
 // DeleteGroups of a non-empty and of an empty group.
 func TestAdminAPIs(t *testing.T) {
-	e := newEnvTopics(t, viaFront, envConfig{}, spec.Topics{"t": 4})
+	topics := spec.Topics{"t": 4}
+	recs := map[string]*kgotest.Recorder{"cg": kgotest.NewRecorder("cg", topics).ObservesCoordinator(), "ng": kgotest.NewRecorder("ng", topics).ObservesCoordinator()}
+	e := newEnvTopics(t, viaFront, envConfig{observer: multiObserver{recs["cg"], recs["ng"]}}, topics)
 	adm, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...))
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +74,10 @@ func TestAdminAPIs(t *testing.T) {
 	ac := kadm.NewClient(adm)
 	ctx := t.Context()
 
-	classicMembers := []*kgo.Client{rawConsumer(t, e.seeds, "cg", false, "t"), rawConsumer(t, e.seeds, "cg", false, "t")}
-	nextgenMembers := []*kgo.Client{rawConsumer(t, e.seeds, "ng", true, "t"), rawConsumer(t, e.seeds, "ng", true, "t")}
+	members := []*kgotest.Member{
+		adminMember(t, recs["cg"], e.seeds, "cg", "c0", false), adminMember(t, recs["cg"], e.seeds, "cg", "c1", false),
+		adminMember(t, recs["ng"], e.seeds, "ng", "n0", true), adminMember(t, recs["ng"], e.seeds, "ng", "n1", true),
+	}
 
 	eventually(t, "both groups listed as Stable", func() error {
 		listed, err := ac.ListGroups(ctx)
@@ -143,12 +153,22 @@ func TestAdminAPIs(t *testing.T) {
 		t.Fatal("an outsider's commit to a live classic group was accepted")
 	}
 
+	// Both groups' histories, judged while they are quiet and converged.
+	for group, rec := range recs {
+		rec.Quiet()
+		balance := spec.CheckBalance
+		if group == "cg" {
+			balance = spec.CheckTopicBalance
+		}
+		ownership.Require(t, rec.History(), ownership.Options{Name: t.Name() + "-" + group, Balance: balance, HTMLDir: artifacts()})
+	}
+
 	// DeleteGroups: refused while the group has members, done once empty.
 	if resp, err := ac.DeleteGroup(ctx, "cg"); err == nil && resp.Err == nil {
 		t.Fatal("a group with members was deleted")
 	}
-	for _, cl := range append(classicMembers, nextgenMembers...) {
-		cl.Close()
+	for _, m := range members {
+		m.Leave()
 	}
 	eventually(t, "the empty groups deleted", func() error {
 		resps, err := ac.DeleteGroups(ctx, "cg", "ng", "simple")
