@@ -35,12 +35,8 @@ type ClassicGroup struct {
 // classicNode is the stepper for a classic coordinator; it is used only on
 // the loop's goroutine.
 type classicNode struct {
-	core    *classic.Coordinator
-	clock   Clock
-	obs     Observer
-	group   string
-	members memberSet
-	offsets Offsets
+	nodeBase
+	core *classic.Coordinator
 }
 
 // NewClassicGroup starts the driver of an empty group. It returns the
@@ -50,29 +46,22 @@ func NewClassicGroup(cfg ClassicConfig) (*ClassicGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	clock := cfg.Clock
-	if clock == nil {
-		clock = SystemClock()
-	}
-	n := &classicNode{core: core, clock: clock, obs: cfg.Observer, group: cfg.Coordinator.GroupID, members: memberSet{}, offsets: Offsets{}}
-	for r, o := range cfg.Offsets {
-		n.offsets[r] = o
-	}
-	return &ClassicGroup{group: cfg.Coordinator.GroupID, loop: newLoop[classic.Message, classic.Timer](clock, n), node: n}, nil
+	n := &classicNode{nodeBase: newNodeBase(cfg.Coordinator.GroupID, cfg.Clock, cfg.Observer, cfg.Offsets), core: core}
+	return &ClassicGroup{group: cfg.Coordinator.GroupID, loop: newLoop[classic.Message, classic.Timer](n.clock, n), node: n}, nil
 }
 
 func (n *classicNode) receive(now int64, from string, msg classic.Message) effects[classic.Message, classic.Timer] {
 	out := n.core.Step(classic.Input{Now: classic.Millis(now), Event: classic.Receive{From: from, Msg: msg}})
 	switch msg.(type) {
 	case classic.JoinGroupRequest, classic.LeaveGroupRequest:
-		n.members.diff(n.obs, n.group, n.core.Members(), n.clock.Now())
+		n.report(n.core.Members())
 	}
 	return classicEffects(out)
 }
 
 func (n *classicNode) fire(now int64, t classic.Timer) effects[classic.Message, classic.Timer] {
 	out := n.core.Step(classic.Input{Now: classic.Millis(now), Event: classic.TimerFired{Timer: t}})
-	n.members.diff(n.obs, n.group, n.core.Members(), n.clock.Now())
+	n.report(n.core.Members())
 	return classicEffects(out)
 }
 

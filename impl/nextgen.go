@@ -34,12 +34,8 @@ type NextGenGroup struct {
 // nextgenNode is the stepper for a next-gen coordinator; it is used only
 // on the loop's goroutine.
 type nextgenNode struct {
-	core    *coordinator.Coordinator
-	clock   Clock
-	obs     Observer
-	group   string
-	members memberSet
-	offsets Offsets
+	nodeBase
+	core *coordinator.Coordinator
 }
 
 // NewNextGenGroup starts the driver of a group that does not exist yet
@@ -50,15 +46,8 @@ func NewNextGenGroup(cfg NextGenConfig) (*NextGenGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	clock := cfg.Clock
-	if clock == nil {
-		clock = SystemClock()
-	}
-	n := &nextgenNode{core: core, clock: clock, obs: cfg.Observer, group: cfg.Coordinator.GroupID, members: memberSet{}, offsets: Offsets{}}
-	for r, o := range cfg.Offsets {
-		n.offsets[r] = o
-	}
-	return &NextGenGroup{group: cfg.Coordinator.GroupID, loop: newLoop[nextgen.Message, nextgen.Timer](clock, n), node: n}, nil
+	n := &nextgenNode{nodeBase: newNodeBase(cfg.Coordinator.GroupID, cfg.Clock, cfg.Observer, cfg.Offsets), core: core}
+	return &NextGenGroup{group: cfg.Coordinator.GroupID, loop: newLoop[nextgen.Message, nextgen.Timer](n.clock, n), node: n}, nil
 }
 
 func (n *nextgenNode) receive(now int64, from string, msg nextgen.Message) effects[nextgen.Message, nextgen.Timer] {
@@ -89,7 +78,7 @@ func (n *nextgenNode) observe() {
 			cur = append(cur, id)
 		}
 	}
-	n.members.diff(n.obs, n.group, cur, n.clock.Now())
+	n.report(cur)
 }
 
 func nextgenEffects(out nextgen.Output) effects[nextgen.Message, nextgen.Timer] {

@@ -52,3 +52,33 @@ func (s memberSet) diff(obs Observer, group string, now []spec.MemberID, at time
 		}
 	}
 }
+
+// nodeBase is what the steppers of both families keep besides their
+// core: the clock, the observer and what it was last told, and the
+// group's committed offsets. It is used only on the loop's goroutine.
+type nodeBase struct {
+	group   string
+	clock   Clock
+	obs     Observer
+	members memberSet
+	offsets Offsets
+}
+
+// newNodeBase returns the base of group's stepper; a nil clock is
+// SystemClock, and offsets are copied.
+func newNodeBase(group string, clock Clock, obs Observer, offsets Offsets) nodeBase {
+	if clock == nil {
+		clock = SystemClock()
+	}
+	b := nodeBase{group: group, clock: clock, obs: obs, members: memberSet{}, offsets: Offsets{}}
+	for r, o := range offsets {
+		b.offsets[r] = o
+	}
+	return b
+}
+
+// report tells the observer how the counted members (sorted) differ from
+// what it was last told.
+func (b *nodeBase) report(members []spec.MemberID) {
+	b.members.diff(b.obs, b.group, members, b.clock.Now())
+}

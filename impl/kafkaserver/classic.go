@@ -75,7 +75,15 @@ func (s *Server) joinGroup(ctx context.Context, client Client, r *kmsg.JoinGroup
 	if code != spec.None {
 		return reject(code)
 	}
-	p, err := c.Start(ctx, j.Request)
+	return pending(ctx, c, j.Request, func(m classic.Message) (kmsg.Response, error) {
+		return answer(m.(classic.JoinGroupResponse))
+	})
+}
+
+// pending starts req on the classic group c and returns its reply, now or
+// once the coordinator answers, translated by answer.
+func pending(ctx context.Context, c *impl.ClassicGroup, req classic.Message, answer func(classic.Message) (kmsg.Response, error)) (*Reply, error) {
+	p, err := c.Start(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +92,7 @@ func (s *Server) joinGroup(ctx context.Context, client Client, r *kmsg.JoinGroup
 		if err != nil {
 			return nil, err
 		}
-		return answer(m.(classic.JoinGroupResponse))
+		return answer(m)
 	}}, nil
 }
 
@@ -126,17 +134,9 @@ func (s *Server) syncGroup(ctx context.Context, r *kmsg.SyncGroupRequest) (*Repl
 	if code != spec.None {
 		return now(answer(classic.SyncGroupResponse{Error: code}))
 	}
-	p, err := c.Start(ctx, sg.Request)
-	if err != nil {
-		return nil, err
-	}
-	return &Reply{ready: p.Answered(), wait: func(ctx context.Context) (kmsg.Response, error) {
-		m, err := p.Wait(ctx)
-		if err != nil {
-			return nil, err
-		}
+	return pending(ctx, c, sg.Request, func(m classic.Message) (kmsg.Response, error) {
 		return answer(m.(classic.SyncGroupResponse))
-	}}, nil
+	})
 }
 
 // heartbeat is classicGroupHeartbeat.

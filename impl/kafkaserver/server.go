@@ -300,17 +300,28 @@ func nextgenEmpty(ctx context.Context, n *impl.NextGenGroup) (bool, error) {
 	return empty, err
 }
 
-// offsetsOf returns a driver's offsets (to carry them over a family
-// change, as Kafka keeps a group's offsets when an empty group changes
-// type).
-func offsetsOf(ctx context.Context, g *group) (impl.Offsets, error) {
+// takeOver stops g's driver, if it has one, so that a driver of the
+// other family can take its place, and returns its offsets (Kafka keeps a
+// group's offsets when an empty group changes type). A group with members
+// is not taken over (ok is false). g.mu must be held.
+func takeOver(ctx context.Context, g *group) (offsets impl.Offsets, ok bool, err error) {
+	empty := true
 	switch {
 	case g.classic != nil:
-		return g.classic.Offsets(ctx, nil)
+		if empty, err = classicEmpty(ctx, g.classic); err == nil && empty {
+			offsets, err = g.classic.Offsets(ctx, nil)
+		}
 	case g.nextgen != nil:
-		return g.nextgen.Offsets(ctx, nil)
+		if empty, err = nextgenEmpty(ctx, g.nextgen); err == nil && empty {
+			offsets, err = g.nextgen.Offsets(ctx, nil)
+		}
 	}
-	return nil, nil
+	if err != nil || !empty {
+		return nil, false, err
+	}
+	g.close()
+	g.classic, g.nextgen = nil, nil
+	return offsets, true, nil
 }
 
 // asClassic returns g's classic driver, creating it (or converting an
@@ -327,20 +338,12 @@ func (s *Server) asClassic(ctx context.Context, g *group, create bool) (*impl.Cl
 	if !create {
 		return nil, spec.UnknownMemberID, nil
 	}
-	var offsets impl.Offsets
-	if g.nextgen != nil {
-		empty, err := nextgenEmpty(ctx, g.nextgen)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !empty {
-			return nil, spec.InconsistentGroupProtocol, nil
-		}
-		if offsets, err = offsetsOf(ctx, g); err != nil {
-			return nil, 0, err
-		}
-		g.nextgen.Close()
-		g.nextgen = nil
+	offsets, ok, err := takeOver(ctx, g)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		return nil, spec.InconsistentGroupProtocol, nil
 	}
 	cfg := s.cfg.Classic
 	cfg.GroupID, cfg.MemberIDPrefix = g.id, s.cfg.MemberIDPrefix
@@ -360,20 +363,12 @@ func (s *Server) asNextGen(ctx context.Context, g *group) (*impl.NextGenGroup, s
 	if g.nextgen != nil {
 		return g.nextgen, spec.None, nil
 	}
-	var offsets impl.Offsets
-	if g.classic != nil {
-		empty, err := classicEmpty(ctx, g.classic)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !empty {
-			return nil, spec.GroupIDNotFound, nil
-		}
-		if offsets, err = offsetsOf(ctx, g); err != nil {
-			return nil, 0, err
-		}
-		g.classic.Close()
-		g.classic = nil
+	offsets, ok, err := takeOver(ctx, g)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		return nil, spec.GroupIDNotFound, nil
 	}
 	cfg := s.cfg.NextGen
 	cfg.GroupID = g.id
