@@ -205,7 +205,9 @@ func TestCallerGivesUp(t *testing.T) {
 
 // TestNextGenGroup: heartbeats are answered at once, a silent member is
 // fenced by its session timeout on the fake clock, metadata updates reach
-// the coordinator, and commits and fetches are fenced by member epoch.
+// the coordinator (and one the coordinator would refuse is an error),
+// commits and fetches are fenced by member epoch and only accepted commits
+// are stored, and the Observer sees joins and leaves when they happen.
 func TestNextGenGroup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
@@ -234,11 +236,16 @@ func TestNextGenGroup(t *testing.T) {
 		if err := g.UpdateMetadata(ctx, spec.Topics{"t": 3}); err != nil {
 			t.Fatal(err)
 		}
+		for _, bad := range []spec.Topics{{"": 1}, {"t": -1}} {
+			if err := g.UpdateMetadata(ctx, bad); err == nil {
+				t.Fatalf("UpdateMetadata(%v) took a metadata image the coordinator refuses", bad)
+			}
+		}
 		a = hb("A", 1, spec.Range("t", 0, 1))
 		if a.MemberEpoch != 2 || a.Assignment.String() != "{t-0 t-1 t-2}" {
 			t.Fatalf("A after the metadata update: %s", a)
 		}
-		resp, err := g.Commit(ctx, nextgen.OffsetCommitRequest{GroupID: "g", MemberID: "A", MemberEpoch: 1, Version: 9}, Offsets{spec.TP("t", 0): {Offset: 5}})
+		resp, err := g.Commit(ctx, nextgen.OffsetCommitRequest{GroupID: "g", MemberID: "A", MemberEpoch: 1, Version: 9}, Offsets{spec.TP("t", 0): {Offset: 7}, spec.TP("t", 1): {Offset: 7}})
 		if err != nil || resp.Error != spec.StaleMemberEpoch {
 			t.Fatalf("stale commit: %s %v", resp, err)
 		}
@@ -248,26 +255,84 @@ func TestNextGenGroup(t *testing.T) {
 		}
 		id := spec.MemberID("A")
 		fr, offs, _ := g.Fetch(ctx, nextgen.OffsetFetchRequest{GroupID: "g", MemberID: &id, MemberEpoch: 2}, nil)
-		if fr.Error != spec.None || offs[spec.TP("t", 0)].Offset != 5 {
+		if fr.Error != spec.None || len(offs) != 1 || offs[spec.TP("t", 0)].Offset != 5 {
 			t.Fatalf("fetch: %s %v", fr, offs)
 		}
+		// B joins at 1 s and leaves at 2 s.
+		time.Sleep(time.Second)
+		if b := hb("B", 0, nil, "t"); b.Error != spec.None {
+			t.Fatalf("B's join: %s", b)
+		}
+		time.Sleep(time.Second)
+		if b, err := g.Heartbeat(ctx, nextgen.HeartbeatRequest{GroupID: "g", MemberID: "B", MemberEpoch: -1}); err != nil || b.Error != spec.None {
+			t.Fatalf("B's leave: %s %v", b, err)
+		}
 		// A goes silent: fenced after its 6 s session.
-		time.Sleep(7 * time.Second)
+		time.Sleep(5 * time.Second)
 		var members []spec.MemberID
 		g.Inspect(ctx, func(c *coordinator.Coordinator) { members = c.Members() })
 		if len(members) != 0 {
 			t.Fatalf("members after the session expired: %v", members)
 		}
-		if got, want := obs.String(), "+A@0 -A@6000"; got != want {
+		if got, want := obs.String(), "+A@0 +B@1000 -B@2000 -A@6000"; got != want {
 			t.Fatalf("observed %q, want %q", got, want)
+		}
+		// A topic without partitions is a metadata image the coordinator
+		// takes.
+		if err := g.UpdateMetadata(ctx, spec.Topics{"t": 0}); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
 
 // TestTimerSet checks the timer set against a plain map: re-arming moves a
 // deadline, cancelling removes it, due returns exactly the timers at or
-// before now in deadline order, and the heap is compacted.
+// before now in deadline order, and the heap is compacted: exactly when it
+// holds more than 2*armed+64 entries, not before (compacting costs
+// O(armed), so compacting on every re-arm would make each heartbeat cost
+// O(members)).
 func TestTimerSet(t *testing.T) {
+	t.Run("compaction", func(t *testing.T) {
+		s := newTimerSet[int]()
+		queue := 0 // the expected heap size
+		check := func(op string) {
+			t.Helper()
+			if queue > 2*len(s.armed)+64 {
+				queue = len(s.armed)
+			}
+			if len(s.queue) != queue {
+				t.Fatalf("%s: heap of %d for %d armed timers, want %d", op, len(s.queue), len(s.armed), queue)
+			}
+		}
+		for i := range 100 {
+			s.arm(i, 1000)
+			queue++
+			check(fmt.Sprintf("arm %d", i))
+		}
+		// 199 moves leave 134 entries for 100 armed timers: cancelling
+		// reaches the threshold exactly (134 = 2*35+64) before it passes it.
+		for k := 1; k <= 199; k++ {
+			s.arm(k%3, int64(1000+k)) // moved: one more stale entry
+			queue++
+			check(fmt.Sprintf("re-arm %d", k%3))
+			s.arm(k%3, int64(1000+k)) // the same deadline: nothing pushed
+			check(fmt.Sprintf("re-arm %d again", k%3))
+		}
+		for i := range 100 {
+			s.cancel(i)
+			check(fmt.Sprintf("cancel %d", i))
+		}
+		for i := range 10 {
+			s.arm(i, int64(i))
+			queue++
+			check(fmt.Sprintf("arm %d", i))
+		}
+		for i := 9; i >= 0; i-- {
+			s.cancel(i)
+			check(fmt.Sprintf("cancel %d", i))
+		}
+	})
+
 	s := newTimerSet[string]()
 	model := map[string]int64{}
 	for i := range 1000 {

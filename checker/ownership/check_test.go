@@ -123,6 +123,47 @@ func TestCheck(t *testing.T) {
 			[14] joined member=A-1
 			[15..16] A assigned {t-0} member=A-1 gen=0
 			[20..21] B assigned {t-0} member=B-1 gen=2`},
+		// Removed and joined again at one instant: the Removed ends the
+		// first membership before the Joined starts the second (whatever
+		// the history's order), and a callback called at that instant
+		// belongs to the second, which no fence covers.
+		{name: "removed and rejoined at one instant", verdict: porcupine.Illegal, illegal: []string{"t-0"}, laws: []string{"20 ExclusiveOwnership t-0 [A B]"}, history: `
+			topics t=1
+			subs A=t B=t
+			[0] joined member=A-1
+			[0] joined member=B-1
+			[1..3] A assigned {t-0} member=A-1 gen=1
+			[8..9] A lost {t-0} member=A-1 gen=1
+			[10] joined member=A-1
+			[10] removed member=A-1
+			[10..12] A assigned {t-0} member=A-1 gen=2
+			[20..21] B assigned {t-0} member=B-1 gen=3`},
+		{name: "removed and rejoined at one instant, removal listed first", verdict: porcupine.Illegal, illegal: []string{"t-0"}, laws: []string{"20 ExclusiveOwnership t-0 [A B]"}, history: `
+			topics t=1
+			subs A=t B=t
+			[0] joined member=A-1
+			[0] joined member=B-1
+			[1..3] A assigned {t-0} member=A-1 gen=1
+			[8..9] A lost {t-0} member=A-1 gen=1
+			[10] removed member=A-1
+			[10] joined member=A-1
+			[10..12] A assigned {t-0} member=A-1 gen=2
+			[20..21] B assigned {t-0} member=B-1 gen=3`},
+		// The second Removed of an id fences its second membership, so
+		// what that membership acquired is a fenced zombie's.
+		{name: "fenced twice", verdict: porcupine.Ok, history: `
+			topics t=1
+			subs A=t B=t
+			[0] joined member=A-1
+			[0] joined member=B-1
+			[1..3] A assigned {t-0} member=A-1 gen=1
+			[10] removed member=A-1
+			[12..13] A lost {t-0} member=A-1 gen=1
+			[14] joined member=A-1
+			[15..16] A assigned {t-0} member=A-1 gen=0
+			[18] removed member=A-1
+			[20..21] B assigned {t-0} member=B-1 gen=2
+			[30..31] A lost {t-0} member=A-1 gen=0`},
 		// With a quiet end, A (down) does not count for balance.
 		{name: "crash releases", noCoord: true, verdict: porcupine.Ok, history: `
 			topics t=2
@@ -186,6 +227,16 @@ func TestCheck(t *testing.T) {
 			[0] joined member=A-1
 			[0] joined member=B-1
 			[1..3] A assigned {t-0} member=A-1 gen=1
+			[1..3] B assigned {t-1} member=B-1 gen=1
+			[9] quiet`},
+		// The convergence laws are judged at the last return, which need
+		// not be the last observation's.
+		{name: "quiet end judged at the last return", verdict: porcupine.Ok, laws: []string{"30 Coverage t-2 []"}, history: `
+			topics t=3
+			subs A=t B=t
+			[0] joined member=A-1
+			[0] joined member=B-1
+			[1..30] A assigned {t-0} member=A-1 gen=1
 			[1..3] B assigned {t-1} member=B-1 gen=1
 			[9] quiet`},
 		{name: "quiet end unbalanced", verdict: porcupine.Ok, laws: []string{"9 Balance t-0 [A B]"}, history: `
@@ -302,6 +353,38 @@ func TestReport(t *testing.T) {
 	if got != want {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want)
 	}
+	// Twelve violations: the first ten in full, then a count.
+	var us []string
+	for p := range 12 {
+		us = append(us, fmt.Sprintf("u-%d", p))
+	}
+	h = mustHistory(t, `
+		topics t=1 u=12
+		subs A=t
+		[1..3] A assigned {`+strings.Join(us, " ")+`} member=A-1 gen=1`)
+	if res, err = Check(h, Options{Name: "many"}); err != nil {
+		t.Fatal(err)
+	}
+	got = res.String()
+	if n := strings.Count(got, "SubscribedOnly"); n != maxReported || !strings.Contains(got, "12 violations") || !strings.HasSuffix(got, "\n  ... and 2 more\n") {
+		t.Errorf("report of 12 violations (%d printed):\n%s", n, got)
+	}
+}
+
+// TestFileSafe: a visualization's file name keeps ASCII letters, digits,
+// '.', '_' and '-' of the history's name and nothing else, and at most 80
+// bytes of it.
+func TestFileSafe(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"azAZ09._-", "azAZ09._-"},
+		{"`{@[/: é", "_________"}, // the neighbours of each kept range; é is two bytes
+		{"TestCheck/a b", "TestCheck_a_b"},
+		{strings.Repeat("x", 81), strings.Repeat("x", 80)},
+	} {
+		if got := fileSafe(tc.name); got != tc.want {
+			t.Errorf("fileSafe(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
 
 // TestInvalidHistory: a history that does not validate is refused whole:
@@ -374,7 +457,9 @@ func (f *fakeTB) Fatalf(format string, a ...any) {
 
 // TestRequire: Require passes an OK history, and fails a broken one with
 // the report naming the visualization (named after the test by default),
-// and an invalid one with the validation error.
+// an invalid one with the validation error alone (nothing was judged), and
+// a broken one whose visualization cannot be written with both the error
+// and the report.
 func TestRequire(t *testing.T) {
 	good := mustHistory(t, `
 		topics t=1
@@ -390,19 +475,31 @@ func TestRequire(t *testing.T) {
 		subs A=t
 		[3..1] A assigned {t-0} member=A-1 gen=1`)
 	dir := t.TempDir()
+	notDir := dir + "/file"
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name string
-		h    spec.History
-		want string // "" for a pass
+		name   string
+		h      spec.History
+		html   string
+		want   []string // nil for a pass
+		report bool     // the failure carries the judgement
 	}{
-		{"good", good, ""},
-		{"bad", bad, "visualization: " + dir},
-		{"invalid", invalid, "returns at 1 before it is called at 3"},
+		{"good", good, dir, nil, false},
+		{"bad", bad, dir, []string{"visualization: " + dir}, true},
+		{"invalid", invalid, dir, []string{"returns at 1 before it is called at 3"}, false},
+		{"unwritable", bad, notDir, []string{"visualization", "not a directory"}, true},
 	} {
 		f := &fakeTB{}
-		Require(f, tc.h, Options{HTMLDir: dir})
-		if f.failed != (tc.want != "") || !strings.Contains(f.msg, tc.want) {
-			t.Errorf("%s: failed=%v with %q, want a failure containing %q", tc.name, f.failed, f.msg, tc.want)
+		Require(f, tc.h, Options{HTMLDir: tc.html})
+		if f.failed != (tc.want != nil) || strings.Contains(f.msg, "NOT OK") != tc.report {
+			t.Errorf("%s: failed=%v with %q, want a failure %t, with the report %t", tc.name, f.failed, f.msg, tc.want != nil, tc.report)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(f.msg, w) {
+				t.Errorf("%s: failure %q does not say %q", tc.name, f.msg, w)
+			}
 		}
 		if tc.name == "bad" && !strings.Contains(f.msg, `"TestFake"`) {
 			t.Errorf("the report does not carry the test's name: %s", f.msg)

@@ -191,6 +191,16 @@ func TestConnectTaskWidth(t *testing.T) {
 	if len(ours) != len(b)-4 {
 		t.Fatalf("kmsg's encoding is %d bytes, Kafka's %d: the task-width note is stale", len(ours), len(b))
 	}
+	// The widest task id kmsg can carry round-trips; one more is refused
+	// (TestConnectBadInput).
+	widest := spec.NewSet(spec.Task("c", math.MaxInt16))
+	md, err := EncodeConnectAssignment(classic.Assignment{Assigned: widest}, nil, ConnectAssignmentExtras{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := DecodeConnectAssignment(md, nil); err != nil || !got.Assigned.Equal(widest) {
+		t.Fatalf("task %d: %v %s", math.MaxInt16, err, got.Assigned)
+	}
 }
 
 func TestConnectBadInput(t *testing.T) {
@@ -271,9 +281,9 @@ func TestConnectBadInput(t *testing.T) {
 			return err
 		}(), []string{"version -1"}},
 		{"task too big", func() error {
-			_, err := EncodeConnectAssignment(classic.Assignment{Assigned: spec.NewSet(spec.Task("x", 40000))}, nil, ConnectAssignmentExtras{})
+			_, err := EncodeConnectAssignment(classic.Assignment{Assigned: spec.NewSet(spec.Task("x", math.MaxInt16+1))}, nil, ConnectAssignmentExtras{})
 			return err
-		}(), []string{"x-40000", "int16"}},
+		}(), []string{"x-32768", "int16"}},
 		{"dropped without revoking", func() error {
 			_, err := EncodeConnectAssignment(classic.Assignment{}, spec.NewSet(spec.Task("x", 0)), ConnectAssignmentExtras{Version: 1})
 			return err

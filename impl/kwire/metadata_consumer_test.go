@@ -144,6 +144,7 @@ func TestConsumerMetadataBadInput(t *testing.T) {
 	}{
 		{"empty", "", "too short"},
 		{"one byte", "\x00", "too short"},
+		{"version only", "\x00\x00", "version 0: truncated"},
 		{"truncated", good[:len(good)-1], "truncated"},
 		{"truncated topics", good[:5], "truncated"},
 		{"trailing", good + "x", "1 trailing bytes"},

@@ -217,6 +217,7 @@ func TestCoordinatorOffsetCommitFencing(t *testing.T) {
 		{"static member", static, OffsetCommitRequest{MemberID: "A-1", InstanceID: "a", Generation: 1}, spec.None, true},
 		{"fenced static instance", static, OffsetCommitRequest{MemberID: "A-0", InstanceID: "a", Generation: 1}, spec.FencedInstanceID, false},
 		{"unknown static instance", static, OffsetCommitRequest{MemberID: "A-1", InstanceID: "b", Generation: 1}, spec.UnknownMemberID, false},
+		{"instance id alone (no member id, no generation)", static, OffsetCommitRequest{InstanceID: "a", Generation: -1}, spec.FencedInstanceID, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

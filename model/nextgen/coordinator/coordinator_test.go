@@ -597,6 +597,9 @@ func TestPreferredAssignor(t *testing.T) {
 	if got := h.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
 		t.Fatalf("target %s, want range's", got)
 	}
+	if got := h.c.PreferredAssignor(); got != "range" {
+		t.Fatalf("PreferredAssignor = %q, want range", got)
+	}
 	u := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
 	u.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
 	u.step(10, nextgen.Receive{From: "B", Msg: join("B", "foo", "bar")})

@@ -25,6 +25,7 @@ func TestOffsetFencing(t *testing.T) {
 	}{
 		{"outside the group, no members", Members{}, "", -1, 9, spec.None},
 		{"outside the group, old version", Members{}, "", -1, 2, spec.None},
+		{"epoch 0 is not outside the group, no members", Members{}, "", 0, 9, spec.UnknownMemberID},
 		{"outside the group, a parked static member counts", parkedOnly, "", -1, 9, spec.UnknownMemberID},
 		{"outside the group, members", group, "", -1, 9, spec.UnknownMemberID},
 		{"current epoch", group, "A", 5, 9, spec.None},
@@ -49,6 +50,7 @@ func TestOffsetFencing(t *testing.T) {
 	}{
 		{"outside the group", nil, -1, spec.None},
 		{"null member with an epoch", nil, 5, spec.UnknownMemberID},
+		{"null member with epoch 0", nil, 0, spec.UnknownMemberID},
 		{"current epoch", id("A"), 5, spec.None},
 		{"stale epoch", id("A"), 4, spec.StaleMemberEpoch},
 		{"member id with -1", id("A"), -1, spec.StaleMemberEpoch},
