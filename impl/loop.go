@@ -71,8 +71,6 @@ type loop[M any, T comparable] struct {
 	wake    Timer
 	wakeAt  int64
 	wakeGen uint64
-	// afterStep, when set, runs on the loop after every step.
-	afterStep func(now time.Time)
 }
 
 // call is one request in flight.
@@ -86,11 +84,9 @@ type call[M any] struct {
 	answered bool
 }
 
-// newLoop starts the actor for node.
+// newLoop starts the actor for node on clock (never nil: the drivers
+// default it).
 func newLoop[M any, T comparable](clock Clock, node stepper[M, T]) *loop[M, T] {
-	if clock == nil {
-		clock = SystemClock()
-	}
 	l := &loop[M, T]{
 		clock:   clock,
 		origin:  clock.Now(),
@@ -219,9 +215,6 @@ func (l *loop[M, T]) apply(e effects[M, T]) {
 		}
 	}
 	l.schedule()
-	if l.afterStep != nil {
-		l.afterStep(l.clock.Now())
-	}
 }
 
 // schedule arms the clock for the earliest deadline, if it changed.

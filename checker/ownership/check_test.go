@@ -149,6 +149,19 @@ func TestCheck(t *testing.T) {
 			[10] joined member=A-1
 			[10..12] A assigned {t-0} member=A-1 gen=2
 			[20..21] B assigned {t-0} member=B-1 gen=3`},
+		// A new membership that starts at the instant of its first callback
+		// starts its generations over (next-gen: epoch 0 after a fence);
+		// the step into that instant is not a generation going backwards.
+		{name: "rejoined at one instant with a lower generation", verdict: porcupine.Ok, history: `
+			topics t=1
+			subs A=t
+			[0] joined member=A-1
+			[1..3] A assigned {t-0} member=A-1 gen=1
+			[8..9] A lost {t-0} member=A-1 gen=1
+			[10] removed member=A-1
+			[10] joined member=A-1
+			[10..12] A assigned {t-0} member=A-1 gen=0
+			[20] quiet`},
 		// The second Removed of an id fences its second membership, so
 		// what that membership acquired is a fenced zombie's.
 		{name: "fenced twice", verdict: porcupine.Ok, history: `

@@ -16,6 +16,11 @@ type TimedView struct {
 	// Observations are those called or returning at At (of any kind),
 	// sorted by Call, Return, then history order: what made the instant.
 	Observations []spec.Observation
+	// Renewed names the processes whose member id started a new
+	// membership at At (a Joined after a Removed of it): their generation
+	// starts over, so the step into this view does not compare it with
+	// the earlier membership's.
+	Renewed []string
 }
 
 // edge is one effect of one observation on the views.
@@ -94,6 +99,7 @@ func Views(h spec.History) []TimedView {
 		}
 	}
 	joined := map[spec.MemberID]bool{}
+	renewed := map[spec.MemberID]bool{} // at the current instant
 	var out []TimedView
 	es := edges(h)
 	for i, e := range es {
@@ -119,6 +125,7 @@ func Views(h spec.History) []TimedView {
 						q.gen = spec.NoGeneration
 					}
 				}
+				renewed[o.Member] = true
 			}
 			joined[o.Member] = true
 		case edgeCall:
@@ -131,7 +138,14 @@ func Views(h spec.History) []TimedView {
 			}
 		}
 		if i+1 == len(es) || es[i+1].at != e.at {
-			out = append(out, TimedView{At: e.at, View: makeView(h, names, subs, procs, joined, coord), Observations: observationsAt(h, at[e.at])})
+			tv := TimedView{At: e.at, View: makeView(h, names, subs, procs, joined, coord), Observations: observationsAt(h, at[e.at])}
+			for _, name := range names {
+				if p := procs[name]; p != nil && p.id != "" && renewed[p.id] {
+					tv.Renewed = append(tv.Renewed, name)
+				}
+			}
+			clear(renewed)
+			out = append(out, tv)
 		}
 	}
 	return out
@@ -191,6 +205,9 @@ func judge(h spec.History, views []TimedView, balance func(spec.View) []spec.Vio
 		tv := &views[i]
 		if prev != nil {
 			for _, x := range spec.CheckStep(prev.View, tv.View) {
+				if len(x.Members) == 1 && slices.Contains(tv.Renewed, x.Members[0]) {
+					continue // a new membership of the same id starts over
+				}
 				out = append(out, Violation{x, tv.At, tv.Observations})
 			}
 		}
