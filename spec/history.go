@@ -117,8 +117,9 @@ func (o Observation) String() string {
 // History is everything observed about one group: the universe, what each
 // process subscribes to, and the observations.
 type History struct {
-	// Topics is the resource universe (it does not change within one
-	// history).
+	// Topics is the resource universe at the end of the history. Topics
+	// may be created or grow within a history, never shrink; the laws
+	// judge every view against this final universe.
 	Topics Topics
 	// Subscriptions holds each process's subscribed topics (it does not
 	// change within one history).

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/rebalance-ref/rebalance/checker/ownership"
 	"github.com/rebalance-ref/rebalance/impl/kgotest"
 	"github.com/rebalance-ref/rebalance/model/classic"
@@ -352,4 +355,36 @@ func TestKgoStaticLeave(t *testing.T) {
 	}
 	// Its session (3 s) then expires, and the group converges without it.
 	g.waitConverged("after the static member's session expired")
+}
+
+// TestPartitionsAdded: partitions added through the broker's API
+// (CreatePartitions, by franz-go's admin client) reach the consumer
+// group's coordinator, whose members are given them, whichever way the
+// coordinators are put in front of kfake: the Front sees the request pass
+// through, Install watches it with a control hook.
+func TestPartitionsAdded(t *testing.T) {
+	for _, how := range []endpoint{viaFront, viaInstall} {
+		t.Run(how.String(), func(t *testing.T) {
+			t.Parallel()
+			grown := spec.Topics{"orders": 8}
+			rec := kgotest.NewRecorder("g", spec.Topics{"orders": 4}).ObservesCoordinator()
+			e := newEnvTopics(t, how, envConfig{observer: rec}, spec.Topics{"orders": 4})
+			g := &clientGroup{t: t, topics: spec.Topics{"orders": 4}, e: e, rec: rec, protocol: kgotest.NextGen, members: map[string]*kgotest.Member{}, static: map[string]string{}}
+			g.start("a", "")
+			g.start("b", "")
+			g.waitConverged("two join over 4 partitions")
+			adm, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer adm.Close()
+			if _, err := kadm.NewClient(adm).UpdatePartitions(t.Context(), 8, "orders"); err != nil {
+				t.Fatal(err)
+			}
+			g.topics = grown
+			rec.TopicsGrew(grown)
+			g.waitConverged("the topic grew to 8 partitions")
+			g.judge()
+		})
+	}
 }

@@ -53,6 +53,15 @@ func NewRecorder(group string, topics spec.Topics) *Recorder {
 	}
 }
 
+// TopicsGrew records that the universe is now topics (topics were
+// created or gained partitions): Covered and the history's Topics use it
+// from now on.
+func (r *Recorder) TopicsGrew(topics spec.Topics) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hist.Topics = maps.Clone(topics)
+}
+
 // ObservesCoordinator marks the history as holding every membership change
 // of the coordinator (spec.History.CoordinatorObserved): the recorder is
 // the coordinator's Observer from before the first member starts. It
