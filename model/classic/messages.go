@@ -17,14 +17,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // Millis is a time or a duration in milliseconds on the driver's clock.
-type Millis int64
+type Millis = node.Millis
 
 // CoordinatorNode is the node name of the group coordinator in envelopes.
-const CoordinatorNode = "coordinator"
+const CoordinatorNode = node.CoordinatorNode
 
 // Metadata is opaque embedded-protocol bytes: a member's subscription in a
 // JoinGroup, an assignment in a SyncGroup. It is a string so that it is
@@ -40,13 +41,7 @@ type Message interface {
 
 // Envelope is a message in flight between two nodes, named by their node
 // names (CoordinatorNode, or a member's process name).
-type Envelope struct {
-	From, To string
-	Msg      Message
-}
-
-// String prints "from->to Message".
-func (e Envelope) String() string { return e.From + "->" + e.To + " " + e.Msg.String() }
+type Envelope = node.Envelope[Message]
 
 // ProtocolMetadata is one embedded protocol a member supports, with the
 // subscription metadata it would use under it.

@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // Millis is a time or a duration in milliseconds on the driver's clock.
-type Millis int64
+type Millis = node.Millis
 
 // CoordinatorNode is the node name of the group coordinator in envelopes.
-const CoordinatorNode = "coordinator"
+const CoordinatorNode = node.CoordinatorNode
 
 // Message is a request or response of the protocol.
 type Message interface {
@@ -25,91 +26,49 @@ func (OffsetCommitRequest) isMessage() {}
 func (OffsetFetchRequest) isMessage()  {}
 func (OffsetResponse) isMessage()      {}
 
-// Envelope is a message in flight between two nodes.
-type Envelope struct {
-	From, To string
-	Msg      Message
-}
-
-// String prints "from->to Message".
-func (e Envelope) String() string { return e.From + "->" + e.To + " " + e.Msg.String() }
-
-// Input is an Event at the driver's time Now; Now never goes backwards
-// between the inputs of one node.
-type Input struct {
-	Now   Millis `canon:"instant"`
-	Event Event
-}
-
-// Event is one thing that happens to a node.
-type Event interface {
-	fmt.Stringer
-	isEvent()
-}
-
-// Receive delivers a message sent by node From.
-type Receive struct {
-	From string
-	Msg  Message
-}
-
-// TimerFired reports that a timer the node armed reached its deadline. A
-// node ignores firings of timers it has since cancelled or moved.
-type TimerFired struct{ Timer Timer }
-
-// Start tells a member to join (the application subscribed and polls).
-type Start struct{}
-
-// Subscribe changes a member's subscription.
-type Subscribe struct{ Topics []string }
-
-// Leave tells a member to leave the group (a static member leaves
-// temporarily, epoch -2).
-type Leave struct{}
+// The node vocabulary this family shares with every other (package
+// model/node), instantiated with the next-gen protocol's messages, timers
+// and callbacks.
+type (
+	// Envelope is a message in flight between two nodes.
+	Envelope = node.Envelope[Message]
+	// Input is an Event at the driver's time Now; Now never goes
+	// backwards between the inputs of one node.
+	Input = node.Input
+	// Event is one thing that happens to a node.
+	Event = node.Event
+	// Receive delivers a message sent by node From.
+	Receive = node.Receive[Message]
+	// TimerFired reports that a timer the node armed reached its deadline.
+	// A node ignores firings of timers it has since cancelled or moved.
+	TimerFired = node.TimerFired[Timer]
+	// Start tells a member to join (the application subscribed and polls).
+	Start = node.Start
+	// Subscribe changes a member's subscription.
+	Subscribe = node.Subscribe
+	// Leave tells a member to leave the group (a static member leaves
+	// temporarily, epoch -2).
+	Leave = node.Leave
+	// MetadataUpdate tells the coordinator the current partition counts (a
+	// topic was created, deleted, or gained partitions).
+	MetadataUpdate = node.MetadataUpdate
+	// TimerCmd arms a timer to fire at At, or cancels it.
+	TimerCmd = node.TimerCmd[Timer]
+	// Output is what one Step asks the driver to do: send Messages, apply
+	// Timers, run Callbacks. It is data; the node performs none of it.
+	Output = node.Output[Message, Timer, Callback]
+)
 
 // RevocationDone tells a member that the application has finished revoking
 // Resources (committed and stopped): the member may now report them as no
 // longer owned.
 type RevocationDone struct{ Resources spec.Set }
 
-// MetadataUpdate tells the coordinator the current partition counts (a
-// topic was created, deleted, or gained partitions).
-type MetadataUpdate struct{ Topics spec.Topics }
-
-func (Receive) isEvent()        {}
-func (TimerFired) isEvent()     {}
-func (Start) isEvent()          {}
-func (Subscribe) isEvent()      {}
-func (Leave) isEvent()          {}
-func (RevocationDone) isEvent() {}
-func (MetadataUpdate) isEvent() {}
-
-// String prints the event on one line.
-func (e Receive) String() string { return "receive from " + e.From + ": " + e.Msg.String() }
-
-// String prints the event on one line.
-func (e TimerFired) String() string { return "timer " + e.Timer.String() + " fired" }
-
-// String prints the event on one line.
-func (Start) String() string { return "start" }
-
-// String prints the event on one line.
-func (e Subscribe) String() string { return "subscribe [" + strings.Join(e.Topics, " ") + "]" }
-
-// String prints the event on one line.
-func (Leave) String() string { return "leave" }
+// NodeEvent marks RevocationDone as an Event.
+func (RevocationDone) NodeEvent() {}
 
 // String prints the event on one line.
 func (e RevocationDone) String() string { return "revocation done " + e.Resources.String() }
-
-// String prints the event on one line.
-func (e MetadataUpdate) String() string {
-	var parts []string
-	for _, t := range e.Topics.Names() {
-		parts = append(parts, fmt.Sprintf("%s:%d", t, e.Topics[t]))
-	}
-	return "metadata [" + strings.Join(parts, " ") + "]"
-}
 
 // TimerKind says what a timer is for.
 type TimerKind uint8
@@ -160,21 +119,6 @@ func (t Timer) String() string {
 	}
 }
 
-// TimerCmd arms a timer to fire at At, or cancels it.
-type TimerCmd struct {
-	Timer  Timer
-	At     Millis `canon:"instant"`
-	Cancel bool
-}
-
-// String prints "set timer@At" or "cancel timer".
-func (c TimerCmd) String() string {
-	if c.Cancel {
-		return "cancel " + c.Timer.String()
-	}
-	return fmt.Sprintf("set %s@%d", c.Timer, c.At)
-}
-
 // CallbackKind is a callback a member asks the application to run.
 type CallbackKind uint8
 
@@ -217,29 +161,6 @@ func (c Callback) String() string {
 		s += ": " + c.Detail
 	}
 	return s
-}
-
-// Output is what one Step asks the driver to do: send Messages, apply
-// Timers, run Callbacks. It is data; the node performs none of it.
-type Output struct {
-	Messages  []Envelope
-	Timers    []TimerCmd
-	Callbacks []Callback
-}
-
-// String prints every element of o on its own line, messages first.
-func (o Output) String() string {
-	var b strings.Builder
-	for _, m := range o.Messages {
-		b.WriteString("send " + m.String() + "\n")
-	}
-	for _, t := range o.Timers {
-		b.WriteString(t.String() + "\n")
-	}
-	for _, c := range o.Callbacks {
-		b.WriteString("callback " + c.String() + "\n")
-	}
-	return b.String()
 }
 
 // Fault is a named switch that deliberately breaks one rule, so the tests

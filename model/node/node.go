@@ -1,0 +1,167 @@
+// Package node is what the pure nodes of every protocol family share: the
+// input a node steps on (one event at the driver's time), the output it
+// returns (messages to send, timers to arm or cancel, callbacks to run),
+// the envelope a message travels in, and the driver's time.
+//
+// Each family (model/classic, model/nextgen) instantiates these with its
+// own message, timer and callback types and names them with aliases
+// (classic.Envelope is Envelope[classic.Message], and so on), so a closed
+// world, a driver or a printer can be written once for every family.
+//
+// The package is pure: no clock, no randomness, standard library and
+// package spec only.
+package node
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Millis is a time or a duration in milliseconds on the driver's clock.
+type Millis int64
+
+// CoordinatorNode is the node name of the group coordinator in envelopes.
+const CoordinatorNode = "coordinator"
+
+// Envelope is a message in flight between two nodes, named by their node
+// names (CoordinatorNode, or a member's process address).
+type Envelope[M fmt.Stringer] struct {
+	From, To string
+	Msg      M
+}
+
+// String prints "from->to Message".
+func (e Envelope[M]) String() string { return e.From + "->" + e.To + " " + e.Msg.String() }
+
+// Event is one thing that happens to a node: the events of this package,
+// and each family's own (an application finishing a revocation, a rejoin
+// request).
+type Event interface {
+	fmt.Stringer
+	// NodeEvent marks the event types; it does nothing.
+	NodeEvent()
+}
+
+// Input is everything that can happen to a node: an Event at the driver's
+// time Now. Now never goes backwards between the inputs of one node.
+type Input struct {
+	Now   Millis `canon:"instant"`
+	Event Event
+}
+
+// Receive delivers a message sent by node From.
+type Receive[M fmt.Stringer] struct {
+	From string
+	Msg  M
+}
+
+// TimerFired reports that a timer the node armed has reached its
+// deadline. A node ignores a firing of a timer it has since cancelled or
+// re-armed to a later deadline, so drivers may deliver stale firings.
+type TimerFired[T fmt.Stringer] struct{ Timer T }
+
+// Start tells a member process to join the group (the application
+// subscribed and polls). It is a no-op for a member already in the group.
+type Start struct{}
+
+// Subscribe changes a member's subscription.
+type Subscribe struct{ Topics []string }
+
+// Leave tells a member to leave the group.
+type Leave struct{}
+
+// MetadataUpdate tells a node the current partition counts of the topics.
+type MetadataUpdate struct{ Topics spec.Topics }
+
+// NodeEvent marks Receive as an Event.
+func (Receive[M]) NodeEvent() {}
+
+// NodeEvent marks TimerFired as an Event.
+func (TimerFired[T]) NodeEvent() {}
+
+// NodeEvent marks Start as an Event.
+func (Start) NodeEvent() {}
+
+// NodeEvent marks Subscribe as an Event.
+func (Subscribe) NodeEvent() {}
+
+// NodeEvent marks Leave as an Event.
+func (Leave) NodeEvent() {}
+
+// NodeEvent marks MetadataUpdate as an Event.
+func (MetadataUpdate) NodeEvent() {}
+
+// String prints the event on one line.
+func (e Receive[M]) String() string { return "receive from " + e.From + ": " + e.Msg.String() }
+
+// String prints the event on one line.
+func (e TimerFired[T]) String() string { return "timer " + e.Timer.String() + " fired" }
+
+// String prints the event on one line.
+func (Start) String() string { return "start" }
+
+// String prints the event on one line.
+func (e Subscribe) String() string { return "subscribe [" + strings.Join(e.Topics, " ") + "]" }
+
+// String prints the event on one line.
+func (Leave) String() string { return "leave" }
+
+// String prints the event on one line.
+func (e MetadataUpdate) String() string {
+	var parts []string
+	for _, t := range e.Topics.Names() {
+		parts = append(parts, fmt.Sprintf("%s:%d", t, e.Topics[t]))
+	}
+	return "metadata [" + strings.Join(parts, " ") + "]"
+}
+
+// TimerCmd arms a timer to fire at At, or cancels it. A node has at most
+// one armed timer per timer value; arming it again moves its deadline.
+type TimerCmd[T fmt.Stringer] struct {
+	Timer  T
+	At     Millis `canon:"instant"`
+	Cancel bool
+}
+
+// String prints "set timer@At" or "cancel timer".
+func (c TimerCmd[T]) String() string {
+	if c.Cancel {
+		return "cancel " + c.Timer.String()
+	}
+	return fmt.Sprintf("set %s@%d", c.Timer, c.At)
+}
+
+// Output is what one Step asks the driver to do, in order: send Messages,
+// apply Timers, run Callbacks. It is data; the node performs none of it.
+type Output[M, T, C fmt.Stringer] struct {
+	Messages  []Envelope[M]
+	Timers    []TimerCmd[T]
+	Callbacks []C
+	// Round, set by a classic leader on the step that sends its
+	// SyncGroup, is the assignment round it computed, for observers (the
+	// closed world checks spec.CheckRound on it). It is nil on every other
+	// step and for every other node.
+	Round *spec.Round
+}
+
+// IsEmpty reports whether the output asks for nothing.
+func (o Output[M, T, C]) IsEmpty() bool {
+	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil
+}
+
+// String prints every element of o on its own line, messages first.
+func (o Output[M, T, C]) String() string {
+	var b strings.Builder
+	for _, m := range o.Messages {
+		b.WriteString("send " + m.String() + "\n")
+	}
+	for _, t := range o.Timers {
+		b.WriteString(t.String() + "\n")
+	}
+	for _, c := range o.Callbacks {
+		b.WriteString("callback " + c.String() + "\n")
+	}
+	return b.String()
+}
