@@ -220,7 +220,7 @@ func simulateNextgen(o simulateOptions, faults nextgen.Fault) (simResult, error)
 		if len(w.Violations) == 0 {
 			settled = w.Settle(300000, 1000)
 		}
-		r.Rounds += int(w.Coordinator.TargetEpoch())
+		r.Rounds += int(ngworld.CoordinatorOf(w).TargetEpoch())
 		switch {
 		case !settled:
 			r.Unconverged++
@@ -229,7 +229,7 @@ func simulateNextgen(o simulateOptions, faults nextgen.Fault) (simResult, error)
 			v := w.Violations[0]
 			r.Violations = append(r.Violations, simViolation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
 		default:
-			if vs := w.CheckConverged(); len(vs) > 0 {
+			if vs := ngworld.CheckConverged(w); len(vs) > 0 {
 				r.Unconverged++
 				r.Violations = append(r.Violations, simViolation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
 			}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // Arg is one argument of a command: key=value, key=(v1,v2) or a bare word
@@ -143,4 +145,19 @@ func RunLine(run func(cmd string, args []Arg) (string, error), line string) erro
 	}
 	_, err = run(cmd, args)
 	return err
+}
+
+// Topics reads the topics=(name:partitions,...) argument of a group
+// command as a topic universe.
+func Topics(args []Arg, cmd string) (spec.Topics, error) {
+	topics := spec.Topics{}
+	for _, t := range Vals(args, "topics") {
+		name, count, ok := strings.Cut(t, ":")
+		n, err := strconv.ParseInt(count, 10, 32)
+		if !ok || err != nil || n < 0 || name == "" {
+			return nil, fmt.Errorf("%s: topic %q: want name:partitions", cmd, t)
+		}
+		topics[name] = int32(n)
+	}
+	return topics, nil
 }

@@ -308,7 +308,7 @@ func clProcess(p *world.Process, now classic.Millis) clProc {
 		panic(fmt.Sprintf("crosscheck: process %s: incarnation %d isolated %t instance %q",
 			p.Config.Name, p.Incarnation, p.Isolated, p.Config.InstanceID))
 	}
-	m := p.Node
+	m := world.MemberOf(p)
 	if m == nil {
 		return clProc{rec: clRecord(clFresh("down"))}
 	}
@@ -397,7 +397,7 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	}
 
 	// The coordinator.
-	c := w.Coordinator
+	c := world.CoordinatorOf(w)
 	cv := reflect.ValueOf(c)
 	if cv.Elem().FieldByName("instances").Len() != 0 {
 		panic("crosscheck: Classic.tla models no static members")

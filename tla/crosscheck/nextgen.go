@@ -214,7 +214,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 		if p.Incarnation != 1 || p.Isolated || p.Slow {
 			panic(fmt.Sprintf("crosscheck: process %s: incarnation %d isolated %t slow %t", name, p.Incarnation, p.Isolated, p.Slow))
 		}
-		m := p.Node
+		m := ngworld.MemberOf(p)
 		nd := ngParseNode(m)
 		if !p.Revoking.Equal(m.Revoking()) {
 			panic(fmt.Sprintf("crosscheck: %s: the application revokes %s, the member %s", name, p.Revoking, m.Revoking()))
@@ -254,7 +254,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 	}
 
 	// The coordinator.
-	c := w.Coordinator
+	c := ngworld.CoordinatorOf(w)
 	session, rebalance := map[spec.MemberID]int{}, map[spec.MemberID]int{}
 	for _, t := range w.Timers {
 		if t.Node != nextgen.CoordinatorNode {

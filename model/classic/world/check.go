@@ -58,7 +58,7 @@ const (
 // MaxRoundsOf is the bounded-rounds law of each protocol in the checked
 // world: the most assignment rounds leaders send after the environment's
 // last action, or after the group detects it (a session expiring, a
-// request timing out; see detects). The reasons:
+// request timing out; see Family.Detects). The reasons:
 //
 //   - eager: 2. A round already under way when the change lands is
 //     completed (1), then the change makes the coordinator rebalance once
@@ -136,6 +136,7 @@ func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
 		Crashes:  o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
 		Drops: o.Drops, Duplicates: o.Duplicates, LeaderBounces: o.LeaderBounces,
 		MaxRounds:    MaxRoundsOf(protocol),
+		Balance:      BalanceOf(protocol),
 		EnvWhenQuiet: !o.EnvAnywhere,
 	}
 	if o.MaxRounds > 0 {

@@ -71,7 +71,7 @@ func TestCounterexamples(t *testing.T) {
 // skipped; the laws are what matter.
 func replay(t *testing.T, lines []string) *World {
 	t.Helper()
-	s := &Script{}
+	s := NewScript()
 	for _, l := range lines {
 		cmd, args, err := script.ParseLine(l)
 		if err != nil {

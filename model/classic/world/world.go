@@ -1,102 +1,78 @@
-// Package world is the closed world of the classic protocol family: one
-// group coordinator, member processes, the messages in flight between them,
-// the timers they armed and a clock, driven by explicit actions (deliver,
-// drop or duplicate a message, fire a timer, start, crash, restart, leave,
-// change subscription). It is deterministic: the same actions on the same
-// world give the same world.
+// Package world is the classic protocol family in the closed world of
+// package model/world: its coordinator and members plugged into the world
+// every family shares, the family's scenario verbs, and the worlds the
+// model checker and the property tests explore.
 //
-// The world maps every state to a spec.View and checks the laws: the state
-// laws after every action, the step laws across every action, and
-// spec.CheckRound on every assignment round a leader sends. Scenario tests,
-// the rapid property tests and (later) the model checker drive it.
+// The world is the shared one (model/world): one group coordinator, member
+// processes, the messages in flight over per-connection ordered channels
+// (as Kafka's TCP connections are), the timers armed and a clock, driven by
+// explicit actions. What is the classic family's own is here: a member
+// starts with the group's metadata, a leader's assignment round is the
+// unit of the bounded-rounds law, a session or request timeout is how the
+// group detects a change, a member that left or failed is encoded by its
+// state and view alone, and a leader may be bounced between rebalances.
 package world
 
 import (
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/sim"
+	"github.com/rebalance-ref/rebalance/model/node"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// Process is one member process: its configuration, which survives crashes,
-// and its node, which does not.
-type Process struct {
-	Config classic.MemberConfig
-	// Node is the live member; nil while the process is down (crashed and
-	// not restarted).
-	Node *classic.Member
-	// Isolated processes lose every message they send or are sent.
-	Isolated bool
-	// Incarnation counts the process's starts. A restarted process has new
-	// connections: responses addressed to an earlier incarnation are lost,
-	// as replies on a closed connection are.
-	Incarnation int
+// The shared world's types, instantiated for the classic family.
+type (
+	// World is the classic family's closed world.
+	World = core.World[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
+	// Process is one member process of the world.
+	Process = core.Process[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
+	// Script runs the classic scenario language (NewScript).
+	Script = core.Script[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
+	// Model is the world as the model checker explores it.
+	Model = core.Model[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
+	// State is a state of the Model.
+	State = core.State[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
+	// Bounds limits a run's environment actions.
+	Bounds = core.Bounds[classic.MemberConfig]
+	// CheckConfig is a closed world for the model checker.
+	CheckConfig = core.CheckConfig
+	// Arg is one argument of a scenario command.
+	Arg = core.Arg
+	// Action is one step of the world.
+	Action = core.Action
+	// Used counts the environment actions a run has taken.
+	Used = core.Used
+	// RoundRecord is one assignment round a leader sent.
+	RoundRecord = core.RoundRecord
+	// PendingTimer is a timer a node armed and the world will fire.
+	PendingTimer = core.PendingTimer[classic.Timer]
+)
 
-	// owner is the world that may change this process in place; a fork
-	// shares its parent's processes and copies one before changing it.
-	owner *World
-}
+// The actions of the classic world (see model/world).
+const (
+	Deliver      = core.Deliver
+	FireNext     = core.FireNext
+	Drop         = core.Drop
+	Duplicate    = core.Duplicate
+	Join         = core.Join
+	Crash        = core.Crash
+	Restart      = core.Restart
+	Leave        = core.Leave
+	Resubscribe  = core.Resubscribe
+	BounceLeader = core.BounceLeader
+)
 
-// Address is the node address of the process's current incarnation: its
-// name for the first, name@k for the k-th. Members put it in From, the
-// coordinator replies to it, and the world loses messages to an address
-// whose incarnation has ended.
-func (p *Process) Address() string {
-	if p.Incarnation <= 1 {
-		return p.Config.Name
-	}
-	return fmt.Sprintf("%s@%d", p.Config.Name, p.Incarnation)
-}
+// Pick chooses one of the enabled actions (see model/world.Pick).
+func Pick(acts []Action, choose func(n int) int) Action { return core.Pick(acts, choose) }
 
-// processName returns the process name of a node address.
-func processName(addr string) string {
-	name, _, _ := strings.Cut(addr, "@")
-	return name
-}
+// Family is the classic protocol family as the shared world drives it.
+type Family struct{}
 
-// PendingTimer is a timer a node armed and the world will fire.
-type PendingTimer = sim.Pending[classic.Timer, classic.Millis]
-
-// RoundRecord is one assignment round a leader sent.
-type RoundRecord struct {
-	Leader     string // process name
-	Generation spec.Generation
-	Protocol   string
-	Round      spec.Round
-}
-
-// World is the closed world. Its fields are exported for printers and
-// checkers; change it only through its methods.
-type World struct {
-	Now         classic.Millis
-	Topics      spec.Topics
-	Coordinator *classic.Coordinator
-	// Processes by name.
-	Processes map[string]*Process
-	// InFlight is the network: messages sent and not yet delivered or
-	// lost, in send order.
-	InFlight []classic.Envelope
-	// Timers are the armed timers, sorted by deadline, node, timer.
-	Timers sim.Timers[classic.Timer, classic.Millis]
-	// Rounds is every assignment round sent so far.
-	Rounds []RoundRecord
-	// Violations collects every law violation found so far.
-	Violations []spec.Violation
-	// Log is the record of what happened, one line per entry, since the
-	// last DrainLog.
-	Log []string
-	// Verbose adds every message sent to the log.
-	Verbose bool
-
-	prev spec.View
-	// coordinatorOwner is the world that may change Coordinator in place
-	// (see Fork).
-	coordinatorOwner *World
-}
+var _ core.Family[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig] = Family{}
 
 // New returns a world with a coordinator configured by cfg and the given
 // topic universe, and no members.
@@ -105,469 +81,184 @@ func New(cfg classic.CoordinatorConfig, topics spec.Topics) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process{}}
-	w.coordinatorOwner = w
-	w.prev = w.View()
-	return w, nil
+	return core.New(Family{}, core.Coordinator[classic.Message, classic.Timer, classic.Callback](coordinator{c}), topics), nil
 }
 
-// Clone returns a deep copy of w that shares nothing mutable with it.
-func (w *World) Clone() *World {
-	c := *w
-	c.Topics = maps.Clone(w.Topics)
-	c.Coordinator = w.Coordinator.Clone()
-	c.coordinatorOwner = &c
-	c.Processes = make(map[string]*Process, len(w.Processes))
-	for n, p := range w.Processes {
-		q := *p
-		if p.Node != nil {
-			q.Node = p.Node.Clone()
-		}
-		q.owner = &c
-		c.Processes[n] = &q
+// NewScript returns a script with no group yet.
+func NewScript() *Script { return &Script{Family: Family{}} }
+
+// NewModel builds the model checker's model of cfg (see model/world).
+func NewModel(cfg CheckConfig) (*Model, error) { return core.NewModel(Family{}, cfg) }
+
+// CoordinatorOf is the classic coordinator of w.
+func CoordinatorOf(w *World) *classic.Coordinator { return w.Coordinator.(coordinator).Coordinator }
+
+// MemberOf is the classic member of p, nil while p is down.
+func MemberOf(p *Process) *classic.Member {
+	if p.Node == nil {
+		return nil
 	}
-	c.InFlight = slices.Clone(w.InFlight)
-	c.Timers = slices.Clone(w.Timers)
-	c.Rounds = slices.Clone(w.Rounds)
-	c.Violations = slices.Clone(w.Violations)
-	c.Log = slices.Clone(w.Log)
-	return &c
+	return p.Node.(member).Member
 }
 
-// Fork returns a copy of w that shares the coordinator and the processes
-// with w until it changes them: it copies a node the first time it steps
-// it. Changing the fork never changes w; but w must not be changed while
-// the fork is in use (the model checker forks states it never changes
-// again). Fork is Clone without the cost of copying every node.
-func (w *World) Fork() *World {
-	c := *w // Topics is shared: no world action changes the universe
-	c.Processes = maps.Clone(w.Processes)
-	c.InFlight = slices.Clone(w.InFlight)
-	c.Timers = slices.Clip(w.Timers)
-	c.Rounds = slices.Clip(w.Rounds)
-	c.Violations = slices.Clip(w.Violations)
-	c.Log = slices.Clip(w.Log)
-	return &c
+// RequestRejoin asks a live process to rejoin the group.
+func RequestRejoin(w *World, name, reason string) error {
+	return w.Event(name, classic.RequestRejoin{Reason: reason})
 }
 
-// own returns the named process, copied first if w shares it with the
-// world it was forked from.
-func (w *World) own(name string) *Process {
-	p := w.Processes[name]
-	if p == nil || p.owner == w {
-		return p
-	}
-	q := *p
-	if p.Node != nil {
-		q.Node = p.Node.Clone()
-	}
-	q.owner = w
-	w.Processes[name] = &q
-	return &q
-}
+// Name is "classic".
+func (Family) Name() string { return "classic" }
 
-// ownCoordinator copies the coordinator if w shares it.
-func (w *World) ownCoordinator() {
-	if w.coordinatorOwner != w {
-		w.Coordinator = w.Coordinator.Clone()
-		w.coordinatorOwner = w
-	}
-}
+// Network is Connections: Kafka's clients talk to the coordinator over TCP.
+func (Family) Network() core.Network { return core.Connections }
 
-// Names returns the process names in sorted order.
-func (w *World) Names() []string { return slices.Sorted(maps.Keys(w.Processes)) }
-
-// AddMember creates a process from cfg (its name must be new) and starts it.
-func (w *World) AddMember(cfg classic.MemberConfig) error {
-	if _, ok := w.Processes[cfg.Name]; ok {
-		return fmt.Errorf("member %s already exists", cfg.Name)
-	}
-	if cfg.Name == classic.CoordinatorNode {
-		return fmt.Errorf("member name %q is reserved", cfg.Name)
-	}
+// NewMember starts a member of cfg; one without metadata of its own starts
+// with the group's topics.
+func (Family) NewMember(cfg classic.MemberConfig, _ int, topics spec.Topics) (core.Member[classic.Message, classic.Timer, classic.Callback], error) {
 	if cfg.Metadata == nil {
-		cfg.Metadata = maps.Clone(w.Topics)
+		cfg.Metadata = maps.Clone(topics)
 	}
-	n, err := classic.NewMember(cfg)
-	if err != nil {
-		return err
-	}
-	w.Processes[cfg.Name] = &Process{Config: cfg, Node: n, Incarnation: 1, owner: w}
-	w.stepMember(cfg.Name, classic.Start{})
-	return nil
-}
-
-func (w *World) process(name string) (*Process, error) {
-	p, ok := w.Processes[name]
-	if !ok {
-		return nil, fmt.Errorf("no member %s", name)
-	}
-	return p, nil
-}
-
-func (w *World) live(name string) (*Process, error) {
-	p, err := w.process(name)
+	m, err := classic.NewMember(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if p.Node == nil {
-		return nil, fmt.Errorf("member %s is down", name)
-	}
-	return p, nil
+	return member{m}, nil
 }
 
-// Crash stops a process at once: its state, timers and ownership are gone;
-// messages to it will be lost. The coordinator notices only through the
-// session timeout.
-func (w *World) Crash(name string) error {
-	if _, err := w.live(name); err != nil {
-		return err
-	}
-	p := w.own(name)
-	p.Node = nil
-	w.Timers = w.Timers.DropNode(name)
-	w.logf("%s crashed", name)
-	w.check()
-	return nil
+// MemberName is the configuration's name.
+func (Family) MemberName(cfg classic.MemberConfig) string { return cfg.Name }
+
+// MemberTopics is the configuration's subscription.
+func (Family) MemberTopics(cfg classic.MemberConfig) []string { return cfg.Topics }
+
+// MemberInstance is the configuration's static instance id.
+func (Family) MemberInstance(cfg classic.MemberConfig) string { return cfg.InstanceID }
+
+// WithTopics returns cfg subscribing to topics.
+func (Family) WithTopics(cfg classic.MemberConfig, topics []string) classic.MemberConfig {
+	cfg.Topics = topics
+	return cfg
 }
 
-// Restart starts a new incarnation of a crashed process with the same
-// configuration (so a static member keeps its instance id).
-func (w *World) Restart(name string) error {
-	p, err := w.process(name)
-	if err != nil {
-		return err
-	}
-	if p.Node != nil {
-		return fmt.Errorf("member %s is up; crash it first", name)
-	}
-	n, err := classic.NewMember(p.Config)
-	if err != nil {
-		return err
-	}
-	p = w.own(name)
-	p.Node = n
-	p.Incarnation++
-	w.logf("%s restarted", name)
-	w.stepMember(name, classic.Start{})
-	return nil
+// EncodeConfig writes the subscription: of a configuration only it changes
+// on a path (the model's bounces keep the protocols).
+func (Family) EncodeConfig(e *canon.Encoder, cfg classic.MemberConfig) { e.Value(cfg.Topics) }
+
+// ConfigKey encodes the configuration without its name.
+func (Family) ConfigKey(cfg classic.MemberConfig) string {
+	e := &canon.Encoder{}
+	cfg.Name = ""
+	e.Value(cfg)
+	return string(e.Finish())
 }
 
-// Bounce restarts a live process with new protocols, as a rolling bounce
-// does: the old incarnation leaves gracefully (a dynamic member sends
-// LeaveGroup; a static one leaves silently), then a new incarnation with the
-// new configuration starts at once. Empty protocols keep the old ones.
-func (w *World) Bounce(name string, protocols []classic.Protocol) error {
-	if _, err := w.live(name); err != nil {
-		return err
+// RestartLeft is false: a classic member that left is gone for good; a
+// restart is of a crashed process.
+func (Family) RestartLeft() bool { return false }
+
+// CoordinatorTakesMetadata is false: the leader assigns.
+func (Family) CoordinatorTakesMetadata() bool { return false }
+
+// RevocationDone is nil: a classic member revokes within its callback.
+func (Family) RevocationDone(spec.Set) node.Event { return nil }
+
+// RevokeCallback is nothing: revocations complete within the callback.
+func (Family) RevokeCallback(classic.Callback) (spec.Set, bool) { return nil, false }
+
+// LogTimer logs a scheduled rebalance (Designs II and III).
+func (Family) LogTimer(from string, t node.TimerCmd[classic.Timer], now node.Millis) string {
+	if t.Timer.Kind != classic.ScheduledRebalanceTimer {
+		return ""
 	}
-	w.stepMember(name, classic.Leave{})
-	p := w.own(name)
-	p.Node = nil
-	w.Timers = w.Timers.DropNode(name)
-	if len(protocols) > 0 {
-		p.Config.Protocols = slices.Clone(protocols)
-	}
-	n, err := classic.NewMember(p.Config)
-	if err != nil {
-		return err
-	}
-	p.Node = n
-	p.Incarnation++
-	w.logf("%s bounced", name)
-	w.stepMember(name, classic.Start{})
-	return nil
+	return fmt.Sprintf("%s: rebalance scheduled at %d (in %d)", from, t.At, t.At-now)
 }
 
-// Leave tells a process to leave the group gracefully.
-func (w *World) Leave(name string) error { return w.event(name, classic.Leave{}) }
+// AdjustView changes nothing.
+func (Family) AdjustView(*spec.MemberView) {}
 
-// Subscribe changes a process's subscription.
-func (w *World) Subscribe(name string, topics []string) error {
-	if _, err := w.live(name); err != nil {
-		return err
-	}
-	p := w.own(name)
-	p.Config.Topics = slices.Clone(topics)
-	return w.event(name, classic.Subscribe{Topics: slices.Clone(topics)})
+// Detects reports whether firing t is how the group learns of an
+// environment action: a session expiring at the coordinator (a crash, or
+// heartbeats lost) or a request timing out at a member (a message lost).
+// With the prompt network neither fires otherwise, so the bounded-rounds
+// law counts rounds from the moment the change is seen, not from when the
+// environment acted: a crash's consequences land a session timeout later,
+// after any number of other actions.
+func (Family) Detects(t classic.Timer) bool {
+	return t.Kind == classic.SessionTimer || t.Kind == classic.RequestTimer
 }
 
-// RequestRejoin asks a process to rejoin.
-func (w *World) RequestRejoin(name, reason string) error {
-	return w.event(name, classic.RequestRejoin{Reason: reason})
+// Rounds is the assignment rounds leaders sent.
+func (Family) Rounds(sent int, _, _ spec.View) int { return sent }
+
+// RoundUnit is "assignment rounds".
+func (Family) RoundUnit() string { return "assignment rounds" }
+
+// coordinator is the classic coordinator as the world drives it.
+type coordinator struct{ *classic.Coordinator }
+
+func (c coordinator) CloneCoordinator() core.Coordinator[classic.Message, classic.Timer, classic.Callback] {
+	return coordinator{c.Clone()}
+}
+func (c coordinator) Stable() bool { return c.State() == classic.GroupStable }
+func (c coordinator) Summary() string {
+	return fmt.Sprintf("gen=%d state=%s leader=%s protocol=%s", c.Generation(), c.State(), c.Leader(), c.Protocol())
+}
+func (c coordinator) Encode(e *canon.Encoder) { e.Value(c.Coordinator) }
+
+// member is a classic member as the world drives it.
+type member struct{ *classic.Member }
+
+func (m member) CloneMember() core.Member[classic.Message, classic.Timer, classic.Callback] {
+	return member{m.Clone()}
 }
 
-// Isolate makes every message to or from a process lost until Heal.
-func (w *World) Isolate(name string, isolated bool) error {
-	if _, err := w.process(name); err != nil {
-		return err
+func (m member) Phase() core.Phase {
+	switch m.State() {
+	case classic.Joining, classic.AwaitingSync:
+		return core.Rebalancing
+	case classic.Stable:
+		return core.Settled
+	case classic.Left:
+		return core.Left
+	case classic.Failed:
+		return core.Failed
 	}
-	w.own(name).Isolated = isolated
-	return nil
+	return core.Active
 }
 
-func (w *World) event(name string, e classic.Event) error {
-	if _, err := w.live(name); err != nil {
-		return err
+// Encode writes the whole member, but of one that left or failed only its
+// state and view: it never steps again (no timer, no message it acts on,
+// and only crashed processes restart), and its memory would otherwise hold
+// instants that drift ever further into the past.
+func (m member) Encode(e *canon.Encoder) {
+	if st := m.State(); st == classic.Left || st == classic.Failed {
+		e.Int(int64(st))
+		e.Value(m.View())
+		return
 	}
-	w.stepMember(name, e)
-	return nil
+	e.Value(m.Member)
 }
 
-// Deliver delivers the i-th message in flight.
-func (w *World) Deliver(i int) error {
-	if i < 0 || i >= len(w.InFlight) {
-		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
-	}
-	env := w.InFlight[i]
-	w.InFlight = slices.Delete(w.InFlight, i, i+1)
-	if w.isolated(env.From) || w.isolated(env.To) {
-		w.logf("lost %s", env)
-		w.check()
-		return nil
-	}
-	in := classic.Receive{From: env.From, Msg: env.Msg}
-	if env.To == classic.CoordinatorNode {
-		w.stepCoordinator(in)
-		return nil
-	}
-	name := processName(env.To)
-	p, ok := w.Processes[name]
-	if !ok || p.Node == nil || p.Address() != env.To {
-		w.logf("lost %s (%s is gone)", env, env.To)
-		w.check()
-		return nil
-	}
-	w.stepMember(name, in)
-	return nil
-}
-
-// InFlightCount is the number of messages in flight.
-func (w *World) InFlightCount() int { return len(w.InFlight) }
-
-// Drop loses the i-th message in flight.
-func (w *World) Drop(i int) error {
-	if i < 0 || i >= len(w.InFlight) {
-		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
-	}
-	w.logf("dropped %s", w.InFlight[i])
-	w.InFlight = slices.Delete(w.InFlight, i, i+1)
-	w.check()
-	return nil
-}
-
-// Duplicate sends the i-th message in flight once more.
-func (w *World) Duplicate(i int) error {
-	if i < 0 || i >= len(w.InFlight) {
-		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
-	}
-	w.InFlight = append(w.InFlight, w.InFlight[i])
-	w.logf("duplicated %s", w.InFlight[i])
-	w.check()
-	return nil
-}
-
-// FireTimer fires the i-th armed timer, moving the clock to its deadline
-// if that is later than now.
-func (w *World) FireTimer(i int) error {
-	if i < 0 || i >= len(w.Timers) {
-		return fmt.Errorf("no timer %d armed (%d)", i, len(w.Timers))
-	}
-	t, rest := w.Timers.Take(i)
-	w.Timers = rest
-	if t.At > w.Now {
-		w.Now = t.At
-	}
-	ev := classic.TimerFired{Timer: t.Timer}
-	if t.Node == classic.CoordinatorNode {
-		w.stepCoordinator(ev)
-	} else {
-		w.stepMember(t.Node, ev)
-	}
-	return nil
-}
-
-// Stabilize delivers messages in send order until none is in flight or
-// limit deliveries were made; it reports whether the network drained.
-func (w *World) Stabilize(limit int) bool {
-	for n := 0; len(w.InFlight) > 0; n++ {
-		if n >= limit {
-			return false
-		}
-		_ = w.Deliver(0)
-	}
-	return true
-}
-
-// Advance moves the clock forward by d, firing every timer that falls due
-// in deadline order and stabilizing the network after each, so messages are
-// fast next to timers. It reports false if the network did not drain.
-func (w *World) Advance(d classic.Millis) bool {
-	end := w.Now + d
-	if !w.Stabilize(10000) {
-		return false
-	}
-	for len(w.Timers) > 0 && w.Timers[0].At <= end {
-		_ = w.FireTimer(0)
-		if !w.Stabilize(10000) {
-			return false
-		}
-	}
-	w.Now = end
-	return true
-}
-
-func (w *World) isolated(node string) bool {
-	p, ok := w.Processes[processName(node)]
-	return ok && p.Isolated
-}
-
-func (w *World) stepCoordinator(e classic.Event) {
-	w.ownCoordinator()
-	out := w.Coordinator.Step(classic.Input{Now: w.Now, Event: e})
-	w.apply(classic.CoordinatorNode, out)
-}
-
-func (w *World) stepMember(name string, e classic.Event) {
-	p := w.own(name)
-	out := p.Node.Step(classic.Input{Now: w.Now, Event: e})
-	w.apply(name, out)
-}
-
-// apply performs a node's output: it queues messages, updates the timer
-// list, logs callbacks, records and checks the round, and checks the laws.
-func (w *World) apply(node string, out classic.Output) {
-	for _, m := range out.Messages {
-		if p, ok := w.Processes[node]; ok {
-			m.From = p.Address()
-		}
-		w.InFlight = append(w.InFlight, m)
-		if w.Verbose {
-			w.logf("send %s", m)
-		}
-	}
-	for _, tc := range out.Timers {
-		w.Timers = w.Timers.Set(node, tc.Timer, tc.At, tc.Cancel)
-		if !tc.Cancel {
-			if tc.Timer.Kind == classic.ScheduledRebalanceTimer {
-				w.logf("%s: rebalance scheduled at %d (in %d)", node, tc.At, tc.At-w.Now)
-			}
-		}
-	}
-	for _, cb := range out.Callbacks {
-		w.logf("%s: %s", node, cb)
-	}
-	if out.Round != nil {
-		rec := RoundRecord{Leader: node, Generation: w.memberGeneration(node), Protocol: w.Coordinator.Protocol(), Round: *out.Round}
-		w.Rounds = append(w.Rounds, rec)
-		w.logf("%s", rec)
-		for _, v := range spec.CheckRound(rec.Round) {
-			w.violate(v)
-		}
-	}
-	w.check()
-}
-
-func (w *World) memberGeneration(name string) spec.Generation {
-	if p, ok := w.Processes[name]; ok && p.Node != nil {
-		return p.Node.Generation()
-	}
-	return spec.NoGeneration
-}
-
-// String prints the round as
+// Verb runs the classic family's own scenario commands:
 //
-//	round gen=2 leader=A protocol=cooperative: A-1:{T-1} B-2:{T-2} revoking A-1:{T-4}
-func (r RoundRecord) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "round gen=%d leader=%s protocol=%s:", r.Generation, r.Leader, r.Protocol)
-	for _, m := range r.Round.Assigned.Members() {
-		fmt.Fprintf(&b, " %s:%s", m, r.Round.Assigned[m])
-	}
-	var rev []string
-	for _, m := range slices.Sorted(maps.Keys(r.Round.Claims)) {
-		if gone := r.Round.Claims[m].Minus(r.Round.Assigned[m]); !gone.IsEmpty() {
-			rev = append(rev, fmt.Sprintf("%s:%s", m, gone))
+//	group topics=(T:4,U:2) [session-min=N] [session-max=N] [max-size=N] [faults=(name,...)] [verbose]
+//	add-member A protocols=(cooperative,eager) topics=(T) [instance=a] [assignor=range] [delay=N] [moves=N] [step-delay=N] [leader-failover=reassign-immediately|delay-if-departed] [backoff=N] [session=N] [rebalance=N] [heartbeat=N] [faults=(...)]
+//	rejoin A             the member asks to rejoin
+//	bounce A [protocols=(...) and add-member's protocol options]   leave gracefully and start again
+func (Family) Verb(s *Script, cmd string, args []core.Arg) (bool, error) {
+	switch cmd {
+	case "group":
+		return true, group(s, args)
+	case "add-member":
+		return true, addMember(s, args)
+	case "rejoin":
+		name, err := nameArg(args, cmd)
+		if err != nil {
+			return true, err
 		}
+		return true, RequestRejoin(s.W, name, "scripted")
+	case "bounce":
+		return true, bounce(s, args)
 	}
-	if len(rev) > 0 {
-		b.WriteString(" revoking " + strings.Join(rev, " "))
-	}
-	return b.String()
-}
-
-func (w *World) logf(format string, args ...any) {
-	w.Log = append(w.Log, fmt.Sprintf(format, args...))
-}
-
-// DrainLog returns the log and empties it.
-func (w *World) DrainLog() []string {
-	l := w.Log
-	w.Log = nil
-	return l
-}
-
-func (w *World) violate(v spec.Violation) {
-	w.Violations = append(w.Violations, v)
-	w.logf("VIOLATION %s", v)
-}
-
-// check runs the state and step laws on the current view.
-func (w *World) check() {
-	v := w.View()
-	for _, x := range spec.CheckState(v) {
-		w.violate(x)
-	}
-	for _, x := range spec.CheckStep(w.prev, v) {
-		w.violate(x)
-	}
-	w.prev = v
-}
-
-// View maps the world to the ownership view: a live process is a current
-// member when the coordinator counts its member id; every other process
-// that still believes it owns something is fenced by its stale generation
-// (the classic protocol rejects commits from other generations). A process
-// that is down owns nothing.
-func (w *World) View() spec.View {
-	v := spec.View{Topics: w.Topics}
-	for _, name := range w.Names() {
-		p := w.Processes[name]
-		if p.Node == nil {
-			v.Members = append(v.Members, spec.MemberView{Name: name, Generation: spec.NoGeneration, Fenced: true, Subscription: slices.Sorted(slices.Values(p.Config.Topics))})
-			continue
-		}
-		mv := p.Node.View()
-		mv.Current = mv.ID != "" && w.Coordinator.IsMember(mv.ID) && w.Coordinator.MemberNode(mv.ID) == p.Address()
-		mv.Fenced = !mv.Current
-		v.Members = append(v.Members, mv)
-	}
-	return v.Sort()
-}
-
-// Quiet reports whether nothing is in flight and no member is between a
-// JoinGroup and the end of its SyncGroup: the group has settled until the
-// next timer.
-func (w *World) Quiet() bool {
-	if len(w.InFlight) > 0 {
-		return false
-	}
-	for _, p := range w.Processes {
-		if p.Node != nil {
-			switch p.Node.State() {
-			case classic.Joining, classic.AwaitingSync:
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// Ownership prints the view, one member per line, followed by the
-// coordinator's generation and state.
-func (w *World) Ownership() string {
-	var b strings.Builder
-	b.WriteString(w.View().String())
-	fmt.Fprintf(&b, "coordinator gen=%d state=%s leader=%s protocol=%s\n", w.Coordinator.Generation(), w.Coordinator.State(), w.Coordinator.Leader(), w.Coordinator.Protocol())
-	return b.String()
+	return false, nil
 }

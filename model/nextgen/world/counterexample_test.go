@@ -46,7 +46,7 @@ func TestCounterexamples(t *testing.T) {
 					t.Fatalf("switch on: want no safety violation, got %v", on.Violations)
 				}
 				on.Settle(60000, 1000)
-				if vs := on.CheckConverged(); len(vs) == 0 {
+				if vs := CheckConverged(on); len(vs) == 0 {
 					t.Fatalf("switch on: the group converged once quiet; the file shows no liveness failure")
 				}
 			} else if !slices.ContainsFunc(on.Violations, func(v spec.Violation) bool { return v.Law == law }) {
@@ -59,7 +59,7 @@ func TestCounterexamples(t *testing.T) {
 			if !off.Settle(60000, 1000) {
 				t.Fatalf("switch off: the network never drained")
 			}
-			if vs := off.CheckConverged(); len(vs) > 0 {
+			if vs := CheckConverged(off); len(vs) > 0 {
 				t.Fatalf("switch off: not converged once quiet: %v", vs)
 			}
 		})
@@ -71,7 +71,7 @@ func TestCounterexamples(t *testing.T) {
 // skipped; the laws are what matter.
 func replay(t *testing.T, lines []string) *World {
 	t.Helper()
-	s := &Script{}
+	s := NewScript()
 	for _, l := range lines {
 		cmd, args, err := script.ParseLine(l)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	core "github.com/rebalance-ref/rebalance/model/world"
 )
 
 func defaultModel(t *testing.T, o CheckOptions) *Model {
@@ -98,7 +99,7 @@ func TestCheckWorldErrors(t *testing.T) {
 func TestStepKeepsInput(t *testing.T) {
 	m := defaultModel(t, DefaultCheckOptions())
 	init := m.Init()[0]
-	if !reflect.DeepEqual(init.W.prev, init.W.View()) {
+	if !reflect.DeepEqual(init.W.Prev(), init.W.View()) {
 		t.Fatal("initial state: previous view differs from the view")
 	}
 	seen := map[string]bool{string(encode(m, init)): true}
@@ -109,17 +110,17 @@ func TestStepKeepsInput(t *testing.T) {
 		for _, s := range frontier {
 			for _, a := range m.Actions(s, nil) {
 				before := encode(m, s)
-				prev := s.W.prev
+				prev := s.W.Prev()
 				t2, _ := m.Step(s, a)
 				steps++
 				if after := encode(m, s); !bytes.Equal(before, after) {
 					t.Fatalf("Step %s changed its input state", m.Line(s, a))
 				}
-				if !reflect.DeepEqual(prev, s.W.prev) {
+				if !reflect.DeepEqual(prev, s.W.Prev()) {
 					t.Fatalf("Step %s changed its input's previous view", m.Line(s, a))
 				}
-				if !reflect.DeepEqual(t2.W.prev, t2.W.View()) {
-					t.Fatalf("after %s: previous view differs from the view:\n%v\n%v", m.Line(s, a), t2.W.prev, t2.W.View())
+				if !reflect.DeepEqual(t2.W.Prev(), t2.W.View()) {
+					t.Fatalf("after %s: previous view differs from the view:\n%v\n%v", m.Line(s, a), t2.W.Prev(), t2.W.View())
 				}
 				if k := string(encode(m, t2)); !seen[k] {
 					seen[k] = true
@@ -148,7 +149,7 @@ func TestFairKeysDistinct(t *testing.T) {
 		for _, s := range frontier {
 			keys := map[uint64]string{}
 			for _, a := range m.Actions(s, nil) {
-				if m.Kind(a) != ownKind {
+				if m.Kind(a) != core.Own {
 					continue
 				}
 				k := m.FairKey(s, a)

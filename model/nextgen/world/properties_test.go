@@ -59,7 +59,7 @@ func randomRun(t *rapid.T, sem nextgen.Semantics, faults nextgen.Fault) {
 	if len(w.Violations) > 0 {
 		t.Fatalf("law broken: %s\nactions:\n  %s\nlog:\n  %s", w.Violations[0], strings.Join(trail, "\n  "), strings.Join(w.Log, "\n  "))
 	}
-	if vs := w.CheckConverged(); len(vs) > 0 {
+	if vs := CheckConverged(w); len(vs) > 0 {
 		t.Fatalf("not converged: %s\nactions:\n  %s\nownership:\n%s\n%s", vs[0], strings.Join(trail, "\n  "), w.Ownership(), w.Coordinator)
 	}
 }

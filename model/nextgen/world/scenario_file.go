@@ -7,6 +7,6 @@ import "github.com/rebalance-ref/rebalance/model/script"
 // comment lines. The model checker writes its counterexamples with it, so
 // each one replays as a scenario test.
 func ScenarioFile(comment, lines []string) (string, error) {
-	s := &Script{}
+	s := NewScript()
 	return script.File(comment, lines, s.Run)
 }

@@ -26,7 +26,7 @@ func TestScenarios(t *testing.T) {
 // runScenarioFile runs one scenario file on a fresh script, comparing each
 // command's output with the file's.
 func runScenarioFile(t *testing.T, path string) {
-	s := &Script{}
+	s := NewScript()
 	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 		args := make([]Arg, len(d.CmdArgs))
 		for i, a := range d.CmdArgs {

@@ -4,99 +4,50 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/script"
-	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// Arg is one argument of a script command (see package script).
-type Arg = script.Arg
-
-// Script runs the next-gen scenario language on a world; scenario files in
-// testdata/scenarios are written in it. Errors are printed as output, so
-// files record rejected commands too.
-type Script struct {
-	W *World
-}
-
-// Run executes one command. The verbs:
+// Verb runs the next-gen family's own scenario commands:
 //
 //	group topics=(foo:3,bar:2) [session=N] [heartbeat=N] [assignors=(uniform,range)] [max-size=N] [before=(kafka-19233,kafka-19449,kafka-18688)] [faults=(...)] [verbose]
 //	add-member A topics=(foo) [instance=a] [rebalance=N] [request=N] [assignor=uniform] [slow] [faults=(...)]
-//	stabilize          deliver every message and complete prompt applications' revocations
-//	tick N             advance the clock N ms, firing timers in order
-//	crash A | restart A | leave A | isolate A | heal A | slow A | prompt A | revoked A
-//	subscribe A topics=(foo,bar)
-//	add-partition foo  one more partition for foo (the coordinator sees new metadata)
-//	deliver [i] | drop [i|all] | dup i | fire [i]
-//	ownership | coordinator | in-flight | timers | check
-func (s *Script) Run(cmd string, args []Arg) (string, error) {
-	if cmd != "group" && s.W == nil {
-		return "", fmt.Errorf("%s: no group yet; start with group topics=(...)", cmd)
-	}
-	var err error
+//	slow A | prompt A    the application revokes only when told (revoked A), or at once
+//	revoked A            the application has finished revoking
+//	add-partition foo    one more partition for foo (the coordinator sees new metadata)
+func (Family) Verb(s *Script, cmd string, args []Arg) (bool, error) {
 	switch cmd {
 	case "group":
-		err = s.group(args)
+		return true, group(s, args)
 	case "add-member":
-		err = s.addMember(args)
-	case "stabilize":
-		if !s.W.Stabilize(stabilizeLimit) {
-			err = fmt.Errorf("stabilize: did not settle after %d steps", stabilizeLimit)
+		return true, addMember(s, args)
+	case "slow", "prompt", "revoked":
+		name, err := script.Name(args, cmd)
+		if err != nil {
+			return true, err
 		}
-	case "tick":
-		var n int64
-		if n, err = script.Int(args, 0, "tick"); err == nil {
-			if n < 0 {
-				err = fmt.Errorf("tick: negative duration %d", n)
-			} else if !s.W.Advance(nextgen.Millis(n)) {
-				err = fmt.Errorf("tick: did not settle")
-			}
+		switch cmd {
+		case "slow":
+			return true, s.W.SetSlow(name, true)
+		case "prompt":
+			return true, s.W.SetSlow(name, false)
 		}
-	case "crash", "restart", "leave", "isolate", "heal", "slow", "prompt", "revoked":
-		err = s.memberVerb(cmd, args)
-	case "subscribe":
-		var name string
-		if name, err = script.Name(args, cmd); err == nil {
-			err = s.W.Subscribe(name, script.Vals(args, "topics"))
-		}
+		return true, s.W.CompleteRevocation(name)
 	case "add-partition":
-		var topic string
-		if topic, err = script.Name(args, cmd); err == nil {
-			if _, ok := s.W.Topics[topic]; !ok {
-				err = fmt.Errorf("add-partition: no topic %s", topic)
-			} else {
-				t := maps.Clone(s.W.Topics)
-				t[topic]++
-				s.W.UpdateMetadata(t)
-			}
+		topic, err := script.Name(args, cmd)
+		if err != nil {
+			return true, err
 		}
-	case "deliver", "drop", "dup", "fire":
-		err = script.NetworkVerb(s.W, cmd, args)
-	case "ownership":
-		return s.W.Ownership(), nil
-	case "coordinator":
-		return s.W.Coordinator.String(), nil
-	case "in-flight":
-		return script.Numbered(s.W.InFlight), nil
-	case "timers":
-		return script.Numbered(s.W.Timers), nil
-	case "check":
-		return script.Violations(s.W.Violations), nil
-	default:
-		return "", fmt.Errorf("unknown command %q", cmd)
-	}
-	var b strings.Builder
-	if s.W != nil {
-		for _, l := range s.W.DrainLog() {
-			b.WriteString(l + "\n")
+		if _, ok := s.W.Topics[topic]; !ok {
+			return true, fmt.Errorf("add-partition: no topic %s", topic)
 		}
+		t := maps.Clone(s.W.Topics)
+		t[topic]++
+		return true, s.W.UpdateMetadata(t)
 	}
-	return b.String(), err
+	return false, nil
 }
 
 func millis(args []Arg, key string) (nextgen.Millis, error) {
@@ -116,18 +67,12 @@ func faults(args []Arg) (nextgen.Fault, error) {
 	return f, nil
 }
 
-func (s *Script) group(args []Arg) error {
-	topics := spec.Topics{}
-	for _, t := range script.Vals(args, "topics") {
-		name, count, ok := strings.Cut(t, ":")
-		n, err := strconv.ParseInt(count, 10, 32)
-		if !ok || err != nil || n < 0 || name == "" {
-			return fmt.Errorf("group: topic %q: want name:partitions", t)
-		}
-		topics[name] = int32(n)
+func group(s *Script, args []Arg) error {
+	topics, err := script.Topics(args, "group")
+	if err != nil {
+		return err
 	}
 	cfg := coordinator.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors")}
-	var err error
 	if cfg.SessionTimeout, err = millis(args, "session"); err != nil {
 		return err
 	}
@@ -163,7 +108,7 @@ func (s *Script) group(args []Arg) error {
 	return nil
 }
 
-func (s *Script) addMember(args []Arg) error {
+func addMember(s *Script, args []Arg) error {
 	name, err := script.Name(args, "add-member")
 	if err != nil {
 		return err
@@ -187,29 +132,4 @@ func (s *Script) addMember(args []Arg) error {
 		return err
 	}
 	return s.W.SetSlow(name, script.Has(args, "slow"))
-}
-
-func (s *Script) memberVerb(cmd string, args []Arg) error {
-	name, err := script.Name(args, cmd)
-	if err != nil {
-		return err
-	}
-	switch cmd {
-	case "crash":
-		return s.W.Crash(name)
-	case "restart":
-		return s.W.Restart(name)
-	case "leave":
-		return s.W.Leave(name)
-	case "isolate":
-		return s.W.Isolate(name, true)
-	case "heal":
-		return s.W.Isolate(name, false)
-	case "slow":
-		return s.W.SetSlow(name, true)
-	case "prompt":
-		return s.W.SetSlow(name, false)
-	default: // revoked
-		return s.W.CompleteRevocation(name)
-	}
 }

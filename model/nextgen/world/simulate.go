@@ -38,39 +38,3 @@ func DefaultBounds(faults nextgen.Fault) Bounds {
 	b.TopicChoices = [][]string{{"T"}, {"T", "U"}, {"U"}}
 	return b
 }
-
-// Settle lets the environment fall quiet: it heals every isolated process,
-// makes every application prompt, then advances the clock by horizon in
-// slices of step. It reports false if the world never drained.
-func (w *World) Settle(horizon, step nextgen.Millis) bool {
-	for _, name := range w.Names() {
-		if p := w.Processes[name]; p.Isolated || p.Slow {
-			p = w.own(name)
-			p.Isolated, p.Slow = false, false
-		}
-	}
-	for t := nextgen.Millis(0); t < horizon; t += step {
-		if !w.Advance(step) {
-			return false
-		}
-	}
-	return w.Stabilize(stabilizeLimit)
-}
-
-// RandomWalk takes up to steps enabled actions chosen by Pick with choose
-// (an index in [0, n)) and returns them; the caller owns the randomness.
-func (w *World) RandomWalk(b Bounds, u *Used, steps int, choose func(n int) int) []Action {
-	var trail []Action
-	for range steps {
-		acts := w.Enabled(b, *u)
-		if len(acts) == 0 {
-			break
-		}
-		a := Pick(acts, choose)
-		trail = append(trail, a)
-		if err := w.Apply(a, b, u); err != nil {
-			panic("world: enabled action failed: " + a.String() + ": " + err.Error())
-		}
-	}
-	return trail
-}

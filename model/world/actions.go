@@ -1,0 +1,311 @@
+package world
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/node"
+)
+
+// ActionKind is one kind of step the world can take.
+type ActionKind uint8
+
+// The actions. Deliver, FireNext and CompleteRevocation are the
+// protocol's own steps (an application finishing a revocation is part of
+// the member); the rest are the environment's, each bounded by Bounds.
+const (
+	Deliver ActionKind = iota + 1
+	FireNext
+	CompleteRevocation
+	Drop
+	Duplicate
+	Join
+	Crash
+	Restart
+	Leave
+	Resubscribe
+	AddPartition
+	BounceLeader
+)
+
+var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce"}
+
+// String names the action kind as the scenario language does.
+func (k ActionKind) String() string {
+	if int(k) < len(actionNames) {
+		return actionNames[k]
+	}
+	return fmt.Sprintf("action(%d)", k)
+}
+
+// Own reports whether k is one of the protocol's own steps.
+func (k ActionKind) Own() bool { return k == Deliver || k == FireNext || k == CompleteRevocation }
+
+// Action is one step of the world.
+type Action struct {
+	Kind   ActionKind
+	Index  int      // Deliver, Drop, Duplicate: the message's index in flight
+	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader
+	Topics []string // Resubscribe
+	Topic  string   // AddPartition
+}
+
+// String prints a as a line of the scenario language. Member joins print
+// the member's name only; a replayable file declares the members' options
+// with add-member.
+func (a Action) String() string {
+	switch a.Kind {
+	case Deliver, Drop, Duplicate:
+		return fmt.Sprintf("%s %d", a.Kind, a.Index)
+	case FireNext:
+		return "fire"
+	case Resubscribe:
+		return fmt.Sprintf("subscribe %s topics=(%s)", a.Member, strings.Join(a.Topics, ","))
+	case AddPartition:
+		return "add-partition " + a.Topic
+	default:
+		return fmt.Sprintf("%s %s", a.Kind, a.Member)
+	}
+}
+
+// Bounds limits the environment actions of a run, so that every run is
+// finite in everything but the protocol's own steps. Zero means none.
+type Bounds[P any] struct {
+	// Members are the processes that may join, with their configurations,
+	// sorted by name; each joins at most once (Join) and may then crash,
+	// restart, leave.
+	Members []P
+	// Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates and
+	// AddPartitions cap each environment action over the whole run.
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
+	// TopicChoices are the subscriptions Resubscribe may switch to.
+	TopicChoices [][]string
+	// Unordered lets any message in flight be delivered, lost or
+	// duplicated next, whatever the family's network (Family.Network)
+	// promises: a harsher network for random walks. The model checker
+	// leaves it off; the orders it adds multiply the state space without
+	// adding behaviours Kafka's TCP connections have.
+	Unordered bool
+	// Prompt makes the network faster than every timer: a timer fires
+	// only when no message is in flight. Without it a message may stay in
+	// flight while any number of timers fire, so a slow network alone
+	// expires sessions and the generations grow without bound. With it, a
+	// message that arrives too late is modelled by losing it (Drop).
+	Prompt bool
+	// PromptApps makes the applications of processes that are not Slow
+	// faster than every timer: a timer fires only when none of them has a
+	// revocation pending. Without it an application may take any time to
+	// revoke, so the rebalance timeout may fence one revoking member after
+	// another forever. With it, an application that overruns the
+	// rebalance timeout is a Slow process.
+	PromptApps bool
+}
+
+// Used counts the environment actions a run has taken.
+type Used struct {
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
+	// LeaderBounces counts BounceLeader actions (the model checker's).
+	LeaderBounces int
+}
+
+// deliverable returns the indexes of the messages that may be delivered
+// next under the family's network, or every one when unordered.
+func (w *World[M, T, C, P]) deliverable(unordered bool) []int {
+	out := make([]int, 0, len(w.InFlight))
+	switch {
+	case unordered:
+		for i := range w.InFlight {
+			out = append(out, i)
+		}
+	case w.Family.Network() == Connections:
+		for i, e := range w.InFlight {
+			if !slices.ContainsFunc(w.InFlight[:i], func(f node.Envelope[M]) bool { return f.From == e.From && f.To == e.To }) {
+				out = append(out, i)
+			}
+		}
+	default:
+		var senders []string
+		for i, e := range w.InFlight {
+			if e.To == node.CoordinatorNode {
+				if slices.Contains(senders, e.From) {
+					continue
+				}
+				senders = append(senders, e.From)
+			}
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Enabled returns every action enabled in w under the bounds b given what
+// was already used, in a deterministic order: deliveries, the next timer,
+// completed revocations, lost and duplicated messages, grown topics, then
+// each member's joins, restarts, crashes, leaves and subscription
+// changes.
+func (w *World[M, T, C, P]) Enabled(b Bounds[P], u Used) []Action {
+	var out []Action
+	heads := w.deliverable(b.Unordered)
+	for _, i := range heads {
+		out = append(out, Action{Kind: Deliver, Index: i})
+	}
+	if len(w.Timers) > 0 && (!b.Prompt || len(w.InFlight) == 0) && (!b.PromptApps || !w.promptRevoking()) {
+		out = append(out, Action{Kind: FireNext})
+	}
+	for _, name := range w.Names() {
+		if p := w.Processes[name]; p.Node != nil && !p.Revoking.IsEmpty() {
+			out = append(out, Action{Kind: CompleteRevocation, Member: name})
+		}
+	}
+	connections := b.Unordered || w.Family.Network() == Connections
+	if u.Drops < b.Drops {
+		if connections {
+			for _, i := range heads {
+				out = append(out, Action{Kind: Drop, Index: i})
+			}
+		} else {
+			for i := range w.InFlight {
+				out = append(out, Action{Kind: Drop, Index: i})
+			}
+		}
+	}
+	if u.Duplicates < b.Duplicates {
+		if connections {
+			for _, i := range heads {
+				out = append(out, Action{Kind: Duplicate, Index: i})
+			}
+		} else {
+			for i, env := range w.InFlight {
+				if env.From == node.CoordinatorNode {
+					out = append(out, Action{Kind: Duplicate, Index: i})
+				}
+			}
+		}
+	}
+	if u.AddPartitions < b.AddPartitions {
+		for _, t := range w.Topics.Names() {
+			out = append(out, Action{Kind: AddPartition, Topic: t})
+		}
+	}
+	for _, cfg := range b.Members {
+		name := w.Family.MemberName(cfg)
+		p, ok := w.Processes[name]
+		switch {
+		case !ok:
+			out = append(out, Action{Kind: Join, Member: name})
+		case p.Node == nil:
+			if u.Restarts < b.Restarts {
+				out = append(out, Action{Kind: Restart, Member: name})
+			}
+		default:
+			ph := p.Node.Phase()
+			if ph == Left && w.Family.RestartLeft() && u.Restarts < b.Restarts {
+				// A process that left may start again: for a static member
+				// this is the bounce under the same instance id.
+				out = append(out, Action{Kind: Restart, Member: name})
+			}
+			if ph.Done() {
+				continue
+			}
+			if u.Crashes < b.Crashes {
+				out = append(out, Action{Kind: Crash, Member: name})
+			}
+			if u.Leaves < b.Leaves {
+				out = append(out, Action{Kind: Leave, Member: name})
+			}
+			if u.Resubscribes < b.Resubscribes {
+				for _, ts := range b.TopicChoices {
+					if !slices.Equal(ts, w.Family.MemberTopics(p.Config)) {
+						out = append(out, Action{Kind: Resubscribe, Member: name, Topics: ts})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// promptRevoking reports whether a live process whose application is not
+// Slow has a revocation pending.
+func (w *World[M, T, C, P]) promptRevoking() bool {
+	for _, p := range w.Processes {
+		if p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply takes action a, counting environment actions in u.
+func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
+	switch a.Kind {
+	case Deliver:
+		return w.Deliver(a.Index)
+	case FireNext:
+		return w.FireTimer(0)
+	case CompleteRevocation:
+		return w.CompleteRevocation(a.Member)
+	case Drop:
+		u.Drops++
+		return w.Drop(a.Index)
+	case Duplicate:
+		u.Duplicates++
+		return w.Duplicate(a.Index)
+	case AddPartition:
+		if _, ok := w.Topics[a.Topic]; !ok {
+			return fmt.Errorf("no topic %s", a.Topic)
+		}
+		u.AddPartitions++
+		t := maps.Clone(w.Topics)
+		t[a.Topic]++
+		return w.UpdateMetadata(t)
+	case Join:
+		for _, cfg := range b.Members {
+			if w.Family.MemberName(cfg) == a.Member {
+				return w.AddMember(cfg)
+			}
+		}
+		return fmt.Errorf("no member %s in the bounds", a.Member)
+	case Crash:
+		u.Crashes++
+		return w.Crash(a.Member)
+	case Restart:
+		u.Restarts++
+		return w.Restart(a.Member)
+	case Leave:
+		u.Leaves++
+		return w.Leave(a.Member)
+	case Resubscribe:
+		u.Resubscribes++
+		return w.Subscribe(a.Member, a.Topics)
+	case BounceLeader:
+		if w.LeaderProcess() != a.Member {
+			return fmt.Errorf("%s does not lead the group", a.Member)
+		}
+		u.LeaderBounces++
+		return w.Bounce(a.Member, w.Processes[a.Member].Config)
+	}
+	return fmt.Errorf("unknown action %d", a.Kind)
+}
+
+// Pick chooses one of acts with choose (an index in [0, n)): three times in
+// four one of the protocol's own steps when any is enabled, otherwise an
+// environment action, then uniformly within the group. Random walks use it
+// to get through whole rebalances between environment events.
+func Pick(acts []Action, choose func(n int) int) Action {
+	var own, env []Action
+	for _, a := range acts {
+		if a.Kind.Own() {
+			own = append(own, a)
+		} else {
+			env = append(env, a)
+		}
+	}
+	group := own
+	if len(own) == 0 || (len(env) > 0 && choose(4) == 0) {
+		group = env
+	}
+	return group[choose(len(group))]
+}

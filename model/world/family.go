@@ -1,0 +1,184 @@
+// Package world is the closed world of every protocol family, written once:
+// one group coordinator, member processes (each a configuration that
+// survives crashes and a node that does not), the messages in flight
+// between them, the timers they armed, the applications' pending
+// revocations and a clock, driven by explicit actions (deliver, drop or
+// duplicate a message, fire a timer, an application finishing a
+// revocation; a member joining, crashing, restarting, leaving, changing its
+// subscription; a topic growing; a leader bouncing). It is deterministic:
+// the same actions on the same world give the same world.
+//
+// A family (model/classic/world, model/nextgen/world) plugs its nodes in
+// through the Family, Coordinator and Member interfaces and says what is
+// its own: how a member starts, how its network delivers, which events its
+// nodes take, how its rebalance rounds are counted and what balance its
+// assignors promise. Everything else (the network, the timers, the
+// incarnations, the environment's actions and their bounds, the
+// copy-on-write fork, the laws after every action, the model the checker
+// explores, the scenario language) is here.
+//
+// The world maps every state to a spec.View and checks the laws: the state
+// laws after every action, the step laws across every action, the round
+// laws on every assignment round a node reports, and the coordinator's own
+// invariants.
+package world
+
+import (
+	"fmt"
+	"github.com/rebalance-ref/rebalance/model/sim"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Phase is where a member is, as the world needs to know it.
+type Phase uint8
+
+// The phases.
+const (
+	// Active: in the group, or on its way in, and not between a JoinGroup
+	// and the end of its SyncGroup (or the family has no such phase).
+	Active Phase = iota
+	// Rebalancing: between sending a JoinGroup and the end of its
+	// SyncGroup (the classic protocol); the group is not quiet.
+	Rebalancing
+	// Settled: in the group with an assignment, not rebalancing.
+	Settled
+	// Left: the member left the group and does nothing more.
+	Left
+	// Failed: the member gave up (a fatal error) and does nothing more.
+	Failed
+)
+
+// Done reports whether a member in phase p never acts again.
+func (p Phase) Done() bool { return p == Left || p == Failed }
+
+// Coordinator is a family's group coordinator as the world drives it. M, T
+// and C are the family's message, timer and callback types.
+type Coordinator[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
+	// Step applies one input (see the family's coordinator).
+	Step(node.Input) node.Output[M, T, C]
+	// CloneCoordinator returns a deep copy that shares nothing mutable.
+	CloneCoordinator() Coordinator[M, T, C]
+	// IsMember reports whether id is a current member.
+	IsMember(spec.MemberID) bool
+	// MemberNode is the node a member's last accepted request came from.
+	MemberNode(spec.MemberID) string
+	// Leader is the member that assigns, "" when there is none (always
+	// "" where the coordinator assigns itself).
+	Leader() spec.MemberID
+	// Stable reports whether the group is between rebalances.
+	Stable() bool
+	// Summary prints the coordinator's state on one line, for Ownership.
+	Summary() string
+	// Protocol names the embedded protocol selected, for round records
+	// ("" where there is none).
+	Protocol() string
+	// CheckInvariants returns the first broken invariant, or nil.
+	CheckInvariants() error
+	// Encode writes the coordinator's canonical encoding.
+	Encode(e *canon.Encoder)
+	// String prints the whole state.
+	String() string
+}
+
+// Member is a family's member node as the world drives it.
+type Member[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
+	// Step applies one input (see the family's member).
+	Step(node.Input) node.Output[M, T, C]
+	// CloneMember returns a deep copy that shares nothing mutable.
+	CloneMember() Member[M, T, C]
+	// View is the member as the laws see it (Current and Fenced are the
+	// world's to fill).
+	View() spec.MemberView
+	// Phase is where the member is.
+	Phase() Phase
+	// ID is the member's current member id, "" when it has none.
+	ID() spec.MemberID
+	// Generation is the generation (or epoch) the member is at now, which
+	// a round it reports assigns.
+	Generation() spec.Generation
+	// Encode writes the member's canonical encoding.
+	Encode(e *canon.Encoder)
+	// String prints the whole state.
+	String() string
+}
+
+// Network says which messages in flight may be delivered, lost or
+// duplicated next, and so how the network is encoded.
+type Network uint8
+
+// The networks.
+const (
+	// Connections: every (sender, receiver) pair is a connection that
+	// delivers in order, as TCP does; only the oldest message of each may
+	// be delivered, lost or duplicated (the classic family).
+	Connections Network = iota + 1
+	// Requests: each member's requests reach the coordinator in the order
+	// sent and are never duplicated; any message may be lost; responses
+	// may be delivered in any order and duplicated (the next-gen family,
+	// whose members take only the response to the request they wait for).
+	Requests
+)
+
+// Family is one protocol family: everything the world, its model and its
+// scenario language need to know about it. M, T and C are the family's
+// message, timer and callback types; P is its member configuration.
+type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
+	// Name names the family ("classic", "nextgen").
+	Name() string
+	// Network is how the family's messages travel.
+	Network() Network
+	// NewMember starts incarnation k (1 for the first) of the process with
+	// configuration cfg in a group over topics.
+	NewMember(cfg P, k int, topics spec.Topics) (Member[M, T, C], error)
+	// MemberName, MemberTopics and MemberInstance read a configuration;
+	// WithTopics returns it with another subscription.
+	MemberName(cfg P) string
+	MemberTopics(cfg P) []string
+	MemberInstance(cfg P) string
+	WithTopics(cfg P, topics []string) P
+	// EncodeConfig writes what of a configuration may differ between two
+	// states of one model (its subscription), for the encoding;
+	// ConfigKey writes the whole configuration but its name, for symmetry.
+	EncodeConfig(e *canon.Encoder, cfg P)
+	ConfigKey(cfg P) string
+	// RestartLeft reports whether a process that left may start again
+	// (next-gen: a static member's bounce), besides a crashed one.
+	RestartLeft() bool
+	// CoordinatorTakesMetadata reports whether the coordinator takes
+	// MetadataUpdate events (it computes assignments itself).
+	CoordinatorTakesMetadata() bool
+	// RevocationDone is the event telling a member its application has
+	// finished revoking rs; nil for a family whose revocations complete
+	// within the callback.
+	RevocationDone(rs spec.Set) node.Event
+	// RevokeCallback classifies a callback for the application: the
+	// resources the application must now revoke (and later report done),
+	// or that it must forget a pending revocation (the member was fenced
+	// or failed). A family whose revocations complete within the callback
+	// returns nothing.
+	RevokeCallback(cb C) (revoke spec.Set, forget bool)
+	// LogTimer returns a line to log when a node arms t at at (now is the
+	// world's clock), or "" for none.
+	LogTimer(node string, t node.TimerCmd[T], now node.Millis) string
+	// AdjustView lets the family correct a live member's view before the
+	// world fills in Current and Fenced.
+	AdjustView(mv *spec.MemberView)
+	// Detects reports whether firing t is how the group learns of an
+	// environment action (for the bounded-rounds count: see Model.Step).
+	Detects(t T) bool
+	// Rounds returns how many rebalance rounds (the unit of the family's
+	// bounded-rounds law) a step took: assignment rounds sent (classic),
+	// or member epoch bumps between the views before and after
+	// (next-gen).
+	Rounds(sent int, prev, next spec.View) int
+	// RoundUnit names the unit for the law's detail ("assignment rounds",
+	// "member epoch bumps").
+	RoundUnit() string
+	// Verb runs a scenario command that is the family's own: "group"
+	// (which sets s.W), "add-member" and the family's extra verbs;
+	// handled is false for a command the family does not know.
+	Verb(s *Script[M, T, C, P], cmd string, args []Arg) (handled bool, err error)
+}

@@ -1,0 +1,549 @@
+package world
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/script"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+func init() {
+	canon.RegisterTimeType(reflect.TypeFor[node.Millis]())
+	canon.RegisterIdentityType(reflect.TypeFor[spec.Generation]())
+}
+
+// Kind says who takes an action, which decides how liveness treats it
+// (the model checker's checker.Kind).
+type Kind uint8
+
+const (
+	// Own is one of the protocol's own steps (deliver a message, fire a
+	// timer, an application finishing a revocation). Own actions are
+	// weakly fair: one that stays enabled is eventually taken.
+	Own Kind = iota
+	// Env is a bounded environment action (join, crash, lost message...).
+	// The environment may stop acting at any time, so liveness is checked
+	// on paths without Env steps.
+	Env
+	// EnvUnbounded is an environment action the model does not bound
+	// (leader changes in the Design II liveness check). Such steps may
+	// repeat forever on a liveness counterexample's cycle; they are not
+	// fair.
+	EnvUnbounded
+)
+
+// String names the kind.
+func (k Kind) String() string {
+	switch k {
+	case Own:
+		return "own"
+	case Env:
+		return "env"
+	case EnvUnbounded:
+		return "env*"
+	}
+	return "?"
+}
+
+// CheckConfig is a closed world for the model checker: the scenario
+// commands that build the initial state, the members that may join later,
+// the environment's budget and the protocol's promises.
+type CheckConfig struct {
+	// Protocol names the protocol the members run, for reports.
+	Protocol string
+	// Setup is the scenario commands that build the initial state, from
+	// "group" on (members added and settled).
+	Setup []string
+	// Joiners are add-member commands of the members that may join later,
+	// each at most once.
+	Joiners []string
+	// Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates and
+	// AddPartitions bound the environment's actions over a whole path;
+	// TopicChoices are the subscriptions Resubscribe may switch to.
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
+	TopicChoices                                                              [][]string
+	// LeaderBounces bounds how often the current leader is bounced (leaves
+	// and starts again at once, a leader change); negative means without
+	// bound, which makes the bounce an unbounded environment action. A
+	// bounce happens only between rebalances (World.Settled).
+	LeaderBounces int
+	// EnvWhenQuiet lets members join, crash, leave, restart and change
+	// subscription only while no message is in flight; messages are still
+	// lost and duplicated anywhere.
+	EnvWhenQuiet bool
+	// MaxRounds is the bounded-rounds law: the most rebalance rounds (the
+	// family's unit) the protocol may take after the environment's last
+	// action.
+	MaxRounds int
+	// Balance is the balance law of the protocol's assignor, judged with
+	// Coverage for convergence; nil for coverage alone.
+	Balance Balance
+}
+
+// State is a state of the checked world: the world, the environment's
+// budget used so far, and the rebalance rounds since the environment's
+// last action. The checker never modifies a State.
+type State[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
+	W *World[M, T, C, P]
+	U Used
+	// Rounds counts rounds since the last environment action, capped at
+	// MaxRounds+1 so that a protocol that breaks the bound does not make
+	// the state space infinite.
+	Rounds int
+}
+
+// Model is a family's closed world as the checker sees it
+// (checker.Model[*State, Action]).
+type Model[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
+	cfg     CheckConfig
+	bounds  Bounds[P]
+	joiners map[string]string // name -> add-member line
+	init    *World[M, T, C, P]
+}
+
+// NewModel builds the model of family f: it runs the setup commands and
+// reads the joiners' configurations. It returns an error for a setup that
+// does not run or breaks a law, a joiner that is not an add-member command,
+// or nonsensical bounds.
+func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], cfg CheckConfig) (*Model[M, T, C, P], error) {
+	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds} {
+		if n < 0 {
+			return nil, fmt.Errorf("%s = %d: want 0 or more", name, n)
+		}
+	}
+	if cfg.MaxRounds == 0 {
+		return nil, fmt.Errorf("max-rounds = 0: every change needs at least one round")
+	}
+	s := &Script[M, T, C, P]{Family: f}
+	for _, line := range cfg.Setup {
+		if err := script.RunLine(s.Run, line); err != nil {
+			return nil, fmt.Errorf("setup %q: %v", line, err)
+		}
+	}
+	if s.W == nil {
+		return nil, fmt.Errorf("setup: no group command")
+	}
+	s.W.DrainLog()
+	s.W.Rounds = nil
+	s.W.Verbose = false
+	if len(s.W.Violations) > 0 {
+		return nil, fmt.Errorf("setup breaks a law: %s", s.W.Violations[0])
+	}
+	// Setup verbs that change nothing the laws see (isolate, slow) do not
+	// refresh the previous view; every action of the model does.
+	s.W.RefreshView()
+	m := &Model[M, T, C, P]{cfg: cfg, init: s.W, joiners: map[string]string{}}
+	for _, p := range s.W.Processes {
+		m.bounds.Members = append(m.bounds.Members, p.Config)
+	}
+	scratch := &Script[M, T, C, P]{Family: f, W: s.W.Clone()}
+	for _, line := range cfg.Joiners {
+		cmd, args, err := script.ParseLine(line)
+		if err != nil || cmd != "add-member" {
+			return nil, fmt.Errorf("joiner %q: want an add-member command", line)
+		}
+		name, _ := script.Name(args, cmd)
+		if err := script.RunLine(scratch.Run, line); err != nil {
+			return nil, fmt.Errorf("joiner %q: %v", line, err)
+		}
+		m.bounds.Members = append(m.bounds.Members, scratch.W.Processes[name].Config)
+		m.joiners[name] = line
+	}
+	slices.SortFunc(m.bounds.Members, func(a, b P) int { return strings.Compare(f.MemberName(a), f.MemberName(b)) })
+	b := &m.bounds
+	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates, b.AddPartitions = cfg.Crashes, cfg.Restarts, cfg.Leaves, cfg.Resubscribes, cfg.Drops, cfg.Duplicates, cfg.AddPartitions
+	b.TopicChoices = cfg.TopicChoices
+	b.Prompt, b.PromptApps = true, true
+	return m, nil
+}
+
+// Config returns the configuration the model was built from.
+func (m *Model[M, T, C, P]) Config() CheckConfig { return m.cfg }
+
+// Family is the model's family.
+func (m *Model[M, T, C, P]) Family() Family[M, T, C, P] { return m.init.Family }
+
+// Init is the state the setup commands build.
+func (m *Model[M, T, C, P]) Init() []*State[M, T, C, P] {
+	return []*State[M, T, C, P]{{W: m.init.Clone()}}
+}
+
+// Actions appends the enabled actions: World.Enabled under the bounds,
+// only the network's and the protocol's own while messages are in flight
+// if EnvWhenQuiet, and a bounce of the current leader while the budget
+// allows and the group is settled.
+func (m *Model[M, T, C, P]) Actions(s *State[M, T, C, P], dst []Action) []Action {
+	start := len(dst)
+	dst = append(dst, s.W.Enabled(m.bounds, s.U)...)
+	if m.cfg.EnvWhenQuiet && len(s.W.InFlight) > 0 {
+		kept := slices.DeleteFunc(dst[start:], func(a Action) bool {
+			return a.Kind != Deliver && a.Kind != FireNext && a.Kind != Drop && a.Kind != Duplicate && a.Kind != CompleteRevocation
+		})
+		dst = dst[:start+len(kept)]
+	}
+	if m.cfg.LeaderBounces != 0 && (m.cfg.LeaderBounces < 0 || s.U.LeaderBounces < m.cfg.LeaderBounces) && s.W.Settled() {
+		if name := s.W.LeaderProcess(); name != "" {
+			dst = append(dst, Action{Kind: BounceLeader, Member: name})
+		}
+	}
+	return dst
+}
+
+// Step takes a on a copy of s. It counts the rebalance rounds the step
+// took in the family's unit (Family.Rounds) since the environment's last
+// action, or since the group learnt of it (Family.Detects: with the
+// prompt network a crash's consequences land a session timeout later,
+// after any number of other actions), and reports BoundedRounds once when
+// the count passes MaxRounds.
+func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C, P], []spec.Violation) {
+	t := &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
+	t.W.Log = nil
+	before, rounds := len(t.W.Violations), len(t.W.Rounds)
+	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {
+		panic(fmt.Sprintf("world: enabled action %s failed: %v", a, err))
+	}
+	t.W.Log = nil
+	viols := slices.Clone(t.W.Violations[before:])
+	t.W.Violations = t.W.Violations[:before]
+	sent := len(t.W.Rounds) - rounds
+	t.W.Rounds = t.W.Rounds[:rounds]
+	f := m.init.Family
+	// Every action ends in World.check, which leaves the view in prev.
+	took := f.Rounds(sent, s.W.prev, t.W.prev)
+	if m.Kind(a) != Own || (a.Kind == FireNext && f.Detects(s.W.Timers[0].Timer)) {
+		t.Rounds = 0
+	}
+	if t.Rounds+took > m.cfg.MaxRounds && t.Rounds <= m.cfg.MaxRounds {
+		viols = append(viols, spec.Violation{Law: spec.BoundedRounds, Detail: fmt.Sprintf("%d %s since the environment's last action; %s promises at most %d", t.Rounds+took, f.RoundUnit(), m.cfg.Protocol, m.cfg.MaxRounds)})
+	}
+	t.Rounds = min(t.Rounds+took, m.cfg.MaxRounds+1)
+	return t, viols
+}
+
+// Kind is Own for the protocol's own steps, EnvUnbounded for an unbounded
+// leader bounce, and Env for the rest.
+func (m *Model[M, T, C, P]) Kind(a Action) Kind {
+	switch {
+	case a.Kind.Own():
+		return Own
+	case a.Kind == BounceLeader && m.cfg.LeaderBounces < 0:
+		return EnvUnbounded
+	}
+	return Env
+}
+
+// FairKey identifies an own action across states: a delivery by its
+// message (its correlation id left out, so a resent request is the same
+// action; its identities abstracted as Encode does) and its rank among the
+// same messages earlier on its connection (so duplicated responses are
+// distinct actions), fire as one action, and a completed revocation by its
+// member.
+func (m *Model[M, T, C, P]) FairKey(s *State[M, T, C, P], a Action) uint64 {
+	e := &canon.Encoder{SkipSeq: true}
+	e.Int(int64(a.Kind))
+	switch a.Kind {
+	case Deliver:
+		msg := func(i int) []byte {
+			f := &canon.Encoder{SkipSeq: true}
+			if m.cfg.LeaderBounces < 0 {
+				m.abstractIdentities(f, s)
+				f.Reset()
+			}
+			f.Value(s.W.InFlight[i])
+			return f.Finish()
+		}
+		env := s.W.InFlight[a.Index]
+		me := msg(a.Index)
+		rank := 0
+		for i, f := range s.W.InFlight[:a.Index] {
+			if f.From == env.From && f.To == env.To && string(msg(i)) == string(me) {
+				rank++
+			}
+		}
+		e.Buf = append(e.Buf, me...)
+		e.Int(int64(rank))
+	case CompleteRevocation:
+		e.String(a.Member)
+	}
+	return canon.Fingerprint(e.Finish())
+}
+
+// Converged returns the violations of the liveness target in s: Coverage
+// and the protocol's balance law.
+func (m *Model[M, T, C, P]) Converged(s *State[M, T, C, P]) []spec.Violation {
+	return converged(s.W.prev, m.cfg.Balance)
+}
+
+// Owners fingerprints every member's ownership and membership.
+func (m *Model[M, T, C, P]) Owners(s *State[M, T, C, P]) uint64 { return sim.Owners(s.W.prev) }
+
+// Line prints a as a scenario command; a join prints its full add-member
+// command.
+func (m *Model[M, T, C, P]) Line(s *State[M, T, C, P], a Action) string {
+	if a.Kind == Join {
+		return m.joiners[a.Member]
+	}
+	return a.String()
+}
+
+// Note names the message a deliver, drop or dup acts on and the timer a
+// fire fires.
+func (m *Model[M, T, C, P]) Note(s *State[M, T, C, P], a Action) string {
+	switch a.Kind {
+	case Deliver, Drop, Duplicate:
+		return s.W.InFlight[a.Index].String()
+	case FireNext:
+		return s.W.Timers[0].String()
+	}
+	return ""
+}
+
+// Preamble is the setup commands.
+func (m *Model[M, T, C, P]) Preamble() []string { return slices.Clone(m.cfg.Setup) }
+
+// Interchangeable groups the members whose configurations are the same
+// but for their names: dynamic members (no instance id) with the same
+// subscription, protocols, timeouts and fault switches.
+func (m *Model[M, T, C, P]) Interchangeable() [][]string {
+	f := m.init.Family
+	var names, keys []string
+	for _, c := range m.bounds.Members {
+		if f.MemberInstance(c) == "" {
+			names, keys = append(names, f.MemberName(c)), append(keys, f.ConfigKey(c))
+		}
+	}
+	return sim.Interchangeable(names, keys)
+}
+
+// Encode writes the canonical encoding of s: the budget used, the rounds
+// counter, and the world with its clock as the origin of every instant.
+// Messages in flight are written as the family's network lets them be
+// delivered (Network): a sequence per connection, the connections a
+// multiset; or each member's requests in order (a sequence per sender, the
+// senders a multiset) and the responses a multiset. The history (rounds,
+// log, violations) is left out, and so is the previous view, which every
+// action leaves equal to View() (World.check), so it is a function of the
+// rest.
+//
+// With unbounded leader bounces (LeaderBounces < 0) the identities the
+// bounces mint without end are abstracted too (abstractIdentities), so
+// that the state space stays finite and a protocol that never converges
+// shows as a cycle.
+func (m *Model[M, T, C, P]) Encode(e *canon.Encoder, s *State[M, T, C, P]) {
+	abstract := m.cfg.LeaderBounces < 0
+	if abstract {
+		m.abstractIdentities(e, s)
+		defer func() { e.AbstractIdentities, e.Rename = nil, nil }()
+	}
+	m.encodeBody(e, s, abstract)
+}
+
+func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], abstract bool) {
+	w := s.W
+	e.Now = int64(w.Now)
+	u := s.U
+	if abstract {
+		u.LeaderBounces = 0
+	}
+	e.Value(u)
+	e.Int(int64(s.Rounds))
+	e.Value(w.Topics)
+	w.Coordinator.Encode(e)
+	names := w.Names()
+	e.Int(int64(len(names)))
+	for _, n := range names {
+		p := w.Processes[n]
+		e.String(n)
+		// Of the configuration only the subscription changes on a path
+		// (Subscribe; the model's bounces keep the rest), so the rest is
+		// the same in every state and left out.
+		w.Family.EncodeConfig(e, p.Config)
+		if p.Node == nil {
+			e.Value(nil)
+		} else {
+			p.Node.Encode(e)
+		}
+		e.Value(p.Isolated)
+		e.Value(p.Slow)
+		e.Value(p.Revoking)
+		if !abstract {
+			e.Int(int64(p.Incarnation))
+		}
+	}
+	switch w.Family.Network() {
+	case Connections:
+		conns := w.connections()
+		e.Sorted(len(conns), func(i int) {
+			e.Int(int64(len(conns[i])))
+			for _, j := range conns[i] {
+				e.Value(w.InFlight[j])
+			}
+		})
+	default:
+		senders, responses := w.requestQueues()
+		e.Sorted(len(senders), func(i int) {
+			e.Int(int64(len(senders[i])))
+			for _, j := range senders[i] {
+				e.Value(w.InFlight[j])
+			}
+		})
+		e.Sorted(len(responses), func(i int) { e.Value(w.InFlight[responses[i]]) })
+	}
+	e.Int(int64(len(w.Timers)))
+	for _, t := range w.Timers {
+		e.String(t.Node)
+		e.Value(t.Timer)
+		e.Instant(int64(t.At))
+	}
+}
+
+// connections groups the indexes of the messages in flight by connection
+// (sender and receiver), each in send order.
+func (w *World[M, T, C, P]) connections() [][]int {
+	var out [][]int
+	for i, e := range w.InFlight {
+		k := slices.IndexFunc(out, func(c []int) bool { f := w.InFlight[c[0]]; return f.From == e.From && f.To == e.To })
+		if k < 0 {
+			out = append(out, []int{i})
+		} else {
+			out[k] = append(out[k], i)
+		}
+	}
+	return out
+}
+
+// requestQueues returns the indexes of the requests in flight grouped by
+// sender, each in send order, and the indexes of the responses.
+func (w *World[M, T, C, P]) requestQueues() (senders [][]int, responses []int) {
+	for i, env := range w.InFlight {
+		if env.To != node.CoordinatorNode {
+			responses = append(responses, i)
+			continue
+		}
+		k := slices.IndexFunc(senders, func(q []int) bool { return w.InFlight[q[0]].From == env.From })
+		if k < 0 {
+			senders = append(senders, []int{i})
+		} else {
+			senders[k] = append(senders[k], i)
+		}
+	}
+	return senders, responses
+}
+
+// abstractIdentities sets e up to write the identities a leader bounce
+// mints as their ranks among those in the state, so states that differ
+// only by how many bounces happened encode the same:
+//
+//   - a generation g > 0 as its rank among the generations in the state (0
+//     and NoGeneration keep their meanings), in typed fields and in the
+//     "gen=N" of metadata strings;
+//   - a member id name-n as name-~k, k the rank of n among the numbers of
+//     the ids of that name in the state; the coordinator's id counter is
+//     left out;
+//   - an address name@i as name@~k, k = the process's current incarnation
+//     minus i (a bare name, the first incarnation's address, stays).
+//
+// It encodes s twice: once to collect the identities, once to write them.
+// This is exact for the environments it is used in (leader bounces only,
+// between rebalances): the protocol compares generations by order and
+// equality only (the coordinator's next generation is larger than every
+// one in the state), and member ids by equality, or by order only among
+// ids of different processes, which keep their order (a bounced leader's
+// LeaveGroup reaches the coordinator before the next join barrier can
+// complete, the network being prompt, so its old and new ids never meet
+// in one assignment).
+func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, C, P]) {
+	w := s.W
+	names := w.Names()
+	pattern := identityPattern(names)
+	gens := map[int64]bool{}
+	ids := map[string]map[int64]bool{}
+	for _, n := range names {
+		ids[n] = map[int64]bool{}
+	}
+	e.AbstractIdentities = func(_ reflect.Type, v int64) int64 { gens[v] = true; return v }
+	e.Rename = func(str string) string {
+		for _, tok := range pattern.FindAllString(str, -1) {
+			if g, ok := strings.CutPrefix(tok, "gen="); ok {
+				v, _ := strconv.ParseInt(g, 10, 64)
+				gens[v] = true
+			} else if name, num, ok := strings.Cut(tok, "-"); ok {
+				v, _ := strconv.ParseInt(num, 10, 64)
+				ids[name][v] = true
+			}
+		}
+		return str
+	}
+	m.encodeBody(e, s, true)
+	e.Reset()
+	genRank := ranks(gens)
+	idRank := map[string]map[int64]int64{}
+	for n, set := range ids {
+		idRank[n] = ranks(set)
+	}
+	relGen := func(g int64) int64 {
+		if g <= 0 {
+			return g - 1 // 0 and NoGeneration keep distinct meanings
+		}
+		return genRank[g]
+	}
+	e.AbstractIdentities = func(_ reflect.Type, v int64) int64 { return relGen(v) }
+	incarnation := map[string]int{}
+	for _, n := range names {
+		incarnation[n] = w.Processes[n].Incarnation
+	}
+	e.Rename = func(str string) string {
+		return pattern.ReplaceAllStringFunc(str, func(tok string) string {
+			if g, ok := strings.CutPrefix(tok, "gen="); ok {
+				v, _ := strconv.ParseInt(g, 10, 64)
+				return fmt.Sprintf("gen=~%d", relGen(v))
+			}
+			if name, num, ok := strings.Cut(tok, "-"); ok {
+				v, _ := strconv.ParseInt(num, 10, 64)
+				return fmt.Sprintf("%s-~%d", name, idRank[name][v])
+			}
+			name, inc, ok := strings.Cut(tok, "@")
+			if !ok {
+				// A bare name is the process (or its first incarnation's
+				// address, which it names absolutely).
+				return tok
+			}
+			i, _ := strconv.Atoi(inc)
+			return fmt.Sprintf("%s@~%d", name, incarnation[name]-i)
+		})
+	}
+}
+
+// ranks maps each positive value of set to its rank among them, from 1.
+func ranks(set map[int64]bool) map[int64]int64 {
+	var vs []int64
+	for v := range set {
+		if v > 0 {
+			vs = append(vs, v)
+		}
+	}
+	slices.Sort(vs)
+	out := make(map[int64]int64, len(vs))
+	for i, v := range vs {
+		out[v] = int64(i + 1)
+	}
+	return out
+}
+
+// identityPattern matches generation tokens, member ids and addresses of
+// the named processes.
+func identityPattern(names []string) *regexp.Regexp {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	return regexp.MustCompile(`gen=-?\d+|\b(?:` + strings.Join(quoted, "|") + `)(?:-\d+|@\d+)?\b`)
+}

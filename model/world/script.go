@@ -1,0 +1,117 @@
+package world
+
+import (
+	"fmt"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/script"
+)
+
+// Arg is one argument of a script command (see package script).
+type Arg = script.Arg
+
+// Script runs a family's scenario language on a world. It is what the
+// scenario files are written in and what the model checker prints
+// counterexamples in. Each command returns its output text (the world's
+// log lines, or what a query prints); an error is printed as the output
+// too, so scenario files record rejected commands.
+type Script[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
+	Family Family[M, T, C, P]
+	W      *World[M, T, C, P]
+}
+
+// Run executes one command. The verbs every family shares:
+//
+//	stabilize            deliver every message in flight (and complete prompt revocations)
+//	tick N               advance the clock N ms, firing timers in order (messages are instant)
+//	crash A | restart A | leave A | isolate A | heal A
+//	subscribe A topics=(T,U)
+//	deliver [i] | drop [i|all] | dup i | fire [i]
+//	ownership | coordinator | in-flight | timers | rounds | check
+//
+// "group" and "add-member" and any other verb are the family's (see its
+// Script documentation).
+func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
+	if cmd != "group" && s.W == nil {
+		return "", fmt.Errorf("%s: no group yet; start with group topics=(...)", cmd)
+	}
+	var err error
+	switch cmd {
+	case "stabilize":
+		if !s.W.Stabilize(StabilizeLimit) {
+			err = fmt.Errorf("stabilize: still %d messages in flight after %d steps", len(s.W.InFlight), StabilizeLimit)
+		}
+	case "tick":
+		var n int64
+		if n, err = script.Int(args, 0, "tick"); err == nil {
+			if n < 0 {
+				err = fmt.Errorf("tick: negative duration %d", n)
+			} else if !s.W.Advance(node.Millis(n)) {
+				err = fmt.Errorf("tick: the network did not settle")
+			}
+		}
+	case "crash", "restart", "leave", "isolate", "heal":
+		err = s.memberVerb(cmd, args)
+	case "subscribe":
+		var name string
+		if name, err = script.Name(args, cmd); err == nil {
+			err = s.W.Subscribe(name, script.Vals(args, "topics"))
+		}
+	case "deliver", "drop", "dup", "fire":
+		err = script.NetworkVerb(s.W, cmd, args)
+	case "ownership":
+		return s.W.Ownership(), nil
+	case "coordinator":
+		return s.W.Coordinator.String(), nil
+	case "in-flight":
+		return script.Numbered(s.W.InFlight), nil
+	case "timers":
+		return script.Numbered(s.W.Timers), nil
+	case "rounds":
+		return rounds(s.W.Rounds), nil
+	case "check":
+		return script.Violations(s.W.Violations), nil
+	default:
+		var handled bool
+		handled, err = s.Family.Verb(s, cmd, args)
+		if !handled {
+			return "", fmt.Errorf("unknown command %q", cmd)
+		}
+	}
+	var b strings.Builder
+	if s.W != nil {
+		for _, l := range s.W.DrainLog() {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String(), err
+}
+
+func rounds(rs []RoundRecord) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(r.String() + "\n")
+	}
+	return b.String()
+}
+
+func (s *Script[M, T, C, P]) memberVerb(cmd string, args []Arg) error {
+	name, err := script.Name(args, cmd)
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "crash":
+		return s.W.Crash(name)
+	case "restart":
+		return s.W.Restart(name)
+	case "leave":
+		return s.W.Leave(name)
+	case "isolate":
+		return s.W.Isolate(name, true)
+	default: // heal
+		return s.W.Isolate(name, false)
+	}
+}

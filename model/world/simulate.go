@@ -1,0 +1,63 @@
+package world
+
+import (
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// RandomWalk takes up to steps enabled actions, each chosen by Pick with
+// choose (an index in [0, n)), and returns the actions taken. The world
+// stays pure: the caller owns the randomness. It stops early when nothing
+// is enabled.
+func (w *World[M, T, C, P]) RandomWalk(b Bounds[P], u *Used, steps int, choose func(n int) int) []Action {
+	var trail []Action
+	for range steps {
+		acts := w.Enabled(b, *u)
+		if len(acts) == 0 {
+			break
+		}
+		a := Pick(acts, choose)
+		trail = append(trail, a)
+		if err := w.Apply(a, b, u); err != nil {
+			panic("world: enabled action failed: " + a.String() + ": " + err.Error())
+		}
+	}
+	return trail
+}
+
+// Settle lets the environment fall quiet: it heals every isolated process,
+// makes every application prompt, then advances the clock by horizon in
+// slices of step. It reports false if the world never drained (a livelock).
+func (w *World[M, T, C, P]) Settle(horizon, step node.Millis) bool {
+	for _, name := range w.Names() {
+		if p := w.Processes[name]; p.Isolated || p.Slow {
+			p = w.own(name)
+			p.Isolated, p.Slow = false, false
+		}
+	}
+	for t := node.Millis(0); t < horizon; t += step {
+		if !w.Advance(step) {
+			return false
+		}
+	}
+	return w.Stabilize(StabilizeLimit)
+}
+
+// Balance is a protocol's balance law: spec.CheckBalance for assignors
+// that balance the members' totals, spec.CheckTopicBalance for those that
+// balance each topic (range), nil for none.
+type Balance func(spec.View) []spec.Violation
+
+// CheckConverged returns the violations of the convergence laws in the
+// current state: Coverage, and balance when it is not nil.
+func (w *World[M, T, C, P]) CheckConverged(balance Balance) []spec.Violation {
+	return converged(w.View(), balance)
+}
+
+func converged(v spec.View, balance Balance) []spec.Violation {
+	out := spec.CheckCoverage(v)
+	if balance != nil {
+		out = append(out, balance(v)...)
+	}
+	return out
+}

@@ -1,0 +1,685 @@
+package world
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// CoordinatorInvariant is the law under which the world reports a broken
+// coordinator invariant (Coordinator.CheckInvariants).
+const CoordinatorInvariant spec.Law = "CoordinatorInvariant"
+
+// Process is one member process: its configuration, which survives
+// crashes, its node, which does not, and its application.
+type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
+	Config P
+	// Node is the live member; nil while the process is down (crashed and
+	// not restarted).
+	Node Member[M, T, C]
+	// Isolated processes lose every message they send or are sent.
+	Isolated bool
+	// Incarnation counts the process's starts. A restarted process has new
+	// connections: responses addressed to an earlier incarnation are lost,
+	// as replies on a closed connection are.
+	Incarnation int
+	// Revoking is what the application was asked to revoke and has not
+	// finished revoking (a RevocationDone is pending); always empty in a
+	// family whose revocations complete within the callback.
+	Revoking spec.Set
+	// Slow applications never finish revoking on their own: only an
+	// explicit CompleteRevocation does.
+	Slow bool
+
+	// owner is the world that may change this process in place; a fork
+	// shares its parent's processes and copies one before changing it.
+	owner *World[M, T, C, P]
+}
+
+// Address is the node address of the process's current incarnation: its
+// name for the first, name@k for the k-th. Members put it in From, the
+// coordinator replies to it, and the world loses messages to an address
+// whose incarnation has ended.
+func (p *Process[M, T, C, P]) Address(name string) string {
+	if p.Incarnation <= 1 {
+		return name
+	}
+	return fmt.Sprintf("%s@%d", name, p.Incarnation)
+}
+
+// ProcessName returns the process name of a node address.
+func ProcessName(addr string) string {
+	name, _, _ := strings.Cut(addr, "@")
+	return name
+}
+
+// PendingTimer is a timer a node armed and the world will fire.
+type PendingTimer[T sim.Timer] = sim.Pending[T, node.Millis]
+
+// RoundRecord is one assignment round a node reported.
+type RoundRecord struct {
+	Leader     string // process name
+	Generation spec.Generation
+	Protocol   string
+	Round      spec.Round
+}
+
+// String prints the round as
+//
+//	round gen=2 leader=A protocol=cooperative: A-1:{T-1} B-2:{T-2} revoking A-1:{T-4}
+func (r RoundRecord) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "round gen=%d leader=%s protocol=%s:", r.Generation, r.Leader, r.Protocol)
+	for _, m := range r.Round.Assigned.Members() {
+		fmt.Fprintf(&b, " %s:%s", m, r.Round.Assigned[m])
+	}
+	var rev []string
+	for _, m := range slices.Sorted(maps.Keys(r.Round.Claims)) {
+		if gone := r.Round.Claims[m].Minus(r.Round.Assigned[m]); !gone.IsEmpty() {
+			rev = append(rev, fmt.Sprintf("%s:%s", m, gone))
+		}
+	}
+	if len(rev) > 0 {
+		b.WriteString(" revoking " + strings.Join(rev, " "))
+	}
+	return b.String()
+}
+
+// World is the closed world of one family. Its fields are exported for
+// printers and checkers; change it only through its methods.
+type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
+	Family      Family[M, T, C, P]
+	Now         node.Millis
+	Topics      spec.Topics
+	Coordinator Coordinator[M, T, C]
+	// Processes by name.
+	Processes map[string]*Process[M, T, C, P]
+	// InFlight is the network: messages sent and not yet delivered or
+	// lost, in send order.
+	InFlight []node.Envelope[M]
+	// Timers are the armed timers, sorted by deadline, node, timer.
+	Timers sim.Timers[T, node.Millis]
+	// Rounds is every assignment round a node reported so far.
+	Rounds []RoundRecord
+	// Violations collects every law violation found so far.
+	Violations []spec.Violation
+	// Log is the record of what happened, one line per entry, since the
+	// last DrainLog.
+	Log []string
+	// Verbose adds every message sent to the log.
+	Verbose bool
+
+	// prev is the view after the last action; every action ends in check,
+	// which sets it, so it is a function of the rest of the state.
+	prev spec.View
+	// coordinatorOwner is the world that may change Coordinator in place
+	// (see Fork).
+	coordinatorOwner *World[M, T, C, P]
+}
+
+// New returns a world of family f with coordinator c over topics, and no
+// members.
+func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
+	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process[M, T, C, P]{}}
+	w.coordinatorOwner = w
+	w.prev = w.View()
+	return w
+}
+
+// Prev is the view after the last action.
+func (w *World[M, T, C, P]) Prev() spec.View { return w.prev }
+
+// RefreshView sets the previous view to the current one (after setup
+// commands that change nothing the laws see, such as isolate).
+func (w *World[M, T, C, P]) RefreshView() { w.prev = w.View() }
+
+// Clone returns a deep copy of w that shares nothing mutable with it.
+func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
+	c := *w
+	c.Topics = maps.Clone(w.Topics)
+	c.Coordinator = w.Coordinator.CloneCoordinator()
+	c.coordinatorOwner = &c
+	c.Processes = make(map[string]*Process[M, T, C, P], len(w.Processes))
+	for n, p := range w.Processes {
+		q := *p
+		if p.Node != nil {
+			q.Node = p.Node.CloneMember()
+		}
+		q.owner = &c
+		c.Processes[n] = &q
+	}
+	c.InFlight = slices.Clone(w.InFlight)
+	c.Timers = slices.Clone(w.Timers)
+	c.Rounds = slices.Clone(w.Rounds)
+	c.Violations = slices.Clone(w.Violations)
+	c.Log = slices.Clone(w.Log)
+	return &c
+}
+
+// Fork returns a copy of w that shares the coordinator and the processes
+// with w until it changes them: it copies a node the first time it steps
+// it. Changing the fork never changes w; but w must not be changed while
+// the fork is in use (the model checker forks states it never changes
+// again). Topics is shared too: the world replaces it, never changes it in
+// place.
+func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
+	c := *w
+	c.Processes = maps.Clone(w.Processes)
+	c.InFlight = slices.Clone(w.InFlight)
+	c.Timers = slices.Clip(w.Timers)
+	c.Rounds = slices.Clip(w.Rounds)
+	c.Violations = slices.Clip(w.Violations)
+	c.Log = slices.Clip(w.Log)
+	return &c
+}
+
+// own returns the named process, copied first if w shares it with the
+// world it was forked from; nil if there is none.
+func (w *World[M, T, C, P]) own(name string) *Process[M, T, C, P] {
+	p := w.Processes[name]
+	if p == nil || p.owner == w {
+		return p
+	}
+	q := *p
+	if p.Node != nil {
+		q.Node = p.Node.CloneMember()
+	}
+	q.owner = w
+	w.Processes[name] = &q
+	return &q
+}
+
+// ownCoordinator copies the coordinator if w shares it.
+func (w *World[M, T, C, P]) ownCoordinator() {
+	if w.coordinatorOwner != w {
+		w.Coordinator = w.Coordinator.CloneCoordinator()
+		w.coordinatorOwner = w
+	}
+}
+
+// Names returns the process names in sorted order.
+func (w *World[M, T, C, P]) Names() []string { return slices.Sorted(maps.Keys(w.Processes)) }
+
+// AddMember creates a process from cfg (its name must be new) and starts
+// it.
+func (w *World[M, T, C, P]) AddMember(cfg P) error {
+	name := w.Family.MemberName(cfg)
+	if _, ok := w.Processes[name]; ok {
+		return fmt.Errorf("member %s already exists", name)
+	}
+	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
+		return fmt.Errorf("member name %q is reserved", name)
+	}
+	p := &Process[M, T, C, P]{Config: cfg, owner: w}
+	if err := w.start(p); err != nil {
+		return err
+	}
+	w.Processes[name] = p
+	w.stepMember(name, node.Start{})
+	return nil
+}
+
+// start starts p's next incarnation.
+func (w *World[M, T, C, P]) start(p *Process[M, T, C, P]) error {
+	n, err := w.Family.NewMember(p.Config, p.Incarnation+1, w.Topics)
+	if err != nil {
+		return err
+	}
+	p.Incarnation++
+	p.Node = n
+	p.Revoking = nil
+	return nil
+}
+
+func (w *World[M, T, C, P]) process(name string) (*Process[M, T, C, P], error) {
+	p, ok := w.Processes[name]
+	if !ok {
+		return nil, fmt.Errorf("no member %s", name)
+	}
+	return p, nil
+}
+
+// live returns the named process, owned by w (see Fork), if it is up.
+func (w *World[M, T, C, P]) live(name string) (*Process[M, T, C, P], error) {
+	p, err := w.process(name)
+	if err != nil {
+		return nil, err
+	}
+	if p.Node == nil {
+		return nil, fmt.Errorf("member %s is down", name)
+	}
+	return w.own(name), nil
+}
+
+// Crash stops a process at once: its state, timers, ownership and pending
+// revocation are gone; messages to it will be lost. The coordinator
+// notices only through the session timeout.
+func (w *World[M, T, C, P]) Crash(name string) error {
+	p, err := w.live(name)
+	if err != nil {
+		return err
+	}
+	p.Node = nil
+	p.Revoking = nil
+	w.Timers = w.Timers.DropNode(name)
+	w.logf("%s crashed", name)
+	w.check()
+	return nil
+}
+
+// Restart starts a new incarnation of a crashed process (or, where the
+// family allows it, of one that left) with the same configuration, so a
+// static member keeps its instance id.
+func (w *World[M, T, C, P]) Restart(name string) error {
+	p, err := w.process(name)
+	if err != nil {
+		return err
+	}
+	if p.Node != nil && !(w.Family.RestartLeft() && p.Node.Phase() == Left) {
+		if w.Family.RestartLeft() {
+			return fmt.Errorf("member %s is up; crash it or make it leave first", name)
+		}
+		return fmt.Errorf("member %s is up; crash it first", name)
+	}
+	w.Timers = w.Timers.DropNode(name)
+	p = w.own(name)
+	if err := w.start(p); err != nil {
+		return err
+	}
+	if id := p.Node.ID(); id != "" {
+		w.logf("%s restarted as %s", name, id)
+	} else {
+		w.logf("%s restarted", name)
+	}
+	w.stepMember(name, node.Start{})
+	return nil
+}
+
+// Bounce restarts a live process with configuration cfg, as a rolling
+// bounce does: the old incarnation leaves gracefully, then a new
+// incarnation starts at once.
+func (w *World[M, T, C, P]) Bounce(name string, cfg P) error {
+	if _, err := w.live(name); err != nil {
+		return err
+	}
+	w.stepMember(name, node.Leave{})
+	p := w.own(name)
+	p.Node = nil
+	p.Revoking = nil
+	w.Timers = w.Timers.DropNode(name)
+	p.Config = cfg
+	if err := w.start(p); err != nil {
+		return err
+	}
+	w.logf("%s bounced", name)
+	w.stepMember(name, node.Start{})
+	return nil
+}
+
+// Leave tells a process to leave the group gracefully.
+func (w *World[M, T, C, P]) Leave(name string) error { return w.Event(name, node.Leave{}) }
+
+// Subscribe changes a process's subscription.
+func (w *World[M, T, C, P]) Subscribe(name string, topics []string) error {
+	p, err := w.live(name)
+	if err != nil {
+		return err
+	}
+	p.Config = w.Family.WithTopics(p.Config, slices.Clone(topics))
+	return w.Event(name, node.Subscribe{Topics: slices.Clone(topics)})
+}
+
+// CompleteRevocation tells a process's member that the application has
+// finished revoking what it was asked to.
+func (w *World[M, T, C, P]) CompleteRevocation(name string) error {
+	p, err := w.live(name)
+	if err != nil {
+		return err
+	}
+	if p.Revoking.IsEmpty() {
+		return fmt.Errorf("member %s has no revocation pending", name)
+	}
+	done := p.Revoking
+	p.Revoking = nil
+	w.stepMember(name, w.Family.RevocationDone(done))
+	return nil
+}
+
+// SetSlow makes a process's application slow (it revokes only on an
+// explicit CompleteRevocation) or prompt.
+func (w *World[M, T, C, P]) SetSlow(name string, slow bool) error {
+	if _, err := w.process(name); err != nil {
+		return err
+	}
+	w.own(name).Slow = slow
+	return nil
+}
+
+// Isolate makes every message to or from a process lost until healed.
+func (w *World[M, T, C, P]) Isolate(name string, isolated bool) error {
+	if _, err := w.process(name); err != nil {
+		return err
+	}
+	w.own(name).Isolated = isolated
+	return nil
+}
+
+// UpdateMetadata changes the partition counts and tells the coordinator.
+func (w *World[M, T, C, P]) UpdateMetadata(topics spec.Topics) error {
+	if !w.Family.CoordinatorTakesMetadata() {
+		return fmt.Errorf("the %s coordinator takes no metadata", w.Family.Name())
+	}
+	w.Topics = maps.Clone(topics)
+	w.logf("metadata %s", node.MetadataUpdate{Topics: topics})
+	w.stepCoordinator(node.MetadataUpdate{Topics: maps.Clone(topics)})
+	return nil
+}
+
+// Event steps a live process's member with e.
+func (w *World[M, T, C, P]) Event(name string, e node.Event) error {
+	if _, err := w.live(name); err != nil {
+		return err
+	}
+	w.stepMember(name, e)
+	return nil
+}
+
+// Deliver delivers the i-th message in flight.
+func (w *World[M, T, C, P]) Deliver(i int) error {
+	if i < 0 || i >= len(w.InFlight) {
+		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
+	}
+	env := w.InFlight[i]
+	w.InFlight = slices.Delete(w.InFlight, i, i+1)
+	if w.isolated(env.From) || w.isolated(env.To) {
+		w.logf("lost %s", env)
+		w.check()
+		return nil
+	}
+	in := node.Receive[M]{From: env.From, Msg: env.Msg}
+	if env.To == node.CoordinatorNode {
+		w.stepCoordinator(in)
+		return nil
+	}
+	name := ProcessName(env.To)
+	p, ok := w.Processes[name]
+	if !ok || p.Node == nil || p.Address(name) != env.To {
+		w.logf("lost %s (%s is gone)", env, env.To)
+		w.check()
+		return nil
+	}
+	w.stepMember(name, in)
+	return nil
+}
+
+// InFlightCount is the number of messages in flight.
+func (w *World[M, T, C, P]) InFlightCount() int { return len(w.InFlight) }
+
+// Drop loses the i-th message in flight.
+func (w *World[M, T, C, P]) Drop(i int) error {
+	if i < 0 || i >= len(w.InFlight) {
+		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
+	}
+	w.logf("dropped %s", w.InFlight[i])
+	w.InFlight = slices.Delete(w.InFlight, i, i+1)
+	w.check()
+	return nil
+}
+
+// Duplicate sends the i-th message in flight once more.
+func (w *World[M, T, C, P]) Duplicate(i int) error {
+	if i < 0 || i >= len(w.InFlight) {
+		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
+	}
+	w.InFlight = append(w.InFlight, w.InFlight[i])
+	w.logf("duplicated %s", w.InFlight[i])
+	w.check()
+	return nil
+}
+
+// FireTimer fires the i-th armed timer, moving the clock to its deadline
+// if that is later than now.
+func (w *World[M, T, C, P]) FireTimer(i int) error {
+	if i < 0 || i >= len(w.Timers) {
+		return fmt.Errorf("no timer %d armed (%d)", i, len(w.Timers))
+	}
+	t, rest := w.Timers.Take(i)
+	w.Timers = rest
+	if t.At > w.Now {
+		w.Now = t.At
+	}
+	ev := node.TimerFired[T]{Timer: t.Timer}
+	if t.Node == node.CoordinatorNode {
+		w.stepCoordinator(ev)
+	} else {
+		w.stepMember(t.Node, ev)
+	}
+	return nil
+}
+
+// StabilizeLimit bounds one Stabilize of the scenario language, so a
+// livelock shows as an error instead of a hang.
+const StabilizeLimit = 100000
+
+// Stabilize delivers messages in send order, and completes the
+// revocations of prompt applications (in name order), until nothing is
+// left or limit steps were taken; it reports whether everything drained.
+func (w *World[M, T, C, P]) Stabilize(limit int) bool {
+	for n := 0; ; n++ {
+		if n >= limit {
+			return false
+		}
+		if len(w.InFlight) > 0 {
+			_ = w.Deliver(0)
+			continue
+		}
+		done := false
+		for _, name := range w.Names() {
+			if p := w.Processes[name]; p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
+				_ = w.CompleteRevocation(name)
+				done = true
+				break
+			}
+		}
+		if !done {
+			return true
+		}
+	}
+}
+
+// Advance moves the clock forward by d, firing every timer that falls due
+// in deadline order and stabilizing after each, so messages and prompt
+// applications are fast next to timers. It reports false if the world did
+// not settle.
+func (w *World[M, T, C, P]) Advance(d node.Millis) bool {
+	end := w.Now + d
+	if !w.Stabilize(StabilizeLimit) {
+		return false
+	}
+	for len(w.Timers) > 0 && w.Timers[0].At <= end {
+		_ = w.FireTimer(0)
+		if !w.Stabilize(StabilizeLimit) {
+			return false
+		}
+	}
+	w.Now = end
+	return true
+}
+
+func (w *World[M, T, C, P]) isolated(addr string) bool {
+	p, ok := w.Processes[ProcessName(addr)]
+	return ok && p.Isolated
+}
+
+func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
+	w.ownCoordinator()
+	out := w.Coordinator.Step(node.Input{Now: w.Now, Event: e})
+	w.apply(node.CoordinatorNode, out)
+}
+
+func (w *World[M, T, C, P]) stepMember(name string, e node.Event) {
+	p := w.own(name)
+	out := p.Node.Step(node.Input{Now: w.Now, Event: e})
+	w.apply(name, out)
+}
+
+// apply performs a node's output: it queues messages, updates the timer
+// list, logs callbacks and hands the application what it must revoke,
+// records and checks a reported round, and checks the laws.
+func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
+	p := w.Processes[from]
+	for _, m := range out.Messages {
+		if p != nil {
+			m.From = p.Address(from)
+		}
+		w.InFlight = append(w.InFlight, m)
+		if w.Verbose {
+			w.logf("send %s", m)
+		}
+	}
+	for _, tc := range out.Timers {
+		w.Timers = w.Timers.Set(from, tc.Timer, tc.At, tc.Cancel)
+		if !tc.Cancel {
+			if line := w.Family.LogTimer(from, tc, w.Now); line != "" {
+				w.logf("%s", line)
+			}
+		}
+	}
+	for _, cb := range out.Callbacks {
+		w.logf("%s: %s", from, cb)
+		if p == nil {
+			continue
+		}
+		switch revoke, forget := w.Family.RevokeCallback(cb); {
+		case forget:
+			p.Revoking = nil
+		case !revoke.IsEmpty():
+			p.Revoking = p.Revoking.Union(revoke)
+		}
+	}
+	if out.Round != nil {
+		gen := spec.NoGeneration
+		if p != nil && p.Node != nil {
+			gen = p.Node.Generation()
+		}
+		rec := RoundRecord{Leader: from, Generation: gen, Protocol: w.Coordinator.Protocol(), Round: *out.Round}
+		w.Rounds = append(w.Rounds, rec)
+		w.logf("%s", rec)
+		for _, v := range spec.CheckRound(rec.Round) {
+			w.violate(v)
+		}
+	}
+	w.check()
+}
+
+func (w *World[M, T, C, P]) logf(format string, args ...any) {
+	w.Log = append(w.Log, fmt.Sprintf(format, args...))
+}
+
+// DrainLog returns the log and empties it.
+func (w *World[M, T, C, P]) DrainLog() []string {
+	l := w.Log
+	w.Log = nil
+	return l
+}
+
+func (w *World[M, T, C, P]) violate(v spec.Violation) {
+	w.Violations = append(w.Violations, v)
+	w.logf("VIOLATION %s", v)
+}
+
+// check runs the state and step laws on the current view, and the
+// coordinator's invariants.
+func (w *World[M, T, C, P]) check() {
+	v := w.View()
+	for _, x := range spec.CheckState(v) {
+		w.violate(x)
+	}
+	for _, x := range spec.CheckStep(w.prev, v) {
+		w.violate(x)
+	}
+	if err := w.Coordinator.CheckInvariants(); err != nil {
+		w.violate(spec.Violation{Law: CoordinatorInvariant, Detail: err.Error()})
+	}
+	w.prev = v
+}
+
+// View maps the world to the ownership view: a live process is a current
+// member when the coordinator counts its member id from the process's
+// current incarnation; every other process that still believes it owns
+// something is fenced by its stale generation or epoch (commits under it
+// are rejected). A process that is down owns nothing.
+func (w *World[M, T, C, P]) View() spec.View {
+	v := spec.View{Topics: w.Topics}
+	for _, name := range w.Names() {
+		p := w.Processes[name]
+		if p.Node == nil {
+			v.Members = append(v.Members, spec.MemberView{Name: name, Generation: spec.NoGeneration, Fenced: true, Subscription: slices.Sorted(slices.Values(w.Family.MemberTopics(p.Config)))})
+			continue
+		}
+		mv := p.Node.View()
+		w.Family.AdjustView(&mv)
+		mv.Current = mv.ID != "" && w.Coordinator.IsMember(mv.ID) && w.Coordinator.MemberNode(mv.ID) == p.Address(name)
+		mv.Fenced = !mv.Current
+		v.Members = append(v.Members, mv)
+	}
+	return v.Sort()
+}
+
+// Quiet reports whether nothing is in flight and no member is between a
+// JoinGroup and the end of its SyncGroup: the group has settled until the
+// next timer.
+func (w *World[M, T, C, P]) Quiet() bool {
+	if len(w.InFlight) > 0 {
+		return false
+	}
+	for _, p := range w.Processes {
+		if p.Node != nil && p.Node.Phase() == Rebalancing {
+			return false
+		}
+	}
+	return true
+}
+
+// Settled reports whether the group is between rebalances: quiet, the
+// coordinator stable, and every live member settled (or done).
+func (w *World[M, T, C, P]) Settled() bool {
+	if !w.Quiet() || !w.Coordinator.Stable() {
+		return false
+	}
+	for _, p := range w.Processes {
+		if p.Node != nil {
+			if ph := p.Node.Phase(); ph != Settled && !ph.Done() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// LeaderProcess returns the name of the live process whose member id
+// leads the coordinator's current generation, "" when none does.
+func (w *World[M, T, C, P]) LeaderProcess() string {
+	id := w.Coordinator.Leader()
+	if id == "" || !w.Coordinator.IsMember(id) {
+		return ""
+	}
+	addr := w.Coordinator.MemberNode(id)
+	name := ProcessName(addr)
+	p, ok := w.Processes[name]
+	if !ok || p.Node == nil || p.Address(name) != addr {
+		return ""
+	}
+	return name
+}
+
+// Ownership prints the view, one member per line, followed by the
+// coordinator's summary.
+func (w *World[M, T, C, P]) Ownership() string {
+	return w.View().String() + "coordinator " + w.Coordinator.Summary() + "\n"
+}
