@@ -306,6 +306,20 @@ func (m *Model[M, T, C, P]) Note(s *State[M, T, C, P], a Action) string {
 	return ""
 }
 
+// ScenarioFile replays the scenario commands on a fresh script of the
+// model's family and returns them as a scenario file, each with the output
+// it produces, after the comment lines. The model checker writes its
+// counterexamples with it, so each one replays as a scenario test.
+func (m *Model[M, T, C, P]) ScenarioFile(comment, lines []string) (string, error) {
+	return ScenarioFile(m.init.Family, comment, lines)
+}
+
+// ScenarioFile is Model.ScenarioFile for family f.
+func ScenarioFile[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], comment, lines []string) (string, error) {
+	s := &Script[M, T, C, P]{Family: f}
+	return script.File(comment, lines, s.Run)
+}
+
 // Preamble is the setup commands.
 func (m *Model[M, T, C, P]) Preamble() []string { return slices.Clone(m.cfg.Setup) }
 

@@ -5,36 +5,14 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
+	core "github.com/rebalance-ref/rebalance/model/world"
 )
 
-// CheckOptions are the knobs of the closed world rebalance check explores:
-// the group's size and resources and the environment's budget.
-type CheckOptions struct {
-	// Members is how many members the world has: Members-Joins of them are
-	// in the group at the start, settled; Joins more may join later.
-	Members, Joins int
-	// Topics and Partitions: the topics T, U, V, ... each with Partitions
-	// partitions; every member subscribes to all of them.
-	Topics, Partitions int
-	// The environment's budget over a whole path.
-	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates int
-	// LeaderBounces bounds leader changes (the leader leaves and comes
-	// back at once); negative means unbounded.
-	LeaderBounces int
-	// Faults are the fault switches on in the coordinator and every
-	// member.
-	Faults classic.Faults
-	// LeaderFailover is the Design II/III rule for a departed leader:
-	// reassign-immediately (default) or delay-if-departed.
-	LeaderFailover string
-	// MaxRounds overrides the protocol's bounded-rounds law when positive.
-	MaxRounds int
-	// EnvAnywhere lets members join, crash, leave, restart and change
-	// subscription while messages are in flight too. By default they act
-	// only when the network is quiet (CheckConfig.EnvWhenQuiet); lost and
-	// duplicated messages happen anywhere either way.
-	EnvAnywhere bool
-}
+// CheckOptions are the knobs of the closed world rebalance check explores
+// (see model/world.CheckOptions). The classic family has no use for
+// AddPartitions (its coordinator takes no metadata); LeaderBounces and
+// LeaderFailover are its own.
+type CheckOptions = core.CheckOptions[classic.Faults]
 
 // DefaultCheckOptions is the world rebalance check explores by default:
 // three members, two of them settled in the group and one that joins; two
@@ -86,28 +64,19 @@ func MaxRoundsOf(protocol string) int {
 // CheckWorld builds the CheckConfig of protocol with options o. It
 // returns an error for options that make no sense.
 func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
+	if err := o.Validate(); err != nil {
+		return CheckConfig{}, err
+	}
 	switch {
-	case o.Members < 1:
-		return CheckConfig{}, fmt.Errorf("members = %d: want at least 1", o.Members)
-	case o.Joins < 0 || o.Joins > o.Members:
-		return CheckConfig{}, fmt.Errorf("joins = %d: want 0 to members (%d)", o.Joins, o.Members)
-	case o.Members > 19:
-		// Members are A to S: T onwards name topics, and the symmetry and
-		// identity renamings tell members from topics by name.
-		return CheckConfig{}, fmt.Errorf("members = %d: at most 19 (named A to S; topics are T to Y)", o.Members)
-	case o.Topics < 1 || o.Topics > 6:
-		return CheckConfig{}, fmt.Errorf("topics = %d: want 1 to 6", o.Topics)
-	case o.Partitions < 1:
-		return CheckConfig{}, fmt.Errorf("partitions = %d: want at least 1", o.Partitions)
-	case o.Crashes < 0 || o.Restarts < 0 || o.Leaves < 0 || o.Resubscribes < 0 || o.Drops < 0 || o.Duplicates < 0:
-		return CheckConfig{}, fmt.Errorf("environment bounds must be 0 or more")
 	case o.Restarts > o.Crashes:
 		return CheckConfig{}, fmt.Errorf("restarts = %d: more than crashes (%d); only a crashed member restarts", o.Restarts, o.Crashes)
+	case o.AddPartitions > 0:
+		return CheckConfig{}, fmt.Errorf("add-partitions = %d: the classic coordinator takes no metadata (next-gen only)", o.AddPartitions)
 	}
 	if _, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover}); err != nil {
 		return CheckConfig{}, err
 	}
-	topicNames := []string{"T", "U", "V", "W", "X", "Y"}[:o.Topics]
+	topicNames := core.TopicNames[:o.Topics]
 	var parts []string
 	for _, t := range topicNames {
 		parts = append(parts, fmt.Sprintf("%s:%d", t, o.Partitions))
@@ -127,30 +96,17 @@ func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
 		opts += " leader-failover=" + o.LeaderFailover
 	}
 	member := func(i int) string {
-		return fmt.Sprintf("add-member %c protocols=(%s) topics=(%s) session=%d heartbeat=%d rebalance=%d%s%s",
-			'A'+i, protocol, strings.Join(topicNames, ","), checkSession, checkHeartbeat, checkRebalance, opts, faults)
+		return fmt.Sprintf("add-member %s protocols=(%s) topics=(%s) session=%d heartbeat=%d rebalance=%d%s%s",
+			core.MemberName(i), protocol, strings.Join(topicNames, ","), checkSession, checkHeartbeat, checkRebalance, opts, faults)
 	}
-	cfg := CheckConfig{
-		Protocol: protocol,
-		Setup:    []string{fmt.Sprintf("group topics=(%s) session-min=1000%s", strings.Join(parts, ","), faults)},
-		Crashes:  o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
-		Drops: o.Drops, Duplicates: o.Duplicates, LeaderBounces: o.LeaderBounces,
-		MaxRounds:    MaxRoundsOf(protocol),
-		Balance:      BalanceOf(protocol),
-		EnvWhenQuiet: !o.EnvAnywhere,
-	}
-	if o.MaxRounds > 0 {
-		cfg.MaxRounds = o.MaxRounds
-	}
+	cfg := o.Config(protocol, MaxRoundsOf(protocol), BalanceOf(protocol))
+	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session-min=1000%s", strings.Join(parts, ","), faults)}
 	for i := range o.Members - o.Joins {
 		cfg.Setup = append(cfg.Setup, member(i))
 	}
 	cfg.Setup = append(cfg.Setup, "stabilize")
 	for i := o.Members - o.Joins; i < o.Members; i++ {
 		cfg.Joiners = append(cfg.Joiners, member(i))
-	}
-	if o.Resubscribes > 0 {
-		cfg.TopicChoices = [][]string{topicNames[:1], topicNames}
 	}
 	return cfg, nil
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// DefaultTopics is the resource universe of the default environment: two
-// topics, T with four partitions and U with two.
-func DefaultTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
+// DefaultTopics is the resource universe of the default environment
+// (model/world.DefaultTopics).
+func DefaultTopics() spec.Topics { return core.DefaultTopics() }
 
 // DefaultBounds is the environment the property tests and rebalance check
 // drive each protocol through: four members A, B, C, D running protocol
@@ -19,26 +19,18 @@ func DefaultTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
 // duplicated messages.
 func DefaultBounds(protocol string, faults classic.Faults) (Bounds, error) {
 	var b Bounds
-	for _, m := range []struct {
-		name, instance string
-		topics         []string
-	}{
-		{"A", "", []string{"T", "U"}},
-		{"B", "", []string{"T", "U"}},
-		{"C", "", []string{"T"}},
-		{"D", "d", []string{"T", "U"}},
-	} {
+	for _, m := range core.DefaultMembers() {
 		protos, err := Protocols([]string{protocol}, ProtocolOptions{MaxDelay: 20000, StepDelay: 2000})
 		if err != nil {
 			return Bounds{}, err
 		}
 		b.Members = append(b.Members, classic.MemberConfig{
-			Name: m.name, InstanceID: m.instance, Topics: m.topics, Protocols: protos,
+			Name: m.Name, InstanceID: m.Instance, Topics: m.Topics, Protocols: protos,
 			Metadata: DefaultTopics(), Faults: faults,
 		})
 	}
 	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates = 2, 2, 1, 2, 3, 2
-	b.TopicChoices = [][]string{{"T"}, {"T", "U"}, {"U"}}
+	b.TopicChoices = core.DefaultTopicChoices()
 	// Any message may overtake any other: a harsher network than Kafka's
 	// connections, for the random runs.
 	b.Unordered = true

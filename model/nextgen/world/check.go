@@ -5,29 +5,15 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	core "github.com/rebalance-ref/rebalance/model/world"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // CheckOptions are the knobs of the closed world rebalance check explores
-// for the next-gen protocol: the group's size and resources and the
-// environment's budget.
-type CheckOptions struct {
-	// Members is how many members the world has: Members-Joins of them are
-	// in the group at the start, settled; Joins more may join later.
-	Members, Joins int
-	// Topics and Partitions: the topics T, U, V, ... each with Partitions
-	// partitions; every member subscribes to all of them.
-	Topics, Partitions int
-	// The environment's budget over a whole path.
-	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates int
-	// AddPartitions bounds how often a topic gains a partition.
-	AddPartitions int
-	// Faults are the fault switches on in the coordinator and every
-	// member.
-	Faults nextgen.Fault
-	// MaxRounds overrides the bounded-rounds law (MaxRoundsOf) when
-	// positive.
-	MaxRounds int
-}
+// for the next-gen protocol (see model/world.CheckOptions). The next-gen
+// family has no leader to bounce, no Design II/III failover rule, and its
+// environment acts anywhere already; it refuses those knobs.
+type CheckOptions = core.CheckOptions[nextgen.Fault]
 
 // DefaultCheckOptions is the world rebalance check explores by default:
 // three members, two of them settled in the group and one that joins; two
@@ -59,11 +45,6 @@ const (
 	// (free) partitions.
 	checkSettle = 5000
 )
-
-// checkMaxMembers is the most members a checked world may have: they are
-// named A, B, C, ... and must not be named like a topic (T, U, ...), which
-// symmetry reduction would rename with them.
-const checkMaxMembers = 19
 
 // MaxRoundsOf is the bounded-rounds law of the next-gen protocol in the
 // world with options o: the most member epoch bumps (a member moving to a
@@ -118,24 +99,11 @@ func MaxRoundsOf(o CheckOptions) int {
 // CheckWorld builds the CheckConfig of the next-gen protocol with options
 // o. It returns an error for options that make no sense.
 func CheckWorld(o CheckOptions) (CheckConfig, error) {
-	switch {
-	case o.Members < 1:
-		return CheckConfig{}, fmt.Errorf("members = %d: want at least 1", o.Members)
-	case o.Members > checkMaxMembers:
-		return CheckConfig{}, fmt.Errorf("members = %d: at most %d (named A to S)", o.Members, checkMaxMembers)
-	case o.Joins < 0 || o.Joins > o.Members:
-		return CheckConfig{}, fmt.Errorf("joins = %d: want 0 to members (%d)", o.Joins, o.Members)
-	case o.Topics < 1 || o.Topics > 6:
-		return CheckConfig{}, fmt.Errorf("topics = %d: want 1 to 6", o.Topics)
-	case o.Partitions < 1:
-		return CheckConfig{}, fmt.Errorf("partitions = %d: want at least 1", o.Partitions)
-	case o.MaxRounds < 0:
-		return CheckConfig{}, fmt.Errorf("max-rounds = %d: want 0 (the default bound) or more", o.MaxRounds)
+	if err := o.Validate(); err != nil {
+		return CheckConfig{}, err
 	}
-	for name, n := range map[string]int{"crashes": o.Crashes, "restarts": o.Restarts, "leaves": o.Leaves, "resubscribes": o.Resubscribes, "drops": o.Drops, "duplicates": o.Duplicates, "add-partitions": o.AddPartitions} {
-		if n < 0 {
-			return CheckConfig{}, fmt.Errorf("%s = %d: want 0 or more", name, n)
-		}
+	if o.LeaderBounces != 0 || o.LeaderFailover != "" || o.EnvAnywhere {
+		return CheckConfig{}, fmt.Errorf("leader bounces, leader failover and env-anywhere apply to the classic protocols only")
 	}
 	var known nextgen.Fault
 	for _, fi := range nextgen.FaultList {
@@ -144,7 +112,7 @@ func CheckWorld(o CheckOptions) (CheckConfig, error) {
 	if extra := o.Faults &^ known; extra != 0 {
 		return CheckConfig{}, fmt.Errorf("faults: unknown fault bits %#x", uint32(extra))
 	}
-	topicNames := []string{"T", "U", "V", "W", "X", "Y"}[:o.Topics]
+	topicNames := core.TopicNames[:o.Topics]
 	settled := o.Members - o.Joins
 	// With members to settle, the topics start empty and get their
 	// partitions once the members are in: new partitions are free, so no
@@ -167,17 +135,14 @@ func CheckWorld(o CheckOptions) (CheckConfig, error) {
 		faults = " faults=(" + o.Faults.String() + ")"
 	}
 	member := func(i int) string {
-		return fmt.Sprintf("add-member %c topics=(%s) rebalance=%d request=%d%s", 'A'+i, strings.Join(topicNames, ","), checkRebalance, checkRequest, faults)
+		return fmt.Sprintf("add-member %s topics=(%s) rebalance=%d request=%d%s", core.MemberName(i), strings.Join(topicNames, ","), checkRebalance, checkRequest, faults)
 	}
-	cfg := CheckConfig{
-		Setup:   []string{fmt.Sprintf("group topics=(%s) session=%d heartbeat=%d%s", strings.Join(parts, ","), checkSession, checkHeartbeat, faults)},
-		Crashes: o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
-		Drops: o.Drops, Duplicates: o.Duplicates, AddPartitions: o.AddPartitions,
-		MaxRounds: MaxRoundsOf(o),
-	}
-	if o.MaxRounds > 0 {
-		cfg.MaxRounds = o.MaxRounds
-	}
+	cfg := o.Config("nextgen", MaxRoundsOf(o), spec.CheckBalance)
+	// The environment acts while messages are in flight too: next-gen
+	// members heartbeat on their own timers, and a change that lands
+	// between a heartbeat and its response is the protocol's everyday case.
+	cfg.EnvWhenQuiet = false
+	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session=%d heartbeat=%d%s", strings.Join(parts, ","), checkSession, checkHeartbeat, faults)}
 	for i := range settled {
 		cfg.Setup = append(cfg.Setup, member(i))
 	}
@@ -188,9 +153,6 @@ func CheckWorld(o CheckOptions) (CheckConfig, error) {
 	}
 	for i := settled; i < o.Members; i++ {
 		cfg.Joiners = append(cfg.Joiners, member(i))
-	}
-	if o.Resubscribes > 0 {
-		cfg.TopicChoices = [][]string{topicNames[:1], topicNames}
 	}
 	return cfg, nil
 }

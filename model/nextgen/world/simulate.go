@@ -3,11 +3,12 @@ package world
 import (
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // DefaultTopics is the universe of the default environment.
-func DefaultTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
+func DefaultTopics() spec.Topics { return core.DefaultTopics() }
 
 // DefaultCoordinatorConfig is the coordinator of the default environment:
 // a 10 s session timeout and a 2 s heartbeat interval (short, so runs see
@@ -23,18 +24,10 @@ func DefaultCoordinatorConfig() coordinator.CoordinatorConfig {
 // duplicated messages and 1 partition added.
 func DefaultBounds(faults nextgen.Fault) Bounds {
 	var b Bounds
-	for _, m := range []struct {
-		name, instance string
-		topics         []string
-	}{
-		{"A", "", []string{"T", "U"}},
-		{"B", "", []string{"T", "U"}},
-		{"C", "", []string{"T"}},
-		{"D", "d", []string{"T", "U"}},
-	} {
-		b.Members = append(b.Members, nextgen.MemberConfig{Name: m.name, InstanceID: m.instance, Topics: m.topics, RebalanceTimeout: 20000, Faults: faults})
+	for _, m := range core.DefaultMembers() {
+		b.Members = append(b.Members, nextgen.MemberConfig{Name: m.Name, InstanceID: m.Instance, Topics: m.Topics, RebalanceTimeout: 20000, Faults: faults})
 	}
 	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates, b.AddPartitions = 2, 2, 2, 2, 3, 2, 1
-	b.TopicChoices = [][]string{{"T"}, {"T", "U"}, {"U"}}
+	b.TopicChoices = core.DefaultTopicChoices()
 	return b
 }

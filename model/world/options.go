@@ -1,0 +1,132 @@
+package world
+
+import (
+	"fmt"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// CheckOptions are the knobs of the closed world the model checker
+// explores, the same for every family: the group's size and resources, the
+// environment's budget and the protocol's switches. F is the family's
+// fault-switch set. A family refuses the knobs it has no meaning for
+// (Validate's caller says which).
+type CheckOptions[F any] struct {
+	// Members is how many members the world has: Members-Joins of them are
+	// in the group at the start, settled; Joins more may join later.
+	Members, Joins int
+	// Topics and Partitions: the topics T, U, V, ... each with Partitions
+	// partitions; every member subscribes to all of them.
+	Topics, Partitions int
+	// The environment's budget over a whole path.
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates int
+	// AddPartitions bounds how often a topic gains a partition (families
+	// whose coordinator takes metadata).
+	AddPartitions int
+	// LeaderBounces bounds leader changes (the leader leaves and comes
+	// back at once); negative means unbounded (families with a leader).
+	LeaderBounces int
+	// Faults are the fault switches on in the coordinator and every
+	// member.
+	Faults F
+	// LeaderFailover is the Design II/III rule for a departed leader:
+	// reassign-immediately (default) or delay-if-departed.
+	LeaderFailover string
+	// MaxRounds overrides the protocol's bounded-rounds law when positive.
+	MaxRounds int
+	// EnvAnywhere lets members join, crash, leave, restart and change
+	// subscription while messages are in flight too, where the family
+	// otherwise lets them act only when the network is quiet
+	// (CheckConfig.EnvWhenQuiet).
+	EnvAnywhere bool
+}
+
+// MaxMembers is the most members a checked world may have: they are named
+// A to S, and T onwards name topics (the symmetry and identity renamings
+// tell members from topics by name).
+const MaxMembers = 19
+
+// TopicNames are the checked worlds' topics, in order.
+var TopicNames = []string{"T", "U", "V", "W", "X", "Y"}
+
+// MemberName is the name of the i-th member (from 0) of a checked world.
+func MemberName(i int) string { return string(rune('A' + i)) }
+
+// Validate returns an error for options no family makes sense of: no
+// members or more than MaxMembers, joins outside 0 to members, topics
+// outside 1 to len(TopicNames), no partitions, a negative budget or
+// max-rounds.
+func (o CheckOptions[F]) Validate() error {
+	switch {
+	case o.Members < 1:
+		return fmt.Errorf("members = %d: want at least 1", o.Members)
+	case o.Members > MaxMembers:
+		return fmt.Errorf("members = %d: at most %d (named A to S; topics are T to Y)", o.Members, MaxMembers)
+	case o.Joins < 0 || o.Joins > o.Members:
+		return fmt.Errorf("joins = %d: want 0 to members (%d)", o.Joins, o.Members)
+	case o.Topics < 1 || o.Topics > len(TopicNames):
+		return fmt.Errorf("topics = %d: want 1 to %d", o.Topics, len(TopicNames))
+	case o.Partitions < 1:
+		return fmt.Errorf("partitions = %d: want at least 1", o.Partitions)
+	case o.MaxRounds < 0:
+		return fmt.Errorf("max-rounds = %d: want 0 (the protocol's bound) or more", o.MaxRounds)
+	}
+	for _, b := range []struct {
+		name string
+		n    int
+	}{{"crashes", o.Crashes}, {"restarts", o.Restarts}, {"leaves", o.Leaves}, {"resubscribes", o.Resubscribes}, {"drops", o.Drops}, {"duplicates", o.Duplicates}, {"add-partitions", o.AddPartitions}} {
+		if b.n < 0 {
+			return fmt.Errorf("%s = %d: want 0 or more", b.name, b.n)
+		}
+	}
+	return nil
+}
+
+// Config returns the CheckConfig the options give, but for the setup and
+// joiners, which the family writes: the budget, the leader bounces, the
+// environment acting only while quiet unless EnvAnywhere, maxRounds
+// (replaced by MaxRounds when that is positive), the topic choices of a
+// resubscription (the first topic, or all), and balance.
+func (o CheckOptions[F]) Config(protocol string, maxRounds int, balance Balance) CheckConfig {
+	cfg := CheckConfig{
+		Protocol: protocol,
+		Crashes:  o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
+		Drops: o.Drops, Duplicates: o.Duplicates, AddPartitions: o.AddPartitions, LeaderBounces: o.LeaderBounces,
+		EnvWhenQuiet: !o.EnvAnywhere,
+		MaxRounds:    maxRounds,
+		Balance:      balance,
+	}
+	if o.MaxRounds > 0 {
+		cfg.MaxRounds = o.MaxRounds
+	}
+	if o.Resubscribes > 0 {
+		topics := TopicNames[:o.Topics]
+		cfg.TopicChoices = [][]string{topics[:1], topics}
+	}
+	return cfg
+}
+
+// DefaultTopics is the resource universe of the property tests' default
+// environment: two topics, T with four partitions and U with two.
+func DefaultTopics() spec.Topics { return spec.Topics{"T": 4, "U": 2} }
+
+// DefaultMember is one member of the property tests' default environment.
+type DefaultMember struct {
+	Name, Instance string
+	Topics         []string
+}
+
+// DefaultMembers are the property tests' members: A, B and D subscribe to
+// T and U, C to T only; D is static (instance d).
+func DefaultMembers() []DefaultMember {
+	return []DefaultMember{
+		{"A", "", []string{"T", "U"}},
+		{"B", "", []string{"T", "U"}},
+		{"C", "", []string{"T"}},
+		{"D", "d", []string{"T", "U"}},
+	}
+}
+
+// DefaultTopicChoices are the subscriptions a member of the default
+// environment may switch to.
+func DefaultTopicChoices() [][]string { return [][]string{{"T"}, {"T", "U"}, {"U"}} }
