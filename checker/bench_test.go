@@ -20,12 +20,16 @@ import (
 func BenchmarkExplore(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("protocol=%s/workers=%d", p, workers), func(b *testing.B) {
+		for _, c := range []struct {
+			workers  int
+			liveness bool
+		}{{1, true}, {2, true}, {1, false}} {
+			name := fmt.Sprintf("protocol=%s/liveness=%t/workers=%d", p, c.liveness, c.workers)
+			b.Run(name, func(b *testing.B) {
 				var r Result
 				for b.Loop() {
 					var err error
-					r, err = exploreDefault(p, Options{Workers: workers})
+					r, err = exploreDefault(p, Options{Workers: c.workers, NoLiveness: !c.liveness})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -51,7 +55,7 @@ func exploreDefault(protocol string, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		return Explore(NextGen{Model: m}, o)
+		return Explore(m, o)
 	}
 	cfg, err := classicworld.CheckWorld(protocol, classicworld.DefaultCheckOptions())
 	if err != nil {
@@ -61,5 +65,5 @@ func exploreDefault(protocol string, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Explore(Classic{Model: m}, o)
+	return Explore(m, o)
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +35,12 @@ type Options struct {
 	MaxStates int64
 	// TimeLimit stops the exploration after this long; 0 means none.
 	TimeLimit time.Duration
+	// MaxMemory stops the exploration when the memory the Go runtime
+	// holds from the system (heap, stacks and its own structures, less
+	// what it has returned) passes this many bytes; 0 means no limit. It
+	// is checked every few thousand states, so the peak may pass it by a
+	// little; set it below the machine's memory.
+	MaxMemory int64
 	// Progress, when set, is called from the exploring goroutine about
 	// every ProgressEvery (default one second) and at the end of each
 	// breadth-first level.
@@ -152,6 +159,18 @@ type explorer[S, A any] struct {
 	distinct, transitions atomic.Int64
 	// stopped is set when a limit is hit in the middle of a level.
 	stopped atomic.Bool
+	// memoryChecks counts limit checks; the memory is read on every 64th.
+	// memoryHit is the memory limit's report once it is hit.
+	memoryChecks atomic.Int64
+	memoryHit    atomic.Pointer[string]
+}
+
+// memoryInUse is the memory the Go runtime holds from the system and has
+// not returned to it.
+func memoryInUse() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()) - int64(s[1].Value.Uint64())
 }
 
 // Explore checks m exhaustively (within o's limits) and returns what it
@@ -231,6 +250,16 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 func (x *explorer[S, A]) limitHit(start time.Time) string {
 	if x.o.MaxStates > 0 && x.distinct.Load() >= x.o.MaxStates {
 		return fmt.Sprintf("state limit %d reached", x.o.MaxStates)
+	}
+	if r := x.memoryHit.Load(); r != nil {
+		return *r
+	}
+	if x.o.MaxMemory > 0 && x.memoryChecks.Add(1)%64 == 0 {
+		if used := memoryInUse(); used > x.o.MaxMemory {
+			r := fmt.Sprintf("memory limit %d MiB reached (%d MiB in use)", x.o.MaxMemory>>20, used>>20)
+			x.memoryHit.CompareAndSwap(nil, &r)
+			return *x.memoryHit.Load()
+		}
 	}
 	if x.o.TimeLimit > 0 && time.Since(start) >= x.o.TimeLimit {
 		return fmt.Sprintf("time limit %s reached", x.o.TimeLimit)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -262,11 +263,28 @@ func TestSymmetry(t *testing.T) {
 	}
 }
 
-// TestLimits: a state or time limit stops the search and says so.
+// TestLimits: a state, time or memory limit stops the search and says
+// so; a limit the search stays under does not.
 func TestLimits(t *testing.T) {
-	r := explore(t, counters{n: 4, max: 9}, Options{MaxStates: 100})
-	if r.Complete || !strings.Contains(r.Stopped, "state limit") || r.LivenessChecked {
-		t.Errorf("state limit: complete=%v stopped=%q", r.Complete, r.Stopped)
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{MaxStates: 100}, "state limit"},
+		{Options{TimeLimit: time.Nanosecond}, "time limit"},
+		{Options{MaxMemory: 1}, "memory limit"},
+		{Options{MaxStates: 1 << 20, TimeLimit: time.Hour, MaxMemory: 1 << 40}, ""},
+	} {
+		r := explore(t, counters{n: 4, max: 9}, c.o)
+		if c.want == "" {
+			if !r.Complete || r.Distinct != 10000 {
+				t.Errorf("%+v: complete=%v stopped=%q distinct=%d, want all 10000 states", c.o, r.Complete, r.Stopped, r.Distinct)
+			}
+			continue
+		}
+		if r.Complete || !strings.Contains(r.Stopped, c.want) || r.LivenessChecked {
+			t.Errorf("%+v: complete=%v stopped=%q, want stopped by %s", c.o, r.Complete, r.Stopped, c.want)
+		}
 	}
 }
 

@@ -15,40 +15,23 @@ package checker
 
 import (
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// Kind says who takes an action, which decides how liveness treats it.
-type Kind uint8
+// Kind says who takes an action, which decides how liveness treats it:
+// Own actions (the protocol's own steps) are weakly fair, Env actions
+// (bounded environment actions) may stop at any time, EnvUnbounded ones
+// may repeat forever and are not fair. It is the closed world's kind, so
+// the worlds are checker models as they are.
+type Kind = world.Kind
 
+// The kinds of action.
 const (
-	// Own is one of the protocol's own steps (deliver a message, fire a
-	// timer, an application finishing a revocation). Own actions are
-	// weakly fair: one that stays enabled is eventually taken.
-	Own Kind = iota
-	// Env is a bounded environment action (join, crash, lost message...).
-	// The environment may stop acting at any time, so liveness is checked
-	// on paths without Env steps.
-	Env
-	// EnvUnbounded is an environment action the model does not bound
-	// (leader changes in the Design II liveness check). Such steps may
-	// repeat forever on a liveness counterexample's cycle; they are not
-	// fair.
-	EnvUnbounded
+	Own          = world.Own
+	Env          = world.Env
+	EnvUnbounded = world.EnvUnbounded
 )
-
-// String names the kind.
-func (k Kind) String() string {
-	switch k {
-	case Own:
-		return "own"
-	case Env:
-		return "env"
-	case EnvUnbounded:
-		return "env*"
-	}
-	return "?"
-}
 
 // Model is a closed world the checker can explore. S is a state, A an
 // action. Every method must be deterministic, and none may modify a state

@@ -9,7 +9,7 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-func nextGenModel(t *testing.T, o ngworld.CheckOptions) NextGen {
+func nextGenModel(t *testing.T, o ngworld.CheckOptions) *ngworld.Model {
 	t.Helper()
 	cfg, err := ngworld.CheckWorld(o)
 	if err != nil {
@@ -19,7 +19,7 @@ func nextGenModel(t *testing.T, o ngworld.CheckOptions) NextGen {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NextGen{m}
+	return m
 }
 
 func steps(ce Counterexample) string {

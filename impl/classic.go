@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -51,7 +52,7 @@ func NewClassicGroup(cfg ClassicConfig) (*ClassicGroup, error) {
 }
 
 func (n *classicNode) receive(now int64, from string, msg classic.Message) effects[classic.Message, classic.Timer] {
-	out := n.core.Step(classic.Input{Now: classic.Millis(now), Event: classic.Receive{From: from, Msg: msg}})
+	out := n.core.Step(node.Input{Now: classic.Millis(now), Event: classic.Receive{From: from, Msg: msg}})
 	switch msg.(type) {
 	case classic.JoinGroupRequest, classic.LeaveGroupRequest:
 		n.report(n.core.Members())
@@ -60,7 +61,7 @@ func (n *classicNode) receive(now int64, from string, msg classic.Message) effec
 }
 
 func (n *classicNode) fire(now int64, t classic.Timer) effects[classic.Message, classic.Timer] {
-	out := n.core.Step(classic.Input{Now: classic.Millis(now), Event: classic.TimerFired{Timer: t}})
+	out := n.core.Step(node.Input{Now: classic.Millis(now), Event: classic.TimerFired{Timer: t}})
 	n.report(n.core.Members())
 	return classicEffects(out)
 }

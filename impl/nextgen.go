@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -51,7 +52,7 @@ func NewNextGenGroup(cfg NextGenConfig) (*NextGenGroup, error) {
 }
 
 func (n *nextgenNode) receive(now int64, from string, msg nextgen.Message) effects[nextgen.Message, nextgen.Timer] {
-	out := n.core.Step(nextgen.Input{Now: nextgen.Millis(now), Event: nextgen.Receive{From: from, Msg: msg}})
+	out := n.core.Step(node.Input{Now: nextgen.Millis(now), Event: nextgen.Receive{From: from, Msg: msg}})
 	if r, ok := msg.(nextgen.HeartbeatRequest); ok && r.MemberEpoch <= 0 {
 		// Joins (epoch 0) and leaves (-1, -2) are the only heartbeats that
 		// add or remove members.
@@ -61,7 +62,7 @@ func (n *nextgenNode) receive(now int64, from string, msg nextgen.Message) effec
 }
 
 func (n *nextgenNode) fire(now int64, t nextgen.Timer) effects[nextgen.Message, nextgen.Timer] {
-	out := n.core.Step(nextgen.Input{Now: nextgen.Millis(now), Event: nextgen.TimerFired{Timer: t}})
+	out := n.core.Step(node.Input{Now: nextgen.Millis(now), Event: nextgen.TimerFired{Timer: t}})
 	n.observe()
 	return nextgenEffects(out)
 }
@@ -165,7 +166,7 @@ func (g *NextGenGroup) UpdateMetadata(ctx context.Context, topics spec.Topics) e
 		}
 	}
 	return g.loop.do(ctx, func() {
-		g.node.core.Step(nextgen.Input{Now: nextgen.Millis(g.loop.now()), Event: nextgen.MetadataUpdate{Topics: topics}})
+		g.node.core.Step(node.Input{Now: nextgen.Millis(g.loop.now()), Event: node.MetadataUpdate{Topics: topics}})
 	})
 }
 

@@ -43,6 +43,7 @@ CONSTANTS
     InitEpoch,      \* group epoch the setup leaves (world.CheckWorld setup)
     InitAssignment, \* InitAssignment[n]: what settled member n holds
     InitPrevious,   \* InitPrevious[n]: its previous epoch at the coordinator
+    InitTargetEpoch, \* InitTargetEpoch[n]: the epoch of its last assignment
     HeartbeatMs,    \* group heartbeat interval (checkHeartbeat)
     SessionMs,      \* session timeout (checkSession)
     RebalanceMs,    \* rebalance timeout (checkRebalance)
@@ -541,13 +542,21 @@ Leave(n) ==
 (***************************************************************************)
 (* Initial state: what world.CheckWorld's setup leaves: the settled        *)
 (* members stable at InitEpoch, heartbeat due in HeartbeatMs, session in   *)
-(* SessionMs; the joiners absent.                                          *)
+(* SessionMs; the joiners absent. A settled member's target epoch is       *)
+(* InitTargetEpoch[n], the epoch of the last response that carried its     *)
+(* assignment. A response carries one to a join, to a full heartbeat or    *)
+(* when the member's assignment changes (CoordRegular's asg); one without  *)
+(* moves only the member's epoch and, stable, its owned epoch (OnSuccess). *)
+(* So a member whose assignment the setup's last epoch left as it was      *)
+(* keeps an older target epoch: with four members over two partitions, C   *)
+(* holds nothing at epoch 3 and still nothing at epoch 4, and starts with  *)
+(* epoch 4, owned epoch 4, target epoch 3.                                 *)
 (***************************************************************************)
 SettledMember(n) ==
     [NoNode("stable") EXCEPT !.epoch = InitEpoch, !.interval = HeartbeatMs,
         !.owned = InitAssignment[n], !.ownedEpoch = InitEpoch,
-        !.target = InitAssignment[n], !.targetEpoch = InitEpoch, !.hasTarget = TRUE,
-        !.reported = TRUE, !.hb = HeartbeatMs]
+        !.target = InitAssignment[n], !.targetEpoch = InitTargetEpoch[n],
+        !.hasTarget = TRUE, !.reported = TRUE, !.hb = HeartbeatMs]
 
 Init ==
     /\ mem = [n \in Members |-> IF n <= Settled THEN SettledMember(n) ELSE NoNode("absent")]

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/spf13/cobra"
 )
@@ -43,6 +46,8 @@ type checkOptions struct {
 	workers                                          int
 	timeLimit                                        time.Duration
 	maxStates                                        int64
+	maxMemory                                        string
+	memoryLimit                                      int64 // parsed from maxMemory
 	faults                                           []string
 	listFaults                                       bool
 	scenarioDir                                      string
@@ -71,7 +76,7 @@ type checkViolation struct {
 	Detail string `json:"detail"`
 	// Length is the number of steps of the counterexample; LoopStart the
 	// first step of its cycle for a liveness law, -1 otherwise.
-	Length    int      `json:"counterexample_length"`
+	Length    int      `json:"length"`
 	LoopStart int      `json:"loop_start"`
 	Steps     []string `json:"steps"`
 	// Scenario is the scenario file written (--scenarios), if any.
@@ -96,6 +101,14 @@ steps once the environment stops).
 A violated law is reported with a shortest counterexample, printed as a table
 of steps and, with --scenarios DIR, written as a scenario file that the
 scenario tests replay.
+
+Limits: at most 19 members (named A to S); the state space grows about
+tenfold with each member, message or crash added, so start from the defaults
+and grow one bound at a time. An exploration stops, reported INCOMPLETE,
+at --max-states, --time-limit or --max-memory (by default 3/4 of the
+machine's memory), whichever comes first. Fingerprints take about 32 bytes
+per state; liveness keeps the graph, about 100 bytes per state (--no-liveness
+drops it). The frontier of concrete states is what grows with large worlds.
 
 Exit status: 0 when every law holds in every state, 1 when a law is violated
 or the exploration stopped at a limit before covering every state, 2 on a
@@ -131,6 +144,7 @@ usage error.`,
 	f.BoolVar(&o.noLiveness, "no-liveness", false, "skip the liveness and stability check (keeps no graph)")
 	f.DurationVar(&o.timeLimit, "time-limit", 0, "stop each protocol's exploration after this long (0: none)")
 	f.Int64Var(&o.maxStates, "max-states", 0, "stop each protocol's exploration after this many states (0: none)")
+	f.StringVar(&o.maxMemory, "max-memory", "", "stop an exploration when the process holds this much memory, e.g. 2GiB or 500MiB (default: 3/4 of the machine's memory; 0: none)")
 	f.StringSliceVar(&o.faults, "fault", nil, "turn on a named fault switch (repeatable); see --list-faults")
 	f.BoolVar(&o.listFaults, "list-faults", false, "list the fault switches and exit")
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per protocol instead of a table")
@@ -157,9 +171,16 @@ func runCheck(out io.Writer, o checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.memoryLimit, err = memoryLimit(o.maxMemory); err != nil {
+		return usageError{err}
+	}
 	// The explorer keeps its frontier of concrete states alive; collecting
-	// less often trades memory for about a third of the run time.
+	// less often trades memory for about a third of the run time. Near the
+	// memory limit the runtime collects harder instead.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	if o.memoryLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit * 9 / 10))
+	}
 	var results []checkResult
 	failed := false
 	for _, p := range protocols {
@@ -188,9 +209,77 @@ func runCheck(out io.Writer, o checkOptions) error {
 	return nil
 }
 
+// memoryLimit parses --max-memory: a size with a unit (B, KiB, MiB, GiB,
+// TiB, or KB, MB, GB, TB in powers of ten), 0 for no limit, or "" for
+// three quarters of the machine's memory (or 4 GiB where that is not
+// known).
+func memoryLimit(flag string) (int64, error) {
+	if flag == "" {
+		if total := machineMemory(); total > 0 {
+			return total / 4 * 3, nil
+		}
+		return 4 << 30, nil
+	}
+	if flag == "0" {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		scale  float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(flag, u.suffix); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err != nil || v <= 0 || v*u.scale < 1<<20 {
+				break
+			}
+			return int64(v * u.scale), nil
+		}
+	}
+	return 0, fmt.Errorf("--max-memory %q: want a size of at least 1MiB such as 2GiB or 500MiB, or 0 for no limit", flag)
+}
+
+// machineMemory is the machine's memory in bytes from /proc/meminfo, 0
+// where that is not known.
+func machineMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// worldOptions is the world the flags ask for, with the family's faults.
+func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
+	return core.CheckOptions[F]{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
+		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
+		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
+		LeaderFailover: o.leaderFailover, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere}
+}
+
+// explore builds the model of the world wo with build (a bad world is a
+// usage error) and explores it; it returns the result, the model's setup
+// commands and its scenario-file writer, for counterexamples.
+func explore[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any, F any](wo core.CheckOptions[F], build func(core.CheckOptions[F]) (*core.Model[M, T, C, P], error), co checker.Options) (checker.Result, []string, func(comment, lines []string) (string, error), error) {
+	m, err := build(wo)
+	if err != nil {
+		return checker.Result{}, nil, nil, usageError{err}
+	}
+	res, err := checker.Explore(m, co)
+	return res, m.Preamble(), m.ScenarioFile, err
+}
+
 // checkOne builds protocol p's world from the options and explores it.
 func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.Fault) (checkResult, error) {
-	co := checker.Options{Workers: o.workers, Symmetry: o.symmetry, Exact: o.exact, NoLiveness: o.noLiveness, MaxStates: o.maxStates, TimeLimit: o.timeLimit}
+	co := checker.Options{Workers: o.workers, Symmetry: o.symmetry, Exact: o.exact, NoLiveness: o.noLiveness, MaxStates: o.maxStates, TimeLimit: o.timeLimit, MaxMemory: o.memoryLimit}
 	if o.progress != nil {
 		co.Progress = func(pr checker.Progress) {
 			fmt.Fprintf(o.progress, "\r%-12s states %d  queue %d  depth %d  %.0f states/s   ", p, pr.Distinct, pr.Queue, pr.Depth, pr.StatesPerSecond())
@@ -202,42 +291,28 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 	if o.leaderBounces != 0 {
 		bounds += fmt.Sprintf(" leader-bounces=%d", o.leaderBounces)
 	}
-	var res checker.Result
-	var err error
-	var preamble []string
-	var scenario func(comment, lines []string) (string, error)
+	var (
+		res      checker.Result
+		preamble []string
+		scenario func(comment, lines []string) (string, error)
+		err      error
+	)
 	if p == "nextgen" {
-		if o.leaderBounces != 0 || o.leaderFailover != "" || o.envAnywhere {
-			return checkResult{}, usageError{fmt.Errorf("--leader-bounces, --leader-failover and --env-anywhere apply to the classic protocols only")}
-		}
-		ngo := ngworld.CheckOptions{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
-			Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
-			Drops: o.drops, Duplicates: o.duplicates, Faults: ngFaults, MaxRounds: o.maxRounds}
-		cfg, cerr := ngworld.CheckWorld(ngo)
-		if cerr != nil {
-			return checkResult{}, usageError{cerr}
-		}
-		m, merr := ngworld.NewModel(cfg)
-		if merr != nil {
-			return checkResult{}, usageError{merr}
-		}
-		preamble, scenario = m.Preamble(), ngworld.ScenarioFile
-		res, err = checker.Explore(checker.NextGen{Model: m}, co)
+		res, preamble, scenario, err = explore(worldOptions(o, ngFaults), func(wo ngworld.CheckOptions) (*ngworld.Model, error) {
+			cfg, err := ngworld.CheckWorld(wo)
+			if err != nil {
+				return nil, err
+			}
+			return ngworld.NewModel(cfg)
+		}, co)
 	} else {
-		wo := world.CheckOptions{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
-			Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
-			Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
-			LeaderFailover: o.leaderFailover, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere}
-		cfg, cerr := world.CheckWorld(p, wo)
-		if cerr != nil {
-			return checkResult{}, usageError{cerr}
-		}
-		m, merr := world.NewModel(cfg)
-		if merr != nil {
-			return checkResult{}, usageError{merr}
-		}
-		preamble, scenario = m.Preamble(), world.ScenarioFile
-		res, err = checker.Explore(checker.Classic{Model: m}, co)
+		res, preamble, scenario, err = explore(worldOptions(o, faults), func(wo world.CheckOptions) (*world.Model, error) {
+			cfg, err := world.CheckWorld(p, wo)
+			if err != nil {
+				return nil, err
+			}
+			return world.NewModel(cfg)
+		}, co)
 	}
 	if err != nil {
 		return checkResult{}, err
@@ -312,35 +387,76 @@ func faultFlags(faults []string) string {
 }
 
 func printCheckTable(out io.Writer, results []checkResult) {
+	if len(results) > 0 {
+		printWrapped(out, "bounds: ", "", strings.Fields(results[0].Bounds))
+		fmt.Fprintln(out)
+	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "protocol\tbounds\tdistinct states\ttransitions\tdepth\ttime\tstates/s\tlaws checked\tresult")
+	fmt.Fprintln(tw, "protocol\tstates\ttransitions\tdepth\ttime\tstates/s\tlaws\tresult")
 	for _, r := range results {
 		res := "ok"
 		switch {
 		case len(r.Violations) > 0:
 			res = "FAIL"
 		case !r.Complete:
-			res = "INCOMPLETE (" + r.Stopped + ")"
+			res = "INCOMPLETE"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1fs\t%.0f\t%d\t%s\n", r.Protocol, r.Bounds, r.DistinctStates, r.Transitions, r.Depth, r.ElapsedSeconds, r.StatesPerSecond, len(r.Laws), res)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1fs\t%.0f\t%d\t%s\n", r.Protocol, r.DistinctStates, r.Transitions, r.Depth, r.ElapsedSeconds, r.StatesPerSecond, len(r.Laws), res)
 	}
 	tw.Flush()
+	if len(results) > 0 {
+		fmt.Fprintln(out)
+		printWrapped(out, "laws: ", ",", results[0].Laws)
+	}
+	fmt.Fprintln(out, "result: ok = every law held in every state; FAIL = a law broke (counterexample below);")
+	fmt.Fprintln(out, "        INCOMPLETE = stopped at a limit before every state was seen (reason below).")
+	for _, r := range results {
+		if !r.Complete && len(r.Violations) == 0 {
+			fmt.Fprintf(out, "%s stopped: %s\n", r.Protocol, r.Stopped)
+		}
+	}
 	for _, r := range results {
 		for _, v := range r.Violations {
 			fmt.Fprintf(out, "\n%s: %s, a counterexample of %d steps\n", r.Protocol, v.Detail, v.Length)
 			for i, l := range v.lines {
 				mark := " "
 				if i == v.LoopStart {
-					mark = "↻"
+					mark = "↻" // the cycle starts here
 				}
 				if v.notes[i] != "" {
 					l = fmt.Sprintf("%-10s %s", l, v.notes[i])
 				}
 				fmt.Fprintf(out, "%s %3d  %-4s  %s\n", mark, i+1, v.kinds[i], l)
 			}
+			if v.LoopStart >= 0 {
+				fmt.Fprintf(out, "↻ marks where the cycle starts: steps %d to %d repeat forever. ", v.LoopStart+1, v.Length)
+			}
+			fmt.Fprintln(out, "own = the protocol's step (fair), env = the environment's.")
 			if v.Scenario != "" {
 				fmt.Fprintf(out, "written to %s\n", v.Scenario)
 			}
 		}
 	}
+}
+
+// printWrapped prints items after prefix, each but the last followed by
+// sep, separated by spaces and wrapped to 100 columns, later lines
+// indented under the first.
+func printWrapped(out io.Writer, prefix, sep string, items []string) {
+	line := prefix
+	for i, item := range items {
+		if i < len(items)-1 {
+			item += sep
+		}
+		switch {
+		case strings.TrimSpace(line) == strings.TrimSpace(prefix):
+		case len(line)+1+len(item) > 100:
+			fmt.Fprintln(out, line)
+			line = strings.Repeat(" ", len(prefix))
+		default:
+			line += " "
+		}
+		line += item
+	}
+	fmt.Fprintln(out, line)
 }

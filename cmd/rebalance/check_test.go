@@ -28,6 +28,9 @@ func TestCheckUsageErrors(t *testing.T) {
 		func(o *checkOptions) { o.leaderFailover = "sometimes" },
 		func(o *checkOptions) { o.protocol = "nextgen"; o.leaderBounces = 1 },
 		func(o *checkOptions) { o.timeLimit = -1 },
+		func(o *checkOptions) { o.maxMemory = "12" },
+		func(o *checkOptions) { o.maxMemory = "-1GiB" },
+		func(o *checkOptions) { o.maxMemory = "lots" },
 	}
 	for i, f := range bad {
 		o := small("eager")
@@ -85,11 +88,59 @@ func TestCheckFaultWritesScenario(t *testing.T) {
 }
 
 func TestCheckIncompleteIsNotAPass(t *testing.T) {
-	o := small("deferred")
-	o.maxStates = 50
+	for _, c := range []struct {
+		set  func(o *checkOptions)
+		want string
+	}{
+		{func(o *checkOptions) { o.maxStates = 50 }, "deferred stopped: state limit 50 reached"},
+		{func(o *checkOptions) { o.maxMemory = "1MiB" }, "deferred stopped: memory limit 1 MiB reached"},
+	} {
+		o := small("deferred")
+		c.set(&o)
+		var out bytes.Buffer
+		if err := runCheck(&out, o); !errors.Is(err, errViolation) || !strings.Contains(out.String(), "INCOMPLETE") || !strings.Contains(out.String(), c.want) {
+			t.Errorf("got %v, want exit 1, INCOMPLETE and %q:\n%s", err, c.want, out.String())
+		}
+	}
+}
+
+// TestCheckTable: the summary fits in 100 columns, names every law it
+// checked and says what its result words mean.
+func TestCheckTable(t *testing.T) {
+	o := small("all")
 	var out bytes.Buffer
-	if err := runCheck(&out, o); !errors.Is(err, errViolation) || !strings.Contains(out.String(), "INCOMPLETE") {
-		t.Fatalf("got %v, want exit 1 and INCOMPLETE:\n%s", err, out.String())
+	if err := runCheck(&out, o); err != nil {
+		t.Fatalf("clean run: %v\n%s", err, out.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if n := len([]rune(line)); n > 100 {
+			t.Errorf("line of %d columns: %q", n, line)
+		}
+	}
+	for _, want := range append(lawNames(), "bounds: members=2", "INCOMPLETE = ", "FAIL = ", "ok = ", "eager", "nextgen") {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the summary does not say %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func lawNames() []string {
+	var out []string
+	for _, l := range lawsChecked {
+		out = append(out, string(l))
+	}
+	return out
+}
+
+func TestMemoryLimit(t *testing.T) {
+	for flag, want := range map[string]int64{"0": 0, "2GiB": 2 << 30, "500MiB": 500 << 20, "1.5GB": 1.5e9, "1048576B": 1 << 20} {
+		got, err := memoryLimit(flag)
+		if err != nil || got != want {
+			t.Errorf("memoryLimit(%q) = %d, %v; want %d", flag, got, err, want)
+		}
+	}
+	if got, err := memoryLimit(""); err != nil || got < 1<<20 {
+		t.Errorf("default memory limit %d, %v: want a positive default", got, err)
 	}
 }
 

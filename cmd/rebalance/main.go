@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -33,6 +34,7 @@ func main() {
 		Short:         "Executable reference for group rebalancing protocols (Kafka's eager, cooperative, deferred, incremental, next-gen)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheckCmd(), newSimulateCmd(), newServeCmd())
@@ -90,4 +92,29 @@ func selectProtocols(name string) ([]string, error) {
 		return nil, usageError{fmt.Errorf("--protocol %q: want one of %s or all", name, strings.Join(allProtocols, ", "))}
 	}
 	return []string{name}, nil
+}
+
+// version says what was built: the module version, the commit and whether
+// the tree had changes, and the Go version, from the build information.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (no build information)"
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+changes"
+			}
+		}
+	}
+	if rev != "" {
+		v += " commit " + rev[:min(12, len(rev))] + modified
+	}
+	return v + " " + bi.GoVersion
 }

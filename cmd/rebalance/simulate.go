@@ -13,6 +13,10 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	core "github.com/rebalance-ref/rebalance/model/world"
+	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/spf13/cobra"
 )
 
@@ -27,23 +31,30 @@ type simulateOptions struct {
 }
 
 // simResult is one protocol's summary; its JSON form is stable for scripts.
+// It shares check's shape: protocol, laws, elapsed_seconds and violations
+// (each with law, detail and length) mean the same in both.
 type simResult struct {
 	Protocol       string         `json:"protocol"`
 	Runs           int            `json:"runs"`
 	Steps          int            `json:"steps"`
 	Rounds         int            `json:"rounds"`
-	Laws           string         `json:"laws"`
+	Laws           []string       `json:"laws"`
 	ElapsedSeconds float64        `json:"elapsed_seconds"`
 	Violations     []simViolation `json:"violations"`
 	Unconverged    int            `json:"unconverged"`
 	Seed           uint64         `json:"seed"`
 }
 
+// simViolation is a law broken in one run: the run, its seed (rerun it
+// with --seed SEED --runs 1) and how many actions it took.
 type simViolation struct {
-	Law     string `json:"law"`
-	Detail  string `json:"detail"`
-	Run     int    `json:"run"`
-	Actions int    `json:"counterexample_length"`
+	Law    string `json:"law"`
+	Detail string `json:"detail"`
+	Run    int    `json:"run"`
+	Seed   uint64 `json:"seed"`
+	Length int    `json:"length"`
+	// Reproduce is the command that runs this run alone.
+	Reproduce string `json:"reproduce"`
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -135,60 +146,115 @@ func printSimTable(out io.Writer, results []simResult) {
 		if len(r.Violations) > 0 || r.Unconverged > 0 {
 			res = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%.1fs\t%s\n", r.Protocol, r.Runs, r.Steps, r.Rounds, r.Laws, len(r.Violations), r.Unconverged, r.ElapsedSeconds, res)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1fs\t%s\n", r.Protocol, r.Runs, r.Steps, r.Rounds, len(r.Laws), len(r.Violations), r.Unconverged, r.ElapsedSeconds, res)
 	}
 	tw.Flush()
 	for _, r := range results {
 		for _, v := range r.Violations {
-			fmt.Fprintf(out, "%s run %d (seed %d): %s after %d actions: %s\n", r.Protocol, v.Run, r.Seed+uint64(v.Run), v.Law, v.Actions, v.Detail)
+			fmt.Fprintf(out, "%s run %d: %s after %d actions: %s\n  reproduce: %s\n", r.Protocol, v.Run, v.Law, v.Length, v.Detail, v.Reproduce)
 		}
 	}
 }
 
-func simulateClassic(protocol string, o simulateOptions, faults classic.Faults) (simResult, error) {
-	r := simResult{Protocol: protocol, Seed: o.seed, Laws: "state,step,round,coverage,balance"}
-	b, err := world.DefaultBounds(protocol, faults)
-	if err != nil {
-		return r, err
+// simRun is one protocol's random-run setup: a fresh world per run, the
+// environment's bounds, how long the environment takes to fall quiet,
+// the balance the protocol promises, and how to count its rounds.
+type simRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
+	newWorld func() (*core.World[M, T, C, P], error)
+	bounds   core.Bounds[P]
+	horizon  node.Millis
+	balance  core.Balance
+	rounds   func(*core.World[M, T, C, P]) int
+}
+
+// simulateLaws names what simulate checks: every safety law after every
+// step (with the coordinator's invariants), and once the environment is
+// quiet, that it stays quiet and the group converges.
+var simulateLaws = []spec.Law{
+	spec.ExclusiveOwnership, spec.SubscribedOnly, spec.ExistingOnly, spec.MonotonicGeneration,
+	spec.AssignedOnce, spec.KnownMembersOnly, spec.CooperativeHandoff, core.CoordinatorInvariant,
+	"Quiescence", spec.EventuallyConverged,
+}
+
+// simulate runs o.runs seeded random runs of protocol's world: run i
+// uses seed o.seed+i.
+func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol string, o simulateOptions, run simRun[M, T, C, P]) (simResult, error) {
+	r := simResult{Protocol: protocol, Seed: o.seed, Violations: []simViolation{}}
+	for _, l := range simulateLaws {
+		r.Laws = append(r.Laws, string(l))
 	}
 	start := time.Now()
 	last := start
 	progress := !o.json && isTerminal(os.Stderr)
 	for i := range o.runs {
 		rng := rand.New(rand.NewPCG(o.seed+uint64(i), 0x5eed))
-		w, err := world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, world.DefaultTopics())
+		w, err := run.newWorld()
 		if err != nil {
 			return r, err
 		}
-		var u world.Used
-		trail := w.RandomWalk(b, &u, o.steps, rng.IntN)
+		var u core.Used
+		trail := w.RandomWalk(run.bounds, &u, o.steps, rng.IntN)
 		r.Steps += len(trail)
 		settled := true
 		if len(w.Violations) == 0 {
 			// Let the environment fall quiet: crashed members stay down,
 			// everything else runs until every timer has had its turn.
-			settled = w.Settle(200000, 1000)
+			settled = w.Settle(run.horizon, 1000)
 		}
-		r.Rounds += len(w.Rounds)
-		if !settled {
+		r.Rounds += run.rounds(w)
+		fail := func(law, detail string) {
+			seed := o.seed + uint64(i)
+			r.Violations = append(r.Violations, simViolation{Law: law, Detail: detail, Run: i, Seed: seed, Length: len(trail),
+				Reproduce: fmt.Sprintf("rebalance simulate --protocol %s --seed %d --runs 1 --steps %d%s", protocol, seed, o.steps, faultFlags(o.faults))})
+		}
+		switch {
+		case !settled:
 			r.Unconverged++
-			r.Violations = append(r.Violations, simViolation{Law: "Quiescence", Detail: "messages never stopped: a livelock once the environment fell quiet", Run: i, Actions: len(trail)})
-		} else if len(w.Violations) > 0 {
-			v := w.Violations[0]
-			r.Violations = append(r.Violations, simViolation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
-		} else if vs := w.CheckConverged(world.BalanceOf(protocol)); len(vs) > 0 {
-			r.Unconverged++
-			r.Violations = append(r.Violations, simViolation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
+			fail("Quiescence", "messages never stopped once the environment fell quiet: a livelock")
+		case len(w.Violations) > 0:
+			fail(string(w.Violations[0].Law), w.Violations[0].String())
+		default:
+			if vs := w.CheckConverged(run.balance); len(vs) > 0 {
+				r.Unconverged++
+				fail(string(vs[0].Law), vs[0].String())
+			}
 		}
 		r.Runs++
 		if progress && time.Since(last) > 200*time.Millisecond {
 			last = time.Now()
-			el := time.Since(start).Seconds()
-			fmt.Fprintf(os.Stderr, "\r%-12s runs %d/%d  steps %d  rounds %d  %.0f steps/s", protocol, i+1, o.runs, r.Steps, r.Rounds, float64(r.Steps)/el)
+			fmt.Fprintf(os.Stderr, "\r%-12s runs %d/%d  steps %d  rounds %d  %.0f steps/s", protocol, i+1, o.runs, r.Steps, r.Rounds, float64(r.Steps)/time.Since(start).Seconds())
 		}
 	}
 	r.ElapsedSeconds = time.Since(start).Seconds()
 	return r, nil
+}
+
+// simulateClassic runs a classic protocol: the leader's assignment rounds
+// are its rounds.
+func simulateClassic(protocol string, o simulateOptions, faults classic.Faults) (simResult, error) {
+	b, err := world.DefaultBounds(protocol, faults)
+	if err != nil {
+		return simResult{}, err
+	}
+	return simulate(protocol, o, simRun[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]{
+		newWorld: func() (*world.World, error) {
+			return world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, world.DefaultTopics())
+		},
+		bounds: b, horizon: 200000, balance: world.BalanceOf(protocol),
+		rounds: func(w *world.World) int { return len(w.Rounds) },
+	})
+}
+
+// simulateNextgen runs the next-gen protocol: its rounds are the target
+// epochs the coordinator reached.
+func simulateNextgen(o simulateOptions, faults nextgen.Fault) (simResult, error) {
+	cfg := ngworld.DefaultCoordinatorConfig()
+	cfg.Faults = faults
+	return simulate("nextgen", o, simRun[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]{
+		newWorld: func() (*ngworld.World, error) { return ngworld.New(cfg) },
+		bounds:   ngworld.DefaultBounds(faults), horizon: 300000, balance: spec.CheckBalance,
+		rounds: func(w *ngworld.World) int { return int(ngworld.CoordinatorOf(w).TargetEpoch()) },
+	})
 }
 
 // isTerminal reports whether f is a terminal; the progress line, which
@@ -196,46 +262,4 @@ func simulateClassic(protocol string, o simulateOptions, faults classic.Faults) 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// simulateNextgen is simulateClassic for the next-gen world: the same random
-// runs, every law after every step plus the coordinator's invariants, and
-// coverage and balance once the environment is quiet.
-func simulateNextgen(o simulateOptions, faults nextgen.Fault) (simResult, error) {
-	r := simResult{Protocol: "nextgen", Seed: o.seed, Laws: "state,step,coordinator,coverage,balance"}
-	b := ngworld.DefaultBounds(faults)
-	cfg := ngworld.DefaultCoordinatorConfig()
-	cfg.Faults = faults
-	start := time.Now()
-	for i := range o.runs {
-		rng := rand.New(rand.NewPCG(o.seed+uint64(i), 0x5eed))
-		w, err := ngworld.New(cfg)
-		if err != nil {
-			return r, err
-		}
-		var u ngworld.Used
-		trail := w.RandomWalk(b, &u, o.steps, rng.IntN)
-		r.Steps += len(trail)
-		settled := true
-		if len(w.Violations) == 0 {
-			settled = w.Settle(300000, 1000)
-		}
-		r.Rounds += int(ngworld.CoordinatorOf(w).TargetEpoch())
-		switch {
-		case !settled:
-			r.Unconverged++
-			r.Violations = append(r.Violations, simViolation{Law: "Quiescence", Detail: "messages never stopped once the environment fell quiet", Run: i, Actions: len(trail)})
-		case len(w.Violations) > 0:
-			v := w.Violations[0]
-			r.Violations = append(r.Violations, simViolation{Law: string(v.Law), Detail: v.String(), Run: i, Actions: len(trail)})
-		default:
-			if vs := ngworld.CheckConverged(w); len(vs) > 0 {
-				r.Unconverged++
-				r.Violations = append(r.Violations, simViolation{Law: string(vs[0].Law), Detail: vs[0].String(), Run: i, Actions: len(trail)})
-			}
-		}
-		r.Runs++
-	}
-	r.ElapsedSeconds = time.Since(start).Seconds()
-	return r, nil
 }

@@ -82,6 +82,15 @@ func (g *clientGroup) leave(name string) {
 	delete(g.members, name)
 }
 
+// polled is the records polled so far, by ended and live incarnations.
+func (g *clientGroup) polled() int {
+	n := g.consumed
+	for _, m := range g.members {
+		n += m.Records()
+	}
+	return n
+}
+
 func (g *clientGroup) crash(name string) {
 	g.consumed += g.members[name].Records()
 	g.members[name].Crash()
@@ -180,10 +189,17 @@ func (g *clientGroup) judge() spec.History {
 // coordinator's commit fencing.
 func (g *clientGroup) finish() {
 	g.t.Helper()
+	total := g.topics.Resources(g.topics.Names()...).Len() * records
+	// The members poll on their own: on a loaded machine the group can
+	// converge before they have polled everything, so give them (at most
+	// a minute) to catch up before they leave.
+	for deadline := time.Now().Add(time.Minute); g.polled() < total && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	for _, name := range slices.Sorted(maps.Keys(g.members)) {
 		g.leave(name)
 	}
-	if total := g.topics.Resources(g.topics.Names()...).Len() * records; g.consumed < total {
+	if g.consumed < total {
 		g.t.Fatalf("%d records polled in all, fewer than the %d produced", g.consumed, total)
 	}
 	var offsets map[spec.Resource]int64

@@ -11,6 +11,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -275,7 +276,7 @@ func TestDescribeConsumerGroup(t *testing.T) {
 	}
 	join := nextgen.HeartbeatRequest{GroupID: "g", MemberID: "m-1", MemberEpoch: 0, RackID: ptr("r1"), RebalanceTimeoutMs: 30000,
 		SubscribedTopicNames: []string{"a"}, SubscriptionSent: true, ServerAssignor: ptr("range"), OwnedSent: true}
-	out := c.Step(nextgen.Input{Now: 0, Event: nextgen.Receive{From: "A", Msg: join}})
+	out := c.Step(node.Input{Now: 0, Event: nextgen.Receive{From: "A", Msg: join}})
 	if len(out.Messages) != 1 {
 		t.Fatalf("join: %s", out)
 	}
@@ -291,7 +292,7 @@ func TestDescribeConsumerGroup(t *testing.T) {
 	// what it has not revoked yet while its target is smaller.
 	join2 := nextgen.HeartbeatRequest{GroupID: "g", MemberID: "m-2", MemberEpoch: 0, InstanceID: ptr("i2"), RebalanceTimeoutMs: 30000,
 		SubscribedTopicNames: []string{"a"}, SubscriptionSent: true, OwnedSent: true}
-	c.Step(nextgen.Input{Now: 10, Event: nextgen.Receive{From: "B", Msg: join2}})
+	c.Step(node.Input{Now: 10, Event: nextgen.Receive{From: "B", Msg: join2}})
 	d = DescribeConsumerGroup(c, "g", nil)
 	if d.State != "Reconciling" || d.GroupEpoch != 2 || d.AssignmentEpoch != 2 || len(d.Members) != 2 {
 		t.Fatalf("after the second join: %+v", d)

@@ -4,25 +4,29 @@
 // the closed worlds' unbounded bookkeeping (the clock, request correlation
 // ids) does not make their state spaces infinite.
 //
-// The encoder walks values by reflection, including unexported fields, so
-// a field added to a node is part of the encoding without anyone
-// remembering to add it. Struct tags say how a field is abstracted:
+// Every node writes itself with typed calls (no reflection): each value
+// says how it is abstracted by the method it is written with.
 //
-//	canon:"instant"   a point in time: written relative to Encoder.Now, with
-//	                  0 kept as its own value (the models use 0 for "none")
-//	                  and every instant at or before Now written as "due"
-//	canon:"duration"  a length of time: written as is
-//	canon:"seq"       a correlation id, compared by the model only for
-//	                  equality with ids it issued: written as the order of
-//	                  first appearance in the encoding (0 stays 0)
-//	canon:"order"     a number the model only compares for order with
-//	                  others of its kind, issuing larger ones later: written
-//	                  as its rank among the order values in the encoding
-//	                  (0 stays 0)
-//	canon:"counter"   a counter that issues fresh identities: written as is,
-//	                  or left out when Encoder.AbstractIdentities is set
-//	canon:"-"         left out: a cache of the input, or a counter whose
-//	                  only use is to issue fresh values
+//	Instant    a point in time: written relative to Encoder.Now, with 0
+//	           kept as its own value (the models use 0 for "none") and
+//	           every instant at or before Now written as "due"
+//	Int        a length of time, a count, an enum: written as is
+//	Seq        a correlation id, compared by the model only for equality
+//	           with ids it issued: written as the order of first
+//	           appearance in the encoding (0 stays 0)
+//	Order      a number the model only compares for order with others of
+//	           its kind, issuing larger ones later: written as its rank
+//	           among the order values in the encoding (0 stays 0)
+//	Counter    a counter that issues fresh identities: written as is, or
+//	           left out when Encoder.AbstractIdentities is set
+//	Generation a generation: passed through Encoder.AbstractIdentities
+//	           when it is set
+//
+// and a field that is only a cache of the input, or a counter whose only
+// use is to issue fresh values, is left out. The struct tags on the nodes'
+// fields (canon:"instant", "duration", "seq", "order", "counter", "-")
+// record the same choice next to the field; each node's tests check that
+// its encoder writes every field it has.
 //
 // The abstraction is exact (it merges only states that behave the same)
 // under the contracts the models keep, and that docs/checker.md argues
@@ -33,35 +37,17 @@
 // every id a node issues later is fresh; a field left out is never read
 // before it is written, or only issues fresh values.
 //
-// To keep those contracts from being broken silently, the encoder refuses
-// (panics on) a field of a registered time type without an instant,
-// duration or "-" tag, and a field whose name ends in "seq" without a tag.
-// Funcs and channels are configuration or plumbing and are skipped.
-//
-// The package is pure: no clock, no randomness, standard library only.
+// The package is pure: no clock, no randomness, standard library and spec
+// only.
 package canon
 
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"hash/maphash"
-	"reflect"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
-)
 
-// mode is how a subtree of a value is abstracted.
-type mode uint8
-
-const (
-	plain mode = iota
-	instant
-	seq
-	order
-	counter
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // Encoder appends the canonical encoding of values to Buf. Set Now before
@@ -79,25 +65,48 @@ type Encoder struct {
 	// SkipSeq leaves correlation ids out (for identifying a message across
 	// states whatever its id).
 	SkipSeq bool
-	// AbstractIdentities, when set, is applied to every integer of a type
-	// registered with RegisterIdentityType (generations, epochs), and
-	// counters tagged canon:"counter" are left out: the model checker's
-	// abstraction for unbounded environments (see the world packages).
-	AbstractIdentities func(t reflect.Type, v int64) int64
+	// SeqSpace is the space of the correlation ids Seq writes: the node
+	// that issues them (a member's address; a request and its response are
+	// in the space of the member that sent the request). Each node issues
+	// and compares ids of its own only, so the same value in two spaces is
+	// two unrelated ids: Finish numbers (space, id) pairs, not bare ids,
+	// and a coincidence between two nodes' counters is not part of the
+	// encoding. The closed worlds set it around each node and message they
+	// encode; Reset sets it to "".
+	SeqSpace string
+	// AbstractIdentities, when set, is applied to every generation written
+	// with Generation, and counters written with Counter are left out: the
+	// model checker's abstraction for unbounded environments (see package
+	// world).
+	AbstractIdentities func(v int64) int64
 
 	// slots are the offsets in Buf of the correlation ids written so far,
-	// in increasing order; each is 8 bytes, raw until Finish.
-	slots   []int
+	// in increasing order, with their spaces; each is 8 bytes, raw until
+	// Finish.
+	slots   []seqSlot
 	oslots  []int // the same for order values, rewritten as ranks
-	seqs    map[uint64]uint64
+	seqs    map[seqKey]uint64
 	scratch [][]part
 }
 
 // part is one item of a Sorted collection: its encoding and the offsets of
 // the correlation ids in it.
 type part struct {
-	buf           []byte
-	slots, oslots []int
+	buf    []byte
+	slots  []seqSlot
+	oslots []int
+}
+
+// seqSlot is where a correlation id is written, and its space.
+type seqSlot struct {
+	off   int
+	space string
+}
+
+// seqKey is a correlation id in its space.
+type seqKey struct {
+	space string
+	seq   uint64
 }
 
 // Reset empties the encoding, keeping the buffers for reuse.
@@ -105,27 +114,29 @@ func (e *Encoder) Reset() {
 	e.Buf = e.Buf[:0]
 	e.slots = e.slots[:0]
 	e.oslots = e.oslots[:0]
+	e.SeqSpace = ""
 }
 
-// Finish rewrites every correlation id as the order of its first
-// appearance in the encoding (0 stays 0) and returns the encoding. Call it
-// once, after the last value.
+// Finish rewrites every correlation id as the order of the first
+// appearance of it in its space in the encoding (0 stays 0) and returns
+// the encoding. Call it once, after the last value.
 func (e *Encoder) Finish() []byte {
 	if e.seqs == nil {
-		e.seqs = map[uint64]uint64{}
+		e.seqs = map[seqKey]uint64{}
 	}
 	clear(e.seqs)
-	for _, o := range e.slots {
-		s := binary.BigEndian.Uint64(e.Buf[o:])
+	for _, sl := range e.slots {
+		s := binary.BigEndian.Uint64(e.Buf[sl.off:])
 		if s == 0 {
 			continue
 		}
-		n, ok := e.seqs[s]
+		k := seqKey{sl.space, s}
+		n, ok := e.seqs[k]
 		if !ok {
 			n = uint64(len(e.seqs) + 1)
-			e.seqs[s] = n
+			e.seqs[k] = n
 		}
-		binary.BigEndian.PutUint64(e.Buf[o:], n)
+		binary.BigEndian.PutUint64(e.Buf[sl.off:], n)
 	}
 	if len(e.oslots) > 0 {
 		vals := make([]uint64, 0, len(e.oslots))
@@ -156,16 +167,6 @@ func (e *Encoder) Order(v uint64) {
 	e.Buf = binary.BigEndian.AppendUint64(e.Buf, v)
 }
 
-// Value appends the encoding of v.
-func (e *Encoder) Value(v any) {
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() {
-		e.Buf = append(e.Buf, 0)
-		return
-	}
-	encoderOf(rv.Type(), plain)(e, rv)
-}
-
 // Int appends an integer.
 func (e *Encoder) Int(n int64) { e.Buf = binary.AppendVarint(e.Buf, n) }
 
@@ -184,13 +185,14 @@ func (e *Encoder) Instant(t int64) {
 	}
 }
 
-// Seq appends the correlation id s; Finish rewrites it as the order in
-// which it first appears in the encoding (0 stays 0).
+// Seq appends the correlation id s of space SeqSpace; Finish rewrites it
+// as the order in which it first appears in that space in the encoding (0
+// stays 0).
 func (e *Encoder) Seq(s uint64) {
 	if e.SkipSeq {
 		return
 	}
-	e.slots = append(e.slots, len(e.Buf))
+	e.slots = append(e.slots, seqSlot{len(e.Buf), e.SeqSpace})
 	e.Buf = binary.BigEndian.AppendUint64(e.Buf, s)
 }
 
@@ -208,7 +210,7 @@ func (e *Encoder) String(s string) {
 // collections whose order does not matter to the model (messages that may
 // be delivered in any order).
 func (e *Encoder) Sorted(n int, item func(i int)) {
-	e.Buf = binary.AppendUvarint(e.Buf, uint64(n))
+	e.Len(n)
 	if n == 0 {
 		return
 	}
@@ -219,14 +221,42 @@ func (e *Encoder) Sorted(n int, item func(i int)) {
 		item(i)
 		parts[i] = part{e.Buf, e.slots, e.oslots}
 	}
-	slices.SortFunc(parts, func(a, b part) int { return bytes.Compare(a.buf, b.buf) })
 	e.Buf, e.slots, e.oslots = outer, outerSlots, outerO
+	e.writeSorted(parts)
+}
+
+// Map appends a map as a multiset of its entries, each written by entry
+// (its key, then its value): the encoding does not depend on the map's
+// iteration order, nor on how Rename reorders keys.
+func Map[K comparable, V any](e *Encoder, m map[K]V, entry func(k K, v V)) {
+	e.Len(len(m))
+	if len(m) == 0 {
+		return
+	}
+	outer, outerSlots, outerO := e.Buf, e.slots, e.oslots
+	parts := e.takeScratch(len(m))
+	i := 0
+	for k, v := range m {
+		e.Buf, e.slots, e.oslots = parts[i].buf[:0], parts[i].slots[:0], parts[i].oslots[:0]
+		entry(k, v)
+		parts[i] = part{e.Buf, e.slots, e.oslots}
+		i++
+	}
+	e.Buf, e.slots, e.oslots = outer, outerSlots, outerO
+	e.writeSorted(parts)
+}
+
+// writeSorted appends the parts in byte order, each with its length, and
+// moves their correlation-id offsets into the encoding's; it gives the
+// parts back to the scratch stack.
+func (e *Encoder) writeSorted(parts []part) {
+	slices.SortFunc(parts, func(a, b part) int { return bytes.Compare(a.buf, b.buf) })
 	for _, p := range parts {
-		e.Buf = binary.AppendUvarint(e.Buf, uint64(len(p.buf)))
+		e.Len(len(p.buf))
 		base := len(e.Buf)
 		e.Buf = append(e.Buf, p.buf...)
-		for _, o := range p.slots {
-			e.slots = append(e.slots, base+o)
+		for _, sl := range p.slots {
+			e.slots = append(e.slots, seqSlot{base + sl.off, sl.space})
 		}
 		for _, o := range p.oslots {
 			e.oslots = append(e.oslots, base+o)
@@ -240,7 +270,9 @@ func (e *Encoder) Sorted(n int, item func(i int)) {
 func (e *Encoder) takeScratch(n int) []part {
 	var parts []part
 	if k := len(e.scratch); k > 0 {
+		// Every part of a list put back keeps its buffers: take them all.
 		parts, e.scratch = e.scratch[k-1], e.scratch[:k-1]
+		parts = parts[:cap(parts)]
 	}
 	for len(parts) < n {
 		parts = append(parts, part{})
@@ -248,7 +280,7 @@ func (e *Encoder) takeScratch(n int) []part {
 	return parts[:n]
 }
 
-func (e *Encoder) putScratch(parts []part) { e.scratch = append(e.scratch, parts) }
+func (e *Encoder) putScratch(parts []part) { e.scratch = append(e.scratch, parts[:cap(parts)]) }
 
 // Seed is the hash seed of Fingerprint, fixed per process.
 var seed = maphash.MakeSeed()
@@ -257,247 +289,171 @@ var seed = maphash.MakeSeed()
 // of the encoding itself.
 func Fingerprint(b []byte) uint64 { return maphash.Bytes(seed, b) }
 
-// timeTypes are the registered time types: a field of one of them must say
-// whether it is an instant or a duration.
-var timeTypes sync.Map // reflect.Type -> bool
-
-// RegisterTimeType makes t a time type: the encoder then refuses a struct
-// field of type t (or holding t in a map, slice or pointer) without an
-// instant, duration or "-" tag.
-func RegisterTimeType(t reflect.Type) { timeTypes.Store(t, true) }
-
-// identityTypes are the integer types AbstractIdentities applies to.
-var identityTypes sync.Map // reflect.Type -> bool
-
-// RegisterIdentityType makes integers of type t pass through
-// Encoder.AbstractIdentities when it is set.
-func RegisterIdentityType(t reflect.Type) { identityTypes.Store(t, true) }
-
-type encodeFunc func(e *Encoder, v reflect.Value)
-
-type cacheKey struct {
-	t reflect.Type
-	m mode
-}
-
-var cache sync.Map // cacheKey -> encodeFunc
-
-// buildMu serialises building encoders; building is rare (once per type
-// and mode), encoding with built ones takes no lock.
-var buildMu sync.Mutex
-
-// building holds the encoders being built, for recursive types; guarded
-// by buildMu.
-var building = map[cacheKey]*encodeFunc{}
-
-func encoderOf(t reflect.Type, m mode) encodeFunc {
-	if f, ok := cache.Load(cacheKey{t, m}); ok {
-		return f.(encodeFunc)
-	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	return encoderLocked(t, m)
-}
-
-// encoderLocked returns the encoder of (t, m), building it if needed;
-// buildMu is held.
-func encoderLocked(t reflect.Type, m mode) encodeFunc {
-	k := cacheKey{t, m}
-	if f, ok := cache.Load(k); ok {
-		return f.(encodeFunc)
-	}
-	if p, ok := building[k]; ok {
-		// A recursive type refers to itself: call through the pointer,
-		// which is set once the build finishes (before any encoding).
-		return func(e *Encoder, v reflect.Value) { (*p)(e, v) }
-	}
-	p := new(encodeFunc)
-	building[k] = p
-	*p = build(t, m)
-	delete(building, k)
-	cache.Store(k, *p)
-	return *p
-}
-
-func build(t reflect.Type, m mode) encodeFunc {
-	switch t.Kind() {
-	case reflect.Bool:
-		return func(e *Encoder, v reflect.Value) {
-			if v.Bool() {
-				e.Buf = append(e.Buf, 1)
-			} else {
-				e.Buf = append(e.Buf, 0)
-			}
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		switch m {
-		case instant:
-			return func(e *Encoder, v reflect.Value) { e.Instant(v.Int()) }
-		case seq:
-			return func(e *Encoder, v reflect.Value) { e.Seq(uint64(v.Int())) }
-		case order:
-			return func(e *Encoder, v reflect.Value) { e.Order(uint64(v.Int())) }
-		case counter:
-			return func(e *Encoder, v reflect.Value) {
-				if e.AbstractIdentities == nil {
-					e.Int(v.Int())
-				}
-			}
-		}
-		if _, ok := identityTypes.Load(t); ok {
-			return func(e *Encoder, v reflect.Value) {
-				if e.AbstractIdentities != nil {
-					e.Int(e.AbstractIdentities(t, v.Int()))
-					return
-				}
-				e.Int(v.Int())
-			}
-		}
-		return func(e *Encoder, v reflect.Value) { e.Int(v.Int()) }
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		switch m {
-		case instant:
-			return func(e *Encoder, v reflect.Value) { e.Instant(int64(v.Uint())) }
-		case seq:
-			return func(e *Encoder, v reflect.Value) { e.Seq(v.Uint()) }
-		case order:
-			return func(e *Encoder, v reflect.Value) { e.Order(v.Uint()) }
-		case counter:
-			return func(e *Encoder, v reflect.Value) {
-				if e.AbstractIdentities == nil {
-					e.Buf = binary.AppendUvarint(e.Buf, v.Uint())
-				}
-			}
-		}
-		return func(e *Encoder, v reflect.Value) { e.Buf = binary.AppendUvarint(e.Buf, v.Uint()) }
-	case reflect.Float32, reflect.Float64:
-		return func(e *Encoder, v reflect.Value) { e.Buf = binary.BigEndian.AppendUint64(e.Buf, uint64(v.Float())) }
-	case reflect.String:
-		return func(e *Encoder, v reflect.Value) { e.String(v.String()) }
-	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return func(*Encoder, reflect.Value) {}
-	case reflect.Pointer:
-		elem := encoderLocked(t.Elem(), m)
-		return func(e *Encoder, v reflect.Value) {
-			if v.IsNil() {
-				e.Buf = append(e.Buf, 0)
-				return
-			}
-			e.Buf = append(e.Buf, 1)
-			elem(e, v.Elem())
-		}
-	case reflect.Interface:
-		// Each interface site remembers the last dynamic type it met, to
-		// skip the cache lookup in the common case of one type.
-		type last struct {
-			t    reflect.Type
-			name string
-			f    encodeFunc
-		}
-		var seen atomic.Pointer[last]
-		return func(e *Encoder, v reflect.Value) {
-			if v.IsNil() {
-				e.Buf = append(e.Buf, 0)
-				return
-			}
-			d := v.Elem()
-			dt := d.Type()
-			l := seen.Load()
-			if l == nil || l.t != dt {
-				l = &last{dt, dt.String(), encoderOf(dt, m)}
-				seen.Store(l)
-			}
-			e.Buf = append(e.Buf, 1)
-			e.Buf = binary.AppendUvarint(e.Buf, uint64(len(l.name)))
-			e.Buf = append(e.Buf, l.name...)
-			l.f(e, d)
-		}
-	case reflect.Slice, reflect.Array:
-		elem := encoderLocked(t.Elem(), m)
-		return func(e *Encoder, v reflect.Value) {
-			n := v.Len()
-			e.Buf = binary.AppendUvarint(e.Buf, uint64(n))
-			for i := range n {
-				elem(e, v.Index(i))
-			}
-		}
-	case reflect.Map:
-		key := encoderLocked(t.Key(), plain)
-		val := encoderLocked(t.Elem(), m)
-		return func(e *Encoder, v reflect.Value) {
-			// Map order is random: encode each entry on its own and sort.
-			it := v.MapRange()
-			e.Sorted(v.Len(), func(int) {
-				it.Next()
-				key(e, it.Key())
-				val(e, it.Value())
-			})
-		}
-	case reflect.Struct:
-		return buildStruct(t, m)
-	}
-	panic(fmt.Sprintf("canon: cannot encode %s (kind %s)", t, t.Kind()))
-}
-
-type fieldEncoder struct {
-	index int
-	enc   encodeFunc
-}
-
-func buildStruct(t reflect.Type, m mode) encodeFunc {
-	var fields []fieldEncoder
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, tagged := f.Tag.Lookup("canon")
-		fm := m
-		switch tag {
-		case "-":
-			continue
-		case "instant":
-			fm = instant
-		case "seq":
-			fm = seq
-		case "order":
-			fm = order
-		case "counter":
-			fm = counter
-		case "duration", "":
-		default:
-			panic(fmt.Sprintf("canon: %s.%s: unknown tag canon:%q", t, f.Name, tag))
-		}
-		if !tagged && m == plain {
-			if holdsTime(f.Type, map[reflect.Type]bool{}) {
-				panic(fmt.Sprintf("canon: %s.%s holds a time type; tag it canon:\"instant\", canon:\"duration\" or canon:\"-\"", t, f.Name))
-			}
-			if strings.HasSuffix(strings.ToLower(f.Name), "seq") {
-				panic(fmt.Sprintf("canon: %s.%s looks like a correlation id; tag it canon:\"seq\" or canon:\"-\"", t, f.Name))
-			}
-		}
-		fields = append(fields, fieldEncoder{i, encoderLocked(f.Type, fm)})
-	}
-	return func(e *Encoder, v reflect.Value) {
-		for _, f := range fields {
-			f.enc(e, v.Field(f.index))
-		}
+// Bool appends a boolean.
+func (e *Encoder) Bool(b bool) {
+	if b {
+		e.Buf = append(e.Buf, 1)
+	} else {
+		e.Buf = append(e.Buf, 0)
 	}
 }
 
-// holdsTime reports whether t is a registered time type or holds one
-// directly through maps, slices, arrays or pointers (not through struct
-// fields, which are checked on their own).
-func holdsTime(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
+// Uint appends an unsigned integer.
+func (e *Encoder) Uint(n uint64) { e.Buf = binary.AppendUvarint(e.Buf, n) }
+
+// Len appends the length of a collection (or, with 0 and 1, whether an
+// optional value is absent or present).
+func (e *Encoder) Len(n int) { e.Buf = binary.AppendUvarint(e.Buf, uint64(n)) }
+
+// Counter appends a counter that issues fresh identities, or nothing when
+// AbstractIdentities is set.
+func (e *Encoder) Counter(n uint64) {
+	if e.AbstractIdentities == nil {
+		e.Uint(n)
+	}
+}
+
+// Generation appends a generation, passed through AbstractIdentities
+// when it is set.
+func (e *Encoder) Generation(g int64) {
+	if e.AbstractIdentities != nil {
+		g = e.AbstractIdentities(g)
+	}
+	e.Int(g)
+}
+
+// Strings appends a sequence of strings, in its order.
+func (e *Encoder) Strings(ss []string) {
+	e.Len(len(ss))
+	for _, s := range ss {
+		e.String(s)
+	}
+}
+
+// Set appends a set of resources (kept sorted by spec.Set's contract).
+func (e *Encoder) Set(s spec.Set) {
+	e.Len(len(s))
+	for _, r := range s {
+		e.String(r.Topic)
+		e.Int(int64(r.Partition))
+	}
+}
+
+// Topics appends topic metadata in topic order. Topic names are never
+// renamed (Rename applies to member names and identities, which the
+// models keep distinct from topic names), so the order is the same
+// whatever Rename does.
+func (e *Encoder) Topics(t spec.Topics) {
+	e.Len(len(t))
+	if len(t) == 0 {
+		return
+	}
+	var buf [8]string
+	names := buf[:0]
+	for n := range t {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		e.String(n)
+		e.Int(int64(t[n]))
+	}
+}
+
+// Assignment appends an assignment as a multiset of (member, set)
+// entries (member ids may be renamed).
+func (e *Encoder) Assignment(a spec.Assignment) {
+	Map(e, a, func(id spec.MemberID, s spec.Set) {
+		e.String(string(id))
+		e.Set(s)
+	})
+}
+
+// MemberView appends a member as the laws see it, every field.
+func (e *Encoder) MemberView(v spec.MemberView) {
+	e.String(v.Name)
+	e.String(string(v.ID))
+	e.Bool(v.Current)
+	e.Bool(v.Fenced)
+	e.Generation(int64(v.Generation))
+	e.Strings(v.Subscription)
+	e.Set(v.Owns)
+	e.Set(v.Revoking)
+}
+
+// Part is a recorded piece of an encoding, to append again without
+// encoding its value again while the value is unchanged: its bytes, the
+// offsets in them of its correlation ids and order values, and the clock
+// it was written at (its instants are relative to it). A Part is
+// immutable, so encoders on several goroutines may share one.
+type Part struct {
+	buf    []byte
+	slots  []seqSlot
+	oslots []int
+	now    int64
+}
+
+// Plain reports whether e writes values as they are: no Rename, no
+// AbstractIdentities, correlation ids kept. Only a plain encoder records
+// and replays parts.
+func (e *Encoder) Plain() bool {
+	return e.Rename == nil && e.AbstractIdentities == nil && !e.SkipSeq
+}
+
+// Record appends what write writes and returns it as a Part (nil when e
+// is not Plain: the part would not be valid for other encoders).
+func (e *Encoder) Record(write func()) *Part {
+	start, s0, o0 := len(e.Buf), len(e.slots), len(e.oslots)
+	write()
+	if !e.Plain() {
+		return nil
+	}
+	p := &Part{buf: slices.Clone(e.Buf[start:]), now: e.Now}
+	if n := len(e.slots) - s0; n > 0 {
+		p.slots = make([]seqSlot, n)
+		for i, sl := range e.slots[s0:] {
+			p.slots[i] = seqSlot{sl.off - start, sl.space}
+		}
+	}
+	if n := len(e.oslots) - o0; n > 0 {
+		p.oslots = make([]int, n)
+		for i, o := range e.oslots[o0:] {
+			p.oslots[i] = o - start
+		}
+	}
+	return p
+}
+
+// Replay appends p and reports true when p is valid for e: e is Plain and
+// its clock is the one p was written at. Otherwise it appends nothing and
+// reports false.
+func (e *Encoder) Replay(p *Part) bool {
+	if p == nil || p.now != e.Now || !e.Plain() {
 		return false
 	}
-	seen[t] = true
-	if _, ok := timeTypes.Load(t); ok {
-		return true
+	base := len(e.Buf)
+	e.Buf = append(e.Buf, p.buf...)
+	for _, sl := range p.slots {
+		e.slots = append(e.slots, seqSlot{base + sl.off, sl.space})
 	}
-	switch t.Kind() {
-	case reflect.Map:
-		return holdsTime(t.Key(), seen) || holdsTime(t.Elem(), seen)
-	case reflect.Slice, reflect.Array, reflect.Pointer:
-		return holdsTime(t.Elem(), seen)
+	for _, o := range p.oslots {
+		e.oslots = append(e.oslots, base+o)
 	}
-	return false
+	return true
+}
+
+// Header appends a message's header: its kind (a small tag that tells the
+// message types of a family apart) and its correlation id.
+func (e *Encoder) Header(kind byte, seq uint64) {
+	e.Buf = append(e.Buf, kind)
+	e.Seq(seq)
+}
+
+// StringMap appends a map from strings to strings (instance ids to member
+// ids) as a multiset of its entries.
+func StringMap[K, V ~string](e *Encoder, m map[K]V) {
+	Map(e, m, func(k K, v V) {
+		e.String(string(k))
+		e.String(string(v))
+	})
 }

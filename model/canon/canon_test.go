@@ -2,44 +2,53 @@ package canon
 
 import (
 	"bytes"
-	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
-type millis int64
-
-func init() { RegisterTimeType(reflect.TypeFor[millis]()) }
-
+// node is a small state written the way the models write theirs.
 type node struct {
-	Deadline millis            `canon:"instant"`
-	Timeout  millis            `canon:"duration"`
-	Waiting  uint64            `canon:"seq"`
-	Counter  uint64            `canon:"-"`
-	Arrival  uint64            `canon:"order"`
-	Owned    map[string]int    // encoded in key order whatever the map's order
-	Parked   map[string]uint64 `canon:"seq"`
+	Deadline int64  // an instant
+	Timeout  int64  // a duration
+	Waiting  uint64 // a correlation id
+	Counter  uint64 // a fresh-id counter
+	Arrival  uint64 // an order value
+	Gen      int64  // a generation
+	Parked   []uint64
 }
 
-func enc(now int64, v any) []byte {
+func (n node) encode(e *Encoder) {
+	e.Instant(n.Deadline)
+	e.Int(n.Timeout)
+	e.Seq(n.Waiting)
+	e.Counter(n.Counter)
+	e.Order(n.Arrival)
+	e.Generation(n.Gen)
+	e.Len(len(n.Parked))
+	for _, p := range n.Parked {
+		e.Seq(p)
+	}
+}
+
+func enc(now int64, n node) []byte {
 	e := &Encoder{Now: now}
-	e.Value(v)
+	n.encode(e)
 	return append([]byte(nil), e.Finish()...)
 }
 
 // TestAbstraction: states that differ only in what the encoding abstracts
 // encode alike, and states that differ in anything else do not.
 func TestAbstraction(t *testing.T) {
-	base := node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 7}}
+	base := node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Gen: 2, Parked: []uint64{7}}
 	same := []struct {
 		name string
 		now  int64
 		n    node
 	}{
-		{"clock and deadline shifted together", 1000 + 500, node{Deadline: 2000, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 7}}},
-		{"correlation ids renamed consistently", 1000, node{Deadline: 1500, Timeout: 300, Waiting: 21, Counter: 9, Arrival: 40, Owned: map[string]int{"b": 2, "a": 1}, Parked: map[string]uint64{"x": 21}}},
-		{"fresh-id counter left out", 1000, node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 1234, Arrival: 40, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 7}}},
-		{"order value with the same rank", 1000, node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 3, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 7}}},
+		{"clock and deadline shifted together", 1000 + 500, node{Deadline: 2000, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Gen: 2, Parked: []uint64{7}}},
+		{"correlation ids renamed consistently", 1000, node{Deadline: 1500, Timeout: 300, Waiting: 21, Counter: 9, Arrival: 40, Gen: 2, Parked: []uint64{21}}},
+		{"order value with the same rank", 1000, node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 3, Gen: 2, Parked: []uint64{7}}},
 	}
 	want := enc(1000, base)
 	for _, c := range same {
@@ -51,11 +60,12 @@ func TestAbstraction(t *testing.T) {
 		name string
 		n    node
 	}{
-		{"deadline moved", node{Deadline: 1600, Timeout: 300, Waiting: 7, Arrival: 40, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 7}}},
-		{"duration changed", node{Deadline: 1500, Timeout: 301, Waiting: 7, Arrival: 40, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 7}}},
-		{"parked id no longer the awaited one", node{Deadline: 1500, Timeout: 300, Waiting: 7, Arrival: 40, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 8}}},
-		{"map value changed", node{Deadline: 1500, Timeout: 300, Waiting: 7, Arrival: 40, Owned: map[string]int{"a": 1, "b": 3}, Parked: map[string]uint64{"x": 7}}},
-		{"deadline none", node{Deadline: 0, Timeout: 300, Waiting: 7, Arrival: 40, Owned: map[string]int{"a": 1, "b": 2}, Parked: map[string]uint64{"x": 7}}},
+		{"deadline moved", node{Deadline: 1600, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Gen: 2, Parked: []uint64{7}}},
+		{"duration changed", node{Deadline: 1500, Timeout: 301, Waiting: 7, Counter: 9, Arrival: 40, Gen: 2, Parked: []uint64{7}}},
+		{"parked id no longer the awaited one", node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Gen: 2, Parked: []uint64{8}}},
+		{"counter moved", node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 10, Arrival: 40, Gen: 2, Parked: []uint64{7}}},
+		{"generation moved", node{Deadline: 1500, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Gen: 3, Parked: []uint64{7}}},
+		{"deadline none", node{Deadline: 0, Timeout: 300, Waiting: 7, Counter: 9, Arrival: 40, Gen: 2, Parked: []uint64{7}}},
 	}
 	for _, c := range differ {
 		if got := enc(1000, c.n); bytes.Equal(got, want) {
@@ -71,32 +81,19 @@ func TestAbstraction(t *testing.T) {
 	}
 }
 
-type untaggedTime struct{ At millis }
-type untaggedSeq struct{ JoinSeq uint64 }
-type badTag struct {
-	X int `canon:"sometimes"`
-}
-
-// TestRefusesUntaggedFields: a time or correlation-id field without a tag
-// panics with a message naming the field.
-func TestRefusesUntaggedFields(t *testing.T) {
-	for _, c := range []struct {
-		v    any
-		want string
-	}{
-		{untaggedTime{}, "untaggedTime.At holds a time type"},
-		{untaggedSeq{}, "untaggedSeq.JoinSeq looks like a correlation id"},
-		{badTag{}, `unknown tag canon:"sometimes"`},
-	} {
-		func() {
-			defer func() {
-				r := recover()
-				if r == nil || !strings.Contains(r.(string), c.want) {
-					t.Errorf("%T: got panic %v, want one containing %q", c.v, r, c.want)
-				}
-			}()
-			enc(0, c.v)
-		}()
+// TestAbstractIdentities: with AbstractIdentities set, counters are left
+// out and generations pass through the function.
+func TestAbstractIdentities(t *testing.T) {
+	abstract := func(n node) []byte {
+		e := &Encoder{AbstractIdentities: func(g int64) int64 { return g % 2 }}
+		n.encode(e)
+		return append([]byte(nil), e.Finish()...)
+	}
+	if !bytes.Equal(abstract(node{Counter: 1, Gen: 4}), abstract(node{Counter: 99, Gen: 6})) {
+		t.Errorf("counter or mapped generation still written")
+	}
+	if bytes.Equal(abstract(node{Gen: 4}), abstract(node{Gen: 5})) {
+		t.Errorf("generations mapped apart encode alike")
 	}
 }
 
@@ -107,5 +104,73 @@ func TestSortedIsOrderFree(t *testing.T) {
 	b.Sorted(3, func(i int) { b.String([]string{"z", "x", "y"}[i]) })
 	if !bytes.Equal(a.Finish(), b.Finish()) {
 		t.Errorf("Sorted depends on item order")
+	}
+}
+
+// TestMapsAreOrderFree: topic metadata and assignments encode alike
+// whatever the maps' iteration order, and differ when a value differs.
+func TestMapsAreOrderFree(t *testing.T) {
+	encode := func(f func(e *Encoder)) string {
+		e := &Encoder{}
+		f(e)
+		return string(e.Finish())
+	}
+	topics := spec.Topics{"T": 2, "U": 3, "V": 1, "W": 4}
+	asg := spec.Assignment{"A": {{Topic: "T", Partition: 0}}, "B": {{Topic: "T", Partition: 1}}, "C": nil}
+	first := encode(func(e *Encoder) { e.Topics(topics); e.Assignment(asg) })
+	for range 20 { // map iteration order is random
+		if got := encode(func(e *Encoder) { e.Topics(topics); e.Assignment(asg) }); got != first {
+			t.Fatalf("encoding depends on map order")
+		}
+	}
+	if encode(func(e *Encoder) { e.Topics(spec.Topics{"T": 2, "U": 3, "V": 1, "W": 5}) }) == encode(func(e *Encoder) { e.Topics(topics) }) {
+		t.Errorf("different topic metadata encode alike")
+	}
+	other := spec.Assignment{"A": {{Topic: "T", Partition: 1}}, "B": {{Topic: "T", Partition: 0}}, "C": nil}
+	if encode(func(e *Encoder) { e.Assignment(other) }) == encode(func(e *Encoder) { e.Assignment(asg) }) {
+		t.Errorf("swapped assignments encode alike")
+	}
+}
+
+// TestSeqSpaces: correlation ids are numbered per space. Two members' ids
+// that coincide are not the same id: whether A's awaited id equals B's is
+// not part of the encoding, while equalities within one space still are,
+// and so is each id's space. It also holds through a recorded Part.
+func TestSeqSpaces(t *testing.T) {
+	// A waits for a, B for b, and one message in flight to each carries
+	// ma and mb.
+	encode := func(a, b, ma, mb uint64, record bool) string {
+		e := &Encoder{}
+		member := func(space string, s uint64) {
+			e.SeqSpace = space
+			e.String(space)
+			e.Seq(s)
+			e.SeqSpace = ""
+		}
+		if record {
+			p := e.Record(func() { member("A", a) })
+			e.Reset()
+			if !e.Replay(p) {
+				t.Fatal("a plain encoder does not replay its part")
+			}
+		} else {
+			member("A", a)
+		}
+		member("B", b)
+		member("A", ma)
+		member("B", mb)
+		return string(e.Finish())
+	}
+	for _, record := range []bool{false, true} {
+		apart := encode(4, 5, 4, 5, record)
+		if coincide := encode(5, 5, 5, 5, record); coincide != apart {
+			t.Errorf("record=%v: ids of two spaces that coincide encode unlike ids that do not", record)
+		}
+		if crossed := encode(4, 5, 5, 4, record); crossed == apart {
+			t.Errorf("record=%v: messages carrying the other member's awaited id encode as their own", record)
+		}
+		if stale := encode(4, 5, 3, 5, record); stale == apart {
+			t.Errorf("record=%v: a stale id in one space encodes as the awaited one", record)
+		}
 	}
 }

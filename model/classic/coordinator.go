@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -111,26 +112,23 @@ const (
 	GroupStable
 )
 
-var groupStateNames = [...]string{"Empty", "PreparingRebalance", "CompletingRebalance", "Stable"}
+// groupStates names the group states and holds every allowed state change
+// (Kafka's ClassicGroupState.validPreviousStates, read the other way round,
+// Dead left out). transitionTo is the only writer of Coordinator.state.
+var groupStates = node.Machine[GroupState]{
+	Enum:  node.Enum[GroupState]{Type: "GroupState", Names: []string{"Empty", "PreparingRebalance", "CompletingRebalance", "Stable"}},
+	Owner: "classic: group",
+	Moves: []uint32{
+		GroupEmpty:               1 << GroupPreparingRebalance,
+		GroupPreparingRebalance:  1<<GroupCompletingRebalance | 1<<GroupEmpty,
+		GroupCompletingRebalance: 1<<GroupStable | 1<<GroupPreparingRebalance,
+		GroupStable:              1 << GroupPreparingRebalance,
+	},
+}
 
 // String returns Kafka's name of the state ("Empty", "PreparingRebalance",
 // "CompletingRebalance", "Stable").
-func (s GroupState) String() string {
-	if int(s) < len(groupStateNames) {
-		return groupStateNames[s]
-	}
-	return fmt.Sprintf("GroupState(%d)", s)
-}
-
-// groupTransitions is every allowed state change (Kafka's
-// ClassicGroupState.validPreviousStates, read the other way round, Dead
-// left out). transitionTo is the only writer of Coordinator.state.
-var groupTransitions = map[GroupState][]GroupState{
-	GroupEmpty:               {GroupPreparingRebalance},
-	GroupPreparingRebalance:  {GroupCompletingRebalance, GroupEmpty},
-	GroupCompletingRebalance: {GroupStable, GroupPreparingRebalance},
-	GroupStable:              {GroupPreparingRebalance},
-}
+func (s GroupState) String() string { return groupStates.Name(s) }
 
 // Coordinator is Kafka's classic group coordinator for one group, as a
 // pure node: it changes only in Step, reads no clock (time is Input.Now)
@@ -264,7 +262,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 // has reached its deadline; otherwise (a stale firing) Step returns an
 // empty Output. Any other event, or a response message, is a driver bug
 // and panics.
-func (c *Coordinator) Step(in Input) Output {
+func (c *Coordinator) Step(in node.Input) Output {
 	s := &coordStep{now: in.Now}
 	switch ev := in.Event.(type) {
 	case Receive:
@@ -319,10 +317,7 @@ func (c *Coordinator) handleTimer(s *coordStep, t Timer) {
 // transitionTo moves the group to next, panicking on a transition Kafka's
 // state machine does not allow. It is the only writer of c.state.
 func (c *Coordinator) transitionTo(next GroupState) {
-	if !slices.Contains(groupTransitions[c.state], next) {
-		panic(fmt.Sprintf("classic: invalid group transition %s -> %s", c.state, next))
-	}
-	c.state = next
+	c.state = groupStates.Move("", c.state, next, nil)
 }
 
 // arm sets t to fire at at. Re-arming a timer to the deadline it already

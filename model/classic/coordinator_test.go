@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -31,17 +33,13 @@ func newCoordHarness(t *testing.T, cfg CoordinatorConfig) *coordHarness {
 	if cfg.GroupID == "" {
 		cfg.GroupID = "g"
 	}
-	c, err := NewCoordinator(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &coordHarness{t: t, c: c}
+	return &coordHarness{t: t, c: nodetest.Must(NewCoordinator(cfg))}
 }
 
 // step runs ev at h.now and returns the printed output.
-func (h *coordHarness) step(ev Event) string {
+func (h *coordHarness) step(ev node.Event) string {
 	h.t.Helper()
-	out := h.c.Step(Input{Now: h.now, Event: ev})
+	out := h.c.Step(node.Input{Now: h.now, Event: ev})
 	if err := h.c.CheckInvariants(); err != nil {
 		h.t.Fatalf("after %s: %v", ev, err)
 	}
@@ -54,7 +52,7 @@ func (h *coordHarness) recv(from string, msg Message) string {
 }
 
 // expect runs ev at time at and compares its output with want.
-func (h *coordHarness) expect(at Millis, ev Event, want string) {
+func (h *coordHarness) expect(at Millis, ev node.Event, want string) {
 	h.t.Helper()
 	h.now = at
 	got := h.step(ev)
@@ -75,18 +73,9 @@ func (h *coordHarness) expectState(want string) {
 // indented in the test source. It keeps the two-space indent of the
 // coordinator dump's member detail lines.
 func coordNorm(s string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(l)
-		if t == "" {
-			continue
-		}
-		if strings.HasPrefix(t, "awaiting-") || strings.HasPrefix(t, "assignment=") {
-			t = "  " + t
-		}
-		out = append(out, t)
-	}
-	return strings.Join(out, "\n")
+	return nodetest.Trim(s, func(l string) bool {
+		return strings.HasPrefix(l, "awaiting-") || strings.HasPrefix(l, "assignment=")
+	})
 }
 
 func (h *coordHarness) fire(at Millis, t Timer, want string) {
@@ -823,7 +812,7 @@ func TestCoordinatorBadRequests(t *testing.T) {
 			tc.setup(h)
 			h.now = 5000
 			before, dump := h.c.Clone(), h.c.String()
-			out := h.c.Step(Input{Now: h.now, Event: Receive{From: "X", Msg: tc.msg}})
+			out := h.c.Step(node.Input{Now: h.now, Event: Receive{From: "X", Msg: tc.msg}})
 			if len(out.Messages) != 1 || len(out.Timers) != 0 || len(out.Callbacks) != 0 || out.Round != nil {
 				t.Fatalf("want exactly one response, got:\n%s", out)
 			}
@@ -1053,10 +1042,7 @@ func TestCoordinatorGroupStateTransitions(t *testing.T) {
 	for _, from := range []GroupState{GroupEmpty, GroupPreparingRebalance, GroupCompletingRebalance, GroupStable} {
 		for _, to := range []GroupState{GroupEmpty, GroupPreparingRebalance, GroupCompletingRebalance, GroupStable} {
 			c := &Coordinator{state: from}
-			allowed := false
-			for _, a := range groupTransitions[from] {
-				allowed = allowed || a == to
-			}
+			allowed := groupStates.Allows(from, to)
 			func() {
 				defer func() {
 					if r := recover(); (r != nil) == allowed {
@@ -1071,7 +1057,7 @@ func TestCoordinatorGroupStateTransitions(t *testing.T) {
 
 // TestCoordinatorMisuse: events that are not for a coordinator panic.
 func TestCoordinatorMisuse(t *testing.T) {
-	for _, ev := range []Event{Start{}, Receive{From: "A", Msg: HeartbeatResponse{}}} {
+	for _, ev := range []node.Event{node.Start{}, Receive{From: "A", Msg: HeartbeatResponse{}}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -1079,7 +1065,7 @@ func TestCoordinatorMisuse(t *testing.T) {
 				}
 			}()
 			c, _ := NewCoordinator(CoordinatorConfig{GroupID: "g"})
-			c.Step(Input{Event: ev})
+			c.Step(node.Input{Event: ev})
 		}()
 	}
 }

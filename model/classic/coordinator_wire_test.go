@@ -3,6 +3,7 @@ package classic
 import (
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -166,7 +167,7 @@ func TestCoordinatorSyncProtocolChecks(t *testing.T) {
 			h := newCoordHarness(t, CoordinatorConfig{})
 			coordForm(h, coordABC()[:1]...)
 			h.now = 100
-			out := h.c.Step(Input{Now: 100, Event: Receive{From: "A", Msg: SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 1, ProtocolType: tc.typ, ProtocolName: tc.proto}}})
+			out := h.c.Step(node.Input{Now: 100, Event: Receive{From: "A", Msg: SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 1, ProtocolType: tc.typ, ProtocolName: tc.proto}}})
 			if len(out.Messages) != 1 || out.Messages[0].Msg.String() != tc.want {
 				t.Fatalf("got %s, want %s", out, tc.want)
 			}
@@ -226,7 +227,7 @@ func TestCoordinatorOffsetCommitFencing(t *testing.T) {
 			before := h.c.String()
 			tc.req.Seq = 77
 			h.now = 5000
-			out := h.c.Step(Input{Now: h.now, Event: Receive{From: "X", Msg: tc.req}})
+			out := h.c.Step(node.Input{Now: h.now, Event: Receive{From: "X", Msg: tc.req}})
 			if err := h.c.CheckInvariants(); err != nil {
 				t.Fatal(err)
 			}

@@ -7,15 +7,18 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// The node vocabulary this family shares with every other (package
-// model/node), instantiated with the classic protocol's messages, timers
-// and callbacks.
+// The node vocabulary this family shares with every other is package
+// model/node's. The family names the instances of node's generic types with
+// its own messages, timers and callbacks (Envelope, with the messages, and
+// the block below); the input and the events every family shares (Input,
+// Event, Start, Subscribe, Leave, MetadataUpdate) are written node.Input and
+// so on. How a classic member takes them: Start joins the group (the
+// application called subscribe and poll; a no-op for a member already in
+// it); Subscribe revokes what it owns of topics it leaves (eager:
+// everything) and rejoins; Leave revokes everything and, if dynamic, sends
+// LeaveGroup (a static member leaves silently and is removed by its session
+// timeout, KIP-345); MetadataUpdate records the partition counts.
 type (
-	// Input is everything that can happen to a node: an Event at the
-	// driver's time Now.
-	Input = node.Input
-	// Event is one thing that happens to a node.
-	Event = node.Event
 	// Receive delivers a message sent by node From.
 	Receive = node.Receive[Message]
 	// TimerFired reports that a timer the node armed has reached its
@@ -23,26 +26,20 @@ type (
 	// or re-armed to a later deadline, so drivers may deliver stale
 	// firings.
 	TimerFired = node.TimerFired[Timer]
-	// Start tells a member process to join the group (the application
-	// called subscribe and poll). It is a no-op for a member that is
-	// already in the group.
-	Start = node.Start
-	// Subscribe changes a member's subscription. The member revokes what it
-	// owns of topics it leaves (eager: everything) and rejoins.
-	Subscribe = node.Subscribe
-	// Leave tells a member to leave the group gracefully: it revokes
-	// everything and, if dynamic, sends LeaveGroup. A static member leaves
-	// silently and is removed by its session timeout (KIP-345).
-	Leave = node.Leave
-	// MetadataUpdate tells a member the current partition counts of the
-	// topics.
-	MetadataUpdate = node.MetadataUpdate
 	// TimerCmd arms a timer to fire at At, or cancels it.
 	TimerCmd = node.TimerCmd[Timer]
 	// Output is what one Step asks the driver to do, in order: send
 	// Messages, apply Timers, run Callbacks; a leader's Round is the
 	// assignment round it computed, on the step that sends its SyncGroup.
 	Output = node.Output[Message, Timer, Callback]
+)
+
+// Input and Start are node.Input and node.Start under the names the
+// drivers written before package node still use (tla/crosscheck); new code
+// writes node.Input and node.Start.
+type (
+	Input = node.Input
+	Start = node.Start
 )
 
 // RequestRejoin asks a member to rejoin (the application or a scheduled
@@ -76,15 +73,10 @@ const (
 	ScheduledRebalanceTimer
 )
 
-var timerNames = [...]string{"?", "session", "join", "heartbeat", "request", "scheduled-rebalance"}
+var timerKinds = node.Enum[TimerKind]{Type: "timer", Names: []string{"?", "session", "join", "heartbeat", "request", "scheduled-rebalance"}}
 
 // String names the timer kind.
-func (k TimerKind) String() string {
-	if int(k) < len(timerNames) {
-		return timerNames[k]
-	}
-	return fmt.Sprintf("timer(%d)", k)
-}
+func (k TimerKind) String() string { return timerKinds.Name(k) }
 
 // Timer names one timer of one node. A node has at most one armed timer
 // per Timer value; arming it again moves its deadline.
@@ -125,15 +117,10 @@ const (
 	Fatal
 )
 
-var callbackNames = [...]string{"?", "assigned", "revoked", "lost", "assignor-failed", "fatal"}
+var callbackKinds = node.Enum[CallbackKind]{Type: "callback", Names: []string{"?", "assigned", "revoked", "lost", "assignor-failed", "fatal"}}
 
 // String names the callback kind.
-func (k CallbackKind) String() string {
-	if int(k) < len(callbackNames) {
-		return callbackNames[k]
-	}
-	return fmt.Sprintf("callback(%d)", k)
-}
+func (k CallbackKind) String() string { return callbackKinds.Name(k) }
 
 // Callback asks the application to run a rebalance callback.
 type Callback struct {

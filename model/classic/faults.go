@@ -1,9 +1,6 @@
 package classic
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/rebalance-ref/rebalance/model/node"
 
 // Fault is a named switch that deliberately breaks one rule of the
 // protocol, so that the property tests and the model checker can show they
@@ -45,50 +42,25 @@ const (
 )
 
 // FaultInfo names and describes one fault switch.
-type FaultInfo struct {
-	Fault Fault
-	Name  string
-	Doc   string
-}
+type FaultInfo = node.Switch[Fault]
 
 // FaultList is every fault switch of the classic family, for --list-faults
 // and for tests that turn each one on.
-var FaultList = []FaultInfo{
-	{EagerNoRevoke, "eager-no-revoke", "eager members keep their resources when they rejoin (ExclusiveOwnership)"},
-	{CooperativeNoWithholding, "cooperative-no-withholding", "cooperative assignors hand a moving resource over in the round it is revoked (CooperativeHandoff, ExclusiveOwnership)"},
-	{SkipLeaderValidation, "skip-leader-validation", "the leader sends its assignor's output unchecked"},
-	{KeepRevoked, "keep-revoked", "members keep working on resources they were told to revoke (ExclusiveOwnership)"},
-	{SameGenerationClaimsKept, "same-generation-claims-kept", "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
-	{SkipGenerationCheck, "skip-generation-check", "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
+var FaultList = node.Switches[Fault]{
+	{Fault: EagerNoRevoke, Name: "eager-no-revoke", Doc: "eager members keep their resources when they rejoin (ExclusiveOwnership)"},
+	{Fault: CooperativeNoWithholding, Name: "cooperative-no-withholding", Doc: "cooperative assignors hand a moving resource over in the round it is revoked (CooperativeHandoff, ExclusiveOwnership)"},
+	{Fault: SkipLeaderValidation, Name: "skip-leader-validation", Doc: "the leader sends its assignor's output unchecked"},
+	{Fault: KeepRevoked, Name: "keep-revoked", Doc: "members keep working on resources they were told to revoke (ExclusiveOwnership)"},
+	{Fault: SameGenerationClaimsKept, Name: "same-generation-claims-kept", Doc: "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
+	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
 }
 
 // Has reports whether every fault of x is in f.
-func (f Fault) Has(x Fault) bool { return f&x == x && x != 0 }
+func (f Fault) Has(x Fault) bool { return node.Has(f, x) }
 
 // String lists the names of the faults in f, "none" for the empty set.
-func (f Fault) String() string {
-	var names []string
-	for _, fi := range FaultList {
-		if f.Has(fi.Fault) {
-			names = append(names, fi.Name)
-		}
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ",")
-}
+func (f Fault) String() string { return FaultList.String(f) }
 
-// ParseFault returns the fault named name.
-func ParseFault(name string) (Fault, error) {
-	for _, fi := range FaultList {
-		if fi.Name == name {
-			return fi.Fault, nil
-		}
-	}
-	var all []string
-	for _, fi := range FaultList {
-		all = append(all, fi.Name)
-	}
-	return 0, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(all, ", "))
-}
+// ParseFault returns the fault named name, or an error naming every
+// classic fault.
+func ParseFault(name string) (Fault, error) { return FaultList.Parse(name) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -62,7 +63,7 @@ const (
 
 // MemberState is where a member is in the classic membership protocol.
 //
-// The transitions (memberTransitions) are:
+// The transitions (memberStates.Moves) are:
 //
 //	Unjoined     -> Joining (Start), Left
 //	Joining      -> Joining (join restarted), AwaitingSync, Failed, Left
@@ -90,34 +91,29 @@ const (
 	Failed
 )
 
-var memberStateNames = [...]string{"unjoined", "joining", "awaiting-sync", "stable", "left", "failed"}
+// memberStates names the member states and holds the moves a member may
+// make (memberStates.Moves[from], a bit per state); become panics on any
+// other move.
+var memberStates = node.Machine[MemberState]{
+	Enum:  node.Enum[MemberState]{Type: "member-state", Names: []string{"unjoined", "joining", "awaiting-sync", "stable", "left", "failed"}},
+	Owner: "classic: member",
+	Moves: []uint32{
+		Unjoined:     1<<Joining | 1<<Left,
+		Joining:      1<<Joining | 1<<AwaitingSync | 1<<Failed | 1<<Left,
+		AwaitingSync: 1<<Joining | 1<<Stable | 1<<Failed | 1<<Left,
+		Stable:       1<<Joining | 1<<Failed | 1<<Left,
+		Left:         0,
+		Failed:       0,
+	},
+}
 
 // String names the state.
-func (s MemberState) String() string {
-	if int(s) < len(memberStateNames) {
-		return memberStateNames[s]
-	}
-	return fmt.Sprintf("member-state(%d)", s)
-}
-
-// memberTransitions[from] is the set of states a member may move to from
-// from, as a bit mask. become panics on any other move.
-var memberTransitions = [...]uint8{
-	Unjoined:     1<<Joining | 1<<Left,
-	Joining:      1<<Joining | 1<<AwaitingSync | 1<<Failed | 1<<Left,
-	AwaitingSync: 1<<Joining | 1<<Stable | 1<<Failed | 1<<Left,
-	Stable:       1<<Joining | 1<<Failed | 1<<Left,
-	Left:         0,
-	Failed:       0,
-}
+func (s MemberState) String() string { return memberStates.Name(s) }
 
 // become moves the member to state to. It is the only place the state
 // changes; an impossible move is a bug in this file and panics.
 func (m *Member) become(to MemberState) {
-	if int(m.state) >= len(memberTransitions) || memberTransitions[m.state]&(1<<to) == 0 {
-		panic(fmt.Sprintf("classic: member %s: invalid transition [%s -> %s]", m.cfg.Name, m.state, to))
-	}
-	m.state = to
+	m.state = memberStates.Move(m.cfg.Name, m.state, to, nil)
 }
 
 // memberTimer is one of the member's timers: whether it is armed and when
@@ -126,6 +122,13 @@ type memberTimer struct {
 	armed bool
 	at    Millis `canon:"instant"`
 }
+
+// Deadline reports whether the timer is armed and its deadline
+// (node.Slot).
+func (t memberTimer) Deadline() (bool, Millis) { return t.armed, t.at }
+
+// Set arms the timer at at, or disarms it (node.Slot).
+func (t *memberTimer) Set(armed bool, at Millis) { t.armed, t.at = armed, at }
 
 // Member is one member process of a classic group as a pure node: Kafka's
 // AbstractCoordinator and ConsumerCoordinator (and Connect's
@@ -238,7 +241,7 @@ func NewMember(cfg MemberConfig) (*Member, error) {
 	if cfg.HeartbeatInterval >= cfg.SessionTimeout {
 		return fail("heartbeat interval %d must be below the session timeout %d", cfg.HeartbeatInterval, cfg.SessionTimeout)
 	}
-	topics, err := memberTopics(cfg.Topics)
+	topics, err := node.Subscription(cfg.Topics)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -262,18 +265,6 @@ func NewMember(cfg MemberConfig) (*Member, error) {
 	}, nil
 }
 
-// memberTopics returns topics sorted and without duplicates in a new slice,
-// or an error for an empty topic name.
-func memberTopics(topics []string) ([]string, error) {
-	for _, t := range topics {
-		if t == "" {
-			return nil, errors.New("empty topic name in subscription")
-		}
-	}
-	out := slices.Compact(slices.Sorted(slices.Values(topics)))
-	return slices.Clip(out), nil
-}
-
 // Step applies one input to the member, mutating it in place, and returns
 // what the driver must do: messages to send, timers to arm or cancel,
 // callbacks to run, and, on the step a leader sends its SyncGroup, the
@@ -285,9 +276,9 @@ func memberTopics(topics []string) ([]string, error) {
 // In Left and Failed the member ignores every input. Step panics on an
 // event type it does not know, on a request message delivered to it, and
 // on a Subscribe naming an empty topic (all driver bugs).
-func (m *Member) Step(in Input) Output {
+func (m *Member) Step(in node.Input) Output {
 	var out Output
-	if m.state == Left || m.state == Failed {
+	if memberStates.Final(m.state) {
 		return out
 	}
 	now := in.Now
@@ -296,17 +287,17 @@ func (m *Member) Step(in Input) Output {
 		m.receive(now, e, &out)
 	case TimerFired:
 		m.timerFired(now, e.Timer, &out)
-	case Start:
+	case node.Start:
 		if m.state == Unjoined {
 			m.joinGroup(now, &out)
 		}
-	case Subscribe:
+	case node.Subscribe:
 		m.subscribe(now, e.Topics, &out)
-	case Leave:
+	case node.Leave:
 		m.leave(&out)
 	case RequestRejoin:
 		m.requestRejoin(now, false, &out)
-	case MetadataUpdate:
+	case node.MetadataUpdate:
 		m.metadataUpdate(now, e.Topics, &out)
 	default:
 		panic(fmt.Sprintf("classic: member %s: unknown event %T", m.cfg.Name, in.Event))
@@ -340,11 +331,6 @@ func (m *Member) nextSeq() uint64 {
 	return m.seq
 }
 
-// send queues a message to the coordinator.
-func (m *Member) send(msg Message, out *Output) {
-	out.Messages = append(out.Messages, Envelope{From: m.cfg.Name, To: CoordinatorNode, Msg: msg})
-}
-
 // callback queues an application callback.
 func (m *Member) callback(kind CallbackKind, rs spec.Set, gen spec.Generation, detail string, out *Output) {
 	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Generation: gen, Detail: detail})
@@ -352,16 +338,12 @@ func (m *Member) callback(kind CallbackKind, rs spec.Set, gen spec.Generation, d
 
 // arm (re)arms timer k to fire at at.
 func (m *Member) arm(k TimerKind, at Millis, out *Output) {
-	m.timers[k] = memberTimer{armed: true, at: at}
-	out.Timers = append(out.Timers, TimerCmd{Timer: Timer{Kind: k}, At: at})
+	node.ArmSlot(m.timers[:], k, Timer{Kind: k}, at, out)
 }
 
 // cancel disarms timer k if it is armed.
 func (m *Member) cancel(k TimerKind, out *Output) {
-	if m.timers[k].armed {
-		m.timers[k] = memberTimer{}
-		out.Timers = append(out.Timers, TimerCmd{Timer: Timer{Kind: k}, Cancel: true})
-	}
+	node.CancelSlot(m.timers[:], k, Timer{Kind: k}, out)
 }
 
 // cancelAll disarms every armed timer.
@@ -483,16 +465,7 @@ func (m *Member) String() string {
 		b.WriteString(" rejoin-after-sync")
 	}
 	b.WriteString("\n  timers")
-	armed := false
-	for k, t := range m.timers {
-		if t.armed {
-			fmt.Fprintf(&b, " %s@%d", TimerKind(k), t.at)
-			armed = true
-		}
-	}
-	if !armed {
-		b.WriteString(" none")
-	}
+	b.WriteString(node.SlotsString[memberTimer, *memberTimer, TimerKind](m.timers[:]))
 	b.WriteString("\n  metadata")
 	for _, t := range m.metadata.Names() {
 		fmt.Fprintf(&b, " %s:%d", t, m.metadata[t])

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -14,14 +15,9 @@ import (
 // acts; any other firing is stale (the timer was cancelled or re-armed
 // later) and ignored.
 func (m *Member) timerFired(now Millis, t Timer, out *Output) {
-	if t.Member != "" || int(t.Kind) >= len(m.timers) {
+	if t.Member != "" || !node.FireSlot(m.timers[:], t.Kind, now) {
 		return
 	}
-	slot := m.timers[t.Kind]
-	if !slot.armed || now < slot.at {
-		return
-	}
-	m.timers[t.Kind] = memberTimer{}
 	switch t.Kind {
 	case HeartbeatTimer:
 		// Kafka's heartbeat thread runs in COMPLETING_REBALANCE and STABLE
@@ -29,7 +25,7 @@ func (m *Member) timerFired(now Millis, t Timer, out *Output) {
 		// alive and the timer lapses until the next JoinGroupResponse.
 		if m.state == AwaitingSync || m.state == Stable {
 			m.heartbeatSeq = m.nextSeq()
-			m.send(HeartbeatRequest{Seq: m.heartbeatSeq, MemberID: m.id, InstanceID: m.cfg.InstanceID, Generation: m.generation}, out)
+			out.Send(m.cfg.Name, CoordinatorNode, HeartbeatRequest{Seq: m.heartbeatSeq, MemberID: m.id, InstanceID: m.cfg.InstanceID, Generation: m.generation})
 			m.arm(HeartbeatTimer, now+m.cfg.HeartbeatInterval, out)
 		}
 	case RequestTimer:
@@ -69,7 +65,7 @@ func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
 // rejoins); then the member rejoins with the new subscription. The same
 // subscription again is a no-op.
 func (m *Member) subscribe(now Millis, topics []string, out *Output) {
-	ts, err := memberTopics(topics)
+	ts, err := node.Subscription(topics)
 	if err != nil {
 		panic("classic: member " + m.cfg.Name + ": Subscribe: " + err.Error())
 	}
@@ -98,7 +94,7 @@ func (m *Member) leave(out *Output) {
 	}
 	m.owned, m.kept = nil, nil
 	if m.cfg.InstanceID == "" && m.id != "" {
-		m.send(LeaveGroupRequest{Seq: m.nextSeq(), MemberID: m.id}, out)
+		out.Send(m.cfg.Name, CoordinatorNode, LeaveGroupRequest{Seq: m.nextSeq(), MemberID: m.id})
 	}
 	m.cancelAll(out)
 	m.joinSeq, m.syncSeq, m.heartbeatSeq = 0, 0, 0

@@ -87,7 +87,7 @@ func (m *Member) sendJoin(now Millis, out *Output) {
 		ps[i] = ProtocolMetadata{Name: p.Name(), Metadata: md}
 	}
 	m.joinSeq = m.nextSeq()
-	m.send(JoinGroupRequest{
+	out.Send(m.cfg.Name, CoordinatorNode, JoinGroupRequest{
 		Seq:              m.joinSeq,
 		MemberID:         m.id,
 		InstanceID:       m.cfg.InstanceID,
@@ -96,7 +96,7 @@ func (m *Member) sendJoin(now Millis, out *Output) {
 		Protocols:        ps,
 		SessionTimeout:   m.cfg.SessionTimeout,
 		RebalanceTimeout: m.cfg.RebalanceTimeout,
-	}, out)
+	})
 	m.arm(RequestTimer, now+m.cfg.RebalanceTimeout+memberJoinSlack, out)
 }
 
@@ -168,7 +168,7 @@ func (m *Member) sendSync(now Millis, out *Output) {
 	req := m.sync
 	req.Seq = m.syncSeq
 	req.Assignments = slices.Clone(m.sync.Assignments)
-	m.send(req, out)
+	out.Send(m.cfg.Name, CoordinatorNode, req)
 	m.arm(RequestTimer, now+m.cfg.SessionTimeout, out)
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -43,14 +45,7 @@ func fixed(as map[spec.MemberID]Assignment, mem LeaderMemory) func(LeaderInput) 
 	}
 }
 
-func set(t testing.TB, s string) spec.Set {
-	t.Helper()
-	out, err := spec.ParseSet(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+func set(t testing.TB, s string) spec.Set { return nodetest.Set(t, s) }
 
 // testConfig is member A, subscribed to t, knowing t:4 and u:2, speaking
 // the cooperative fake protocol, with the default timeouts.
@@ -87,16 +82,11 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, cfg MemberConfig) *harness {
-	t.Helper()
-	m, err := NewMember(cfg)
-	if err != nil {
-		t.Fatalf("NewMember: %v", err)
-	}
-	return &harness{t: t, m: m}
+	return &harness{t: t, m: nodetest.Must(NewMember(cfg))}
 }
 
-func (h *harness) step(e Event) Output {
-	out := h.m.Step(Input{Now: h.now, Event: e})
+func (h *harness) step(e node.Event) Output {
+	out := h.m.Step(node.Input{Now: h.now, Event: e})
 	for _, env := range out.Messages {
 		if env.From != h.m.cfg.Name || env.To != CoordinatorNode {
 			h.t.Fatalf("message %s: want %s->%s", env, h.m.cfg.Name, CoordinatorNode)
@@ -150,7 +140,7 @@ func (h *harness) round(owned spec.Set) Output {
 	h.t.Helper()
 	switch h.m.State() {
 	case Unjoined:
-		h.step(Start{})
+		h.step(node.Start{})
 	case Stable:
 		h.step(RequestRejoin{Reason: "test"})
 	}
@@ -202,7 +192,7 @@ func TestMemberJoinSyncStable(t *testing.T) {
 			calls = nil
 			h := newHarness(t, testConfig(withProtocols(proto)))
 			h.now = 1000000
-			wantOutput(t, "start", h.step(Start{}),
+			wantOutput(t, "start", h.step(node.Start{}),
 				"send A->coordinator JoinGroup#1 member=- protocols=[coop=topics=[t];owned={};gen=-1;leader=-]\nset request@1035000\n")
 			if h.join.ClientID != "A" || h.join.ProtocolType != "consumer" || h.join.SessionTimeout != 10000 || h.join.RebalanceTimeout != 30000 {
 				t.Errorf("JoinGroup fields: %+v", h.join)
@@ -386,7 +376,7 @@ func TestMemberSyncApplies(t *testing.T) {
 
 func TestMemberScheduledRebalance(t *testing.T) {
 	h := newHarness(t, testConfig())
-	h.step(Start{})
+	h.step(node.Start{})
 	h.joinResp(JoinGroupResponse{})
 	h.now = 100
 	wantOutput(t, "sync with delay", h.syncResp(Assignment{Delay: 5000}), "cancel request\nset scheduled-rebalance@5100\n")
@@ -516,7 +506,7 @@ func TestMemberErrors(t *testing.T) {
 				if !h.m.View().Owns.IsEmpty() {
 					t.Errorf("a failed member still owns %s", h.m.View().Owns)
 				}
-				if o := h.step(Start{}); !o.IsEmpty() {
+				if o := h.step(node.Start{}); !o.IsEmpty() {
 					t.Errorf("failed member acted on Start: %s", o)
 				}
 			}
@@ -534,13 +524,13 @@ func TestMemberRejoinAfterSync(t *testing.T) {
 			return h.recv(HeartbeatResponse{Seq: h.hb.Seq, Error: spec.RebalanceInProgress})
 		}},
 		{"RequestRejoin", func(h *harness) Output { return h.step(RequestRejoin{}) }},
-		{"Subscribe", func(h *harness) Output { return h.step(Subscribe{Topics: []string{"t", "u"}}) }},
-		{"MetadataUpdate", func(h *harness) Output { return h.step(MetadataUpdate{Topics: spec.Topics{"t": 5}}) }},
+		{"Subscribe", func(h *harness) Output { return h.step(node.Subscribe{Topics: []string{"t", "u"}}) }},
+		{"MetadataUpdate", func(h *harness) Output { return h.step(node.MetadataUpdate{Topics: spec.Topics{"t": 5}}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, testConfig())
-			h.step(Start{})
+			h.step(node.Start{})
 			h.joinResp(JoinGroupResponse{})
 			h.now = 3000
 			out := tt.event(h)
@@ -566,11 +556,11 @@ func TestMemberStaleResponses(t *testing.T) {
 		run  func(t *testing.T, h *harness) Message // prepares h, returns the stale message
 	}{
 		{"join response with another seq", func(t *testing.T, h *harness) Message {
-			h.step(Start{})
+			h.step(node.Start{})
 			return JoinGroupResponse{Seq: h.join.Seq + 7, Generation: 1, MemberID: "A-1", Leader: "A-1", ProtocolName: "coop"}
 		}},
 		{"join response to a JoinGroup that was resent", func(t *testing.T, h *harness) Message {
-			h.step(Start{})
+			h.step(node.Start{})
 			old := h.join.Seq
 			h.now = 35000
 			h.step(TimerFired{Timer: Timer{Kind: RequestTimer}})
@@ -580,13 +570,13 @@ func TestMemberStaleResponses(t *testing.T) {
 			return JoinGroupResponse{Seq: old, Generation: 1, MemberID: "A-1", Leader: "A-1", ProtocolName: "coop"}
 		}},
 		{"duplicated join response", func(t *testing.T, h *harness) Message {
-			h.step(Start{})
+			h.step(node.Start{})
 			r := JoinGroupResponse{Seq: h.join.Seq, Generation: 1, MemberID: "A-1", Leader: "L-1", ProtocolName: "coop"}
 			h.recv(r)
 			return r
 		}},
 		{"sync response with another seq", func(t *testing.T, h *harness) Message {
-			h.step(Start{})
+			h.step(node.Start{})
 			h.joinResp(JoinGroupResponse{})
 			return SyncGroupResponse{Seq: h.sync.Seq + 1, Assignment: Assignment{Assigned: set(t, "{t-0}")}.Encode()}
 		}},
@@ -730,7 +720,7 @@ func TestMemberLeaderValidation(t *testing.T) {
 				prior := LeaderMemory{Generation: 1, Members: []spec.MemberID{"A-1"}}
 				h.m.memory = prior.Clone()
 				h.m.lastCompleted = 1
-				h.step(Start{})
+				h.step(node.Start{})
 				members := tt.members
 				if members == nil {
 					members = good
@@ -812,7 +802,7 @@ func TestMemberBadJoinResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, testConfig())
-			h.step(Start{})
+			h.step(node.Start{})
 			tt.resp.Seq = h.join.Seq
 			out := h.recv(tt.resp)
 			if h.m.State() != Failed || len(out.Callbacks) != 1 || out.Callbacks[0].Kind != Fatal || !strings.Contains(out.Callbacks[0].Detail, tt.want) {
@@ -825,7 +815,7 @@ func TestMemberBadJoinResponse(t *testing.T) {
 func TestMemberSkipAssignment(t *testing.T) {
 	var calls []LeaderInput
 	h := newHarness(t, testConfig(withProtocols(fakeProtocol{name: "coop", coop: true, calls: &calls})))
-	h.step(Start{})
+	h.step(node.Start{})
 	out := h.joinResp(JoinGroupResponse{Generation: 3, Leader: "A-1", MemberID: "A-1", SkipAssignment: true})
 	wantOutput(t, "KIP-814 static leader", out, "send A->coordinator SyncGroup#2 member=A-1 gen=3\nset request@10000\nset heartbeat@3000\n")
 	if len(calls) != 0 || out.Round != nil {
@@ -838,7 +828,7 @@ func TestMemberTimers(t *testing.T) {
 	fire := func(k TimerKind) Output { return h.step(TimerFired{Timer: Timer{Kind: k}}) }
 
 	wantOutput(t, "unarmed heartbeat", fire(HeartbeatTimer), "")
-	h.step(Start{})
+	h.step(node.Start{})
 	h.now = 34999
 	wantOutput(t, "request timer not yet due", fire(RequestTimer), "")
 	h.now = 35000
@@ -905,7 +895,7 @@ func TestMemberSubscribe(t *testing.T) {
 	}, {
 		name:   "joining sends a fresh JoinGroup",
 		cfg:    testConfig(),
-		setup:  func(h *harness) { h.step(Start{}) },
+		setup:  func(h *harness) { h.step(node.Start{}) },
 		topics: []string{"t", "u"},
 		want:   "send A->coordinator JoinGroup#2 member=- protocols=[coop=topics=[t u];owned={};gen=-1;leader=-]\nset request@35000\n",
 		state:  Joining,
@@ -921,7 +911,7 @@ func TestMemberSubscribe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, tt.cfg)
 			tt.setup(h)
-			wantOutput(t, "subscribe", h.step(Subscribe{Topics: tt.topics}), tt.want)
+			wantOutput(t, "subscribe", h.step(node.Subscribe{Topics: tt.topics}), tt.want)
 			if h.m.State() != tt.state {
 				t.Errorf("state %s, want %s", h.m.State(), tt.state)
 			}
@@ -932,8 +922,8 @@ func TestMemberSubscribe(t *testing.T) {
 	}
 	// The recorded subscription is what Start joins with.
 	h := newHarness(t, testConfig())
-	h.step(Subscribe{Topics: []string{"u"}})
-	h.step(Start{})
+	h.step(node.Subscribe{Topics: []string{"u"}})
+	h.step(node.Start{})
 	if got := string(h.join.Protocols[0].Metadata); got != "topics=[u];owned={};gen=-1;leader=-" {
 		t.Errorf("Start after Subscribe joins with %s", got)
 	}
@@ -956,7 +946,7 @@ func TestMemberLeave(t *testing.T) {
 		want:     "cancel heartbeat\ncallback revoked {t-0} gen=1\n",
 	}, {
 		name:  "before the first join response",
-		setup: func(h *harness) { h.step(Start{}) },
+		setup: func(h *harness) { h.step(node.Start{}) },
 		want:  "cancel request\n",
 	}, {
 		name:  "unjoined",
@@ -967,11 +957,11 @@ func TestMemberLeave(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, testConfig(func(c *MemberConfig) { c.InstanceID = tt.instance }))
 			tt.setup(h)
-			wantOutput(t, "leave", h.step(Leave{}), tt.want)
+			wantOutput(t, "leave", h.step(node.Leave{}), tt.want)
 			if h.m.State() != Left || !h.m.View().Owns.IsEmpty() {
 				t.Fatalf("after leave: %s", h.m)
 			}
-			for _, e := range []Event{Start{}, RequestRejoin{}, Subscribe{Topics: []string{"u"}}, Leave{}, TimerFired{Timer: Timer{Kind: HeartbeatTimer}},
+			for _, e := range []node.Event{node.Start{}, RequestRejoin{}, node.Subscribe{Topics: []string{"u"}}, node.Leave{}, TimerFired{Timer: Timer{Kind: HeartbeatTimer}},
 				Receive{From: CoordinatorNode, Msg: LeaveGroupResponse{Seq: 3}}, Receive{From: CoordinatorNode, Msg: JoinGroupRequest{}}} {
 				if out := h.step(e); !out.IsEmpty() {
 					t.Errorf("left member acted on %s: %s", e, out)
@@ -996,7 +986,7 @@ func TestMemberMetadataUpdate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, testConfig())
 			h.round(set(t, "{t-0}"))
-			out := h.step(MetadataUpdate{Topics: tt.topics})
+			out := h.step(node.MetadataUpdate{Topics: tt.topics})
 			if got := h.m.State() == Joining && len(out.Messages) == 1; got != tt.rejoin {
 				t.Errorf("rejoined=%v, want %v:\n%s", got, tt.rejoin, out)
 			}
@@ -1009,8 +999,8 @@ func TestMemberMetadataUpdate(t *testing.T) {
 	// metadata when the JoinGroupResponse arrives.
 	var calls []LeaderInput
 	h := newHarness(t, testConfig(withProtocols(fakeProtocol{name: "coop", coop: true, calls: &calls, assign: fixed(nil, LeaderMemory{})})))
-	h.step(Start{})
-	wantOutput(t, "metadata while joining", h.step(MetadataUpdate{Topics: spec.Topics{"t": 6}}), "")
+	h.step(node.Start{})
+	wantOutput(t, "metadata while joining", h.step(node.MetadataUpdate{Topics: spec.Topics{"t": 6}}), "")
 	h.joinResp(JoinGroupResponse{Leader: "A-1", Members: []JoinedMember{{MemberID: "A-1", Metadata: h.join.Protocols[0].Metadata}}})
 	if len(calls) != 1 || calls[0].Topics["t"] != 6 {
 		t.Errorf("leader assigned from stale metadata: %+v", calls)
@@ -1033,7 +1023,7 @@ func TestMemberCloneSharesNothing(t *testing.T) {
 	p := fakeProtocol{name: "coop", coop: true, assign: fixed(map[spec.MemberID]Assignment{"A-1": {Assigned: set(t, "{t-0}")}},
 		LeaderMemory{Generation: 1, Members: []spec.MemberID{"A-1"}, Assignment: spec.Assignment{"A-1": set(t, "{t-0}")}})}
 	h := newHarness(t, testConfig(withProtocols(p)))
-	h.step(Start{})
+	h.step(node.Start{})
 	h.joinResp(JoinGroupResponse{Leader: "A-1", Members: []JoinedMember{{MemberID: "A-1", Metadata: h.join.Protocols[0].Metadata}}})
 	c := h.m.Clone()
 	before := c.String()
@@ -1046,12 +1036,12 @@ func TestMemberCloneSharesNothing(t *testing.T) {
 	h.m.topics[0] = "z"
 	h.m.sync.Assignments[0].MemberID = "Z"
 	h.syncResp(Assignment{Assigned: set(t, "{t-0}")})
-	h.step(Leave{})
+	h.step(node.Leave{})
 	if after := c.String(); after != before {
 		t.Errorf("clone changed with the original:\n%s\n->\n%s", before, after)
 	}
 	// The clone carries on independently.
-	out := c.Step(Input{Now: 0, Event: Receive{From: CoordinatorNode, Msg: SyncGroupResponse{Seq: 2, Assignment: Assignment{Assigned: set(t, "{t-0}")}.Encode()}}})
+	out := c.Step(node.Input{Now: 0, Event: Receive{From: CoordinatorNode, Msg: SyncGroupResponse{Seq: 2, Assignment: Assignment{Assigned: set(t, "{t-0}")}.Encode()}}})
 	if c.State() != Stable || !strings.Contains(out.String(), "assigned {t-0}") {
 		t.Errorf("clone did not step: %s\n%s", c, out)
 	}
@@ -1122,10 +1112,10 @@ func TestMemberPanics(t *testing.T) {
 	}{
 		{"impossible transition", func(m *Member) { m.become(Stable) }},
 		{"request delivered to a member", func(m *Member) {
-			m.Step(Input{Event: Receive{From: CoordinatorNode, Msg: HeartbeatRequest{}}})
+			m.Step(node.Input{Event: Receive{From: CoordinatorNode, Msg: HeartbeatRequest{}}})
 		}},
-		{"unknown event", func(m *Member) { m.Step(Input{}) }},
-		{"empty topic in Subscribe", func(m *Member) { m.Step(Input{Event: Subscribe{Topics: []string{""}}}) }},
+		{"unknown event", func(m *Member) { m.Step(node.Input{}) }},
+		{"empty topic in Subscribe", func(m *Member) { m.Step(node.Input{Event: node.Subscribe{Topics: []string{""}}}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -69,7 +70,7 @@ const (
 // without STALE (this model has no poll timer), with LEFT standing for
 // Kafka's UNSUBSCRIBED after a leave (a left member is done).
 //
-// The transitions (memberTransitions, Kafka's table of legal previous
+// The transitions (memberStates.Moves, Kafka's table of legal previous
 // states where it applies; a move to the same state is always allowed,
 // as in Kafka's transitionTo):
 //
@@ -118,42 +119,37 @@ const (
 	MemberFatal
 )
 
-var memberStateNames = [...]string{"unsubscribed", "joining", "reconciling", "acknowledging", "stable", "fenced", "prepare-leaving", "leaving", "left", "fatal"}
+// memberStates names the member states and holds the moves a member may
+// make to another state (memberStates.Moves[from], a bit per state);
+// become panics on any other move.
+var memberStates = node.Machine[MemberState]{
+	Enum:  node.Enum[MemberState]{Type: "member-state", Names: []string{"unsubscribed", "joining", "reconciling", "acknowledging", "stable", "fenced", "prepare-leaving", "leaving", "left", "fatal"}},
+	Owner: "nextgen: member",
+	Moves: []uint32{
+		MemberUnsubscribed:   1<<MemberJoining | 1<<MemberLeft,
+		MemberJoining:        1<<MemberReconciling | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+		MemberReconciling:    1<<MemberAcknowledging | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+		MemberAcknowledging:  1<<MemberReconciling | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+		MemberStable:         1<<MemberReconciling | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
+		MemberFenced:         1 << MemberJoining,
+		MemberPrepareLeaving: 1<<MemberLeaving | 1<<MemberFatal,
+		MemberLeaving:        1 << MemberLeft,
+		MemberLeft:           0,
+		MemberFatal:          0,
+	},
+}
 
 // String names the state.
-func (s MemberState) String() string {
-	if int(s) < len(memberStateNames) {
-		return memberStateNames[s]
-	}
-	return fmt.Sprintf("member-state(%d)", s)
-}
-
-// memberTransitions[from] is the set of states a member may move to from
-// from, as a bit mask. become panics on any other move.
-var memberTransitions = [...]uint16{
-	MemberUnsubscribed:   1<<MemberJoining | 1<<MemberLeft,
-	MemberJoining:        1<<MemberReconciling | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
-	MemberReconciling:    1<<MemberAcknowledging | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
-	MemberAcknowledging:  1<<MemberReconciling | 1<<MemberStable | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
-	MemberStable:         1<<MemberReconciling | 1<<MemberFenced | 1<<MemberPrepareLeaving | 1<<MemberFatal,
-	MemberFenced:         1 << MemberJoining,
-	MemberPrepareLeaving: 1<<MemberLeaving | 1<<MemberFatal,
-	MemberLeaving:        1 << MemberLeft,
-	MemberLeft:           0,
-	MemberFatal:          0,
-}
+func (s MemberState) String() string { return memberStates.Name(s) }
 
 // become moves the member to state to. It is the only place the state
-// changes; staying in the same state is allowed, any other move outside
-// memberTransitions is a bug in this file and panics.
+// changes; staying in the same state is allowed (as in Kafka's
+// transitionTo), any other move outside memberStates.Moves is a bug in
+// this file and panics.
 func (m *Member) become(to MemberState) {
-	if to == m.state {
-		return
+	if to != m.state {
+		m.state = memberStates.Move(m.cfg.Name, m.state, to, nil)
 	}
-	if int(m.state) >= len(memberTransitions) || memberTransitions[m.state]&(1<<to) == 0 {
-		panic(fmt.Sprintf("nextgen: member %s: invalid transition [%s -> %s]", m.cfg.Name, m.state, to))
-	}
-	m.state = to
 }
 
 // memberTimer is one of the member's timers: whether it is armed and when
@@ -162,6 +158,13 @@ type memberTimer struct {
 	armed bool
 	at    Millis `canon:"instant"` // 0 while not armed
 }
+
+// Deadline reports whether the timer is armed and its deadline
+// (node.Slot).
+func (t memberTimer) Deadline() (bool, Millis) { return t.armed, t.at }
+
+// Set arms the timer at at, or disarms it (node.Slot).
+func (t *memberTimer) Set(armed bool, at Millis) { t.armed, t.at = armed, at }
 
 // Member is one KIP-848 consumer as a pure node: Kafka's
 // ConsumerMembershipManager and ConsumerHeartbeatRequestManager reduced to
@@ -183,7 +186,7 @@ type Member struct {
 	// interval is the heartbeat interval of the last response.
 	interval Millis `canon:"duration"`
 
-	topics []string // current subscription, sorted and distinct
+	topics []string // current subscription, sorted and distinct; replaced whole, never written in place
 
 	// owned is the member's local assignment: what it reports in
 	// TopicPartitions. Normally it includes the partitions being revoked
@@ -276,19 +279,14 @@ func isBlank(s string) bool {
 	return strings.TrimFunc(s, func(c rune) bool { return c <= ' ' }) == ""
 }
 
-// memberTopics returns topics sorted and without duplicates in a new slice,
-// or an error for no topics or an empty topic name.
+// memberTopics returns topics as node.Subscription does, or an error for
+// no topics (a KIP-848 member subscribes to something) or an empty topic
+// name.
 func memberTopics(topics []string) ([]string, error) {
 	if len(topics) == 0 {
 		return nil, errors.New("no topics: a member joins with a non-empty subscription")
 	}
-	for _, t := range topics {
-		if t == "" {
-			return nil, errors.New("empty topic name in subscription")
-		}
-	}
-	out := slices.Compact(slices.Sorted(slices.Values(topics)))
-	return slices.Clip(out), nil
+	return node.Subscription(topics)
 }
 
 // Step applies one input to the member, mutating it in place, and returns
@@ -303,9 +301,9 @@ func memberTopics(topics []string) ([]string, error) {
 // an event type it does not know, a message other than a
 // HeartbeatResponse, and a Subscribe with no topics or an empty topic name
 // (all driver bugs).
-func (m *Member) Step(in Input) Output {
+func (m *Member) Step(in node.Input) Output {
 	var out Output
-	if m.state == MemberLeft || m.state == MemberFatal {
+	if memberStates.Final(m.state) {
 		return out
 	}
 	now := in.Now
@@ -314,28 +312,23 @@ func (m *Member) Step(in Input) Output {
 		m.receive(now, e, &out)
 	case TimerFired:
 		m.timerFired(now, e.Timer, &out)
-	case Start:
+	case node.Start:
 		if m.state == MemberUnsubscribed {
 			m.join(now, &out)
 		}
-	case Subscribe:
+	case node.Subscribe:
 		m.subscribe(now, e.Topics, &out)
-	case Leave:
+	case node.Leave:
 		m.leave(now, &out)
 	case RevocationDone:
 		m.revocationDone(now, e.Resources, &out)
-	case MetadataUpdate:
+	case node.MetadataUpdate:
 		// Metadata is the coordinator's concern in KIP-848: the member
 		// subscribes by name and receives partitions.
 	default:
 		panic(fmt.Sprintf("nextgen: member %s: unknown event %T", m.cfg.Name, in.Event))
 	}
 	return out
-}
-
-// send queues a message to the coordinator.
-func (m *Member) send(msg Message, out *Output) {
-	out.Messages = append(out.Messages, Envelope{From: m.cfg.Name, To: CoordinatorNode, Msg: msg})
 }
 
 // callback queues an application callback.
@@ -345,16 +338,12 @@ func (m *Member) callback(kind CallbackKind, rs spec.Set, epoch spec.Epoch, deta
 
 // arm (re)arms timer k to fire at at.
 func (m *Member) arm(k TimerKind, at Millis, out *Output) {
-	m.timers[k] = memberTimer{armed: true, at: at}
-	out.Timers = append(out.Timers, TimerCmd{Timer: Timer{Kind: k}, At: at})
+	node.ArmSlot(m.timers[:], k, Timer{Kind: k}, at, out)
 }
 
 // cancel disarms timer k if it is armed.
 func (m *Member) cancel(k TimerKind, out *Output) {
-	if m.timers[k].armed {
-		m.timers[k] = memberTimer{}
-		out.Timers = append(out.Timers, TimerCmd{Timer: Timer{Kind: k}, Cancel: true})
-	}
+	node.CancelSlot(m.timers[:], k, Timer{Kind: k}, out)
 }
 
 // cancelAll disarms every armed timer.
@@ -449,13 +438,11 @@ func (m *Member) View() spec.MemberView {
 	}
 }
 
-// Clone returns a deep copy of m that shares nothing mutable with it (sets
-// are immutable and shared).
+// Clone returns a copy of m that shares nothing mutable with it: its sets
+// and topic lists are never written in place (a change replaces them
+// whole), so the copy shares them.
 func (m *Member) Clone() *Member {
 	c := *m
-	c.cfg.Topics = slices.Clone(m.cfg.Topics)
-	c.topics = slices.Clone(m.topics)
-	c.sentTopics = slices.Clone(m.sentTopics)
 	return &c
 }
 
@@ -492,15 +479,6 @@ func (m *Member) String() string {
 		fmt.Fprintf(&b, "\n  target=%s@%d", m.target, m.targetEpoch)
 	}
 	fmt.Fprintf(&b, "\n  seq=%d awaiting=%d full=%t timers", m.seq, m.awaitSeq, m.full)
-	armed := false
-	for k, t := range m.timers {
-		if t.armed {
-			fmt.Fprintf(&b, " %s@%d", TimerKind(k), t.at)
-			armed = true
-		}
-	}
-	if !armed {
-		b.WriteString(" none")
-	}
+	b.WriteString(node.SlotsString[memberTimer, *memberTimer, TimerKind](m.timers[:]))
 	return b.String()
 }

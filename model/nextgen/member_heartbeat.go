@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -120,7 +121,7 @@ func (m *Member) sendHeartbeat(now Millis, out *Output) {
 	r := m.buildRequest()
 	m.seq++
 	r.Seq, m.awaitSeq = m.seq, m.seq
-	m.send(r, out)
+	out.Send(m.cfg.Name, CoordinatorNode, r)
 	m.cancel(HeartbeatTimer, out)
 	m.arm(RequestTimer, now+m.cfg.RequestTimeout, out)
 	if m.state == MemberAcknowledging {
@@ -132,14 +133,9 @@ func (m *Member) sendHeartbeat(now Millis, out *Output) {
 // acts; any other firing is stale (the timer was cancelled or re-armed
 // later) and ignored.
 func (m *Member) timerFired(now Millis, t Timer, out *Output) {
-	if t.Member != "" || int(t.Kind) >= len(m.timers) {
+	if t.Member != "" || !node.FireSlot(m.timers[:], t.Kind, now) {
 		return
 	}
-	slot := m.timers[t.Kind]
-	if !slot.armed || now < slot.at {
-		return
-	}
-	m.timers[t.Kind] = memberTimer{}
 	switch t.Kind {
 	case HeartbeatTimer:
 		if m.awaitSeq == 0 && m.heartbeating() {

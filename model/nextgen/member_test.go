@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -34,18 +36,13 @@ type memberHarness struct {
 }
 
 func newMemberHarness(t *testing.T, cfg MemberConfig) *memberHarness {
-	t.Helper()
-	m, err := NewMember(cfg)
-	if err != nil {
-		t.Fatalf("NewMember: %v", err)
-	}
-	return &memberHarness{t: t, m: m}
+	return &memberHarness{t: t, m: nodetest.Must(NewMember(cfg))}
 }
 
 // step applies e at the harness's clock.
-func (h *memberHarness) step(e Event) Output {
+func (h *memberHarness) step(e node.Event) Output {
 	h.t.Helper()
-	out := h.m.Step(Input{Now: h.now, Event: e})
+	out := h.m.Step(node.Input{Now: h.now, Event: e})
 	for _, env := range out.Messages {
 		if env.From != h.m.cfg.Name || env.To != CoordinatorNode {
 			h.t.Fatalf("message %s: want %s->%s", env, h.m.cfg.Name, CoordinatorNode)
@@ -112,14 +109,7 @@ func okResp(t testing.TB, id spec.MemberID, epoch spec.Epoch, assignment string)
 	return r
 }
 
-func mset(t testing.TB, s string) spec.Set {
-	t.Helper()
-	out, err := spec.ParseSet(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+func mset(t testing.TB, s string) spec.Set { return nodetest.Set(t, s) }
 
 // lines joins want lines into the form Output.String prints.
 func lines(ls ...string) string {
@@ -166,7 +156,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func stable(t *testing.T, owned string, mods ...func(*MemberConfig)) *memberHarness {
 	t.Helper()
 	h := newMemberHarness(t, memberConfig(mods...))
-	h.step(Start{})
+	h.step(node.Start{})
 	h.at(10).ok(1, owned)
 	h.at(20).ok(1, "null")
 	checkState(t, h.m, MemberStable)
@@ -232,20 +222,20 @@ func TestMemberJoinRequest(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newMemberHarness(t, memberConfig(c.mod))
 			checkState(t, h.m, MemberUnsubscribed)
-			checkOut(t, "start", h.step(Start{}), c.want...)
+			checkOut(t, "start", h.step(node.Start{}), c.want...)
 			checkState(t, h.m, MemberJoining)
 			r := h.last()
 			if !r.OwnedSent || !r.TopicPartitions.IsEmpty() || !r.SubscriptionSent || r.MemberEpoch != 0 || h.m.Epoch() != 0 {
 				t.Errorf("join request %+v: want epoch 0, owned sent and empty, subscription sent", r)
 			}
-			checkOut(t, "second start", h.step(Start{}))
+			checkOut(t, "second start", h.step(node.Start{}))
 		})
 	}
 }
 
 func TestMemberAssignment(t *testing.T) {
 	h := newMemberHarness(t, memberConfig())
-	h.step(Start{})
+	h.step(node.Start{})
 	checkOut(t, "join response", h.at(10).ok(1, "{t-0 t-1}"),
 		beat(1, "{t-0 t-1}"), cancelReq, "set request@30010", "callback assigned {t-0 t-1} epoch=1")
 	checkState(t, h.m, MemberStable)
@@ -264,7 +254,7 @@ func TestMemberAssignment(t *testing.T) {
 
 	t.Run("an empty first assignment needs no acknowledgement", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		h.step(Start{})
+		h.step(node.Start{})
 		checkOut(t, "join response", h.at(10).ok(4, "{}"), cancelReq, "set heartbeat@3010")
 		checkState(t, h.m, MemberStable)
 		if g := h.m.View().Generation; g != 4 {
@@ -273,7 +263,7 @@ func TestMemberAssignment(t *testing.T) {
 	})
 	t.Run("a join response without assignment keeps joining with full requests", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		h.step(Start{})
+		h.step(node.Start{})
 		checkOut(t, "join response", h.at(10).ok(4, "null"), cancelReq, "set heartbeat@3010")
 		checkState(t, h.m, MemberJoining)
 		checkOut(t, "next", h.at(3010).fire(HeartbeatTimer), full(4, "{}"), "set request@33010")
@@ -396,7 +386,7 @@ func TestMemberFenced(t *testing.T) {
 	}
 	t.Run("a fenced join backs off", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		h.step(Start{})
+		h.step(node.Start{})
 		checkOut(t, "fenced join", h.at(10).fail(spec.FencedMemberEpoch), cancelReq, "set heartbeat@5010")
 		checkState(t, h.m, MemberJoining)
 		checkOut(t, "rejoin", h.at(5010).fire(HeartbeatTimer), full(0, "{}"), "set request@35010")
@@ -424,7 +414,7 @@ func TestMemberFatal(t *testing.T) {
 			if !h.m.View().Owns.IsEmpty() {
 				t.Errorf("view %s: want nothing owned", h.m.View())
 			}
-			for _, e := range []Event{TimerFired{Timer: Timer{Kind: HeartbeatTimer}}, Start{}, Leave{}, Subscribe{Topics: []string{"x"}},
+			for _, e := range []node.Event{TimerFired{Timer: Timer{Kind: HeartbeatTimer}}, node.Start{}, node.Leave{}, node.Subscribe{Topics: []string{"x"}},
 				Receive{From: CoordinatorNode, Msg: okResp(t, "A-1", 9, "{t-9}")}} {
 				checkOut(t, "after fatal: "+e.String(), h.at(100000).step(e))
 			}
@@ -432,7 +422,7 @@ func TestMemberFatal(t *testing.T) {
 	}
 	t.Run("an error while joining", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		h.step(Start{})
+		h.step(node.Start{})
 		checkOut(t, "fatal", h.at(10).fail(spec.GroupMaxSizeReached),
 			cancelReq, "callback fatal {} epoch=0: ConsumerGroupHeartbeat: GROUP_MAX_SIZE_REACHED: boom")
 	})
@@ -521,12 +511,12 @@ func TestMemberStaleResponses(t *testing.T) {
 
 func TestMemberSeq(t *testing.T) {
 	h := newMemberHarness(t, memberConfig())
-	h.step(Start{})
+	h.step(node.Start{})
 	h.at(30000).fire(RequestTimer)
 	h.at(30010).ok(1, "{t-0}")
 	h.at(30020).ok(1, "null")
 	h.at(33020).fire(HeartbeatTimer)
-	h.at(33030).step(Leave{})
+	h.at(33030).step(node.Leave{})
 	h.at(34000).step(RevocationDone{Resources: mset(t, "{t-0}")})
 	var got []uint64
 	for _, r := range h.sent {
@@ -549,14 +539,14 @@ func TestMemberSeq(t *testing.T) {
 func TestMemberRequestTimeout(t *testing.T) {
 	t.Run("join lost", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		h.step(Start{})
+		h.step(node.Start{})
 		checkOut(t, "early", h.at(29999).fire(RequestTimer))
 		checkOut(t, "another node's timer", h.at(30000).step(TimerFired{Timer: Timer{Kind: RequestTimer, Member: "B-1"}}))
 		checkOut(t, "resend", h.at(30000).fire(RequestTimer), joinReq, "set request@60000")
 	})
 	t.Run("acknowledgement lost: the resend is full and repeats it", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		h.step(Start{})
+		h.step(node.Start{})
 		h.at(10).ok(1, "{t-0}")
 		checkOut(t, "resend", h.at(30010).fire(RequestTimer), full(1, "{t-0}"), "set request@60010")
 		checkOut(t, "answer", h.at(30020).ok(1, "{t-0}"), cancelReq, "set heartbeat@33020")
@@ -583,11 +573,11 @@ func TestMemberLeave(t *testing.T) {
 			h := stable(t, c.owned, c.mod)
 			leaveReq := "send A->coordinator Heartbeat member=A-1 epoch=" + itoa(int(c.epoch)) + " instance=" + c.inst +
 				" rack=null rebalance-timeout=-1 subscription=null assignor=null owned="
-			out := h.at(100).step(Leave{})
+			out := h.at(100).step(node.Leave{})
 			if c.revoke != nil {
 				checkOut(t, "leave", out, c.revoke...)
 				checkState(t, h.m, MemberPrepareLeaving)
-				checkOut(t, "leave again", h.step(Leave{}))
+				checkOut(t, "leave again", h.step(node.Leave{}))
 				checkOut(t, "still heartbeating", h.at(3020).fire(HeartbeatTimer),
 					strings.Replace(beat(1, "null"), "instance=null", "instance="+c.inst, 1), "set request@33020")
 				checkOut(t, "an assignment is ignored", h.at(3030).ok(2, "{t-0 t-1}"), cancelReq, "set heartbeat@6030")
@@ -604,18 +594,18 @@ func TestMemberLeave(t *testing.T) {
 			checkOut(t, "the answer to the lost leave", h.at(40001).recv(HeartbeatResponse{Seq: h.last().Seq - 1, MemberID: "A-1", MemberEpoch: c.epoch}))
 			checkOut(t, "left", h.at(40010).recv(HeartbeatResponse{Seq: h.last().Seq, MemberID: "A-1", MemberEpoch: c.epoch}), cancelReq)
 			checkState(t, h.m, MemberLeft)
-			checkOut(t, "after left", h.step(Start{}))
+			checkOut(t, "after left", h.step(node.Start{}))
 		})
 	}
 	t.Run("before start", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		checkOut(t, "leave", h.step(Leave{}))
+		checkOut(t, "leave", h.step(node.Leave{}))
 		checkState(t, h.m, MemberLeft)
 	})
 	t.Run("while joining", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		h.step(Start{})
-		checkOut(t, "leave", h.at(5).step(Leave{}),
+		h.step(node.Start{})
+		checkOut(t, "leave", h.at(5).step(node.Leave{}),
 			"send A->coordinator Heartbeat member=A-1 epoch=-1 instance=null rack=null rebalance-timeout=-1 subscription=null assignor=null owned=null",
 			"set request@30005")
 		checkOut(t, "an error answers the leave", h.at(6).fail(spec.UnknownMemberID), cancelReq)
@@ -625,14 +615,14 @@ func TestMemberLeave(t *testing.T) {
 		h := stable(t, "{t-0 t-1}")
 		h.at(3020).fire(HeartbeatTimer)
 		h.at(3030).ok(1, "{t-0}")
-		checkOut(t, "leave", h.at(3040).step(Leave{}), "callback revoke {t-0} epoch=1")
+		checkOut(t, "leave", h.at(3040).step(node.Leave{}), "callback revoke {t-0} epoch=1")
 		checkOut(t, "part done", h.at(3050).step(RevocationDone{Resources: mset(t, "{t-1}")}))
 		checkOut(t, "all done", h.at(3060).step(RevocationDone{Resources: mset(t, "{t-0}")}),
 			beat(-1, "{}"), "cancel heartbeat", "set request@33060")
 	})
 	t.Run("fenced while preparing to leave", func(t *testing.T) {
 		h := stable(t, "{t-0}")
-		h.at(100).step(Leave{})
+		h.at(100).step(node.Leave{})
 		h.at(3020).fire(HeartbeatTimer)
 		checkOut(t, "fenced", h.at(3030).fail(spec.FencedMemberEpoch), cancelReq, "callback lost {t-0} epoch=1")
 		checkState(t, h.m, MemberLeft)
@@ -643,8 +633,8 @@ func TestMemberSubscribe(t *testing.T) {
 	subs := "send A->coordinator Heartbeat member=A-1 epoch=1 instance=null rack=null rebalance-timeout=-1 subscription=[t v] assignor=null owned=null"
 	t.Run("stable: sent at once, alone", func(t *testing.T) {
 		h := stable(t, "{t-0}")
-		checkOut(t, "subscribe", h.at(100).step(Subscribe{Topics: []string{"v", "t", "v"}}), subs, "cancel heartbeat", "set request@30100")
-		checkOut(t, "same again", h.at(101).step(Subscribe{Topics: []string{"t", "v"}}))
+		checkOut(t, "subscribe", h.at(100).step(node.Subscribe{Topics: []string{"v", "t", "v"}}), subs, "cancel heartbeat", "set request@30100")
+		checkOut(t, "same again", h.at(101).step(node.Subscribe{Topics: []string{"t", "v"}}))
 		if got := h.m.View().Subscription; !slices.Equal(got, []string{"t", "v"}) {
 			t.Errorf("view subscription %v", got)
 		}
@@ -652,13 +642,13 @@ func TestMemberSubscribe(t *testing.T) {
 	t.Run("awaiting: sent after the answer", func(t *testing.T) {
 		h := stable(t, "{t-0}")
 		h.at(3020).fire(HeartbeatTimer)
-		checkOut(t, "subscribe", h.at(3021).step(Subscribe{Topics: []string{"t", "v"}}))
+		checkOut(t, "subscribe", h.at(3021).step(node.Subscribe{Topics: []string{"t", "v"}}))
 		checkOut(t, "answer", h.at(3030).ok(1, "null"), subs, cancelReq, "set request@33030")
 	})
 	t.Run("before start: the join carries it", func(t *testing.T) {
 		h := newMemberHarness(t, memberConfig())
-		checkOut(t, "subscribe", h.step(Subscribe{Topics: []string{"x"}}))
-		checkOut(t, "start", h.step(Start{}),
+		checkOut(t, "subscribe", h.step(node.Subscribe{Topics: []string{"x"}}))
+		checkOut(t, "start", h.step(node.Start{}),
 			"send A->coordinator Heartbeat member=A-1 epoch=0 instance=null rack=null rebalance-timeout=300000 subscription=[x] assignor=null owned={}",
 			"set request@30000")
 	})
@@ -669,7 +659,7 @@ func TestMemberSubscribe(t *testing.T) {
 				t.Error("Subscribe{} did not panic")
 			}
 		}()
-		h.step(Subscribe{})
+		h.step(node.Subscribe{})
 	})
 }
 
@@ -679,15 +669,15 @@ func TestMemberClone(t *testing.T) {
 	h.at(3030).ok(1, "{t-0}")
 	c := h.m.Clone()
 	before := c.String()
-	h.at(3040).step(Subscribe{Topics: []string{"v"}})
+	h.at(3040).step(node.Subscribe{Topics: []string{"v"}})
 	h.step(RevocationDone{Resources: mset(t, "{t-1}")})
 	h.at(5000).ok(2, "{t-0 v-0}")
 	if c.String() != before {
 		t.Fatalf("clone changed with the original:\n%s\nwant\n%s", c, before)
 	}
 	orig := h.m.String()
-	c.Step(Input{Now: 4000, Event: Leave{}})
-	c.Step(Input{Now: 4000, Event: RevocationDone{Resources: mset(t, "{t-0 t-1}")}})
+	c.Step(node.Input{Now: 4000, Event: node.Leave{}})
+	c.Step(node.Input{Now: 4000, Event: RevocationDone{Resources: mset(t, "{t-0 t-1}")}})
 	checkState(t, c, MemberLeaving)
 	if h.m.String() != orig {
 		t.Fatalf("original changed with the clone:\n%s\nwant\n%s", h.m, orig)
@@ -734,8 +724,8 @@ func TestMemberTransitions(t *testing.T) {
 			t.Error("an unknown event did not panic")
 		}
 	}()
-	m.Step(Input{Event: MetadataUpdate{}})
-	m.Step(Input{Event: nil})
+	m.Step(node.Input{Event: node.MetadataUpdate{}})
+	m.Step(node.Input{Event: nil})
 }
 
 func TestMemberString(t *testing.T) {

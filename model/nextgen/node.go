@@ -2,7 +2,6 @@ package nextgen
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -26,32 +25,23 @@ func (OffsetCommitRequest) isMessage() {}
 func (OffsetFetchRequest) isMessage()  {}
 func (OffsetResponse) isMessage()      {}
 
-// The node vocabulary this family shares with every other (package
-// model/node), instantiated with the next-gen protocol's messages, timers
-// and callbacks.
+// The node vocabulary this family shares with every other is package
+// model/node's. The family names the instances of node's generic types with
+// its own messages, timers and callbacks (the block below); the input and
+// the events every family shares (Input, Event, Start, Subscribe, Leave,
+// MetadataUpdate) are written node.Input and so on. How the next-gen nodes
+// take them: Start makes a member join (the application subscribed and
+// polls); Leave makes it leave (a static member leaves temporarily, epoch
+// -2); MetadataUpdate tells the coordinator the current partition counts (a
+// topic was created, deleted, or gained partitions).
 type (
 	// Envelope is a message in flight between two nodes.
 	Envelope = node.Envelope[Message]
-	// Input is an Event at the driver's time Now; Now never goes
-	// backwards between the inputs of one node.
-	Input = node.Input
-	// Event is one thing that happens to a node.
-	Event = node.Event
 	// Receive delivers a message sent by node From.
 	Receive = node.Receive[Message]
 	// TimerFired reports that a timer the node armed reached its deadline.
 	// A node ignores firings of timers it has since cancelled or moved.
 	TimerFired = node.TimerFired[Timer]
-	// Start tells a member to join (the application subscribed and polls).
-	Start = node.Start
-	// Subscribe changes a member's subscription.
-	Subscribe = node.Subscribe
-	// Leave tells a member to leave the group (a static member leaves
-	// temporarily, epoch -2).
-	Leave = node.Leave
-	// MetadataUpdate tells the coordinator the current partition counts (a
-	// topic was created, deleted, or gained partitions).
-	MetadataUpdate = node.MetadataUpdate
 	// TimerCmd arms a timer to fire at At, or cancels it.
 	TimerCmd = node.TimerCmd[Timer]
 	// Output is what one Step asks the driver to do: send Messages, apply
@@ -89,15 +79,10 @@ const (
 	RequestTimer
 )
 
-var timerNames = [...]string{"?", "session", "rebalance", "heartbeat", "request"}
+var timerKinds = node.Enum[TimerKind]{Type: "timer", Names: []string{"?", "session", "rebalance", "heartbeat", "request"}}
 
 // String names the timer kind.
-func (k TimerKind) String() string {
-	if int(k) < len(timerNames) {
-		return timerNames[k]
-	}
-	return fmt.Sprintf("timer(%d)", k)
-}
+func (k TimerKind) String() string { return timerKinds.Name(k) }
 
 // Timer names one timer of one node; a node has at most one armed timer per
 // Timer value.
@@ -136,15 +121,10 @@ const (
 	Fatal
 )
 
-var callbackNames = [...]string{"?", "assigned", "revoke", "lost", "fatal"}
+var callbackKinds = node.Enum[CallbackKind]{Type: "callback", Names: []string{"?", "assigned", "revoke", "lost", "fatal"}}
 
 // String names the callback kind.
-func (k CallbackKind) String() string {
-	if int(k) < len(callbackNames) {
-		return callbackNames[k]
-	}
-	return fmt.Sprintf("callback(%d)", k)
-}
+func (k CallbackKind) String() string { return callbackKinds.Name(k) }
 
 // Callback asks the application to run a rebalance callback.
 type Callback struct {
@@ -184,47 +164,24 @@ const (
 )
 
 // FaultInfo names and describes one fault switch.
-type FaultInfo struct {
-	Fault Fault
-	Name  string
-	Doc   string
-}
+type FaultInfo = node.Switch[Fault]
 
 // FaultList is every fault switch of the next-gen protocol.
-var FaultList = []FaultInfo{
-	{AssignBeforeRelease, "assign-before-release", "the coordinator assigns a partition before its previous owner released it (ExclusiveOwnership)"},
-	{SkipEpochCheck, "skip-epoch-check", "the coordinator accepts heartbeats at any member epoch (ExclusiveOwnership)"},
-	{StraightToTarget, "straight-to-target", "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
+var FaultList = node.Switches[Fault]{
+	{Fault: AssignBeforeRelease, Name: "assign-before-release", Doc: "the coordinator assigns a partition before its previous owner released it (ExclusiveOwnership)"},
+	{Fault: SkipEpochCheck, Name: "skip-epoch-check", Doc: "the coordinator accepts heartbeats at any member epoch (ExclusiveOwnership)"},
+	{Fault: StraightToTarget, Name: "straight-to-target", Doc: "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
 }
 
 // Has reports whether every fault of x is in f.
-func (f Fault) Has(x Fault) bool { return f&x == x && x != 0 }
+func (f Fault) Has(x Fault) bool { return node.Has(f, x) }
 
 // String lists the names of the faults in f, "none" for the empty set.
-func (f Fault) String() string {
-	var names []string
-	for _, fi := range FaultList {
-		if f.Has(fi.Fault) {
-			names = append(names, fi.Name)
-		}
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ",")
-}
+func (f Fault) String() string { return FaultList.String(f) }
 
-// ParseFault returns the fault named name.
-func ParseFault(name string) (Fault, error) {
-	var all []string
-	for _, fi := range FaultList {
-		if fi.Name == name {
-			return fi.Fault, nil
-		}
-		all = append(all, fi.Name)
-	}
-	return 0, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(all, ", "))
-}
+// ParseFault returns the fault named name, or an error naming every
+// next-gen fault.
+func ParseFault(name string) (Fault, error) { return FaultList.Parse(name) }
 
 // Semantics selects between today's upstream behaviour (the zero value)
 // and the behaviour before a named Kafka fix, so the checker can show what

@@ -146,6 +146,11 @@ type Output[M, T, C fmt.Stringer] struct {
 	Round *spec.Round
 }
 
+// Send appends msg, sent by node from to node to, to the messages.
+func (o *Output[M, T, C]) Send(from, to string, msg M) {
+	o.Messages = append(o.Messages, Envelope[M]{From: from, To: to, Msg: msg})
+}
+
 // IsEmpty reports whether the output asks for nothing.
 func (o Output[M, T, C]) IsEmpty() bool {
 	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil

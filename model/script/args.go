@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -75,6 +76,13 @@ func NonNegative(args []Arg, key string) (int64, error) {
 		return 0, fmt.Errorf("%s=%q: want a non-negative number", key, v)
 	}
 	return n, nil
+}
+
+// Millis returns the value of key as a non-negative duration or time in
+// milliseconds, 0 when absent.
+func Millis(args []Arg, key string) (node.Millis, error) {
+	n, err := NonNegative(args, key)
+	return node.Millis(n), err
 }
 
 // ParseLine splits one command line of a scenario file into its verb and

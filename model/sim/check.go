@@ -34,7 +34,7 @@ func Owners(v spec.View) uint64 {
 	for _, mv := range v.Members {
 		e.String(mv.Name)
 		e.String(mv.Owns.String())
-		e.Value(mv.Current)
+		e.Bool(mv.Current)
 	}
 	return canon.Fingerprint(e.Finish())
 }

@@ -35,13 +35,21 @@ type Timers[T Timer, M ~int64] []Pending[T, M]
 // Set arms timer t of node at at (replacing an earlier deadline), or
 // disarms it when cancel is set.
 func (ts Timers[T, M]) Set(node string, t T, at M, cancel bool) Timers[T, M] {
-	out := slices.DeleteFunc(slices.Clone(ts), func(p Pending[T, M]) bool { return p.Node == node && p.Timer == t })
+	out := make(Timers[T, M], 0, len(ts)+1)
+	for _, p := range ts {
+		if p.Node != node || p.Timer != t {
+			out = append(out, p)
+		}
+	}
 	if cancel {
 		return out
 	}
 	p := Pending[T, M]{Node: node, Timer: t, At: at}
 	i, _ := slices.BinarySearchFunc(out, p, compare[T, M])
-	return slices.Insert(out, i, p)
+	out = append(out, Pending[T, M]{})
+	copy(out[i+1:], out[i:])
+	out[i] = p
+	return out
 }
 
 // DropNode disarms every timer of node (its process stopped).

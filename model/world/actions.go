@@ -112,8 +112,7 @@ type Used struct {
 
 // deliverable returns the indexes of the messages that may be delivered
 // next under the family's network, or every one when unordered.
-func (w *World[M, T, C, P]) deliverable(unordered bool) []int {
-	out := make([]int, 0, len(w.InFlight))
+func (w *World[M, T, C, P]) deliverable(out []int, unordered bool) []int {
 	switch {
 	case unordered:
 		for i := range w.InFlight {
@@ -126,7 +125,8 @@ func (w *World[M, T, C, P]) deliverable(unordered bool) []int {
 			}
 		}
 	default:
-		var senders []string
+		var senderBuf [16]string
+		senders := senderBuf[:0]
 		for i, e := range w.InFlight {
 			if e.To == node.CoordinatorNode {
 				if slices.Contains(senders, e.From) {
@@ -145,9 +145,12 @@ func (w *World[M, T, C, P]) deliverable(unordered bool) []int {
 // completed revocations, lost and duplicated messages, grown topics, then
 // each member's joins, restarts, crashes, leaves and subscription
 // changes.
-func (w *World[M, T, C, P]) Enabled(b Bounds[P], u Used) []Action {
-	var out []Action
-	heads := w.deliverable(b.Unordered)
+func (w *World[M, T, C, P]) Enabled(b Bounds[P], u Used) []Action { return w.AppendEnabled(nil, b, u) }
+
+// AppendEnabled appends the actions Enabled returns to out.
+func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []Action {
+	var headBuf [16]int
+	heads := w.deliverable(headBuf[:0], b.Unordered)
 	for _, i := range heads {
 		out = append(out, Action{Kind: Deliver, Index: i})
 	}

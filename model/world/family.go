@@ -83,6 +83,13 @@ type Coordinator[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
 	String() string
 }
 
+// Forker is a coordinator that can also fork: copy itself for a world
+// that will not change the original while the copy is in use, sharing
+// what the copy has not written yet (cheaper than CloneCoordinator).
+type Forker[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
+	ForkCoordinator() Coordinator[M, T, C]
+}
+
 // Member is a family's member node as the world drives it.
 type Member[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
 	// Step applies one input (see the family's member).
@@ -144,6 +151,12 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// ConfigKey writes the whole configuration but its name, for symmetry.
 	EncodeConfig(e *canon.Encoder, cfg P)
 	ConfigKey(cfg P) string
+	// EncodeMessage and EncodeTimer write a message's and a timer's
+	// canonical encodings: every field, abstracted as its canon tag says
+	// (correlation ids with Seq, instants with Instant, generations with
+	// Generation), and the message's kind first.
+	EncodeMessage(e *canon.Encoder, m M)
+	EncodeTimer(e *canon.Encoder, t T)
 	// RestartLeft reports whether a process that left may start again
 	// (next-gen: a static member's bounce), besides a crashed one.
 	RestartLeft() bool
@@ -177,8 +190,12 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// RoundUnit names the unit for the law's detail ("assignment rounds",
 	// "member epoch bumps").
 	RoundUnit() string
-	// Verb runs a scenario command that is the family's own: "group"
-	// (which sets s.W), "add-member" and the family's extra verbs;
-	// handled is false for a command the family does not know.
+	// Group runs the scenario command "group": it makes the group's world
+	// from the family's options and sets s.W. AddMember runs "add-member":
+	// it adds and starts a member configured by the family's options.
+	Group(s *Script[M, T, C, P], args []Arg) error
+	AddMember(s *Script[M, T, C, P], args []Arg) error
+	// Verb runs a scenario command that is the family's own; handled is
+	// false for a command the family does not know.
 	Verb(s *Script[M, T, C, P], cmd string, args []Arg) (handled bool, err error)
 }

@@ -2,11 +2,11 @@ package world
 
 import (
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/node"
@@ -15,13 +15,8 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-func init() {
-	canon.RegisterTimeType(reflect.TypeFor[node.Millis]())
-	canon.RegisterIdentityType(reflect.TypeFor[spec.Generation]())
-}
-
 // Kind says who takes an action, which decides how liveness treats it
-// (the model checker's checker.Kind).
+// (checker.Kind is this type).
 type Kind uint8
 
 const (
@@ -182,7 +177,7 @@ func (m *Model[M, T, C, P]) Init() []*State[M, T, C, P] {
 // allows and the group is settled.
 func (m *Model[M, T, C, P]) Actions(s *State[M, T, C, P], dst []Action) []Action {
 	start := len(dst)
-	dst = append(dst, s.W.Enabled(m.bounds, s.U)...)
+	dst = s.W.AppendEnabled(dst, m.bounds, s.U)
 	if m.cfg.EnvWhenQuiet && len(s.W.InFlight) > 0 {
 		kept := slices.DeleteFunc(dst[start:], func(a Action) bool {
 			return a.Kind != Deliver && a.Kind != FireNext && a.Kind != Drop && a.Kind != Duplicate && a.Kind != CompleteRevocation
@@ -205,12 +200,12 @@ func (m *Model[M, T, C, P]) Actions(s *State[M, T, C, P], dst []Action) []Action
 // the count passes MaxRounds.
 func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C, P], []spec.Violation) {
 	t := &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
-	t.W.Log = nil
+	t.W.Log, t.W.unlogged = nil, true
 	before, rounds := len(t.W.Violations), len(t.W.Rounds)
 	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {
 		panic(fmt.Sprintf("world: enabled action %s failed: %v", a, err))
 	}
-	t.W.Log = nil
+	t.W.Log, t.W.frozen = nil, true
 	viols := slices.Clone(t.W.Violations[before:])
 	t.W.Violations = t.W.Violations[:before]
 	sent := len(t.W.Rounds) - rounds
@@ -247,34 +242,44 @@ func (m *Model[M, T, C, P]) Kind(a Action) Kind {
 // distinct actions), fire as one action, and a completed revocation by its
 // member.
 func (m *Model[M, T, C, P]) FairKey(s *State[M, T, C, P], a Action) uint64 {
-	e := &canon.Encoder{SkipSeq: true}
-	e.Int(int64(a.Kind))
+	e, f := fairEncoders.Get().(*[2]canon.Encoder), fairEncoders.Get().(*[2]canon.Encoder)
+	defer fairEncoders.Put(e)
+	defer fairEncoders.Put(f)
+	// msg encodes the i-th message in flight into x, identities
+	// abstracted as Encode does.
+	msg := func(x *canon.Encoder, i int) []byte {
+		*x = canon.Encoder{Buf: x.Buf[:0], SkipSeq: true}
+		if m.cfg.LeaderBounces < 0 {
+			m.abstractIdentities(x, s)
+			x.Reset()
+		}
+		s.W.encodeEnvelope(x, s.W.InFlight[i])
+		return x.Finish()
+	}
+	key := &e[0]
+	*key = canon.Encoder{Buf: key.Buf[:0], SkipSeq: true}
+	key.Int(int64(a.Kind))
 	switch a.Kind {
 	case Deliver:
-		msg := func(i int) []byte {
-			f := &canon.Encoder{SkipSeq: true}
-			if m.cfg.LeaderBounces < 0 {
-				m.abstractIdentities(f, s)
-				f.Reset()
-			}
-			f.Value(s.W.InFlight[i])
-			return f.Finish()
-		}
 		env := s.W.InFlight[a.Index]
-		me := msg(a.Index)
+		me := msg(&e[1], a.Index)
 		rank := 0
-		for i, f := range s.W.InFlight[:a.Index] {
-			if f.From == env.From && f.To == env.To && string(msg(i)) == string(me) {
+		for i, other := range s.W.InFlight[:a.Index] {
+			if other.From == env.From && other.To == env.To && string(msg(&f[0], i)) == string(me) {
 				rank++
 			}
 		}
-		e.Buf = append(e.Buf, me...)
-		e.Int(int64(rank))
+		key.Buf = append(key.Buf, me...)
+		key.Int(int64(rank))
 	case CompleteRevocation:
-		e.String(a.Member)
+		key.String(a.Member)
 	}
-	return canon.Fingerprint(e.Finish())
+	return canon.Fingerprint(key.Finish())
 }
+
+// fairEncoders are scratch encoders for FairKey, which the checker calls
+// from several workers.
+var fairEncoders = sync.Pool{New: func() any { return new([2]canon.Encoder) }}
 
 // Converged returns the violations of the liveness target in s: Coverage
 // and the protocol's balance law.
@@ -367,30 +372,17 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	if abstract {
 		u.LeaderBounces = 0
 	}
-	e.Value(u)
+	u.encode(e)
 	e.Int(int64(s.Rounds))
-	e.Value(w.Topics)
-	w.Coordinator.Encode(e)
+	e.Topics(w.Topics)
+	// A node is recorded once a second world shares it: most successors
+	// are encoded once and dropped as already seen.
+	w.coordinatorEnc.encode(e, w.coordinatorOwner != w, func() { w.Coordinator.Encode(e) })
 	names := w.Names()
 	e.Int(int64(len(names)))
 	for _, n := range names {
 		p := w.Processes[n]
-		e.String(n)
-		// Of the configuration only the subscription changes on a path
-		// (Subscribe; the model's bounces keep the rest), so the rest is
-		// the same in every state and left out.
-		w.Family.EncodeConfig(e, p.Config)
-		if p.Node == nil {
-			e.Value(nil)
-		} else {
-			p.Node.Encode(e)
-		}
-		e.Value(p.Isolated)
-		e.Value(p.Slow)
-		e.Value(p.Revoking)
-		if !abstract {
-			e.Int(int64(p.Incarnation))
-		}
+		p.enc.encode(e, p.owner != w, func() { encodeProcess(e, w, n, p, abstract) })
 	}
 	switch w.Family.Network() {
 	case Connections:
@@ -398,7 +390,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		e.Sorted(len(conns), func(i int) {
 			e.Int(int64(len(conns[i])))
 			for _, j := range conns[i] {
-				e.Value(w.InFlight[j])
+				w.encodeEnvelope(e, w.InFlight[j])
 			}
 		})
 	default:
@@ -406,16 +398,64 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		e.Sorted(len(senders), func(i int) {
 			e.Int(int64(len(senders[i])))
 			for _, j := range senders[i] {
-				e.Value(w.InFlight[j])
+				w.encodeEnvelope(e, w.InFlight[j])
 			}
 		})
-		e.Sorted(len(responses), func(i int) { e.Value(w.InFlight[responses[i]]) })
+		e.Sorted(len(responses), func(i int) { w.encodeEnvelope(e, w.InFlight[responses[i]]) })
 	}
 	e.Int(int64(len(w.Timers)))
 	for _, t := range w.Timers {
 		e.String(t.Node)
-		e.Value(t.Timer)
+		w.Family.EncodeTimer(e, t.Timer)
 		e.Instant(int64(t.At))
+	}
+}
+
+// encodeProcess writes a process: its name, subscription, node and
+// application state.
+func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.Encoder, w *World[M, T, C, P], name string, p *Process[M, T, C, P], abstract bool) {
+	e.String(name)
+	// Of the configuration only the subscription changes on a path
+	// (Subscribe; the model's bounces keep the rest), so the rest is the
+	// same in every state and left out.
+	w.Family.EncodeConfig(e, p.Config)
+	if p.Node == nil {
+		e.Len(0)
+	} else {
+		e.Len(1)
+		// The member's correlation ids are its own: the space of its
+		// address, as in the messages it sends and receives.
+		e.SeqSpace = p.Address(name)
+		p.Node.Encode(e)
+		e.SeqSpace = ""
+	}
+	e.Bool(p.Isolated)
+	e.Bool(p.Slow)
+	e.Set(p.Revoking)
+	if !abstract {
+		e.Int(int64(p.Incarnation))
+	}
+}
+
+// encodeEnvelope writes a message in flight: its addresses and the
+// message as the family encodes it, its correlation id in the space of
+// the member end (the sender of a request, the receiver of a response),
+// whose counter issued it.
+func (w *World[M, T, C, P]) encodeEnvelope(e *canon.Encoder, env node.Envelope[M]) {
+	e.String(env.From)
+	e.String(env.To)
+	e.SeqSpace = env.From
+	if env.From == node.CoordinatorNode {
+		e.SeqSpace = env.To
+	}
+	w.Family.EncodeMessage(e, env.Msg)
+	e.SeqSpace = ""
+}
+
+// encode writes the budget used, field by field.
+func (u Used) encode(e *canon.Encoder) {
+	for _, n := range [...]int{u.Crashes, u.Restarts, u.Leaves, u.Resubscribes, u.Drops, u.Duplicates, u.AddPartitions, u.LeaderBounces} {
+		e.Int(int64(n))
 	}
 }
 
@@ -483,7 +523,7 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 	for _, n := range names {
 		ids[n] = map[int64]bool{}
 	}
-	e.AbstractIdentities = func(_ reflect.Type, v int64) int64 { gens[v] = true; return v }
+	e.AbstractIdentities = func(v int64) int64 { gens[v] = true; return v }
 	e.Rename = func(str string) string {
 		for _, tok := range pattern.FindAllString(str, -1) {
 			if g, ok := strings.CutPrefix(tok, "gen="); ok {
@@ -509,7 +549,7 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 		}
 		return genRank[g]
 	}
-	e.AbstractIdentities = func(_ reflect.Type, v int64) int64 { return relGen(v) }
+	e.AbstractIdentities = relGen
 	incarnation := map[string]int{}
 	for _, n := range names {
 		incarnation[n] = w.Processes[n].Incarnation

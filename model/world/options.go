@@ -41,6 +41,36 @@ type CheckOptions[F any] struct {
 	EnvAnywhere bool
 }
 
+// DefaultCheckOptions is the world rebalance check explores by default,
+// for every family: three members, two of them settled in the group and
+// one that joins; two topics of two partitions; one crash, one leave and
+// one lost message.
+func DefaultCheckOptions[F any]() CheckOptions[F] {
+	return CheckOptions[F]{Members: 3, Joins: 1, Topics: 2, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1}
+}
+
+// Timing is a checked world's timing, in ms: short, so that timer phases
+// repeat soon and the state space stays small, and in Kafka's proportions:
+// heartbeats well inside the session timeout, the rebalance timeout longer
+// than the session timeout. A family's setup writes its scenario lines
+// with it.
+type Timing struct {
+	Heartbeat, Session, Rebalance int
+}
+
+// FaultsArg is the argument " faults=(a,b)" that turns faults on in the
+// scenario lines of a checked world's setup, or "" when none is on.
+func FaultsArg[F interface {
+	comparable
+	fmt.Stringer
+}](faults F) string {
+	var none F
+	if faults == none {
+		return ""
+	}
+	return " faults=(" + faults.String() + ")"
+}
+
 // MaxMembers is the most members a checked world may have: they are named
 // A to S, and T onwards name topics (the symmetry and identity renamings
 // tell members from topics by name).

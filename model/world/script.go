@@ -39,6 +39,10 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 	}
 	var err error
 	switch cmd {
+	case "group":
+		err = s.Family.Group(s, args)
+	case "add-member":
+		err = s.Family.AddMember(s, args)
 	case "stabilize":
 		if !s.W.Stabilize(StabilizeLimit) {
 			err = fmt.Errorf("stabilize: still %d messages in flight after %d steps", len(s.W.InFlight), StabilizeLimit)

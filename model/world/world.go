@@ -5,7 +5,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -39,6 +41,31 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// owner is the world that may change this process in place; a fork
 	// shares its parent's processes and copies one before changing it.
 	owner *World[M, T, C, P]
+	// enc caches the process's canonical encoding for the model checker
+	// (Model.Encode); a copy of the process gets a fresh, empty one.
+	enc *encCache
+}
+
+// encCache holds a node's recorded canonical encoding, shared by the
+// worlds that share the node. It is filled and read only by worlds that
+// share the node with its owner, which changes it no more (see Fork and
+// World.frozen), possibly by several checker workers at once.
+type encCache struct{ part atomic.Pointer[canon.Part] }
+
+// encode appends what write writes, recording it in c or replaying it
+// from c when shared is set (the world encoding the node does not own
+// it); otherwise it only writes.
+func (c *encCache) encode(e *canon.Encoder, shared bool, write func()) {
+	if !shared || c == nil {
+		write()
+		return
+	}
+	if e.Replay(c.part.Load()) {
+		return
+	}
+	if part := e.Record(write); part != nil {
+		c.part.Store(part)
+	}
 }
 
 // Address is the node address of the process's current incarnation: its
@@ -120,12 +147,28 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// coordinatorOwner is the world that may change Coordinator in place
 	// (see Fork).
 	coordinatorOwner *World[M, T, C, P]
+	// processesOwned is false while w shares the Processes map with the
+	// world it was forked from.
+	processesOwned bool
+	// names is the keys of Processes, sorted; replaced whole, never
+	// changed in place, so forks share it.
+	names []string
+	// unlogged makes logf a no-op: the model checker's steps keep no log
+	// (a counterexample is replayed as a scenario, which logs).
+	unlogged bool
+	// frozen is set on a model checker state once its step is done: it
+	// never changes again, so its nodes' encodings may be cached. Forks of
+	// it are not frozen; changing a frozen world panics.
+	frozen bool
+	// coordinatorEnc caches the coordinator's encoding (see encCache);
+	// replaced with a fresh one whenever the coordinator is copied.
+	coordinatorEnc *encCache
 }
 
 // New returns a world of family f with coordinator c over topics, and no
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
-	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process[M, T, C, P]{}}
+	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process[M, T, C, P]{}, processesOwned: true, coordinatorEnc: new(encCache)}
 	w.coordinatorOwner = w
 	w.prev = w.View()
 	return w
@@ -144,13 +187,16 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
 	c.coordinatorOwner = &c
+	c.coordinatorEnc = new(encCache)
+	c.frozen = false
 	c.Processes = make(map[string]*Process[M, T, C, P], len(w.Processes))
+	c.processesOwned = true
 	for n, p := range w.Processes {
 		q := *p
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
-		q.owner = &c
+		q.owner, q.enc = &c, new(encCache)
 		c.Processes[n] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -161,16 +207,18 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	return &c
 }
 
-// Fork returns a copy of w that shares the coordinator and the processes
-// with w until it changes them: it copies a node the first time it steps
-// it. Changing the fork never changes w; but w must not be changed while
+// Fork returns a copy of w that shares the coordinator, the processes and
+// the network with w until it changes them: it copies a node the first
+// time it steps it, the process map the first time it changes a process,
+// and never changes the messages in flight in place. Changing the fork never changes w; but w must not be changed while
 // the fork is in use (the model checker forks states it never changes
 // again). Topics is shared too: the world replaces it, never changes it in
 // place.
 func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
 	c := *w
-	c.Processes = maps.Clone(w.Processes)
-	c.InFlight = slices.Clone(w.InFlight)
+	c.frozen = false
+	c.processesOwned = false
+	c.InFlight = slices.Clip(w.InFlight)
 	c.Timers = slices.Clip(w.Timers)
 	c.Rounds = slices.Clip(w.Rounds)
 	c.Violations = slices.Clip(w.Violations)
@@ -181,29 +229,56 @@ func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
 // own returns the named process, copied first if w shares it with the
 // world it was forked from; nil if there is none.
 func (w *World[M, T, C, P]) own(name string) *Process[M, T, C, P] {
+	if w.frozen {
+		panic("world: a frozen world changes")
+	}
+	return w.ownProcess(name, true)
+}
+
+// ownProcess is own, copying the process's node only when keepNode is
+// set (Crash drops it).
+func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T, C, P] {
 	p := w.Processes[name]
 	if p == nil || p.owner == w {
 		return p
 	}
 	q := *p
-	if p.Node != nil {
+	if p.Node != nil && keepNode {
 		q.Node = p.Node.CloneMember()
 	}
-	q.owner = w
+	q.owner, q.enc = w, new(encCache)
+	w.ownProcesses()
 	w.Processes[name] = &q
 	return &q
 }
 
+// ownProcesses copies the process map if w shares it.
+func (w *World[M, T, C, P]) ownProcesses() {
+	if !w.processesOwned {
+		w.Processes = maps.Clone(w.Processes)
+		w.processesOwned = true
+	}
+}
+
 // ownCoordinator copies the coordinator if w shares it.
 func (w *World[M, T, C, P]) ownCoordinator() {
+	if w.frozen {
+		panic("world: a frozen world changes")
+	}
 	if w.coordinatorOwner != w {
-		w.Coordinator = w.Coordinator.CloneCoordinator()
+		if f, ok := w.Coordinator.(Forker[M, T, C]); ok {
+			w.Coordinator = f.ForkCoordinator()
+		} else {
+			w.Coordinator = w.Coordinator.CloneCoordinator()
+		}
 		w.coordinatorOwner = w
+		w.coordinatorEnc = new(encCache)
 	}
 }
 
 // Names returns the process names in sorted order.
-func (w *World[M, T, C, P]) Names() []string { return slices.Sorted(maps.Keys(w.Processes)) }
+// The slice is shared: the caller must not change it.
+func (w *World[M, T, C, P]) Names() []string { return w.names }
 
 // AddMember creates a process from cfg (its name must be new) and starts
 // it.
@@ -215,11 +290,13 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
 		return fmt.Errorf("member name %q is reserved", name)
 	}
-	p := &Process[M, T, C, P]{Config: cfg, owner: w}
+	p := &Process[M, T, C, P]{Config: cfg, owner: w, enc: new(encCache)}
 	if err := w.start(p); err != nil {
 		return err
 	}
+	w.ownProcesses()
 	w.Processes[name] = p
+	w.names = slices.Sorted(maps.Keys(w.Processes))
 	w.stepMember(name, node.Start{})
 	return nil
 }
@@ -260,10 +337,12 @@ func (w *World[M, T, C, P]) live(name string) (*Process[M, T, C, P], error) {
 // revocation are gone; messages to it will be lost. The coordinator
 // notices only through the session timeout.
 func (w *World[M, T, C, P]) Crash(name string) error {
-	p, err := w.live(name)
-	if err != nil {
+	if p, err := w.process(name); err != nil {
 		return err
+	} else if p.Node == nil {
+		return fmt.Errorf("member %s is down", name)
 	}
+	p := w.ownProcess(name, false)
 	p.Node = nil
 	p.Revoking = nil
 	w.Timers = w.Timers.DropNode(name)
@@ -395,7 +474,7 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
 	env := w.InFlight[i]
-	w.InFlight = slices.Delete(w.InFlight, i, i+1)
+	w.InFlight = w.withoutMessage(i)
 	if w.isolated(env.From) || w.isolated(env.To) {
 		w.logf("lost %s", env)
 		w.check()
@@ -417,6 +496,14 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 	return nil
 }
 
+// withoutMessage returns the messages in flight but the i-th, in a new
+// slice: a fork shares its parent's (see Fork).
+func (w *World[M, T, C, P]) withoutMessage(i int) []node.Envelope[M] {
+	out := make([]node.Envelope[M], 0, len(w.InFlight)-1+2)
+	out = append(out, w.InFlight[:i]...)
+	return append(out, w.InFlight[i+1:]...)
+}
+
 // InFlightCount is the number of messages in flight.
 func (w *World[M, T, C, P]) InFlightCount() int { return len(w.InFlight) }
 
@@ -426,7 +513,7 @@ func (w *World[M, T, C, P]) Drop(i int) error {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
 	w.logf("dropped %s", w.InFlight[i])
-	w.InFlight = slices.Delete(w.InFlight, i, i+1)
+	w.InFlight = w.withoutMessage(i)
 	w.check()
 	return nil
 }
@@ -436,7 +523,7 @@ func (w *World[M, T, C, P]) Duplicate(i int) error {
 	if i < 0 || i >= len(w.InFlight) {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
-	w.InFlight = append(w.InFlight, w.InFlight[i])
+	w.InFlight = append(slices.Clip(w.InFlight), w.InFlight[i])
 	w.logf("duplicated %s", w.InFlight[i])
 	w.check()
 	return nil
@@ -578,6 +665,9 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 }
 
 func (w *World[M, T, C, P]) logf(format string, args ...any) {
+	if w.unlogged {
+		return
+	}
 	w.Log = append(w.Log, fmt.Sprintf(format, args...))
 }
 
@@ -594,17 +684,21 @@ func (w *World[M, T, C, P]) violate(v spec.Violation) {
 }
 
 // check runs the state and step laws on the current view, and the
-// coordinator's invariants.
+// coordinator's invariants. A fork that has not stepped its coordinator
+// shares it with the world it was forked from, where it was checked, so
+// the invariants are checked again only where the coordinator changed.
 func (w *World[M, T, C, P]) check() {
-	v := w.View()
+	v := w.view(w.prev)
 	for _, x := range spec.CheckState(v) {
 		w.violate(x)
 	}
 	for _, x := range spec.CheckStep(w.prev, v) {
 		w.violate(x)
 	}
-	if err := w.Coordinator.CheckInvariants(); err != nil {
-		w.violate(spec.Violation{Law: CoordinatorInvariant, Detail: err.Error()})
+	if w.coordinatorOwner == w {
+		if err := w.Coordinator.CheckInvariants(); err != nil {
+			w.violate(spec.Violation{Law: CoordinatorInvariant, Detail: err.Error()})
+		}
 	}
 	w.prev = v
 }
@@ -614,19 +708,41 @@ func (w *World[M, T, C, P]) check() {
 // current incarnation; every other process that still believes it owns
 // something is fenced by its stale generation or epoch (commits under it
 // are rejected). A process that is down owns nothing.
-func (w *World[M, T, C, P]) View() spec.View {
-	v := spec.View{Topics: w.Topics}
-	for _, name := range w.Names() {
+func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}) }
+
+// view is View, taking the member views of processes that w shares with
+// the world it was forked from (unchanged since that world's last check)
+// from that world's view, prev, when it has them: only whether they are
+// current is computed again. Names are sorted in both, so one pass finds
+// them.
+func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
+	v := spec.View{Topics: w.Topics, Members: make([]spec.MemberView, 0, len(w.names))}
+	j := 0
+	for _, name := range w.names {
 		p := w.Processes[name]
+		for j < len(prev.Members) && prev.Members[j].Name < name {
+			j++
+		}
+		switch {
+		case p.owner != w && j < len(prev.Members) && prev.Members[j].Name == name:
+			v.Members = append(v.Members, prev.Members[j])
+		case p.Node == nil:
+			subs := w.Family.MemberTopics(p.Config)
+			if !slices.IsSorted(subs) {
+				subs = slices.Sorted(slices.Values(subs))
+			}
+			v.Members = append(v.Members, spec.MemberView{Name: name, Generation: spec.NoGeneration, Fenced: true, Subscription: subs})
+			continue
+		default:
+			v.Members = append(v.Members, p.Node.View())
+			w.Family.AdjustView(&v.Members[len(v.Members)-1])
+		}
 		if p.Node == nil {
-			v.Members = append(v.Members, spec.MemberView{Name: name, Generation: spec.NoGeneration, Fenced: true, Subscription: slices.Sorted(slices.Values(w.Family.MemberTopics(p.Config)))})
 			continue
 		}
-		mv := p.Node.View()
-		w.Family.AdjustView(&mv)
+		mv := &v.Members[len(v.Members)-1]
 		mv.Current = mv.ID != "" && w.Coordinator.IsMember(mv.ID) && w.Coordinator.MemberNode(mv.ID) == p.Address(name)
 		mv.Fenced = !mv.Current
-		v.Members = append(v.Members, mv)
 	}
 	return v.Sort()
 }

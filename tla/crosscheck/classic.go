@@ -2,12 +2,11 @@ package crosscheck
 
 import (
 	"fmt"
-	"reflect"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/rebalance-ref/rebalance/checker"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -47,13 +46,17 @@ import (
 // Members that left or failed keep only their state and view, as the
 // checker's encoding does.
 //
-// The image is one-to-one except for one thing: the checker's encoding
-// numbers correlation ids across all nodes, so two states that differ only
-// in whether a Seq of one member happens to equal a Seq of another are two
-// Go states with one image (no node ever compares two members' Seqs).
-// TestMergedStatesDifferOnlyInSeqs checks that every merged pair differs
-// in Seqs only, and TestProjectionKeepsEveryState that without lost
-// messages there is no merged pair.
+// The image is one-to-one: the checker's encoding numbers correlation ids
+// per member (no node ever compares two members' Seqs), so whether a Seq
+// of one member happens to equal a Seq of another is not part of a Go
+// state either. TestEveryGoStateHasItsOwnImage checks it in worlds where
+// such coincidences happen (with lost messages, or with 4 members and one
+// crash), and TestProjectionKeepsEveryState compares the checker's own
+// counts with the images'.
+//
+// The projection reads the nodes through their exported accessors only:
+// classic.Coordinator.Snapshot and classic.Member.Snapshot for the state
+// the others do not show (parked requests, the Seqs a member waits for).
 
 // ClassicConfigs are the classic configurations with a TLC config
 // tla/configs/<name>.cfg: the protocol and the options world.CheckWorld
@@ -95,23 +98,23 @@ type ClassicConfig struct {
 }
 
 // ClassicModel builds the checker model of the named configuration.
-func ClassicModel(name string) (checker.Classic, error) {
+func ClassicModel(name string) (*world.Model, error) {
 	c, ok := ClassicConfigs[name]
 	if !ok {
-		return checker.Classic{}, fmt.Errorf("no classic config %q", name)
+		return nil, fmt.Errorf("no classic config %q", name)
 	}
 	if err := classicSupported(c); err != nil {
-		return checker.Classic{}, fmt.Errorf("config %s: %v", name, err)
+		return nil, fmt.Errorf("config %s: %v", name, err)
 	}
 	cfg, err := world.CheckWorld(c.Protocol, c.Options)
 	if err != nil {
-		return checker.Classic{}, err
+		return nil, err
 	}
 	m, err := world.NewModel(cfg)
 	if err != nil {
-		return checker.Classic{}, err
+		return nil, err
 	}
-	return checker.Classic{Model: m}, nil
+	return m, nil
 }
 
 // classicSupported rejects the options Classic.tla does not model.
@@ -137,23 +140,23 @@ func ClassicGraph(name string) (*Graph, error) {
 	}
 	members := ClassicConfigs[name].Options.Members
 	state := func(s *world.State) tlaval.Value { return ClassicState(members, s) }
-	return FromModel[*world.State, world.Action](m, state, ClassicAction, 0)
+	return FromModel[*world.State, core.Action](m, state, ClassicAction, 0)
 }
 
 // ClassicAction names the TLA+ action a Go step is.
-func ClassicAction(_ *world.State, a world.Action) string {
+func ClassicAction(_ *world.State, a core.Action) string {
 	switch a.Kind {
-	case world.Deliver:
+	case core.Deliver:
 		return "Deliver"
-	case world.FireNext:
+	case core.FireNext:
 		return "Fire"
-	case world.Drop:
+	case core.Drop:
 		return "Drop"
-	case world.Join:
+	case core.Join:
 		return "Join"
-	case world.Crash:
+	case core.Crash:
 		return "Crash"
-	case world.Leave:
+	case core.Leave:
 		return "Leave"
 	}
 	panic(fmt.Sprintf("crosscheck: Classic.tla has no action for %s", a))
@@ -234,18 +237,6 @@ func clAsgs(as []classic.MemberAssignment) tlaval.Value {
 	return tlaval.Fcn(pairs...)
 }
 
-// field reads the unexported field name of the struct v points to (or is).
-func field(v reflect.Value, name string) reflect.Value {
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		v = v.Elem()
-	}
-	f := v.FieldByName(name)
-	if !f.IsValid() {
-		panic(fmt.Sprintf("crosscheck: %s has no field %s", v.Type(), name))
-	}
-	return f
-}
-
 // clProc is what the spec keeps of a process and the Seqs it waits for.
 type clProc struct {
 	rec                  tlaval.Value
@@ -300,7 +291,7 @@ func clRecord(fields map[string]tlaval.Value) tlaval.Value {
 	return tlaval.Rec(kv...)
 }
 
-func clProcess(p *world.Process, now classic.Millis) clProc {
+func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig], now classic.Millis) clProc {
 	// A fault switch is configuration, not state: the spec has none, and a
 	// world with one on shows up as the states and steps it changes (the
 	// cross-check's fault test relies on that).
@@ -322,41 +313,34 @@ func clProcess(p *world.Process, now classic.Millis) clProc {
 		f["owned"] = resourceSet(v.Owns, clResource)
 		return clProc{rec: clRecord(f)}
 	}
-	rv := reflect.ValueOf(m)
-	if !field(rv, "kept").IsNil() && field(rv, "kept").Len() > 0 {
+	ms := m.Snapshot()
+	if len(ms.Kept) > 0 {
 		panic("crosscheck: a member keeps revoked resources")
 	}
 	f["id"] = clIDv(m.ID())
 	f["gen"] = tlaval.Int(int(m.Generation()))
-	f["leader"] = clIDv(spec.MemberID(field(rv, "leader").String()))
+	f["leader"] = clIDv(ms.Leader)
 	f["owned"] = resourceSet(m.Owned(), clResource)
-	f["ownedGen"] = tlaval.Int(int(field(rv, "ownedGen").Int()))
-	f["ownedLeader"] = clIDv(spec.MemberID(field(rv, "ownedLeader").String()))
+	f["ownedGen"] = tlaval.Int(int(ms.OwnedGeneration))
+	f["ownedLeader"] = clIDv(ms.OwnedLeader)
 	f["lastCompleted"] = tlaval.Int(int(m.LastCompletedGeneration()))
 	f["memory"] = clMemory(m.LeaderMemory(), now)
 	pr := clProc{
-		joinSeq: field(rv, "joinSeq").Uint(),
-		syncSeq: field(rv, "syncSeq").Uint(),
-		hb:      field(rv, "heartbeatSeq").Uint(),
+		joinSeq: ms.JoinSeq,
+		syncSeq: ms.SyncSeq,
+		hb:      ms.HeartbeatSeq,
 		live:    true,
 	}
 	f["wJoin"] = tlaval.Bool(pr.joinSeq != 0)
 	f["wSync"] = tlaval.Bool(pr.syncSeq != 0)
 	f["wHb"] = tlaval.Bool(pr.hb != 0)
-	f["rejoin"] = tlaval.Bool(field(rv, "rejoinAfterSync").Bool())
-	sv := field(rv, "sync")
-	var asgs []tlaval.Value
-	as := sv.FieldByName("Assignments")
-	for i := range as.Len() {
-		a := as.Index(i)
-		asgs = append(asgs, clIDv(spec.MemberID(a.FieldByName("MemberID").String())),
-			clAsg(classic.Metadata(a.FieldByName("Assignment").String())))
-	}
-	if sv.FieldByName("Seq").Uint() != 0 || sv.FieldByName("InstanceID").String() != "" {
+	f["rejoin"] = tlaval.Bool(ms.RejoinAfterSync)
+	sync := ms.LastSync
+	if sync.Seq != 0 || sync.InstanceID != "" {
 		panic("crosscheck: stored SyncGroup with a Seq or an instance id")
 	}
-	f["sync"] = tlaval.Rec("member", clIDv(spec.MemberID(sv.FieldByName("MemberID").String())),
-		"gen", tlaval.Int(int(sv.FieldByName("Generation").Int())), "asgs", tlaval.Fcn(asgs...))
+	f["sync"] = tlaval.Rec("member", clIDv(sync.MemberID),
+		"gen", tlaval.Int(int(sync.Generation)), "asgs", clAsgs(sync.Assignments))
 	pr.rec = clRecord(f)
 	return pr
 }
@@ -398,46 +382,43 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 
 	// The coordinator.
 	c := world.CoordinatorOf(w)
-	cv := reflect.ValueOf(c)
-	if cv.Elem().FieldByName("instances").Len() != 0 {
+	cs := c.Snapshot()
+	if len(cs.Instances) != 0 {
 		panic("crosscheck: Classic.tla models no static members")
 	}
-	mv := field(cv, "members")
 	type parked struct {
 		id      spec.MemberID
 		arrival uint64
 	}
 	var order []parked
 	var cmem []tlaval.Value
-	for _, id := range c.Members() {
-		m := mv.MapIndex(reflect.ValueOf(id)).Elem()
+	for _, m := range cs.Members {
+		id := m.ID
 		n := processIndex(strings.SplitN(string(id), "-", 2)[0])
-		if node := m.FieldByName("node").String(); node != string(id[:1]) {
-			panic(fmt.Sprintf("crosscheck: member %s at node %s", id, node))
+		if m.Node != string(id[:1]) {
+			panic(fmt.Sprintf("crosscheck: member %s at node %s", id, m.Node))
 		}
-		protos := m.FieldByName("protocols")
-		if protos.Len() != 1 {
-			panic(fmt.Sprintf("crosscheck: member %s has %d protocols", id, protos.Len()))
+		if len(m.Protocols) != 1 {
+			panic(fmt.Sprintf("crosscheck: member %s has %d protocols", id, len(m.Protocols)))
 		}
-		meta := clSub(classic.Metadata(protos.Index(0).FieldByName("Metadata").String()))
-		park := func(p reflect.Value, kind string) tlaval.Value {
-			if !p.FieldByName("ok").Bool() {
+		meta := clSub(m.Protocols[0].Metadata)
+		park := func(p classic.ParkedRequest, kind string) tlaval.Value {
+			if !p.Parked {
 				return tlaval.Rec("ok", tlaval.Bool(false), "cur", tlaval.Bool(false))
 			}
-			if from := p.FieldByName("from").String(); from != string(id[:1]) {
-				panic(fmt.Sprintf("crosscheck: parked request of %s from %s", id, from))
+			if p.From != string(id[:1]) {
+				panic(fmt.Sprintf("crosscheck: parked request of %s from %s", id, p.From))
 			}
-			return tlaval.Rec("ok", tlaval.Bool(true), "cur", curOf(n, kind, p.FieldByName("seq").Uint()))
+			return tlaval.Rec("ok", tlaval.Bool(true), "cur", curOf(n, kind, p.Seq))
 		}
-		join := m.FieldByName("join")
-		if join.FieldByName("ok").Bool() {
-			order = append(order, parked{id, join.FieldByName("arrival").Uint()})
+		if m.Join.Parked {
+			order = append(order, parked{id, m.Join.Arrival})
 		}
 		cmem = append(cmem, clIDv(id), tlaval.Rec(
 			"meta", meta,
-			"asg", clOptAsg(classic.Metadata(m.FieldByName("assignment").String())),
-			"join", park(join, "join"),
-			"sync", park(m.FieldByName("sync"), "sync")))
+			"asg", clOptAsg(m.Assignment),
+			"join", park(m.Join, "join"),
+			"sync", park(m.Sync, "sync")))
 	}
 	slices.SortFunc(order, func(a, b parked) int { return int(a.arrival) - int(b.arrival) })
 	var orderv []tlaval.Value

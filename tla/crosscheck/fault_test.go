@@ -1,12 +1,12 @@
 package crosscheck
 
 import (
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/checker"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
@@ -39,7 +39,7 @@ func TestCrossCheckCatchesFaults(t *testing.T) {
 				return nil, err
 			}
 			state := func(s *classicworld.State) tlaval.Value { return ClassicState(c.Options.Members, s) }
-			return FromModel[*classicworld.State, classicworld.Action](checker.Classic{Model: m}, state, ClassicAction, 0)
+			return FromModel[*classicworld.State, core.Action](m, state, ClassicAction, 0)
 		}},
 		{"nextgen-m2j1t1p2", "assign-before-release", "cmem[2].assigned: {} / {<<1, 1>>}", func() (*Graph, error) {
 			o := NextGenConfigs["nextgen-m2j1t1p2"]
@@ -53,7 +53,7 @@ func TestCrossCheckCatchesFaults(t *testing.T) {
 				return nil, err
 			}
 			state := func(s *ngworld.State) tlaval.Value { return NextGenState(o.Members, s) }
-			return FromModel[*ngworld.State, ngworld.Action](checker.NextGen{Model: m}, state, NextGenAction, 0)
+			return FromModel[*ngworld.State, core.Action](m, state, NextGenAction, 0)
 		}},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {

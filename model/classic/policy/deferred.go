@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -40,16 +41,10 @@ const (
 	DelayIfDeparted
 )
 
+var leaderFailovers = node.Enum[LeaderFailover]{Type: "leader-failover", Names: []string{"reassign-immediately", "delay-if-departed"}}
+
 // String names the rule as the scenario scripts spell it.
-func (f LeaderFailover) String() string {
-	switch f {
-	case ReassignImmediately:
-		return "reassign-immediately"
-	case DelayIfDeparted:
-		return "delay-if-departed"
-	}
-	return fmt.Sprintf("leader-failover(%d)", uint8(f))
-}
+func (f LeaderFailover) String() string { return leaderFailovers.Name(f) }
 
 // DeferredConfig configures Deferred. The zero value is Connect's default.
 type DeferredConfig struct {

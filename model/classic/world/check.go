@@ -14,21 +14,17 @@ import (
 // LeaderFailover are its own.
 type CheckOptions = core.CheckOptions[classic.Faults]
 
-// DefaultCheckOptions is the world rebalance check explores by default:
-// three members, two of them settled in the group and one that joins; two
-// topics of two partitions; one crash, one leave and one lost message.
-func DefaultCheckOptions() CheckOptions {
-	return CheckOptions{Members: 3, Joins: 1, Topics: 2, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1}
-}
+// DefaultCheckOptions is the world rebalance check explores by default
+// (model/world.DefaultCheckOptions).
+func DefaultCheckOptions() CheckOptions { return core.DefaultCheckOptions[classic.Faults]() }
 
-// The checked world's timing, in ms: short, so that timer phases repeat
-// soon and the state space stays small, and in Kafka's proportions
-// (heartbeats well inside the session timeout, the rebalance timeout
-// longer than the session timeout, the scheduled delay longer still).
+// checkTiming is the checked world's timing (model/world.Timing); the
+// scheduled delay of Designs II and III is longer than the session
+// timeout, as the rebalance timeout is, and the step delay as short as a
+// heartbeat interval.
+var checkTiming = core.Timing{Heartbeat: 1000, Session: 2000, Rebalance: 3000}
+
 const (
-	checkHeartbeat = 1000
-	checkSession   = 2000
-	checkRebalance = 3000
 	checkDelay     = 3000
 	checkStepDelay = 1000
 )
@@ -63,32 +59,29 @@ func MaxRoundsOf(protocol string) int {
 
 // CheckWorld builds the CheckConfig of protocol with options o. It
 // returns an error for options that make no sense.
-func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
+func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	if err := o.Validate(); err != nil {
-		return CheckConfig{}, err
+		return core.CheckConfig{}, err
 	}
 	switch {
 	case o.Restarts > o.Crashes:
-		return CheckConfig{}, fmt.Errorf("restarts = %d: more than crashes (%d); only a crashed member restarts", o.Restarts, o.Crashes)
+		return core.CheckConfig{}, fmt.Errorf("restarts = %d: more than crashes (%d); only a crashed member restarts", o.Restarts, o.Crashes)
 	case o.AddPartitions > 0:
-		return CheckConfig{}, fmt.Errorf("add-partitions = %d: the classic coordinator takes no metadata (next-gen only)", o.AddPartitions)
+		return core.CheckConfig{}, fmt.Errorf("add-partitions = %d: the classic coordinator takes no metadata (next-gen only)", o.AddPartitions)
 	}
 	if _, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover}); err != nil {
-		return CheckConfig{}, err
+		return core.CheckConfig{}, err
 	}
 	topicNames := core.TopicNames[:o.Topics]
 	var parts []string
 	for _, t := range topicNames {
 		parts = append(parts, fmt.Sprintf("%s:%d", t, o.Partitions))
 	}
-	faults := ""
-	if o.Faults != 0 {
-		faults = " faults=(" + o.Faults.String() + ")"
-	}
+	faults := core.FaultsArg(o.Faults)
 	opts := ""
 	switch protocol {
 	case "deferred":
-		opts = fmt.Sprintf(" delay=%d backoff=%d", checkDelay, checkHeartbeat)
+		opts = fmt.Sprintf(" delay=%d backoff=%d", checkDelay, checkTiming.Heartbeat)
 	case "incremental":
 		opts = fmt.Sprintf(" delay=%d moves=1 step-delay=%d", checkDelay, checkStepDelay)
 	}
@@ -97,7 +90,7 @@ func CheckWorld(protocol string, o CheckOptions) (CheckConfig, error) {
 	}
 	member := func(i int) string {
 		return fmt.Sprintf("add-member %s protocols=(%s) topics=(%s) session=%d heartbeat=%d rebalance=%d%s%s",
-			core.MemberName(i), protocol, strings.Join(topicNames, ","), checkSession, checkHeartbeat, checkRebalance, opts, faults)
+			core.MemberName(i), protocol, strings.Join(topicNames, ","), checkTiming.Session, checkTiming.Heartbeat, checkTiming.Rebalance, opts, faults)
 	}
 	cfg := o.Config(protocol, MaxRoundsOf(protocol), BalanceOf(protocol))
 	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session-min=1000%s", strings.Join(parts, ","), faults)}

@@ -12,19 +12,22 @@ import (
 	core "github.com/rebalance-ref/rebalance/model/world"
 )
 
-func group(s *Script, args []core.Arg) error {
+// Group runs "group topics=(T:4,U:2) [session-min=N] [session-max=N]
+// [max-size=N] [faults=(name,...)] [verbose]": a classic coordinator over
+// the topics.
+func (Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {
 		return err
 	}
 	cfg := classic.CoordinatorConfig{GroupID: "group"}
-	if cfg.MinSessionTimeout, err = millisArg(args, "session-min"); err != nil {
+	if cfg.MinSessionTimeout, err = script.Millis(args, "session-min"); err != nil {
 		return err
 	}
-	if cfg.MaxSessionTimeout, err = millisArg(args, "session-max"); err != nil {
+	if cfg.MaxSessionTimeout, err = script.Millis(args, "session-max"); err != nil {
 		return err
 	}
-	size, err := millisArg(args, "max-size")
+	size, err := script.NonNegative(args, "max-size")
 	if err != nil {
 		return err
 	}
@@ -92,7 +95,12 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 	return out, nil
 }
 
-func addMember(s *Script, args []core.Arg) error {
+// AddMember runs "add-member A protocols=(cooperative,eager) topics=(T)
+// [instance=a] [assignor=range] [delay=N] [moves=N] [step-delay=N]
+// [leader-failover=reassign-immediately|delay-if-departed] [backoff=N]
+// [session=N] [rebalance=N] [heartbeat=N] [faults=(...)]": a member that
+// starts at once.
+func (Family) AddMember(s *Script, args []core.Arg) error {
 	name, err := script.Name(args, "add-member")
 	if err != nil {
 		return err
@@ -116,13 +124,13 @@ func addMember(s *Script, args []core.Arg) error {
 		Protocols:  protos,
 		Metadata:   maps.Clone(s.W.Topics),
 	}
-	if cfg.SessionTimeout, err = millisArg(args, "session"); err != nil {
+	if cfg.SessionTimeout, err = script.Millis(args, "session"); err != nil {
 		return err
 	}
-	if cfg.RebalanceTimeout, err = millisArg(args, "rebalance"); err != nil {
+	if cfg.RebalanceTimeout, err = script.Millis(args, "rebalance"); err != nil {
 		return err
 	}
-	if cfg.HeartbeatInterval, err = millisArg(args, "heartbeat"); err != nil {
+	if cfg.HeartbeatInterval, err = script.Millis(args, "heartbeat"); err != nil {
 		return err
 	}
 	if cfg.Faults, err = faultsArg(args); err != nil {
@@ -160,35 +168,22 @@ func protocolOptions(args []core.Arg) (ProtocolOptions, error) {
 	var err error
 	o.Assignor = script.Val(args, "assignor")
 	o.LeaderFailover = script.Val(args, "leader-failover")
-	if o.MaxDelay, err = millisArg(args, "delay"); err != nil {
+	if o.MaxDelay, err = script.Millis(args, "delay"); err != nil {
 		return o, err
 	}
-	if o.StepDelay, err = millisArg(args, "step-delay"); err != nil {
+	if o.StepDelay, err = script.Millis(args, "step-delay"); err != nil {
 		return o, err
 	}
-	if o.Backoff, err = millisArg(args, "backoff"); err != nil {
+	if o.Backoff, err = script.Millis(args, "backoff"); err != nil {
 		return o, err
 	}
-	moves, err := millisArg(args, "moves")
+	moves, err := script.NonNegative(args, "moves")
 	o.MaxMoves = int(moves)
 	return o, err
 }
 
 func nameArg(args []core.Arg, cmd string) (string, error) { return script.Name(args, cmd) }
 
-func millisArg(args []core.Arg, key string) (classic.Millis, error) {
-	n, err := script.NonNegative(args, key)
-	return classic.Millis(n), err
-}
-
 func faultsArg(args []core.Arg) (classic.Faults, error) {
-	var f classic.Faults
-	for _, n := range script.Vals(args, "faults") {
-		x, err := classic.ParseFault(n)
-		if err != nil {
-			return 0, err
-		}
-		f |= x
-	}
-	return f, nil
+	return classic.FaultList.ParseAll(script.Vals(args, "faults"))
 }

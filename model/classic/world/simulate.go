@@ -17,12 +17,12 @@ func DefaultTopics() spec.Topics { return core.DefaultTopics() }
 // a step delay of 2 s for the designs that have them, and a budget of 2
 // crashes, 2 restarts, 1 leave, 2 subscription changes, 3 lost and 2
 // duplicated messages.
-func DefaultBounds(protocol string, faults classic.Faults) (Bounds, error) {
-	var b Bounds
+func DefaultBounds(protocol string, faults classic.Faults) (core.Bounds[classic.MemberConfig], error) {
+	var b core.Bounds[classic.MemberConfig]
 	for _, m := range core.DefaultMembers() {
 		protos, err := Protocols([]string{protocol}, ProtocolOptions{MaxDelay: 20000, StepDelay: 2000})
 		if err != nil {
-			return Bounds{}, err
+			return core.Bounds[classic.MemberConfig]{}, err
 		}
 		b.Members = append(b.Members, classic.MemberConfig{
 			Name: m.Name, InstanceID: m.Instance, Topics: m.Topics, Protocols: protos,

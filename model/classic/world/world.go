@@ -24,50 +24,17 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// The shared world's types, instantiated for the classic family.
+// The shared world's types that depend on the family, instantiated for
+// it. The rest (actions, Used, CheckConfig, Arg) are model/world's own.
 type (
-	// World is the classic family's closed world.
+	// World is the family's closed world.
 	World = core.World[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
-	// Process is one member process of the world.
-	Process = core.Process[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
-	// Script runs the classic scenario language (NewScript).
+	// Script runs the family's scenario language (NewScript).
 	Script = core.Script[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
-	// Model is the world as the model checker explores it.
+	// Model and State are the world as the model checker explores it.
 	Model = core.Model[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
-	// State is a state of the Model.
 	State = core.State[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]
-	// Bounds limits a run's environment actions.
-	Bounds = core.Bounds[classic.MemberConfig]
-	// CheckConfig is a closed world for the model checker.
-	CheckConfig = core.CheckConfig
-	// Arg is one argument of a scenario command.
-	Arg = core.Arg
-	// Action is one step of the world.
-	Action = core.Action
-	// Used counts the environment actions a run has taken.
-	Used = core.Used
-	// RoundRecord is one assignment round a leader sent.
-	RoundRecord = core.RoundRecord
-	// PendingTimer is a timer a node armed and the world will fire.
-	PendingTimer = core.PendingTimer[classic.Timer]
 )
-
-// The actions of the classic world (see model/world).
-const (
-	Deliver      = core.Deliver
-	FireNext     = core.FireNext
-	Drop         = core.Drop
-	Duplicate    = core.Duplicate
-	Join         = core.Join
-	Crash        = core.Crash
-	Restart      = core.Restart
-	Leave        = core.Leave
-	Resubscribe  = core.Resubscribe
-	BounceLeader = core.BounceLeader
-)
-
-// Pick chooses one of the enabled actions (see model/world.Pick).
-func Pick(acts []Action, choose func(n int) int) Action { return core.Pick(acts, choose) }
 
 // Family is the classic protocol family as the shared world drives it.
 type Family struct{}
@@ -88,13 +55,13 @@ func New(cfg classic.CoordinatorConfig, topics spec.Topics) (*World, error) {
 func NewScript() *Script { return &Script{Family: Family{}} }
 
 // NewModel builds the model checker's model of cfg (see model/world).
-func NewModel(cfg CheckConfig) (*Model, error) { return core.NewModel(Family{}, cfg) }
+func NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(Family{}, cfg) }
 
 // CoordinatorOf is the classic coordinator of w.
 func CoordinatorOf(w *World) *classic.Coordinator { return w.Coordinator.(coordinator).Coordinator }
 
 // MemberOf is the classic member of p, nil while p is down.
-func MemberOf(p *Process) *classic.Member {
+func MemberOf(p *core.Process[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]) *classic.Member {
 	if p.Node == nil {
 		return nil
 	}
@@ -140,17 +107,34 @@ func (Family) WithTopics(cfg classic.MemberConfig, topics []string) classic.Memb
 	return cfg
 }
 
-// EncodeConfig writes the subscription: of a configuration only it changes
-// on a path (the model's bounces keep the protocols).
-func (Family) EncodeConfig(e *canon.Encoder, cfg classic.MemberConfig) { e.Value(cfg.Topics) }
+// EncodeConfig writes the subscription, in order: of a configuration only
+// it changes on a path (the model's bounces keep the protocols).
+func (Family) EncodeConfig(e *canon.Encoder, cfg classic.MemberConfig) { e.Strings(cfg.Topics) }
 
-// ConfigKey encodes the configuration without its name.
+// ConfigKey prints the whole configuration but its name (protocols, with
+// their dynamic types and settings, included): two configurations get the
+// same key exactly when they are equal but for their names (an empty
+// slice or map counts as nil). The protocols are plain values (no
+// pointers), so the print shows all of them.
 func (Family) ConfigKey(cfg classic.MemberConfig) string {
-	e := &canon.Encoder{}
 	cfg.Name = ""
-	e.Value(cfg)
-	return string(e.Finish())
+	if len(cfg.Topics) == 0 {
+		cfg.Topics = nil
+	}
+	if len(cfg.Protocols) == 0 {
+		cfg.Protocols = nil
+	}
+	if len(cfg.Metadata) == 0 {
+		cfg.Metadata = nil
+	}
+	return fmt.Sprintf("%#v", cfg)
 }
+
+// EncodeMessage writes m's canonical encoding (classic.EncodeMessage).
+func (Family) EncodeMessage(e *canon.Encoder, m classic.Message) { classic.EncodeMessage(e, m) }
+
+// EncodeTimer writes t's canonical encoding (classic.EncodeTimer).
+func (Family) EncodeTimer(e *canon.Encoder, t classic.Timer) { classic.EncodeTimer(e, t) }
 
 // RestartLeft is false: a classic member that left is gone for good; a
 // restart is of a crashed process.
@@ -203,7 +187,7 @@ func (c coordinator) Stable() bool { return c.State() == classic.GroupStable }
 func (c coordinator) Summary() string {
 	return fmt.Sprintf("gen=%d state=%s leader=%s protocol=%s", c.Generation(), c.State(), c.Leader(), c.Protocol())
 }
-func (c coordinator) Encode(e *canon.Encoder) { e.Value(c.Coordinator) }
+func (c coordinator) Encode(e *canon.Encoder) { c.Coordinator.EncodeCanon(e) }
 
 // member is a classic member as the world drives it.
 type member struct{ *classic.Member }
@@ -233,24 +217,18 @@ func (m member) Phase() core.Phase {
 func (m member) Encode(e *canon.Encoder) {
 	if st := m.State(); st == classic.Left || st == classic.Failed {
 		e.Int(int64(st))
-		e.Value(m.View())
+		e.MemberView(m.View())
 		return
 	}
-	e.Value(m.Member)
+	m.Member.EncodeCanon(e)
 }
 
 // Verb runs the classic family's own scenario commands:
 //
-//	group topics=(T:4,U:2) [session-min=N] [session-max=N] [max-size=N] [faults=(name,...)] [verbose]
-//	add-member A protocols=(cooperative,eager) topics=(T) [instance=a] [assignor=range] [delay=N] [moves=N] [step-delay=N] [leader-failover=reassign-immediately|delay-if-departed] [backoff=N] [session=N] [rebalance=N] [heartbeat=N] [faults=(...)]
 //	rejoin A             the member asks to rejoin
 //	bounce A [protocols=(...) and add-member's protocol options]   leave gracefully and start again
 func (Family) Verb(s *Script, cmd string, args []core.Arg) (bool, error) {
 	switch cmd {
-	case "group":
-		return true, group(s, args)
-	case "add-member":
-		return true, addMember(s, args)
 	case "rejoin":
 		name, err := nameArg(args, cmd)
 		if err != nil {

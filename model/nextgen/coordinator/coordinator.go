@@ -22,6 +22,7 @@
 package coordinator
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -33,6 +34,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -125,11 +127,7 @@ func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
 		errs = append(errs, err)
 	}
 	cfg.Topics = copyTopics(cfg.Topics)
-	var known nextgen.Fault
-	for _, fi := range nextgen.FaultList {
-		known |= fi.Fault
-	}
-	if extra := cfg.Faults &^ known; extra != 0 {
+	if extra := cfg.Faults &^ nextgen.FaultList.All(); extra != 0 {
 		errs = append(errs, fmt.Errorf("unknown fault bits %#x", uint32(extra)))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -190,26 +188,24 @@ const (
 	Stable
 )
 
-var groupStateNames = [...]string{"EMPTY", "ASSIGNING", "RECONCILING", "STABLE"}
+// groupStates names the group states and holds every state change one
+// Step can make. A group never goes from EMPTY to ASSIGNING: only a fence
+// leaves the group epoch ahead of the target epoch, and fencing cannot
+// happen in an empty group, while an accepted heartbeat always brings the
+// target up to the group epoch.
+var groupStates = node.Machine[GroupState]{
+	Enum:  node.Enum[GroupState]{Type: "GroupState", Names: []string{"EMPTY", "ASSIGNING", "RECONCILING", "STABLE"}},
+	Owner: "coordinator: group",
+	Moves: []uint32{
+		Empty:       1<<Reconciling | 1<<Stable,
+		Assigning:   1<<Empty | 1<<Reconciling | 1<<Stable,
+		Reconciling: 1<<Empty | 1<<Assigning | 1<<Stable,
+		Stable:      1<<Empty | 1<<Assigning | 1<<Reconciling,
+	},
+}
 
 // String returns Kafka's name of the state.
-func (s GroupState) String() string {
-	if int(s) < len(groupStateNames) {
-		return groupStateNames[s]
-	}
-	return fmt.Sprintf("GroupState(%d)", uint8(s))
-}
-
-// groupTransitions is every state change one Step can make. A group never
-// goes from EMPTY to ASSIGNING: only a fence leaves the group epoch ahead of
-// the target epoch, and fencing cannot happen in an empty group, while an
-// accepted heartbeat always brings the target up to the group epoch.
-var groupTransitions = map[GroupState][]GroupState{
-	Empty:       {Reconciling, Stable},
-	Assigning:   {Empty, Reconciling, Stable},
-	Reconciling: {Empty, Assigning, Stable},
-	Stable:      {Empty, Assigning, Reconciling},
-}
+func (s GroupState) String() string { return groupStates.Name(s) }
 
 // Coordinator is the KIP-848 group coordinator of one group.
 //
@@ -218,10 +214,11 @@ var groupTransitions = map[GroupState][]GroupState{
 // first to keep the old state. The zero Coordinator is not usable; call
 // NewCoordinator.
 type Coordinator struct {
-	cfg CoordinatorConfig
+	// cfg never changes after construction.
+	cfg CoordinatorConfig `canon:"-"`
 	// assignors maps the supported names to their implementations;
 	// immutable after construction and shared by clones.
-	assignors map[string]assign.Assignor
+	assignors map[string]assign.Assignor `canon:"-"`
 
 	// exists is false until the first accepted heartbeat creates the group
 	// (epoch 0); an empty group that had members still exists.
@@ -259,6 +256,10 @@ type Coordinator struct {
 	// member epoch. Holder slices are never written after they are stored.
 	// More than one holder only with the AssignBeforeRelease fault.
 	owners map[spec.Resource][]holder
+
+	// forked marks the maps a Fork shares with the coordinator it was
+	// forked from: ownMaps copies them before the first write.
+	forked bool `canon:"-"`
 }
 
 // member is the coordinator's record of one member (ConsumerGroupMember).
@@ -359,7 +360,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 //
 // Any other event or message, or a MetadataUpdate with an empty topic name
 // or a negative count, is a driver bug and panics.
-func (c *Coordinator) Step(in nextgen.Input) nextgen.Output {
+func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	s := &step{now: in.Now}
 	switch ev := in.Event.(type) {
 	case nextgen.Receive:
@@ -380,7 +381,7 @@ func (c *Coordinator) Step(in nextgen.Input) nextgen.Output {
 		}
 	case nextgen.TimerFired:
 		c.handleTimer(s, ev.Timer)
-	case nextgen.MetadataUpdate:
+	case node.MetadataUpdate:
 		c.handleMetadata(ev.Topics)
 	default:
 		panic(fmt.Sprintf("coordinator: Step: event %T is not for a coordinator", in.Event))
@@ -477,10 +478,7 @@ func (c *Coordinator) handleMetadata(topics spec.Topics) {
 // transitionTo moves the group to next, panicking on a transition the
 // table does not allow. It is the only writer of c.state.
 func (c *Coordinator) transitionTo(next GroupState) {
-	if !slices.Contains(groupTransitions[c.state], next) {
-		panic(fmt.Sprintf("coordinator: invalid group transition %s -> %s\n%s", c.state, next, c))
-	}
-	c.state = next
+	c.state = groupStates.Move("", c.state, next, c)
 }
 
 // derivedState is the state the group is in by Kafka's rules
@@ -562,21 +560,18 @@ func (s *step) cancelRebalance(m *member) {
 // with override standing in for the member of the same id (and ignoring
 // the ids in skip).
 func (c *Coordinator) subscribedNames(override *member, skip ...spec.MemberID) []string {
-	set := map[string]bool{}
+	var names []string
 	for id, m := range c.members {
 		if slices.Contains(skip, id) || (override != nil && id == override.id) {
 			continue
 		}
-		for _, t := range m.subscription {
-			set[t] = true
-		}
+		names = append(names, m.subscription...)
 	}
 	if override != nil {
-		for _, t := range override.subscription {
-			set[t] = true
-		}
+		names = append(names, override.subscription...)
 	}
-	return slices.Sorted(maps.Keys(set))
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // subscriptionMetadata is Kafka's computeSubscriptionMetadata: the
@@ -595,6 +590,7 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 // removeHoldings removes id's holding of every partition of ps from the
 // owner map.
 func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
+	c.ownMaps()
 	for _, p := range ps {
 		hs := c.owners[p]
 		i := slices.IndexFunc(hs, func(h holder) bool { return h.member == id })
@@ -614,6 +610,7 @@ func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 // IllegalStateException in addPartitionEpochs, the hard guard against
 // double ownership: it panics, unless the AssignBeforeRelease fault is on.
 func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
+	c.ownMaps()
 	for _, p := range ps {
 		hs := c.owners[p]
 		if len(hs) > 0 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
@@ -731,7 +728,53 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.instances = maps.Clone(c.instances)
 	n.target = maps.Clone(c.target)
 	n.owners = maps.Clone(c.owners)
+	n.forked = false
 	return &n
+}
+
+// Fork returns a copy of c for a caller that will not change c while the
+// copy is in use (the model checker's worlds): it shares c's owner map,
+// target and instance ids until its first write to one of them, and copies
+// only the member records (almost every step writes one).
+func (c *Coordinator) Fork() *Coordinator {
+	n := *c
+	n.members = maps.Clone(c.members)
+	n.forked = true
+	return &n
+}
+
+// ownMaps copies the maps a fork shares, before the first write to one.
+func (c *Coordinator) ownMaps() {
+	if c.forked {
+		c.instances = maps.Clone(c.instances)
+		c.target = maps.Clone(c.target)
+		c.owners = maps.Clone(c.owners)
+		c.forked = false
+	}
+}
+
+// withinSubscription reports whether every partition of tgt is of a topic
+// in subscription (sorted) that the target metadata has.
+func (c *Coordinator) withinSubscription(tgt spec.Set, subscription []string) bool {
+	for _, r := range tgt {
+		if _, ok := slices.BinarySearch(subscription, r.Topic); !ok || !c.targetTopics.Has(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// targetTwice returns the partitions the first member (in id order) whose
+// target overlaps an earlier member's shares with them.
+func (c *Coordinator) targetTwice() spec.Set {
+	var targeted spec.Set
+	for _, id := range c.target.Members() {
+		if both := targeted.Intersect(c.target[id]); !both.IsEmpty() {
+			return both
+		}
+		targeted = targeted.Union(c.target[id])
+	}
+	return nil
 }
 
 // String prints the whole state deterministically: the group line, the
@@ -838,7 +881,7 @@ func (c *Coordinator) CheckInvariants() error {
 		case m.cur.PreviousEpoch > e:
 			return fail("member %s at epoch %d has previous epoch %d", id, e, m.cur.PreviousEpoch)
 		}
-		if !slices.IsSorted(m.subscription) || len(slices.Compact(slices.Clone(m.subscription))) != len(m.subscription) {
+		if !slices.IsSortedFunc(m.subscription, func(a, b string) int { return cmp.Or(strings.Compare(a, b), -1) }) {
 			return fail("member %s subscription %v not sorted and distinct", id, m.subscription)
 		}
 		if !m.sessionArmed {
@@ -852,7 +895,8 @@ func (c *Coordinator) CheckInvariants() error {
 		if !ok {
 			return fail("member %s has no target", id)
 		}
-		if extra := tgt.Minus(c.targetTopics.Resources(m.subscription...)); !extra.IsEmpty() {
+		if !c.withinSubscription(tgt, m.subscription) {
+			extra := tgt.Minus(c.targetTopics.Resources(m.subscription...))
 			return fail("target of %s has %s, outside its subscription %v in the target metadata %s", id, extra, m.subscription, topicsString(c.targetTopics))
 		}
 		for _, p := range m.holds() {
@@ -865,14 +909,19 @@ func (c *Coordinator) CheckInvariants() error {
 	if len(c.target) != len(c.members) {
 		return fail("%d target entries for %d members", len(c.target), len(c.members))
 	}
-	var targeted spec.Set
-	for _, id := range c.target.Members() {
-		if both := targeted.Intersect(c.target[id]); !both.IsEmpty() {
-			return fail("target gives %s twice", both)
+	var buf [32]spec.Resource
+	targeted := buf[:0]
+	for _, rs := range c.target {
+		targeted = append(targeted, rs...)
+	}
+	slices.SortFunc(targeted, spec.Resource.Compare)
+	for i := 1; i < len(targeted); i++ {
+		if targeted[i] == targeted[i-1] {
+			return fail("target gives %s twice", c.targetTwice())
 		}
-		targeted = targeted.Union(c.target[id])
 	}
 	if len(held) != len(c.owners) {
+
 		return fail("owner map has %d partitions, members hold %d", len(c.owners), len(held))
 	}
 	for p, want := range held {

@@ -131,6 +131,7 @@ func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 // bumped. The new target is computed on the next heartbeat of any member.
 func (c *Coordinator) fence(s *step, id spec.MemberID) {
 	c.drop(s, id)
+	c.ownMaps()
 	delete(c.target, id)
 	c.subscribed = c.subscriptionMetadata(c.subscribedNames(nil))
 	c.groupEpoch++
@@ -146,6 +147,7 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 	}
 	c.removeHoldings(id, m.holds())
 	if m.instanceID != "" && c.instances[m.instanceID] == id {
+		c.ownMaps()
 		delete(c.instances, m.instanceID)
 	}
 	s.cancelSession(&m)
@@ -329,6 +331,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	if dec.Kind == validate.ExistingMember {
 		c.removeHoldings(base.id, base.holds())
 		if base.instanceID != "" && base.instanceID != updated.instanceID {
+			c.ownMaps()
 			delete(c.instances, base.instanceID)
 		}
 	}
@@ -336,6 +339,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	updated.cur = next
 	c.addHoldings(updated.id, next.Epoch, updated.holds())
 	if updated.instanceID != "" {
+		c.ownMaps()
 		c.instances[updated.instanceID] = updated.id
 	}
 	if changed {

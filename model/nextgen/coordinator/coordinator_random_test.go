@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -62,9 +63,9 @@ func (w *randomRun) fail(format string, args ...any) {
 	w.t.Fatalf("%s\nlast steps:\n%s\nstate:\n%s", fmt.Sprintf(format, args...), strings.Join(tail, "\n"), w.c)
 }
 
-func (w *randomRun) step(ev nextgen.Event) nextgen.Output {
+func (w *randomRun) step(ev node.Event) nextgen.Output {
 	w.t.Helper()
-	out := w.c.Step(nextgen.Input{Now: w.now, Event: ev})
+	out := w.c.Step(node.Input{Now: w.now, Event: ev})
 	w.log = append(w.log, fmt.Sprintf("@%d %s", w.now, ev))
 	for _, m := range out.Messages {
 		w.log = append(w.log, "  "+m.String())
@@ -244,7 +245,7 @@ func (w *randomRun) act() {
 				topics[t] = int32(w.rng.IntN(5))
 			}
 		}
-		w.step(nextgen.MetadataUpdate{Topics: topics})
+		w.step(node.MetadataUpdate{Topics: topics})
 	default:
 		// fire the earliest armed timer (ties by name)
 		if len(w.timers) == 0 {

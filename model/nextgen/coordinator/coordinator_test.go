@@ -2,11 +2,12 @@ package coordinator
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -27,18 +28,14 @@ func newHarness(t *testing.T, cfg CoordinatorConfig) *harness {
 	if cfg.GroupID == "" {
 		cfg.GroupID = "g"
 	}
-	c, err := NewCoordinator(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &harness{t: t, c: c}
+	return &harness{t: t, c: nodetest.Must(NewCoordinator(cfg))}
 }
 
 // step runs ev at time at and returns the output.
-func (h *harness) step(at nextgen.Millis, ev nextgen.Event) nextgen.Output {
+func (h *harness) step(at nextgen.Millis, ev node.Event) nextgen.Output {
 	h.t.Helper()
 	h.now = at
-	out := h.c.Step(nextgen.Input{Now: at, Event: ev})
+	out := h.c.Step(node.Input{Now: at, Event: ev})
 	if err := h.c.CheckInvariants(); err != nil {
 		h.t.Fatalf("after %s at %d: %v", ev, at, err)
 	}
@@ -46,7 +43,7 @@ func (h *harness) step(at nextgen.Millis, ev nextgen.Event) nextgen.Output {
 }
 
 // expect runs ev at time at and compares the printed output with want.
-func (h *harness) expect(at nextgen.Millis, ev nextgen.Event, want string) {
+func (h *harness) expect(at nextgen.Millis, ev node.Event, want string) {
 	h.t.Helper()
 	got := h.step(at, ev).String()
 	if norm(got) != norm(want) {
@@ -102,15 +99,7 @@ func nodeOf(r nextgen.HeartbeatRequest) string {
 }
 
 // norm trims every line and drops empty ones.
-func norm(s string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			out = append(out, t)
-		}
-	}
-	return strings.Join(out, "\n")
-}
+func norm(s string) string { return nodetest.Trim(s, nil) }
 
 func set(s string) spec.Set {
 	out, err := spec.ParseSet(s)
@@ -405,13 +394,13 @@ func TestTwoLostResponses(t *testing.T) {
 
 	// foo grows: the metadata expires and A's next heartbeat bumps the
 	// epoch. The response is lost.
-	h.expect(100, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 4}}, ``)
+	h.expect(100, node.MetadataUpdate{Topics: spec.Topics{"foo": 4}}, ``)
 	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1 foo-2 foo-3}
 		set session(A)@45200`)
 	// foo grows again; A heartbeats at epoch 1 (its previous epoch, owning a
 	// subset): accepted and bumped to 3. This response is lost too.
-	h.expect(300, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 5}}, ``)
+	h.expect(300, node.MetadataUpdate{Topics: spec.Topics{"foo": 5}}, ``)
 	h.hb(400, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2 foo-3 foo-4}
 		set session(A)@45400`)
@@ -556,13 +545,13 @@ func TestRejoinAtEpochZero(t *testing.T) {
 // epoch, and only on the next heartbeat.
 func TestMetadataUpdate(t *testing.T) {
 	h := twoMembers(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3, "bar": 1}})
-	h.expect(600, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 3, "bar": 5}}, ``)
+	h.expect(600, node.MetadataUpdate{Topics: spec.Topics{"foo": 3, "bar": 5}}, ``)
 	h.hb(700, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
 		set session(A)@45700`)
 	h.expectGroup(2, 2, Stable)
 
-	h.expect(800, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 4, "bar": 5}}, ``)
+	h.expect(800, node.MetadataUpdate{Topics: spec.Topics{"foo": 4, "bar": 5}}, ``)
 	h.expectGroup(2, 2, Stable)
 	h.hb(900, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment=null
@@ -573,7 +562,7 @@ func TestMetadataUpdate(t *testing.T) {
 	}
 
 	// A deleted topic: its partitions leave the target and are revoked.
-	h.expect(1000, nextgen.MetadataUpdate{Topics: spec.Topics{"bar": 5}}, ``)
+	h.expect(1000, node.MetadataUpdate{Topics: spec.Topics{"bar": 5}}, ``)
 	h.hb(1100, hbOwned("B", 2, "{foo-2}"), `
 		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={}
 		set rebalance(B@2)@31100
@@ -627,7 +616,7 @@ func baseGroup(t *testing.T, cfg CoordinatorConfig) *harness {
 	step(20, hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}"))
 	step(30, hbOwned("A", 1, "{foo-0 foo-1}"))
 	step(40, withInstance(hbOwned("S", 2, "{}"), "i"))
-	h.step(50, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 6}})
+	h.step(50, node.MetadataUpdate{Topics: spec.Topics{"foo": 6}})
 	step(60, hbOwned("A", 2, "{foo-0 foo-1}"))
 	step(70, withInstance(hbOwned("S", 2, "{foo-2 foo-3}"), "i"))
 	h.expectGroup(3, 3, Stable)
@@ -717,7 +706,7 @@ func TestCloneIsIndependent(t *testing.T) {
 	cl := &harness{t: t, c: h.c.Clone()}
 	cl.step(600, nextgen.Receive{From: "C", Msg: join("C", "foo")})
 	cl.step(700, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")})
-	cl.step(800, nextgen.MetadataUpdate{Topics: spec.Topics{"foo": 9}})
+	cl.step(800, node.MetadataUpdate{Topics: spec.Topics{"foo": 9}})
 	cl.step(900, nextgen.TimerFired{Timer: sessionT("B")})
 	cl.fire(45500, sessionT("B"), ``)
 	if h.c.String() != dump || !reflect.DeepEqual(orig, h.c) {

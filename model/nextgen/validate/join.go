@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -30,19 +31,11 @@ const (
 	ReplaceStatic
 )
 
-func (k DecisionKind) String() string {
-	switch k {
-	case NoDecision:
-		return "none"
-	case NewMember:
-		return "new-member"
-	case ExistingMember:
-		return "existing-member"
-	case ReplaceStatic:
-		return "replace-static"
-	}
-	return fmt.Sprintf("DecisionKind(%d)", uint8(k))
-}
+var decisionKinds = node.Enum[DecisionKind]{Type: "DecisionKind", Names: []string{"none", "new-member", "existing-member", "replace-static"}}
+
+// String names the kind ("none", "new-member", "existing-member",
+// "replace-static").
+func (k DecisionKind) String() string { return decisionKinds.Name(k) }
 
 // Decision is the outcome of Join for an accepted heartbeat.
 type Decision struct {

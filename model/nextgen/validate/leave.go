@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -24,17 +25,10 @@ const (
 	StaticTemporaryLeave
 )
 
-func (k LeaveKind) String() string {
-	switch k {
-	case NoLeave:
-		return "none"
-	case Fence:
-		return "fence"
-	case StaticTemporaryLeave:
-		return "static-temporary-leave"
-	}
-	return fmt.Sprintf("LeaveKind(%d)", uint8(k))
-}
+var leaveKinds = node.Enum[LeaveKind]{Type: "LeaveKind", Names: []string{"none", "fence", "static-temporary-leave"}}
+
+// String names the kind ("none", "fence", "static-temporary-leave").
+func (k LeaveKind) String() string { return leaveKinds.Name(k) }
 
 // LeaveDecision is the outcome of Leave for an accepted leave.
 type LeaveDecision struct {

@@ -15,36 +15,28 @@ import (
 // environment acts anywhere already; it refuses those knobs.
 type CheckOptions = core.CheckOptions[nextgen.Fault]
 
-// DefaultCheckOptions is the world rebalance check explores by default:
-// three members, two of them settled in the group and one that joins; two
-// topics of two partitions; one crash, one leave and one lost message.
-func DefaultCheckOptions() CheckOptions {
-	return CheckOptions{Members: 3, Joins: 1, Topics: 2, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1}
-}
+// DefaultCheckOptions is the world rebalance check explores by default
+// (model/world.DefaultCheckOptions).
+func DefaultCheckOptions() CheckOptions { return core.DefaultCheckOptions[nextgen.Fault]() }
 
-// The checked world's timing, in ms: short, so that the clock's offsets
-// stay few and the state space small, and in Kafka's proportions:
-// heartbeats well inside the session timeout, the rebalance timeout
-// longer than the session timeout, and the request timeout between the
-// heartbeat interval and the session timeout, so that a member whose
-// heartbeat is lost retries (at 1000+1500 ms after its last accepted
-// one) before its session expires (3000), as in Kafka (5 s heartbeats,
-// 30 s request timeout, 45 s sessions); two lost in a row still cost it
-// its session. Kafka's default request timeout with these heartbeats
-// would make every lost message a fence, and leave its sender silent for
-// 30 heartbeat intervals while the others' steps interleave (five times
-// the states).
-const (
-	checkHeartbeat = 1000
-	checkSession   = 3000
-	checkRebalance = 4000
-	checkRequest   = 1500
-	// checkSettle is how long the setup lets the initial members settle
-	// once the partitions exist: a few heartbeat intervals, enough for
-	// every member's next heartbeat to bring it the new epoch and its
-	// (free) partitions.
-	checkSettle = 5000
-)
+// checkTiming is the checked world's timing (model/world.Timing).
+var checkTiming = core.Timing{Heartbeat: 1000, Session: 3000, Rebalance: 4000}
+
+// checkRequest is the members' request timeout: between the heartbeat
+// interval and the session timeout, so that a member whose heartbeat is
+// lost retries (at 1000+1500 ms after its last accepted one) before its
+// session expires (3000), as in Kafka (5 s heartbeats, 30 s request
+// timeout, 45 s sessions); two lost in a row still cost it its session.
+// Kafka's default request timeout with these heartbeats would make every
+// lost message a fence, and leave its sender silent for 30 heartbeat
+// intervals while the others' steps interleave (five times the states).
+const checkRequest = 1500
+
+// checkSettle is how long the setup lets the initial members settle once
+// the partitions exist: a few heartbeat intervals, enough for every
+// member's next heartbeat to bring it the new epoch and its (free)
+// partitions.
+const checkSettle = 5000
 
 // MaxRoundsOf is the bounded-rounds law of the next-gen protocol in the
 // world with options o: the most member epoch bumps (a member moving to a
@@ -98,19 +90,15 @@ func MaxRoundsOf(o CheckOptions) int {
 
 // CheckWorld builds the CheckConfig of the next-gen protocol with options
 // o. It returns an error for options that make no sense.
-func CheckWorld(o CheckOptions) (CheckConfig, error) {
+func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	if err := o.Validate(); err != nil {
-		return CheckConfig{}, err
+		return core.CheckConfig{}, err
 	}
 	if o.LeaderBounces != 0 || o.LeaderFailover != "" || o.EnvAnywhere {
-		return CheckConfig{}, fmt.Errorf("leader bounces, leader failover and env-anywhere apply to the classic protocols only")
+		return core.CheckConfig{}, fmt.Errorf("leader bounces, leader failover and env-anywhere apply to the classic protocols only")
 	}
-	var known nextgen.Fault
-	for _, fi := range nextgen.FaultList {
-		known |= fi.Fault
-	}
-	if extra := o.Faults &^ known; extra != 0 {
-		return CheckConfig{}, fmt.Errorf("faults: unknown fault bits %#x", uint32(extra))
+	if extra := o.Faults &^ nextgen.FaultList.All(); extra != 0 {
+		return core.CheckConfig{}, fmt.Errorf("faults: unknown fault bits %#x", uint32(extra))
 	}
 	topicNames := core.TopicNames[:o.Topics]
 	settled := o.Members - o.Joins
@@ -130,19 +118,16 @@ func CheckWorld(o CheckOptions) (CheckConfig, error) {
 		}
 		parts = append(parts, fmt.Sprintf("%s:%d", t, n))
 	}
-	faults := ""
-	if o.Faults != 0 {
-		faults = " faults=(" + o.Faults.String() + ")"
-	}
+	faults := core.FaultsArg(o.Faults)
 	member := func(i int) string {
-		return fmt.Sprintf("add-member %s topics=(%s) rebalance=%d request=%d%s", core.MemberName(i), strings.Join(topicNames, ","), checkRebalance, checkRequest, faults)
+		return fmt.Sprintf("add-member %s topics=(%s) rebalance=%d request=%d%s", core.MemberName(i), strings.Join(topicNames, ","), checkTiming.Rebalance, checkRequest, faults)
 	}
 	cfg := o.Config("nextgen", MaxRoundsOf(o), spec.CheckBalance)
 	// The environment acts while messages are in flight too: next-gen
 	// members heartbeat on their own timers, and a change that lands
 	// between a heartbeat and its response is the protocol's everyday case.
 	cfg.EnvWhenQuiet = false
-	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session=%d heartbeat=%d%s", strings.Join(parts, ","), checkSession, checkHeartbeat, faults)}
+	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session=%d heartbeat=%d%s", strings.Join(parts, ","), checkTiming.Session, checkTiming.Heartbeat, faults)}
 	for i := range settled {
 		cfg.Setup = append(cfg.Setup, member(i))
 	}

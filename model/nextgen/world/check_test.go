@@ -1,6 +1,10 @@
 package world
 
-import "testing"
+import (
+	"testing"
+
+	core "github.com/rebalance-ref/rebalance/model/world"
+)
 
 // TestCheckWorldErrors checks that nonsensical options are refused.
 func TestCheckWorldErrors(t *testing.T) {
@@ -23,10 +27,10 @@ func TestCheckWorldErrors(t *testing.T) {
 			t.Errorf("%s: CheckWorld(%+v) accepted", name, o)
 		}
 	}
-	if _, err := NewModel(CheckConfig{Setup: []string{"group topics=(T:1)"}}); err == nil {
+	if _, err := NewModel(core.CheckConfig{Setup: []string{"group topics=(T:1)"}}); err == nil {
 		t.Error("NewModel accepted max-rounds 0")
 	}
-	if _, err := NewModel(CheckConfig{MaxRounds: 1, Setup: []string{"group topics=(T:1)"}, Joiners: []string{"crash A"}}); err == nil {
+	if _, err := NewModel(core.CheckConfig{MaxRounds: 1, Setup: []string{"group topics=(T:1)"}, Joiners: []string{"crash A"}}); err == nil {
 		t.Error("NewModel accepted a joiner that is not an add-member command")
 	}
 }

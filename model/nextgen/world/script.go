@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"maps"
 	"slices"
 
@@ -12,17 +13,11 @@ import (
 
 // Verb runs the next-gen family's own scenario commands:
 //
-//	group topics=(foo:3,bar:2) [session=N] [heartbeat=N] [assignors=(uniform,range)] [max-size=N] [before=(kafka-19233,kafka-19449,kafka-18688)] [faults=(...)] [verbose]
-//	add-member A topics=(foo) [instance=a] [rebalance=N] [request=N] [assignor=uniform] [slow] [faults=(...)]
 //	slow A | prompt A    the application revokes only when told (revoked A), or at once
 //	revoked A            the application has finished revoking
 //	add-partition foo    one more partition for foo (the coordinator sees new metadata)
-func (Family) Verb(s *Script, cmd string, args []Arg) (bool, error) {
+func (Family) Verb(s *Script, cmd string, args []core.Arg) (bool, error) {
 	switch cmd {
-	case "group":
-		return true, group(s, args)
-	case "add-member":
-		return true, addMember(s, args)
 	case "slow", "prompt", "revoked":
 		name, err := script.Name(args, cmd)
 		if err != nil {
@@ -50,33 +45,24 @@ func (Family) Verb(s *Script, cmd string, args []Arg) (bool, error) {
 	return false, nil
 }
 
-func millis(args []Arg, key string) (nextgen.Millis, error) {
-	n, err := script.NonNegative(args, key)
-	return nextgen.Millis(n), err
+func faults(args []core.Arg) (nextgen.Fault, error) {
+	return nextgen.FaultList.ParseAll(script.Vals(args, "faults"))
 }
 
-func faults(args []Arg) (nextgen.Fault, error) {
-	var f nextgen.Fault
-	for _, n := range script.Vals(args, "faults") {
-		x, err := nextgen.ParseFault(n)
-		if err != nil {
-			return 0, err
-		}
-		f |= x
-	}
-	return f, nil
-}
-
-func group(s *Script, args []Arg) error {
+// Group runs "group topics=(foo:3,bar:2) [session=N] [heartbeat=N]
+// [assignors=(uniform,range)] [max-size=N]
+// [before=(kafka-19233,kafka-19449,kafka-18688)] [faults=(...)]
+// [verbose]": a next-gen coordinator over the topics.
+func (Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {
 		return err
 	}
 	cfg := coordinator.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors")}
-	if cfg.SessionTimeout, err = millis(args, "session"); err != nil {
+	if cfg.SessionTimeout, err = script.Millis(args, "session"); err != nil {
 		return err
 	}
-	if cfg.HeartbeatInterval, err = millis(args, "heartbeat"); err != nil {
+	if cfg.HeartbeatInterval, err = script.Millis(args, "heartbeat"); err != nil {
 		return err
 	}
 	size, err := script.NonNegative(args, "max-size")
@@ -108,7 +94,10 @@ func group(s *Script, args []Arg) error {
 	return nil
 }
 
-func addMember(s *Script, args []Arg) error {
+// AddMember runs "add-member A topics=(foo) [instance=a] [rebalance=N]
+// [request=N] [assignor=uniform] [slow] [faults=(...)]": a member that
+// starts at once.
+func (Family) AddMember(s *Script, args []core.Arg) error {
 	name, err := script.Name(args, "add-member")
 	if err != nil {
 		return err
@@ -119,10 +108,10 @@ func addMember(s *Script, args []Arg) error {
 		Topics:         slices.Sorted(slices.Values(script.Vals(args, "topics"))),
 		ServerAssignor: script.Val(args, "assignor"),
 	}
-	if cfg.RebalanceTimeout, err = millis(args, "rebalance"); err != nil {
+	if cfg.RebalanceTimeout, err = script.Millis(args, "rebalance"); err != nil {
 		return err
 	}
-	if cfg.RequestTimeout, err = millis(args, "request"); err != nil {
+	if cfg.RequestTimeout, err = script.Millis(args, "request"); err != nil {
 		return err
 	}
 	if cfg.Faults, err = faults(args); err != nil {

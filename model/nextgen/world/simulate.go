@@ -22,8 +22,8 @@ func DefaultCoordinatorConfig() coordinator.CoordinatorConfig {
 // D is static, instance d), a 20 s rebalance timeout, and a budget of 2
 // crashes, 2 restarts, 2 leaves, 2 subscription changes, 3 lost and 2
 // duplicated messages and 1 partition added.
-func DefaultBounds(faults nextgen.Fault) Bounds {
-	var b Bounds
+func DefaultBounds(faults nextgen.Fault) core.Bounds[nextgen.MemberConfig] {
+	var b core.Bounds[nextgen.MemberConfig]
 	for _, m := range core.DefaultMembers() {
 		b.Members = append(b.Members, nextgen.MemberConfig{Name: m.Name, InstanceID: m.Instance, Topics: m.Topics, RebalanceTimeout: 20000, Faults: faults})
 	}

@@ -28,53 +28,17 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// The shared world's types, instantiated for the next-gen family.
+// The shared world's types that depend on the family, instantiated for
+// it. The rest (actions, Used, CheckConfig, Arg) are model/world's own.
 type (
-	// World is the next-gen family's closed world.
+	// World is the family's closed world.
 	World = core.World[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]
-	// Process is one member process of the world.
-	Process = core.Process[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]
-	// Script runs the next-gen scenario language (NewScript).
+	// Script runs the family's scenario language (NewScript).
 	Script = core.Script[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]
-	// Model is the world as the model checker explores it.
+	// Model and State are the world as the model checker explores it.
 	Model = core.Model[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]
-	// State is a state of the Model.
 	State = core.State[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]
-	// Bounds limits a run's environment actions.
-	Bounds = core.Bounds[nextgen.MemberConfig]
-	// CheckConfig is a closed world for the model checker.
-	CheckConfig = core.CheckConfig
-	// Arg is one argument of a scenario command.
-	Arg = core.Arg
-	// Action is one step of the world.
-	Action = core.Action
-	// Used counts the environment actions a run has taken.
-	Used = core.Used
-	// PendingTimer is a timer a node armed and the world will fire.
-	PendingTimer = core.PendingTimer[nextgen.Timer]
 )
-
-// The actions of the next-gen world (see model/world).
-const (
-	Deliver            = core.Deliver
-	FireNext           = core.FireNext
-	CompleteRevocation = core.CompleteRevocation
-	Drop               = core.Drop
-	Duplicate          = core.Duplicate
-	Join               = core.Join
-	Crash              = core.Crash
-	Restart            = core.Restart
-	Leave              = core.Leave
-	Resubscribe        = core.Resubscribe
-	AddPartition       = core.AddPartition
-)
-
-// CoordinatorInvariant is the law under which the world reports a broken
-// coordinator invariant.
-const CoordinatorInvariant = core.CoordinatorInvariant
-
-// Pick chooses one of the enabled actions (see model/world.Pick).
-func Pick(acts []Action, choose func(n int) int) Action { return core.Pick(acts, choose) }
 
 // Family is the next-gen protocol as the shared world drives it. GroupID
 // is the group its members join.
@@ -95,13 +59,13 @@ func New(cfg coordinator.CoordinatorConfig) (*World, error) {
 func NewScript() *Script { return &Script{Family: Family{}} }
 
 // NewModel builds the model checker's model of cfg (see model/world).
-func NewModel(cfg CheckConfig) (*Model, error) { return core.NewModel(Family{}, cfg) }
+func NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(Family{}, cfg) }
 
 // CoordinatorOf is the next-gen coordinator of w.
 func CoordinatorOf(w *World) *coordinator.Coordinator { return w.Coordinator.(coord).Coordinator }
 
 // MemberOf is the next-gen member of p, nil while p is down.
-func MemberOf(p *Process) *nextgen.Member {
+func MemberOf(p *core.Process[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]) *nextgen.Member {
 	if p.Node == nil {
 		return nil
 	}
@@ -147,13 +111,21 @@ func (Family) WithTopics(cfg nextgen.MemberConfig, topics []string) nextgen.Memb
 }
 
 // EncodeConfig writes the whole configuration.
-func (Family) EncodeConfig(e *canon.Encoder, cfg nextgen.MemberConfig) { e.Value(cfg) }
+func (Family) EncodeConfig(e *canon.Encoder, cfg nextgen.MemberConfig) {
+	nextgen.EncodeConfig(e, cfg)
+}
+
+// EncodeMessage writes the message's canonical encoding.
+func (Family) EncodeMessage(e *canon.Encoder, m nextgen.Message) { nextgen.EncodeMessage(e, m) }
+
+// EncodeTimer writes the timer's canonical encoding.
+func (Family) EncodeTimer(e *canon.Encoder, t nextgen.Timer) { nextgen.EncodeTimer(e, t) }
 
 // ConfigKey encodes the configuration without its name.
 func (Family) ConfigKey(cfg nextgen.MemberConfig) string {
 	e := &canon.Encoder{}
 	cfg.Name = ""
-	e.Value(cfg)
+	nextgen.EncodeConfig(e, cfg)
 	return string(e.Finish())
 }
 
@@ -228,7 +200,12 @@ func (c coord) Protocol() string      { return "" }
 func (c coord) Summary() string {
 	return fmt.Sprintf("group-epoch=%d target-epoch=%d state=%s", c.GroupEpoch(), c.TargetEpoch(), c.State())
 }
-func (c coord) Encode(e *canon.Encoder) { e.Value(c.Coordinator) }
+func (c coord) Encode(e *canon.Encoder) { c.Coordinator.EncodeCanon(e) }
+
+// ForkCoordinator forks the coordinator (see core.Forker).
+func (c coord) ForkCoordinator() core.Coordinator[nextgen.Message, nextgen.Timer, nextgen.Callback] {
+	return coord{c.Fork()}
+}
 
 // member is a next-gen member as the world drives it.
 type member struct{ *nextgen.Member }
@@ -248,4 +225,4 @@ func (m member) Phase() core.Phase {
 	return core.Active
 }
 func (m member) Generation() spec.Generation { return spec.Generation(m.Epoch()) }
-func (m member) Encode(e *canon.Encoder)     { e.Value(m.Member) }
+func (m member) Encode(e *canon.Encoder)     { m.Member.EncodeCanon(e) }

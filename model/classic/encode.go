@@ -1,0 +1,293 @@
+package classic
+
+import (
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file holds the canonical encodings (package canon) of the
+// coordinator, the member, the messages and the timers, written by hand
+// field by field in declaration order. Each field is written as its canon
+// struct tag says: no tag, as is; "instant" with Instant; "duration" with
+// Int; "seq" with Seq; "order" with Order; "counter" with Counter; "-" left
+// out. Every spec.Generation goes through Generation, every string through
+// String (so that symmetry reduction renames member ids wherever they
+// appear), every map through canon.Map (a multiset of its entries), slices in order after their length,
+// and pointers after a presence flag (Len 0 or 1). Unsigned integers are
+// written with Uint and signed ones with Int.
+//
+// The field counts below are what each encoder accounts for, written or
+// deliberately left out; encode_test.go compares them with the structs, so
+// a field added to a struct fails the tests until its encoder handles it.
+const (
+	coordinatorFields       = 12 // Coordinator
+	coordinatorConfigFields = 6  // CoordinatorConfig
+	coordMemberFields       = 11 // coordMember
+	coordParkedFields       = 4  // coordParked
+	memberFields            = 22 // Member
+	memberTimerFields       = 2  // memberTimer
+	leaderMemoryFields      = 8  // LeaderMemory
+)
+
+// The kinds of message, written first in a message's encoding; 0 is a nil
+// message.
+const (
+	joinGroupRequestKind byte = iota + 1
+	joinGroupResponseKind
+	syncGroupRequestKind
+	syncGroupResponseKind
+	heartbeatRequestKind
+	heartbeatResponseKind
+	leaveGroupRequestKind
+	leaveGroupResponseKind
+	offsetCommitRequestKind
+	offsetCommitResponseKind
+)
+
+// EncodeCanon writes the coordinator's canonical encoding (package canon):
+// every field but nextArrival (which only issues fresh arrival numbers);
+// the configuration in full; the members, pending ids, static instances
+// and armed timers as multisets; each parked request's Seq as a
+// correlation id and its arrival as an order value; the timers' deadlines
+// relative to the clock; nextMemberID as a counter. Two coordinators get
+// the same encoding exactly when they behave the same from then on.
+func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
+	encodeCoordinatorConfig(e, &c.cfg)
+	e.Uint(uint64(c.state))
+	e.Generation(int64(c.generation))
+	e.String(c.protocolType)
+	e.String(c.protocol)
+	e.String(string(c.leader))
+
+	canon.Map(e, c.members, func(id spec.MemberID, m *coordMember) {
+		e.String(string(id))
+		encodeCoordMember(e, m)
+	})
+	canon.Map(e, c.pending, func(id spec.MemberID, pending bool) {
+		e.String(string(id))
+		e.Bool(pending)
+	})
+	canon.StringMap(e, c.instances)
+	canon.Map(e, c.timers, func(t Timer, at Millis) {
+		EncodeTimer(e, t)
+		e.Instant(int64(at))
+	})
+
+	e.Counter(c.nextMemberID)
+	// nextArrival: left out (canon:"-").
+}
+
+// encodeCoordinatorConfig writes every field of cfg.
+func encodeCoordinatorConfig(e *canon.Encoder, cfg *CoordinatorConfig) {
+	e.String(cfg.GroupID)
+	e.Int(int64(cfg.MinSessionTimeout))
+	e.Int(int64(cfg.MaxSessionTimeout))
+	e.Int(int64(cfg.MaxSize))
+	e.String(cfg.MemberIDPrefix)
+	e.Uint(uint64(cfg.Faults))
+}
+
+// encodeCoordMember writes a member record behind its presence flag.
+func encodeCoordMember(e *canon.Encoder, m *coordMember) {
+	if m == nil {
+		e.Len(0)
+		return
+	}
+	e.Len(1)
+	e.String(string(m.id))
+	e.String(m.instanceID)
+	e.String(m.clientID)
+	e.String(m.clientHost)
+	e.String(m.node)
+	encodeProtocols(e, m.protocols)
+	e.Int(int64(m.sessionTimeout))
+	e.Int(int64(m.rebalanceTimeout))
+	e.String(string(m.assignment))
+	encodeCoordParked(e, &m.join)
+	encodeCoordParked(e, &m.sync)
+}
+
+// encodeCoordParked writes a parked request: its Seq as a correlation id
+// of the space of the address it came from (the member's counter issued
+// it), its arrival as an order value.
+func encodeCoordParked(e *canon.Encoder, p *coordParked) {
+	e.Bool(p.ok)
+	e.String(p.from)
+	outer := e.SeqSpace
+	e.SeqSpace = p.from
+	e.Seq(p.seq)
+	e.SeqSpace = outer
+	e.Order(p.arrival)
+}
+
+// encodeProtocols writes a JoinGroup's protocols in preference order.
+func encodeProtocols(e *canon.Encoder, ps []ProtocolMetadata) {
+	e.Len(len(ps))
+	for _, p := range ps {
+		e.String(p.Name)
+		e.String(string(p.Metadata))
+	}
+}
+
+// EncodeCanon writes the member's canonical encoding (package canon):
+// every field but cfg (fixed by the configuration, which the closed world
+// encodes) and seq (which only issues fresh correlation ids); joinSeq,
+// syncSeq, heartbeatSeq and the last SyncGroup's Seq as correlation ids;
+// the known metadata in topic order; the leader memory with its scheduled
+// deadline, and the timers' deadlines, relative to the clock. Two members
+// get the same encoding exactly when they behave the same from then on.
+func (m *Member) EncodeCanon(e *canon.Encoder) {
+	// cfg: left out (canon:"-").
+	e.Bool(m.eager)
+	e.Uint(uint64(m.state))
+	e.String(string(m.id))
+	e.Generation(int64(m.generation))
+	e.String(string(m.leader))
+	e.String(m.protocol)
+	e.Strings(m.topics)
+	e.Topics(m.metadata)
+	e.Set(m.owned)
+	e.Generation(int64(m.ownedGen))
+	e.String(string(m.ownedLeader))
+	e.Set(m.kept)
+	e.Generation(int64(m.lastCompleted))
+	encodeLeaderMemory(e, &m.memory)
+	// seq: left out (canon:"-").
+	e.Seq(m.joinSeq)
+	e.Seq(m.syncSeq)
+	e.Seq(m.heartbeatSeq)
+	encodeSyncGroupRequest(e, &m.sync)
+	e.Bool(m.rejoinAfterSync)
+	e.Len(len(m.timers))
+	for i := range m.timers {
+		e.Bool(m.timers[i].armed)
+		e.Instant(int64(m.timers[i].at))
+	}
+}
+
+// encodeLeaderMemory writes every field of mem, its deadline relative to
+// the clock.
+func encodeLeaderMemory(e *canon.Encoder, mem *LeaderMemory) {
+	e.Generation(int64(mem.Generation))
+	e.Assignment(mem.Assignment)
+	encodeIDs(e, mem.Members)
+	e.Instant(int64(mem.ScheduledAt))
+	e.Set(mem.Lost)
+	encodeIDs(e, mem.Candidates)
+	e.Int(int64(mem.SuccessiveRevokingRounds))
+	e.Bool(mem.Revoked)
+}
+
+// encodeIDs writes member ids in order.
+func encodeIDs(e *canon.Encoder, ids []spec.MemberID) {
+	e.Len(len(ids))
+	for _, id := range ids {
+		e.String(string(id))
+	}
+}
+
+// EncodeTimer writes t's canonical encoding (package canon): its kind and
+// member.
+func EncodeTimer(e *canon.Encoder, t Timer) {
+	e.Uint(uint64(t.Kind))
+	e.String(string(t.Member))
+}
+
+// EncodeMessage writes m's canonical encoding (package canon): its kind (0
+// for nil), then every field in declaration order, Seq as a correlation
+// id, generations with Generation, timeouts as durations, and the
+// SyncGroup's optional protocol fields with "not sent" distinct from
+// "sent empty". It panics on a message type it does not know.
+func EncodeMessage(e *canon.Encoder, m Message) {
+	switch m := m.(type) {
+	case JoinGroupRequest:
+		e.Header(joinGroupRequestKind, m.Seq)
+		e.String(string(m.MemberID))
+		e.String(m.InstanceID)
+		e.String(m.ClientID)
+		e.String(m.ClientHost)
+		e.String(m.ProtocolType)
+		encodeProtocols(e, m.Protocols)
+		e.Int(int64(m.SessionTimeout))
+		e.Int(int64(m.RebalanceTimeout))
+		e.Bool(m.RequireKnownMemberID)
+	case JoinGroupResponse:
+		e.Header(joinGroupResponseKind, m.Seq)
+		e.Int(int64(m.Error))
+		e.Generation(int64(m.Generation))
+		e.String(m.ProtocolType)
+		e.String(m.ProtocolName)
+		e.String(string(m.Leader))
+		e.String(string(m.MemberID))
+		e.Bool(m.SkipAssignment)
+		e.Len(len(m.Members))
+		for _, jm := range m.Members {
+			e.String(string(jm.MemberID))
+			e.String(jm.InstanceID)
+			e.String(string(jm.Metadata))
+		}
+	case SyncGroupRequest:
+		e.Buf = append(e.Buf, syncGroupRequestKind)
+		encodeSyncGroupRequest(e, &m)
+	case SyncGroupResponse:
+		e.Header(syncGroupResponseKind, m.Seq)
+		e.Int(int64(m.Error))
+		e.String(string(m.Assignment))
+		e.String(m.ProtocolType)
+		e.String(m.ProtocolName)
+	case HeartbeatRequest:
+		e.Header(heartbeatRequestKind, m.Seq)
+		e.String(string(m.MemberID))
+		e.String(m.InstanceID)
+		e.Generation(int64(m.Generation))
+	case HeartbeatResponse:
+		e.Header(heartbeatResponseKind, m.Seq)
+		e.Int(int64(m.Error))
+	case LeaveGroupRequest:
+		e.Header(leaveGroupRequestKind, m.Seq)
+		e.String(string(m.MemberID))
+		e.String(m.InstanceID)
+	case LeaveGroupResponse:
+		e.Header(leaveGroupResponseKind, m.Seq)
+		e.Int(int64(m.Error))
+	case OffsetCommitRequest:
+		e.Header(offsetCommitRequestKind, m.Seq)
+		e.String(string(m.MemberID))
+		e.String(m.InstanceID)
+		e.Generation(int64(m.Generation))
+	case OffsetCommitResponse:
+		e.Header(offsetCommitResponseKind, m.Seq)
+		e.Int(int64(m.Error))
+	case nil:
+		e.Buf = append(e.Buf, 0)
+	default:
+		panic("classic: EncodeMessage: unknown message type")
+	}
+}
+
+// encodeSyncGroupRequest writes every field of r (the body of a
+// SyncGroupRequest message, and the member's last SyncGroup).
+func encodeSyncGroupRequest(e *canon.Encoder, r *SyncGroupRequest) {
+	e.Seq(r.Seq)
+	e.String(string(r.MemberID))
+	e.String(r.InstanceID)
+	e.Generation(int64(r.Generation))
+	e.Len(len(r.Assignments))
+	for _, a := range r.Assignments {
+		e.String(string(a.MemberID))
+		e.String(string(a.Assignment))
+	}
+	encodeOptional(e, r.ProtocolType)
+	encodeOptional(e, r.ProtocolName)
+}
+
+// encodeOptional writes a nullable string: absent, or present and its
+// value.
+func encodeOptional(e *canon.Encoder, s *string) {
+	if s == nil {
+		e.Len(0)
+		return
+	}
+	e.Len(1)
+	e.String(*s)
+}

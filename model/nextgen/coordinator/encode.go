@@ -1,0 +1,72 @@
+package coordinator
+
+import (
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// EncodeCanon writes the coordinator's canonical encoding (package canon):
+// every field of its group state, the members as a multiset (member ids
+// may be renamed), instants relative to the clock. The configuration and
+// the assignors are left out: they are fixed when the coordinator is made
+// and never change, so they are the same in every state a model compares.
+func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
+	e.Bool(c.exists)
+	e.Int(int64(c.state))
+	e.Int(int64(c.groupEpoch))
+	e.Int(int64(c.targetEpoch))
+	e.Topics(c.topics)
+	e.Topics(c.subscribed)
+	e.Topics(c.targetTopics)
+	e.Bool(c.metadataExpired)
+
+	canon.Map(e, c.members, func(id spec.MemberID, m member) {
+		e.String(string(id))
+		m.encode(e)
+	})
+	canon.StringMap(e, c.instances)
+	e.Assignment(c.target)
+
+	// Resources are never renamed, so the owners are written in resource
+	// order.
+	var resBuf [16]spec.Resource
+	rs := resBuf[:0]
+	for r := range c.owners {
+		rs = append(rs, r)
+	}
+	slices.SortFunc(rs, spec.Resource.Compare)
+	e.Len(len(rs))
+	for _, r := range rs {
+		e.String(r.Topic)
+		e.Int(int64(r.Partition))
+		hs := c.owners[r]
+		e.Len(len(hs))
+		for _, h := range hs {
+			e.String(string(h.member))
+			e.Int(int64(h.epoch))
+		}
+	}
+}
+
+// encode writes every field of the member record.
+func (m member) encode(e *canon.Encoder) {
+	e.String(string(m.id))
+	e.String(m.instanceID)
+	e.String(m.rack)
+	e.String(m.assignor)
+	e.Int(int64(m.rebalanceTimeout))
+	e.Strings(m.subscription)
+	e.String(m.node)
+	e.Int(int64(m.cur.Epoch))
+	e.Int(int64(m.cur.PreviousEpoch))
+	e.Int(int64(m.cur.State))
+	e.Set(m.cur.Assigned)
+	e.Set(m.cur.PendingRevocation)
+	e.Bool(m.sessionArmed)
+	e.Instant(int64(m.sessionAt))
+	e.Bool(m.rebalanceArmed)
+	e.Int(int64(m.rebalanceEpoch))
+	e.Instant(int64(m.rebalanceAt))
+}

@@ -1,0 +1,125 @@
+package nextgen
+
+import (
+	"github.com/rebalance-ref/rebalance/model/canon"
+)
+
+// The kinds of message, written first in a message's encoding.
+const (
+	heartbeatRequestKind byte = iota + 1
+	heartbeatResponseKind
+	offsetCommitRequestKind
+	offsetFetchRequestKind
+	offsetResponseKind
+)
+
+// EncodeMessage writes m's canonical encoding (package canon): its kind,
+// then every field in declaration order, correlation ids with Seq, "not
+// sent" distinct from "sent empty".
+func EncodeMessage(e *canon.Encoder, m Message) {
+	switch m := m.(type) {
+	case HeartbeatRequest:
+		e.Header(heartbeatRequestKind, m.Seq)
+		e.String(m.GroupID)
+		e.String(string(m.MemberID))
+		e.Int(int64(m.MemberEpoch))
+		encodeOptional(e, m.InstanceID)
+		encodeOptional(e, m.RackID)
+		e.Int(int64(m.RebalanceTimeoutMs))
+		e.Strings(m.SubscribedTopicNames)
+		e.Bool(m.SubscriptionSent)
+		encodeOptional(e, m.ServerAssignor)
+		e.Set(m.TopicPartitions)
+		e.Bool(m.OwnedSent)
+	case HeartbeatResponse:
+		e.Header(heartbeatResponseKind, m.Seq)
+		e.Int(int64(m.Error))
+		e.String(m.ErrorMessage)
+		e.String(string(m.MemberID))
+		e.Int(int64(m.MemberEpoch))
+		e.Int(int64(m.HeartbeatIntervalMs))
+		e.Set(m.Assignment)
+		e.Bool(m.AssignmentSent)
+	case OffsetCommitRequest:
+		e.Header(offsetCommitRequestKind, m.Seq)
+		e.String(m.GroupID)
+		e.String(string(m.MemberID))
+		encodeOptional(e, m.InstanceID)
+		e.Int(int64(m.MemberEpoch))
+		e.Int(int64(m.Version))
+	case OffsetFetchRequest:
+		e.Header(offsetFetchRequestKind, m.Seq)
+		e.String(m.GroupID)
+		if m.MemberID == nil {
+			e.Len(0)
+		} else {
+			e.Len(1)
+			e.String(string(*m.MemberID))
+		}
+		e.Int(int64(m.MemberEpoch))
+	case OffsetResponse:
+		e.Header(offsetResponseKind, m.Seq)
+		e.Int(int64(m.Error))
+		e.String(m.ErrorMessage)
+	case nil:
+		e.Buf = append(e.Buf, 0)
+	default:
+		panic("nextgen: EncodeMessage: unknown message type")
+	}
+}
+
+// encodeOptional writes a nullable string: absent, or present and its
+// value.
+func encodeOptional(e *canon.Encoder, s *string) {
+	if s == nil {
+		e.Len(0)
+		return
+	}
+	e.Len(1)
+	e.String(*s)
+}
+
+// EncodeTimer writes t's canonical encoding: every field.
+func EncodeTimer(e *canon.Encoder, t Timer) {
+	e.Int(int64(t.Kind))
+	e.String(string(t.Member))
+	e.Int(int64(t.Epoch))
+}
+
+// EncodeConfig writes cfg's canonical encoding: every field.
+func EncodeConfig(e *canon.Encoder, cfg MemberConfig) {
+	e.String(cfg.Name)
+	e.String(cfg.GroupID)
+	e.String(string(cfg.MemberID))
+	e.String(cfg.InstanceID)
+	e.Strings(cfg.Topics)
+	e.Int(int64(cfg.RebalanceTimeout))
+	e.String(cfg.ServerAssignor)
+	e.Int(int64(cfg.RequestTimeout))
+	e.Uint(uint64(cfg.Faults))
+}
+
+// EncodeCanon writes the member's canonical encoding (package canon):
+// every field but seq, which only issues fresh correlation ids; awaitSeq
+// as a correlation id; the timers' instants relative to the clock.
+func (m *Member) EncodeCanon(e *canon.Encoder) {
+	EncodeConfig(e, m.cfg)
+	e.Int(int64(m.state))
+	e.Int(int64(m.epoch))
+	e.Int(int64(m.interval))
+	e.Strings(m.topics)
+	e.Set(m.owned)
+	e.Int(int64(m.ownedEpoch))
+	e.Set(m.revoking)
+	e.Set(m.target)
+	e.Int(int64(m.targetEpoch))
+	e.Bool(m.hasTarget)
+	e.Bool(m.full)
+	e.Strings(m.sentTopics)
+	e.Bool(m.ownedReported)
+	e.Seq(m.awaitSeq)
+	for _, t := range m.timers {
+		e.Bool(t.armed)
+		e.Instant(int64(t.at))
+	}
+}
