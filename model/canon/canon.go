@@ -253,16 +253,22 @@ func (e *Encoder) writeSorted(parts []part) {
 	slices.SortFunc(parts, func(a, b part) int { return bytes.Compare(a.buf, b.buf) })
 	for _, p := range parts {
 		e.Len(len(p.buf))
-		base := len(e.Buf)
-		e.Buf = append(e.Buf, p.buf...)
-		for _, sl := range p.slots {
-			e.slots = append(e.slots, seqSlot{base + sl.off, sl.space})
-		}
-		for _, o := range p.oslots {
-			e.oslots = append(e.oslots, base+o)
-		}
+		e.appendEncoded(p.buf, p.slots, p.oslots)
 	}
 	e.putScratch(parts)
+}
+
+// appendEncoded appends buf, encoded on its own, with the offsets in it of
+// its correlation ids and order values, which Finish will rewrite.
+func (e *Encoder) appendEncoded(buf []byte, slots []seqSlot, oslots []int) {
+	base := len(e.Buf)
+	e.Buf = append(e.Buf, buf...)
+	for _, sl := range slots {
+		e.slots = append(e.slots, seqSlot{base + sl.off, sl.space})
+	}
+	for _, o := range oslots {
+		e.oslots = append(e.oslots, base+o)
+	}
 }
 
 // takeScratch returns n parts whose buffers may be reused; Sorted calls
@@ -431,14 +437,7 @@ func (e *Encoder) Replay(p *Part) bool {
 	if p == nil || p.now != e.Now || !e.Plain() {
 		return false
 	}
-	base := len(e.Buf)
-	e.Buf = append(e.Buf, p.buf...)
-	for _, sl := range p.slots {
-		e.slots = append(e.slots, seqSlot{base + sl.off, sl.space})
-	}
-	for _, o := range p.oslots {
-		e.oslots = append(e.oslots, base+o)
-	}
+	e.appendEncoded(p.buf, p.slots, p.oslots)
 	return true
 }
 

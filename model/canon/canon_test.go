@@ -174,3 +174,131 @@ func TestSeqSpaces(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordReplay: a recorded part replayed elsewhere (after other
+// correlation ids and order values, in another encoder) encodes exactly
+// as writing the value there does; a part is not replayed at another
+// clock or into an encoder that is not plain.
+func TestRecordReplay(t *testing.T) {
+	value := func(e *Encoder) {
+		e.Seq(40)
+		e.Order(300)
+		e.Instant(1500)
+		e.Seq(41)
+		e.Seq(40)
+		e.Order(200)
+	}
+	prefix := func(e *Encoder, n int) {
+		for i := range n {
+			e.Seq(uint64(90 + i))
+			e.Order(uint64(250 + i))
+		}
+	}
+	rec := &Encoder{Now: 1000}
+	prefix(rec, 1)
+	part := rec.Record(func() { value(rec) })
+	if part == nil {
+		t.Fatal("a plain encoder recorded nothing")
+	}
+	for n := range 4 {
+		direct, replayed := &Encoder{Now: 1000}, &Encoder{Now: 1000}
+		prefix(direct, n)
+		prefix(replayed, n)
+		value(direct)
+		if !replayed.Replay(part) {
+			t.Fatalf("prefix %d: the part was not replayed", n)
+		}
+		if d, r := direct.Finish(), replayed.Finish(); !bytes.Equal(d, r) {
+			t.Errorf("prefix %d: replayed %x, written %x", n, r, d)
+		}
+	}
+	if (&Encoder{Now: 1001}).Replay(part) {
+		t.Errorf("a part was replayed at another clock")
+	}
+	if (&Encoder{Now: 1000, SkipSeq: true}).Replay(part) || (&Encoder{Now: 1000, SkipSeq: true}).Record(func() {}) != nil {
+		t.Errorf("a part was replayed into, or recorded by, an encoder that is not plain")
+	}
+}
+
+// TestRenumbering: correlation ids are numbered by first appearance and
+// order values ranked, whatever their values, with 0 kept as "none".
+func TestRenumbering(t *testing.T) {
+	enc := func(seqs, orders []uint64) string {
+		e := &Encoder{}
+		for _, s := range seqs {
+			e.Seq(s)
+		}
+		for _, o := range orders {
+			e.Order(o)
+		}
+		return string(e.Finish())
+	}
+	for _, c := range []struct {
+		aSeqs, aOrders, bSeqs, bOrders []uint64
+		same                           bool
+	}{
+		{[]uint64{7, 7, 9}, nil, []uint64{1, 1, 2}, nil, true},
+		{[]uint64{7, 7, 9}, nil, []uint64{7, 9, 9}, nil, false},
+		{[]uint64{0, 7}, nil, []uint64{0, 3}, nil, true},
+		{[]uint64{0, 7}, nil, []uint64{1, 7}, nil, false},
+		{[]uint64{0, 5, 6}, nil, []uint64{0, 5, 0}, nil, false},
+		{nil, []uint64{0, 5, 9}, nil, []uint64{0, 1, 2}, true},
+		{nil, []uint64{5, 9}, nil, []uint64{1, 2}, true},
+		{nil, []uint64{9, 5}, nil, []uint64{5, 9}, false},
+		{nil, []uint64{0, 9}, nil, []uint64{5, 9}, false},
+		{nil, []uint64{5}, nil, []uint64{0}, false},
+		{nil, []uint64{5, 5, 9}, nil, []uint64{5, 9, 9}, false},
+	} {
+		if got := enc(c.aSeqs, c.aOrders) == enc(c.bSeqs, c.bOrders); got != c.same {
+			t.Errorf("seqs %v orders %v against seqs %v orders %v: same = %v, want %v", c.aSeqs, c.aOrders, c.bSeqs, c.bOrders, got, c.same)
+		}
+	}
+}
+
+// TestScratchReuse: one encoder used for many multisets of different
+// sizes, nested too, writes what fresh encoders write.
+func TestScratchReuse(t *testing.T) {
+	write := func(e *Encoder, n int) {
+		e.Sorted(n, func(i int) {
+			e.Seq(uint64(100 - i))
+			e.Sorted(i, func(j int) { e.Int(int64(i * j)) })
+		})
+	}
+	reused := &Encoder{}
+	for _, n := range []int{3, 5, 2, 0, 6, 1} {
+		reused.Reset()
+		write(reused, n)
+		fresh := &Encoder{}
+		write(fresh, n)
+		if r, f := reused.Finish(), fresh.Finish(); !bytes.Equal(r, f) {
+			t.Errorf("n=%d: reused encoder wrote %x, a fresh one %x", n, r, f)
+		}
+	}
+}
+
+// TestSortedKeepsItsItems: a multiset's items are written, and correlation
+// ids inside them are numbered with the rest of the encoding.
+func TestSortedKeepsItsItems(t *testing.T) {
+	enc := func(seqs []uint64, vals []int64) string {
+		e := &Encoder{}
+		e.Seq(seqs[0])
+		e.Sorted(len(vals), func(i int) {
+			e.Int(vals[i]) // the id is not at the item's start
+			e.Seq(seqs[i+1])
+		})
+		return string(e.Finish())
+	}
+	base := enc([]uint64{50, 100, 200}, []int64{1, 2})
+	if enc([]uint64{3, 7, 9}, []int64{1, 2}) != base {
+		t.Errorf("renumbered ids inside a multiset encode differently")
+	}
+	if enc([]uint64{50, 100, 100}, []int64{1, 2}) == base {
+		t.Errorf("two items sharing an id encode as two with their own")
+	}
+	if enc([]uint64{50, 100, 50}, []int64{1, 2}) == base {
+		t.Errorf("an item's id equal to the outer one encodes as a fresh id")
+	}
+	if enc([]uint64{50, 100, 200}, []int64{1, 3}) == base {
+		t.Errorf("a changed item encodes the same")
+	}
+}

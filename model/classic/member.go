@@ -420,14 +420,13 @@ func (m *Member) View() spec.MemberView {
 	}
 }
 
-// Clone returns a deep copy of m that shares nothing mutable with it. The
-// configured Protocol values are shared: a Protocol is a pure value.
+// Clone returns a copy of m that shares nothing mutable with it: stepping
+// either leaves the other as it was. The member never writes its
+// subscription, metadata, leader memory or stored SyncGroup in place (a
+// change replaces them whole), so the copy shares them, as it shares the
+// configuration and its Protocol values (pure values).
 func (m *Member) Clone() *Member {
-	c := *m // cfg is shared: it never changes after NewMember
-	c.topics = slices.Clone(m.topics)
-	c.metadata = maps.Clone(m.metadata)
-	c.memory = m.memory.Clone()
-	c.sync.Assignments = slices.Clone(m.sync.Assignments)
+	c := *m
 	return &c
 }
 

@@ -1019,6 +1019,8 @@ func TestMemberMalformedAssignment(t *testing.T) {
 	}
 }
 
+// TestMemberCloneSharesNothing: whatever the original goes through, its
+// clone stays as it was, and steps on its own.
 func TestMemberCloneSharesNothing(t *testing.T) {
 	p := fakeProtocol{name: "coop", coop: true, assign: fixed(map[spec.MemberID]Assignment{"A-1": {Assigned: set(t, "{t-0}")}},
 		LeaderMemory{Generation: 1, Members: []spec.MemberID{"A-1"}, Assignment: spec.Assignment{"A-1": set(t, "{t-0}")}})}
@@ -1030,11 +1032,10 @@ func TestMemberCloneSharesNothing(t *testing.T) {
 	if before != h.m.String() {
 		t.Fatalf("clone differs:\n%s\n%s", before, h.m)
 	}
-	h.m.memory.Members[0] = "X"
-	h.m.memory.Assignment["Y"] = nil
-	h.m.metadata["t"] = 99
-	h.m.topics[0] = "z"
-	h.m.sync.Assignments[0].MemberID = "Z"
+	// The original goes on: a new subscription and metadata, the round's
+	// end, a rejoin led again (new leader memory and SyncGroup), a leave.
+	h.step(node.Subscribe{Topics: []string{"t", "u"}})
+	h.step(node.MetadataUpdate{Topics: spec.Topics{"t": 3, "u": 1}})
 	h.syncResp(Assignment{Assigned: set(t, "{t-0}")})
 	h.step(node.Leave{})
 	if after := c.String(); after != before {

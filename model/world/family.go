@@ -178,7 +178,7 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	LogTimer(node string, t node.TimerCmd[T], now node.Millis) string
 	// AdjustView lets the family correct a live member's view before the
 	// world fills in Current and Fenced.
-	AdjustView(mv *spec.MemberView)
+	AdjustView(mv spec.MemberView) spec.MemberView
 	// Detects reports whether firing t is how the group learns of an
 	// environment action (for the bounded-rounds count: see Model.Step).
 	Detects(t T) bool

@@ -156,6 +156,9 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// unlogged makes logf a no-op: the model checker's steps keep no log
 	// (a counterexample is replayed as a scenario, which logs).
 	unlogged bool
+	// lawsBroken is set when the last check found a state or step law
+	// broken in prev.
+	lawsBroken bool
 	// frozen is set on a model checker state once its step is done: it
 	// never changes again, so its nodes' encodings may be cached. Forks of
 	// it are not frozen; changing a frozen world panics.
@@ -687,20 +690,48 @@ func (w *World[M, T, C, P]) violate(v spec.Violation) {
 // coordinator's invariants. A fork that has not stepped its coordinator
 // shares it with the world it was forked from, where it was checked, so
 // the invariants are checked again only where the coordinator changed.
+//
+// A step that changed nothing the laws see (a heartbeat, most deliveries
+// to the coordinator) leaves the view equal to the last one: when the laws
+// held there, they hold again (the state laws read one view, and the step
+// laws, given two equal views, read only the second), so they are not run
+// again. A broken law is reported again on every step while it stays
+// broken, as before.
 func (w *World[M, T, C, P]) check() {
-	v := w.view(w.prev)
-	for _, x := range spec.CheckState(v) {
-		w.violate(x)
-	}
-	for _, x := range spec.CheckStep(w.prev, v) {
-		w.violate(x)
+	var buf [8]spec.MemberView // the view is built here, on the stack
+	if v := w.view(w.prev, buf[:0]); w.lawsBroken || !sameView(v, w.prev) {
+		v.Members = slices.Clone(v.Members)
+		before := len(w.Violations)
+		for _, x := range spec.CheckState(v) {
+			w.violate(x)
+		}
+		for _, x := range spec.CheckStep(w.prev, v) {
+			w.violate(x)
+		}
+		w.lawsBroken = len(w.Violations) > before
+		w.prev = v
 	}
 	if w.coordinatorOwner == w {
 		if err := w.Coordinator.CheckInvariants(); err != nil {
 			w.violate(spec.Violation{Law: CoordinatorInvariant, Detail: err.Error()})
 		}
 	}
-	w.prev = v
+}
+
+// sameView reports whether two views are equal in everything the laws
+// read.
+func sameView(a, b spec.View) bool {
+	if len(a.Members) != len(b.Members) || !maps.Equal(a.Topics, b.Topics) {
+		return false
+	}
+	for i := range a.Members {
+		x, y := &a.Members[i], &b.Members[i]
+		if x.Name != y.Name || x.ID != y.ID || x.Current != y.Current || x.Fenced != y.Fenced || x.Generation != y.Generation ||
+			!slices.Equal(x.Subscription, y.Subscription) || !slices.Equal(x.Owns, y.Owns) || !slices.Equal(x.Revoking, y.Revoking) {
+			return false
+		}
+	}
+	return true
 }
 
 // View maps the world to the ownership view: a live process is a current
@@ -708,15 +739,16 @@ func (w *World[M, T, C, P]) check() {
 // current incarnation; every other process that still believes it owns
 // something is fenced by its stale generation or epoch (commits under it
 // are rejected). A process that is down owns nothing.
-func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}) }
+func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}, nil) }
 
 // view is View, taking the member views of processes that w shares with
 // the world it was forked from (unchanged since that world's last check)
 // from that world's view, prev, when it has them: only whether they are
 // current is computed again. Names are sorted in both, so one pass finds
 // them.
-func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
-	v := spec.View{Topics: w.Topics, Members: make([]spec.MemberView, 0, len(w.names))}
+// The members are appended to members.
+func (w *World[M, T, C, P]) view(prev spec.View, members []spec.MemberView) spec.View {
+	v := spec.View{Topics: w.Topics, Members: members}
 	j := 0
 	for _, name := range w.names {
 		p := w.Processes[name]
@@ -734,8 +766,7 @@ func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 			v.Members = append(v.Members, spec.MemberView{Name: name, Generation: spec.NoGeneration, Fenced: true, Subscription: subs})
 			continue
 		default:
-			v.Members = append(v.Members, p.Node.View())
-			w.Family.AdjustView(&v.Members[len(v.Members)-1])
+			v.Members = append(v.Members, w.Family.AdjustView(p.Node.View()))
 		}
 		if p.Node == nil {
 			continue

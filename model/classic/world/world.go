@@ -158,7 +158,7 @@ func (Family) LogTimer(from string, t node.TimerCmd[classic.Timer], now node.Mil
 }
 
 // AdjustView changes nothing.
-func (Family) AdjustView(*spec.MemberView) {}
+func (Family) AdjustView(mv spec.MemberView) spec.MemberView { return mv }
 
 // Detects reports whether firing t is how the group learns of an
 // environment action: a session expiring at the coordinator (a crash, or

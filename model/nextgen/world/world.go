@@ -158,11 +158,12 @@ func (Family) LogTimer(string, node.TimerCmd[nextgen.Timer], node.Millis) string
 // AdjustView makes the member epoch the view's generation (0 and below,
 // a member that has reset, are NoGeneration) and counts the partitions of
 // topics the member no longer subscribes to as revoking.
-func (Family) AdjustView(mv *spec.MemberView) {
+func (Family) AdjustView(mv spec.MemberView) spec.MemberView {
 	if mv.Generation <= 0 {
 		mv.Generation = spec.NoGeneration
 	}
 	mv.Revoking = mv.Revoking.Union(mv.Owns.Filter(func(r spec.Resource) bool { return !mv.Subscribes(r.Topic) }))
+	return mv
 }
 
 // Detects is false: the count restarts only at environment actions.
