@@ -387,60 +387,6 @@ func (e *Encoder) MemberView(v spec.MemberView) {
 	e.Set(v.Revoking)
 }
 
-// Part is a recorded piece of an encoding, to append again without
-// encoding its value again while the value is unchanged: its bytes, the
-// offsets in them of its correlation ids and order values, and the clock
-// it was written at (its instants are relative to it). A Part is
-// immutable, so encoders on several goroutines may share one.
-type Part struct {
-	buf    []byte
-	slots  []seqSlot
-	oslots []int
-	now    int64
-}
-
-// Plain reports whether e writes values as they are: no Rename, no
-// AbstractIdentities, correlation ids kept. Only a plain encoder records
-// and replays parts.
-func (e *Encoder) Plain() bool {
-	return e.Rename == nil && e.AbstractIdentities == nil && !e.SkipSeq
-}
-
-// Record appends what write writes and returns it as a Part (nil when e
-// is not Plain: the part would not be valid for other encoders).
-func (e *Encoder) Record(write func()) *Part {
-	start, s0, o0 := len(e.Buf), len(e.slots), len(e.oslots)
-	write()
-	if !e.Plain() {
-		return nil
-	}
-	p := &Part{buf: slices.Clone(e.Buf[start:]), now: e.Now}
-	if n := len(e.slots) - s0; n > 0 {
-		p.slots = make([]seqSlot, n)
-		for i, sl := range e.slots[s0:] {
-			p.slots[i] = seqSlot{sl.off - start, sl.space}
-		}
-	}
-	if n := len(e.oslots) - o0; n > 0 {
-		p.oslots = make([]int, n)
-		for i, o := range e.oslots[o0:] {
-			p.oslots[i] = o - start
-		}
-	}
-	return p
-}
-
-// Replay appends p and reports true when p is valid for e: e is Plain and
-// its clock is the one p was written at. Otherwise it appends nothing and
-// reports false.
-func (e *Encoder) Replay(p *Part) bool {
-	if p == nil || p.now != e.Now || !e.Plain() {
-		return false
-	}
-	e.appendEncoded(p.buf, p.slots, p.oslots)
-	return true
-}
-
 // Header appends a message's header: its kind (a small tag that tells the
 // message types of a family apart) and its correlation id.
 func (e *Encoder) Header(kind byte, seq uint64) {

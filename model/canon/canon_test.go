@@ -135,11 +135,11 @@ func TestMapsAreOrderFree(t *testing.T) {
 // TestSeqSpaces: correlation ids are numbered per space. Two members' ids
 // that coincide are not the same id: whether A's awaited id equals B's is
 // not part of the encoding, while equalities within one space still are,
-// and so is each id's space. It also holds through a recorded Part.
+// and so is each id's space. It also holds inside a multiset.
 func TestSeqSpaces(t *testing.T) {
 	// A waits for a, B for b, and one message in flight to each carries
 	// ma and mb.
-	encode := func(a, b, ma, mb uint64, record bool) string {
+	encode := func(a, b, ma, mb uint64, inSet bool) string {
 		e := &Encoder{}
 		member := func(space string, s uint64) {
 			e.SeqSpace = space
@@ -147,12 +147,8 @@ func TestSeqSpaces(t *testing.T) {
 			e.Seq(s)
 			e.SeqSpace = ""
 		}
-		if record {
-			p := e.Record(func() { member("A", a) })
-			e.Reset()
-			if !e.Replay(p) {
-				t.Fatal("a plain encoder does not replay its part")
-			}
+		if inSet {
+			e.Sorted(1, func(int) { member("A", a) })
 		} else {
 			member("A", a)
 		}
@@ -161,62 +157,17 @@ func TestSeqSpaces(t *testing.T) {
 		member("B", mb)
 		return string(e.Finish())
 	}
-	for _, record := range []bool{false, true} {
-		apart := encode(4, 5, 4, 5, record)
-		if coincide := encode(5, 5, 5, 5, record); coincide != apart {
-			t.Errorf("record=%v: ids of two spaces that coincide encode unlike ids that do not", record)
+	for _, inSet := range []bool{false, true} { // inSet: A's id inside a multiset
+		apart := encode(4, 5, 4, 5, inSet)
+		if coincide := encode(5, 5, 5, 5, inSet); coincide != apart {
+			t.Errorf("in a multiset=%v: ids of two spaces that coincide encode unlike ids that do not", inSet)
 		}
-		if crossed := encode(4, 5, 5, 4, record); crossed == apart {
-			t.Errorf("record=%v: messages carrying the other member's awaited id encode as their own", record)
+		if crossed := encode(4, 5, 5, 4, inSet); crossed == apart {
+			t.Errorf("in a multiset=%v: messages carrying the other member's awaited id encode as their own", inSet)
 		}
-		if stale := encode(4, 5, 3, 5, record); stale == apart {
-			t.Errorf("record=%v: a stale id in one space encodes as the awaited one", record)
+		if stale := encode(4, 5, 3, 5, inSet); stale == apart {
+			t.Errorf("in a multiset=%v: a stale id in one space encodes as the awaited one", inSet)
 		}
-	}
-}
-
-// TestRecordReplay: a recorded part replayed elsewhere (after other
-// correlation ids and order values, in another encoder) encodes exactly
-// as writing the value there does; a part is not replayed at another
-// clock or into an encoder that is not plain.
-func TestRecordReplay(t *testing.T) {
-	value := func(e *Encoder) {
-		e.Seq(40)
-		e.Order(300)
-		e.Instant(1500)
-		e.Seq(41)
-		e.Seq(40)
-		e.Order(200)
-	}
-	prefix := func(e *Encoder, n int) {
-		for i := range n {
-			e.Seq(uint64(90 + i))
-			e.Order(uint64(250 + i))
-		}
-	}
-	rec := &Encoder{Now: 1000}
-	prefix(rec, 1)
-	part := rec.Record(func() { value(rec) })
-	if part == nil {
-		t.Fatal("a plain encoder recorded nothing")
-	}
-	for n := range 4 {
-		direct, replayed := &Encoder{Now: 1000}, &Encoder{Now: 1000}
-		prefix(direct, n)
-		prefix(replayed, n)
-		value(direct)
-		if !replayed.Replay(part) {
-			t.Fatalf("prefix %d: the part was not replayed", n)
-		}
-		if d, r := direct.Finish(), replayed.Finish(); !bytes.Equal(d, r) {
-			t.Errorf("prefix %d: replayed %x, written %x", n, r, d)
-		}
-	}
-	if (&Encoder{Now: 1001}).Replay(part) {
-		t.Errorf("a part was replayed at another clock")
-	}
-	if (&Encoder{Now: 1000, SkipSeq: true}).Replay(part) || (&Encoder{Now: 1000, SkipSeq: true}).Record(func() {}) != nil {
-		t.Errorf("a part was replayed into, or recorded by, an encoder that is not plain")
 	}
 }
 

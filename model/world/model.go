@@ -375,14 +375,12 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	u.encode(e)
 	e.Int(int64(s.Rounds))
 	e.Topics(w.Topics)
-	// A node is recorded once a second world shares it: most successors
-	// are encoded once and dropped as already seen.
-	w.coordinatorEnc.encode(e, w.coordinatorOwner != w, func() { w.Coordinator.Encode(e) })
+	w.Coordinator.Encode(e)
 	names := w.Names()
 	e.Int(int64(len(names)))
 	for _, n := range names {
 		p := w.Processes[n]
-		p.enc.encode(e, p.owner != w, func() { encodeProcess(e, w, n, p, abstract) })
+		encodeProcess(e, w, n, p, abstract)
 	}
 	switch w.Family.Network() {
 	case Connections:

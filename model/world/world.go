@@ -5,9 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync/atomic"
 
-	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -41,31 +39,6 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// owner is the world that may change this process in place; a fork
 	// shares its parent's processes and copies one before changing it.
 	owner *World[M, T, C, P]
-	// enc caches the process's canonical encoding for the model checker
-	// (Model.Encode); a copy of the process gets a fresh, empty one.
-	enc *encCache
-}
-
-// encCache holds a node's recorded canonical encoding, shared by the
-// worlds that share the node. It is filled and read only by worlds that
-// share the node with its owner, which changes it no more (see Fork and
-// World.frozen), possibly by several checker workers at once.
-type encCache struct{ part atomic.Pointer[canon.Part] }
-
-// encode appends what write writes, recording it in c or replaying it
-// from c when shared is set (the world encoding the node does not own
-// it); otherwise it only writes.
-func (c *encCache) encode(e *canon.Encoder, shared bool, write func()) {
-	if !shared || c == nil {
-		write()
-		return
-	}
-	if e.Replay(c.part.Load()) {
-		return
-	}
-	if part := e.Record(write); part != nil {
-		c.part.Store(part)
-	}
 }
 
 // Address is the node address of the process's current incarnation: its
@@ -160,18 +133,15 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// broken in prev.
 	lawsBroken bool
 	// frozen is set on a model checker state once its step is done: it
-	// never changes again, so its nodes' encodings may be cached. Forks of
-	// it are not frozen; changing a frozen world panics.
+	// never changes again (its forks share its nodes). Forks of it are not
+	// frozen; changing a frozen world panics.
 	frozen bool
-	// coordinatorEnc caches the coordinator's encoding (see encCache);
-	// replaced with a fresh one whenever the coordinator is copied.
-	coordinatorEnc *encCache
 }
 
 // New returns a world of family f with coordinator c over topics, and no
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
-	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process[M, T, C, P]{}, processesOwned: true, coordinatorEnc: new(encCache)}
+	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process[M, T, C, P]{}, processesOwned: true}
 	w.coordinatorOwner = w
 	w.prev = w.View()
 	return w
@@ -190,7 +160,6 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
 	c.coordinatorOwner = &c
-	c.coordinatorEnc = new(encCache)
 	c.frozen = false
 	c.Processes = make(map[string]*Process[M, T, C, P], len(w.Processes))
 	c.processesOwned = true
@@ -199,7 +168,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
-		q.owner, q.enc = &c, new(encCache)
+		q.owner = &c
 		c.Processes[n] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -249,7 +218,7 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	if p.Node != nil && keepNode {
 		q.Node = p.Node.CloneMember()
 	}
-	q.owner, q.enc = w, new(encCache)
+	q.owner = w
 	w.ownProcesses()
 	w.Processes[name] = &q
 	return &q
@@ -275,7 +244,6 @@ func (w *World[M, T, C, P]) ownCoordinator() {
 			w.Coordinator = w.Coordinator.CloneCoordinator()
 		}
 		w.coordinatorOwner = w
-		w.coordinatorEnc = new(encCache)
 	}
 }
 
@@ -293,7 +261,7 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
 		return fmt.Errorf("member name %q is reserved", name)
 	}
-	p := &Process[M, T, C, P]{Config: cfg, owner: w, enc: new(encCache)}
+	p := &Process[M, T, C, P]{Config: cfg, owner: w}
 	if err := w.start(p); err != nil {
 		return err
 	}
@@ -698,9 +666,8 @@ func (w *World[M, T, C, P]) violate(v spec.Violation) {
 // again. A broken law is reported again on every step while it stays
 // broken, as before.
 func (w *World[M, T, C, P]) check() {
-	var buf [8]spec.MemberView // the view is built here, on the stack
-	if v := w.view(w.prev, buf[:0]); w.lawsBroken || !sameView(v, w.prev) {
-		v.Members = slices.Clone(v.Members)
+	if w.lawsBroken || !w.viewUnchanged(w.prev) {
+		v := w.view(w.prev)
 		before := len(w.Violations)
 		for _, x := range spec.CheckState(v) {
 			w.violate(x)
@@ -718,15 +685,19 @@ func (w *World[M, T, C, P]) check() {
 	}
 }
 
-// sameView reports whether two views are equal in everything the laws
-// read.
-func sameView(a, b spec.View) bool {
-	if len(a.Members) != len(b.Members) || !maps.Equal(a.Topics, b.Topics) {
+// viewUnchanged reports whether the view of w equals prev in everything
+// the laws read, without building it.
+func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
+	if len(prev.Members) != len(w.names) || !maps.Equal(w.Topics, prev.Topics) {
 		return false
 	}
-	for i := range a.Members {
-		x, y := &a.Members[i], &b.Members[i]
-		if x.Name != y.Name || x.ID != y.ID || x.Current != y.Current || x.Fenced != y.Fenced || x.Generation != y.Generation ||
+	for i, name := range w.names {
+		y := &prev.Members[i]
+		if y.Name != name {
+			return false
+		}
+		x := w.memberView(name, w.Processes[name], y)
+		if x.ID != y.ID || x.Current != y.Current || x.Fenced != y.Fenced || x.Generation != y.Generation ||
 			!slices.Equal(x.Subscription, y.Subscription) || !slices.Equal(x.Owns, y.Owns) || !slices.Equal(x.Revoking, y.Revoking) {
 			return false
 		}
@@ -739,43 +710,50 @@ func sameView(a, b spec.View) bool {
 // current incarnation; every other process that still believes it owns
 // something is fenced by its stale generation or epoch (commits under it
 // are rejected). A process that is down owns nothing.
-func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}, nil) }
+func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}) }
 
 // view is View, taking the member views of processes that w shares with
 // the world it was forked from (unchanged since that world's last check)
-// from that world's view, prev, when it has them: only whether they are
-// current is computed again. Names are sorted in both, so one pass finds
-// them.
-// The members are appended to members.
-func (w *World[M, T, C, P]) view(prev spec.View, members []spec.MemberView) spec.View {
-	v := spec.View{Topics: w.Topics, Members: members}
+// from that world's view, prev, when it has them. Names are sorted in
+// both, so one pass finds them.
+func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
+	v := spec.View{Topics: w.Topics, Members: make([]spec.MemberView, 0, len(w.names))}
 	j := 0
 	for _, name := range w.names {
-		p := w.Processes[name]
 		for j < len(prev.Members) && prev.Members[j].Name < name {
 			j++
 		}
-		switch {
-		case p.owner != w && j < len(prev.Members) && prev.Members[j].Name == name:
-			v.Members = append(v.Members, prev.Members[j])
-		case p.Node == nil:
-			subs := w.Family.MemberTopics(p.Config)
-			if !slices.IsSorted(subs) {
-				subs = slices.Sorted(slices.Values(subs))
-			}
-			v.Members = append(v.Members, spec.MemberView{Name: name, Generation: spec.NoGeneration, Fenced: true, Subscription: subs})
-			continue
-		default:
-			v.Members = append(v.Members, w.Family.AdjustView(p.Node.View()))
+		var was *spec.MemberView
+		if j < len(prev.Members) && prev.Members[j].Name == name {
+			was = &prev.Members[j]
 		}
-		if p.Node == nil {
-			continue
+		v.Members = append(v.Members, w.memberView(name, w.Processes[name], was))
+	}
+	return v.Sort()
+}
+
+// memberView is the view of process name, p. When w shares p with the
+// world it was forked from, was (if not nil) is p's view there: only
+// whether p is current is computed again.
+func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was *spec.MemberView) spec.MemberView {
+	var mv spec.MemberView
+	switch {
+	case p.owner != w && was != nil:
+		mv = *was
+	case p.Node == nil:
+		subs := w.Family.MemberTopics(p.Config)
+		if !slices.IsSorted(subs) {
+			subs = slices.Sorted(slices.Values(subs))
 		}
-		mv := &v.Members[len(v.Members)-1]
+		return spec.MemberView{Name: name, Generation: spec.NoGeneration, Fenced: true, Subscription: subs}
+	default:
+		mv = w.Family.AdjustView(p.Node.View())
+	}
+	if p.Node != nil {
 		mv.Current = mv.ID != "" && w.Coordinator.IsMember(mv.ID) && w.Coordinator.MemberNode(mv.ID) == p.Address(name)
 		mv.Fenced = !mv.Current
 	}
-	return v.Sort()
+	return mv
 }
 
 // Quiet reports whether nothing is in flight and no member is between a
