@@ -10,15 +10,16 @@ import (
 )
 
 // BenchmarkExplore explores each protocol's default world (the one
-// rebalance check explores) completely, with one and with two workers,
-// and reports distinct states per second and the bytes the checker stores
+// rebalance check explores) completely: with liveness on one and on two
+// workers, and safety only on one (the mode compared with TLC in
+// tla/compare.sh), and reports distinct states per second and the bytes the checker stores
 // per state (seen set, per-state records and liveness graph). Run it with
 //
 //	go test ./checker -run XXX -bench Explore -benchtime 1x -count 5
 //
 // and compare the worker counts with benchstat.
 func BenchmarkExplore(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetGCPercent(debug.SetGCPercent(200)) // as rebalance check sets it
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		for _, c := range []struct {
 			workers  int

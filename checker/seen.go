@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"math/bits"
 	"sync"
 )
 
@@ -9,8 +10,9 @@ import (
 const seenShards = 256
 
 // seenSet maps each stored state to its id: by 64-bit fingerprint (an open
-// addressing table of 12 bytes a slot) or, in exact mode, by the whole
-// canonical encoding. It is safe for concurrent use.
+// addressing table of 12 bytes a slot, kept between half and three
+// quarters full, so 16 to 24 bytes a state) or, in exact mode, by the
+// whole canonical encoding. It is safe for concurrent use.
 type seenSet struct {
 	exact  bool
 	shards [seenShards]seenShard
@@ -19,7 +21,8 @@ type seenSet struct {
 type seenShard struct {
 	mu sync.Mutex
 	// keys and ids are the fingerprint table: keys[i] == 0 marks a free
-	// slot (fingerprint 0 is stored as 1). len(keys) is a power of two.
+	// slot (fingerprint 0 is stored as 1). A fingerprint's probe starts
+	// at home(fp) and goes on linearly, wrapping around.
 	keys []uint64
 	ids  []uint32
 	used int
@@ -61,8 +64,7 @@ func (s *seenSet) insert(fp uint64, enc []byte, newID func() uint32) (uint32, bo
 	if fp == 0 {
 		fp = 1
 	}
-	mask := uint64(len(sh.keys) - 1)
-	for i := fp & mask; ; i = (i + 1) & mask {
+	for i := home(fp, len(sh.keys)); ; i = next(i, len(sh.keys)) {
 		switch sh.keys[i] {
 		case fp:
 			return sh.ids[i], false
@@ -78,18 +80,34 @@ func (s *seenSet) insert(fp uint64, enc []byte, newID func() uint32) (uint32, bo
 	}
 }
 
+// home is where the probe for fp starts in a table of n slots: fp's bits
+// below the shard's (the top eight choose the shard) scaled to [0, n).
+func home(fp uint64, n int) int {
+	hi, _ := bits.Mul64(fp<<8, uint64(n))
+	return int(hi)
+}
+
+// next is the slot after i in a table of n slots.
+func next(i, n int) int {
+	if i++; i == n {
+		return 0
+	}
+	return i
+}
+
+// grow makes the table half as large again: from three quarters full to
+// half full.
 func (sh *seenShard) grow() {
 	keys, ids := sh.keys, sh.ids
-	sh.keys = make([]uint64, 2*len(keys))
-	sh.ids = make([]uint32, 2*len(keys))
-	mask := uint64(len(sh.keys) - 1)
+	n := len(keys) + len(keys)/2
+	sh.keys, sh.ids = make([]uint64, n), make([]uint32, n)
 	for j, k := range keys {
 		if k == 0 {
 			continue
 		}
-		i := k & mask
+		i := home(k, n)
 		for sh.keys[i] != 0 {
-			i = (i + 1) & mask
+			i = next(i, n)
 		}
 		sh.keys[i], sh.ids[i] = k, ids[j]
 	}
@@ -108,8 +126,7 @@ func (s *seenSet) find(fp uint64, enc []byte) (uint32, bool) {
 	if fp == 0 {
 		fp = 1
 	}
-	mask := uint64(len(sh.keys) - 1)
-	for i := fp & mask; sh.keys[i] != 0; i = (i + 1) & mask {
+	for i := home(fp, len(sh.keys)); sh.keys[i] != 0; i = next(i, len(sh.keys)) {
 		if sh.keys[i] == fp {
 			return sh.ids[i], false
 		}
