@@ -43,9 +43,11 @@ package canon
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"strings"
 
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -246,6 +248,53 @@ func Map[K comparable, V any](e *Encoder, m map[K]V, entry func(k K, v V)) {
 	e.writeSorted(parts)
 }
 
+// KeyedMap appends a map keyed by strings (member ids, instance ids) as
+// Map does with an entry that writes the key with String, then the value
+// with value. It writes exactly what that Map call writes, faster when
+// Rename is unset: length-prefixed keys differ before the values do, so
+// the entries' byte order is the keys' order by length, then by bytes,
+// and the entries can be written in that order directly.
+func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
+	if e.Rename != nil || len(m) > 16 {
+		Map(e, m, func(k K, v V) {
+			e.String(string(k))
+			value(v)
+		})
+		return
+	}
+	var buf [16]K
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b K) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(string(a), string(b))) })
+	e.Len(len(keys))
+	for _, k := range keys {
+		start := len(e.Buf)
+		e.String(string(k))
+		value(m[k])
+		// Map writes each entry behind its length: write it in front.
+		entry := len(e.Buf) - start
+		var lenBuf [binary.MaxVarintLen64]byte
+		n := binary.PutUvarint(lenBuf[:], uint64(entry))
+		e.Buf = append(e.Buf, lenBuf[:n]...)
+		copy(e.Buf[start+n:], e.Buf[start:start+entry])
+		copy(e.Buf[start:], lenBuf[:n])
+		e.shiftSlots(start, n)
+	}
+}
+
+// shiftSlots moves the correlation-id and order-value offsets at or after
+// from by n bytes (n bytes were inserted at from).
+func (e *Encoder) shiftSlots(from, n int) {
+	for i := len(e.slots) - 1; i >= 0 && e.slots[i].off >= from; i-- {
+		e.slots[i].off += n
+	}
+	for i := len(e.oslots) - 1; i >= 0 && e.oslots[i] >= from; i-- {
+		e.oslots[i] += n
+	}
+}
+
 // writeSorted appends the parts in byte order, each with its length, and
 // moves their correlation-id offsets into the encoding's; it gives the
 // parts back to the scratch stack.
@@ -368,12 +417,7 @@ func (e *Encoder) Topics(t spec.Topics) {
 
 // Assignment appends an assignment as a multiset of (member, set)
 // entries (member ids may be renamed).
-func (e *Encoder) Assignment(a spec.Assignment) {
-	Map(e, a, func(id spec.MemberID, s spec.Set) {
-		e.String(string(id))
-		e.Set(s)
-	})
-}
+func (e *Encoder) Assignment(a spec.Assignment) { KeyedMap(e, a, e.Set) }
 
 // MemberView appends a member as the laws see it, every field.
 func (e *Encoder) MemberView(v spec.MemberView) {
@@ -397,8 +441,5 @@ func (e *Encoder) Header(kind byte, seq uint64) {
 // StringMap appends a map from strings to strings (instance ids to member
 // ids) as a multiset of its entries.
 func StringMap[K, V ~string](e *Encoder, m map[K]V) {
-	Map(e, m, func(k K, v V) {
-		e.String(string(k))
-		e.String(string(v))
-	})
+	KeyedMap(e, m, func(v V) { e.String(string(v)) })
 }

@@ -2,6 +2,7 @@ package canon
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/spec"
@@ -251,5 +252,35 @@ func TestSortedKeepsItsItems(t *testing.T) {
 	}
 	if enc([]uint64{50, 100, 200}, []int64{1, 3}) == base {
 		t.Errorf("a changed item encodes the same")
+	}
+}
+
+// TestKeyedMapIsMap: KeyedMap writes what Map writes with an entry of the
+// key then the value, correlation ids and order values in the values
+// included, with and without Rename.
+func TestKeyedMapIsMap(t *testing.T) {
+	keys := []string{"A-1", "B-2", "C-3", "AB-10", "", "Z", "A-1x"}
+	for n := range len(keys) + 1 {
+		m := map[string]uint64{}
+		for i, k := range keys[:n] {
+			m[k] = uint64(7 - i%3)
+		}
+		for _, rename := range []func(string) string{nil, func(s string) string { return strings.ToLower(s) + "!" }} {
+			value := func(e *Encoder) func(uint64) {
+				return func(v uint64) {
+					e.Int(int64(v))
+					e.Seq(v)
+					e.Order(v * 10)
+				}
+			}
+			keyed, mapped := &Encoder{Rename: rename}, &Encoder{Rename: rename}
+			keyed.Seq(3)
+			mapped.Seq(3)
+			KeyedMap(keyed, m, value(keyed))
+			Map(mapped, m, func(k string, v uint64) { mapped.String(k); value(mapped)(v) })
+			if k, mp := keyed.Finish(), mapped.Finish(); !bytes.Equal(k, mp) {
+				t.Errorf("%d keys, rename %v: KeyedMap wrote %x, Map %x", n, rename != nil, k, mp)
+			}
+		}
 	}
 }

@@ -59,14 +59,8 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.String(c.protocol)
 	e.String(string(c.leader))
 
-	canon.Map(e, c.members, func(id spec.MemberID, m *coordMember) {
-		e.String(string(id))
-		encodeCoordMember(e, m)
-	})
-	canon.Map(e, c.pending, func(id spec.MemberID, pending bool) {
-		e.String(string(id))
-		e.Bool(pending)
-	})
+	canon.KeyedMap(e, c.members, func(m *coordMember) { encodeCoordMember(e, m) })
+	canon.KeyedMap(e, c.pending, e.Bool)
 	canon.StringMap(e, c.instances)
 	canon.Map(e, c.timers, func(t Timer, at Millis) {
 		EncodeTimer(e, t)

@@ -22,10 +22,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Topics(c.targetTopics)
 	e.Bool(c.metadataExpired)
 
-	canon.Map(e, c.members, func(id spec.MemberID, m member) {
-		e.String(string(id))
-		m.encode(e)
-	})
+	canon.KeyedMap(e, c.members, func(m member) { m.encode(e) })
 	canon.StringMap(e, c.instances)
 	e.Assignment(c.target)
 
