@@ -80,6 +80,10 @@ type Result struct {
 	// (parent, action, and the liveness graph when kept), not counting
 	// the frontier's concrete states.
 	StoredBytes int64
+	// PeakMemory is the most memory the process held (see
+	// Options.MaxMemory) at the checks made for MaxMemory; 0 without a
+	// limit.
+	PeakMemory int64
 	// LivenessChecked is true when the liveness and stability laws were
 	// checked over the complete graph.
 	LivenessChecked bool
@@ -163,6 +167,7 @@ type explorer[S, A any] struct {
 	// memoryHit is the memory limit's report once it is hit.
 	memoryChecks atomic.Int64
 	memoryHit    atomic.Pointer[string]
+	peakMemory   atomic.Int64
 }
 
 // memoryInUse is the memory the Go runtime holds from the system and has
@@ -196,6 +201,7 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 	res.Distinct = x.distinct.Load()
 	res.Transitions = x.transitions.Load()
 	res.StoredBytes = x.seen.size() + int64(len(x.records))*6
+	res.PeakMemory = x.peakMemory.Load()
 	if x.graph != nil {
 		res.StoredBytes += x.graph.size()
 	}
@@ -255,7 +261,10 @@ func (x *explorer[S, A]) limitHit(start time.Time) string {
 		return *r
 	}
 	if x.o.MaxMemory > 0 && x.memoryChecks.Add(1)%64 == 0 {
-		if used := memoryInUse(); used > x.o.MaxMemory {
+		used := memoryInUse()
+		for peak := x.peakMemory.Load(); used > peak && !x.peakMemory.CompareAndSwap(peak, used); peak = x.peakMemory.Load() {
+		}
+		if used > x.o.MaxMemory {
 			r := fmt.Sprintf("memory limit %d MiB reached (%d MiB in use)", x.o.MaxMemory>>20, used>>20)
 			x.memoryHit.CompareAndSwap(nil, &r)
 			return *x.memoryHit.Load()

@@ -57,18 +57,22 @@ type checkOptions struct {
 // checkResult is one protocol's summary; its JSON form is stable for
 // scripts.
 type checkResult struct {
-	Protocol        string           `json:"protocol"`
-	Bounds          string           `json:"bounds"`
-	DistinctStates  int64            `json:"distinct_states"`
-	Transitions     int64            `json:"transitions"`
-	Depth           int              `json:"depth"`
-	ElapsedSeconds  float64          `json:"elapsed_seconds"`
-	StatesPerSecond float64          `json:"states_per_second"`
-	BytesPerState   float64          `json:"bytes_per_state"`
-	Complete        bool             `json:"complete"`
-	Stopped         string           `json:"stopped,omitempty"`
-	Laws            []string         `json:"laws"`
-	Violations      []checkViolation `json:"violations"`
+	Protocol        string  `json:"protocol"`
+	Bounds          string  `json:"bounds"`
+	DistinctStates  int64   `json:"distinct_states"`
+	Transitions     int64   `json:"transitions"`
+	Depth           int     `json:"depth"`
+	ElapsedSeconds  float64 `json:"elapsed_seconds"`
+	StatesPerSecond float64 `json:"states_per_second"`
+	BytesPerState   float64 `json:"bytes_per_state"`
+	Complete        bool    `json:"complete"`
+	Stopped         string  `json:"stopped,omitempty"`
+	// PeakMemoryBytes is the most memory the process held while this
+	// protocol was explored (sampled), MemoryLimitBytes the limit.
+	PeakMemoryBytes  int64            `json:"peak_memory_bytes"`
+	MemoryLimitBytes int64            `json:"memory_limit_bytes"`
+	Laws             []string         `json:"laws"`
+	Violations       []checkViolation `json:"violations"`
 }
 
 type checkViolation struct {
@@ -323,6 +327,7 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 	r := checkResult{
 		Protocol: p, Bounds: bounds, DistinctStates: res.Distinct, Transitions: res.Transitions, Depth: res.Depth,
 		ElapsedSeconds: res.Elapsed.Seconds(), StatesPerSecond: res.StatesPerSecond(), Complete: res.Complete, Stopped: res.Stopped,
+		PeakMemoryBytes: res.PeakMemory, MemoryLimitBytes: o.memoryLimit,
 		Violations: []checkViolation{},
 	}
 	if res.Distinct > 0 {
@@ -417,6 +422,17 @@ func printCheckTable(out io.Writer, results []checkResult) {
 		if !r.Complete && len(r.Violations) == 0 {
 			fmt.Fprintf(out, "%s stopped: %s\n", r.Protocol, r.Stopped)
 		}
+	}
+	if len(results) > 0 && results[0].MemoryLimitBytes > 0 {
+		peak := int64(0)
+		for _, r := range results {
+			peak = max(peak, r.PeakMemoryBytes)
+		}
+		where := "under"
+		if peak > results[0].MemoryLimitBytes {
+			where = "over"
+		}
+		fmt.Fprintf(out, "memory: at most %d MiB held, %s the limit of %d MiB (--max-memory)\n", peak>>20, where, results[0].MemoryLimitBytes>>20)
 	}
 	for _, r := range results {
 		for _, v := range r.Violations {

@@ -94,6 +94,7 @@ func TestCheckIncompleteIsNotAPass(t *testing.T) {
 	}{
 		{func(o *checkOptions) { o.maxStates = 50 }, "deferred stopped: state limit 50 reached"},
 		{func(o *checkOptions) { o.maxMemory = "1MiB" }, "deferred stopped: memory limit 1 MiB reached"},
+		{func(o *checkOptions) { o.maxMemory = "1MiB" }, "over the limit of 1 MiB"},
 	} {
 		o := small("deferred")
 		c.set(&o)
@@ -117,7 +118,7 @@ func TestCheckTable(t *testing.T) {
 			t.Errorf("line of %d columns: %q", n, line)
 		}
 	}
-	for _, want := range append(lawNames(), "bounds: members=2", "INCOMPLETE = ", "FAIL = ", "ok = ", "eager", "nextgen") {
+	for _, want := range append(lawNames(), "bounds: members=2", "INCOMPLETE = ", "FAIL = ", "ok = ", "eager", "nextgen", "under the limit of") {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the summary does not say %q:\n%s", want, out.String())
 		}
