@@ -493,6 +493,25 @@ func checkModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T
 	if !reflect.DeepEqual(init.W.Prev(), init.W.View()) {
 		t.Fatal("initial state: previous view differs from the view")
 	}
+	// A state the model's Step made is frozen: changing it in place would
+	// change the forks that share its nodes, so it panics.
+	var act core.Action
+	for _, a := range m.Actions(init, nil) {
+		if a.Kind == core.Deliver || a.Kind == core.FireNext {
+			act = a
+			break
+		}
+	}
+	next, _ := m.Step(init, act)
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "frozen") {
+				t.Errorf("changing a stepped state in place: recovered %v, want a frozen-world panic", r)
+			}
+		}()
+		var u core.Used
+		_ = next.W.Apply(m.Actions(next, nil)[0], core.Bounds[P]{}, &u)
+	}()
 	seen := map[string]bool{string(encode(m, init)): true}
 	frontier := []*core.State[M, T, C, P]{init}
 	steps := 0

@@ -201,15 +201,15 @@ func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
 // own returns the named process, copied first if w shares it with the
 // world it was forked from; nil if there is none.
 func (w *World[M, T, C, P]) own(name string) *Process[M, T, C, P] {
-	if w.frozen {
-		panic("world: a frozen world changes")
-	}
 	return w.ownProcess(name, true)
 }
 
 // ownProcess is own, copying the process's node only when keepNode is
 // set (Crash drops it).
 func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T, C, P] {
+	if w.frozen {
+		panic("world: a frozen world changes")
+	}
 	p := w.Processes[name]
 	if p == nil || p.owner == w {
 		return p
@@ -226,6 +226,9 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 
 // ownProcesses copies the process map if w shares it.
 func (w *World[M, T, C, P]) ownProcesses() {
+	if w.frozen {
+		panic("world: a frozen world changes")
+	}
 	if !w.processesOwned {
 		w.Processes = maps.Clone(w.Processes)
 		w.processesOwned = true
