@@ -113,8 +113,7 @@ func CheckExclusiveOwnership(v View) []Violation {
 			held = append(held, m.Owns...)
 		}
 	}
-	slices.SortFunc(held, Resource.Compare)
-	if !hasAdjacentEqual(held) {
+	if !Duplicated(held) {
 		return nil
 	}
 	owners := map[Resource][]string{}
@@ -135,8 +134,11 @@ func CheckExclusiveOwnership(v View) []Violation {
 	return out
 }
 
-// hasAdjacentEqual reports whether two neighbours of rs are equal.
-func hasAdjacentEqual(rs []Resource) bool {
+// Duplicated reports whether a resource appears more than once in rs. It
+// sorts rs in place and builds nothing on the heap: the model checker asks
+// in every state.
+func Duplicated(rs []Resource) bool {
+	slices.SortFunc(rs, Resource.Compare)
 	for i := 1; i < len(rs); i++ {
 		if rs[i] == rs[i-1] {
 			return true

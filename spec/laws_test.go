@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,5 +181,23 @@ func TestConvergenceLaws(t *testing.T) {
 				t.Errorf("topic balance: got %q, want %q", got, tt.pert)
 			}
 		})
+	}
+}
+
+func TestDuplicated(t *testing.T) {
+	r := func(topic string, p int32) Resource { return Resource{Topic: topic, Partition: p} }
+	for _, c := range []struct {
+		rs   []Resource
+		want bool
+	}{
+		{nil, false},
+		{[]Resource{r("t", 0)}, false},
+		{[]Resource{r("t", 1), r("u", 0), r("t", 0)}, false},
+		{[]Resource{r("t", 1), r("u", 0), r("t", 1)}, true},
+		{[]Resource{r("u", 0), r("t", 0), r("u", 0)}, true},
+	} {
+		if got := Duplicated(slices.Clone(c.rs)); got != c.want {
+			t.Errorf("Duplicated(%v) = %v, want %v", c.rs, got, c.want)
+		}
 	}
 }

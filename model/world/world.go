@@ -297,6 +297,12 @@ func (w *World[M, T, C, P]) process(name string) (*Process[M, T, C, P], error) {
 
 // live returns the named process, owned by w (see Fork), if it is up.
 func (w *World[M, T, C, P]) live(name string) (*Process[M, T, C, P], error) {
+	return w.liveProcess(name, true)
+}
+
+// liveProcess is live, copying the process's node only when keepNode is
+// set (see ownProcess).
+func (w *World[M, T, C, P]) liveProcess(name string, keepNode bool) (*Process[M, T, C, P], error) {
 	p, err := w.process(name)
 	if err != nil {
 		return nil, err
@@ -304,19 +310,17 @@ func (w *World[M, T, C, P]) live(name string) (*Process[M, T, C, P], error) {
 	if p.Node == nil {
 		return nil, fmt.Errorf("member %s is down", name)
 	}
-	return w.own(name), nil
+	return w.ownProcess(name, keepNode), nil
 }
 
 // Crash stops a process at once: its state, timers, ownership and pending
 // revocation are gone; messages to it will be lost. The coordinator
 // notices only through the session timeout.
 func (w *World[M, T, C, P]) Crash(name string) error {
-	if p, err := w.process(name); err != nil {
+	p, err := w.liveProcess(name, false) // its node is dropped: no copy
+	if err != nil {
 		return err
-	} else if p.Node == nil {
-		return fmt.Errorf("member %s is down", name)
 	}
-	p := w.ownProcess(name, false)
 	p.Node = nil
 	p.Revoking = nil
 	w.Timers = w.Timers.DropNode(name)

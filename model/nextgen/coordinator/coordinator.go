@@ -914,11 +914,8 @@ func (c *Coordinator) CheckInvariants() error {
 	for _, rs := range c.target {
 		targeted = append(targeted, rs...)
 	}
-	slices.SortFunc(targeted, spec.Resource.Compare)
-	for i := 1; i < len(targeted); i++ {
-		if targeted[i] == targeted[i-1] {
-			return fail("target gives %s twice", c.targetTwice())
-		}
+	if spec.Duplicated(targeted) {
+		return fail("target gives %s twice", c.targetTwice())
 	}
 	if len(held) != len(c.owners) {
 
