@@ -184,7 +184,9 @@ func runCheck(out io.Writer, o checkOptions) error {
 	// against 100 and 400: docs/checker.md); a larger heap costs more in
 	// page faults than it saves in collections. Near the memory limit the
 	// runtime collects harder instead.
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
 	if o.memoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit * 9 / 10))
 	}

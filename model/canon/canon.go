@@ -438,6 +438,25 @@ func (e *Encoder) Header(kind byte, seq uint64) {
 	e.Seq(seq)
 }
 
+// OptionalString appends a nullable string (an instance id, a rack, a
+// protocol name a request may leave out): absent, or present and its
+// value, so that nil and "" encode apart.
+func (e *Encoder) OptionalString(s *string) {
+	if s == nil {
+		e.Len(0)
+		return
+	}
+	e.Len(1)
+	e.String(*s)
+}
+
+// Response appends a response's header and its error code, which every
+// response of every family carries first: Header, then Int(code).
+func (e *Encoder) Response(kind byte, seq uint64, code int64) {
+	e.Header(kind, seq)
+	e.Int(code)
+}
+
 // StringMap appends a map from strings to strings (instance ids to member
 // ids) as a multiset of its entries.
 func StringMap[K, V ~string](e *Encoder, m map[K]V) {

@@ -284,3 +284,42 @@ func TestKeyedMapIsMap(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseIsHeaderThenCode: Response writes what Header and Int write,
+// so a family may use either, and a response differs from another kind or
+// another error code.
+func TestResponseIsHeaderThenCode(t *testing.T) {
+	resp, parts := &Encoder{}, &Encoder{}
+	resp.Response(7, 3, -25)
+	parts.Header(7, 3)
+	parts.Int(-25)
+	r := bytes.Clone(resp.Finish())
+	if p := parts.Finish(); !bytes.Equal(r, p) {
+		t.Fatalf("Response wrote %x, Header and Int %x", r, p)
+	}
+	for _, other := range []struct {
+		kind byte
+		code int64
+	}{{8, -25}, {7, 0}} {
+		o := &Encoder{}
+		o.Response(other.kind, 3, other.code)
+		if bytes.Equal(r, o.Finish()) {
+			t.Errorf("kind %d code %d encodes like kind 7 code -25", other.kind, other.code)
+		}
+	}
+}
+
+// TestOptionalString: absent, empty and a value all encode apart.
+func TestOptionalString(t *testing.T) {
+	empty, x := "", "x"
+	seen := map[string]string{}
+	for name, s := range map[string]*string{"nil": nil, "empty": &empty, "x": &x} {
+		e := &Encoder{}
+		e.OptionalString(s)
+		got := string(e.Finish())
+		if other, ok := seen[got]; ok {
+			t.Errorf("%s and %s encode alike: %x", name, other, got)
+		}
+		seen[got] = name
+	}
+}

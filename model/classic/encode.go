@@ -25,7 +25,6 @@ const (
 	coordMemberFields       = 11 // coordMember
 	coordParkedFields       = 4  // coordParked
 	memberFields            = 22 // Member
-	memberTimerFields       = 2  // memberTimer
 	leaderMemoryFields      = 8  // LeaderMemory
 )
 
@@ -154,8 +153,8 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 	e.Bool(m.rejoinAfterSync)
 	e.Len(len(m.timers))
 	for i := range m.timers {
-		e.Bool(m.timers[i].armed)
-		e.Instant(int64(m.timers[i].at))
+		e.Bool(m.timers[i].Armed)
+		e.Instant(int64(m.timers[i].At))
 	}
 }
 
@@ -206,8 +205,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.Int(int64(m.RebalanceTimeout))
 		e.Bool(m.RequireKnownMemberID)
 	case JoinGroupResponse:
-		e.Header(joinGroupResponseKind, m.Seq)
-		e.Int(int64(m.Error))
+		e.Response(joinGroupResponseKind, m.Seq, int64(m.Error))
 		e.Generation(int64(m.Generation))
 		e.String(m.ProtocolType)
 		e.String(m.ProtocolName)
@@ -224,8 +222,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.Buf = append(e.Buf, syncGroupRequestKind)
 		encodeSyncGroupRequest(e, &m)
 	case SyncGroupResponse:
-		e.Header(syncGroupResponseKind, m.Seq)
-		e.Int(int64(m.Error))
+		e.Response(syncGroupResponseKind, m.Seq, int64(m.Error))
 		e.String(string(m.Assignment))
 		e.String(m.ProtocolType)
 		e.String(m.ProtocolName)
@@ -235,23 +232,20 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.String(m.InstanceID)
 		e.Generation(int64(m.Generation))
 	case HeartbeatResponse:
-		e.Header(heartbeatResponseKind, m.Seq)
-		e.Int(int64(m.Error))
+		e.Response(heartbeatResponseKind, m.Seq, int64(m.Error))
 	case LeaveGroupRequest:
 		e.Header(leaveGroupRequestKind, m.Seq)
 		e.String(string(m.MemberID))
 		e.String(m.InstanceID)
 	case LeaveGroupResponse:
-		e.Header(leaveGroupResponseKind, m.Seq)
-		e.Int(int64(m.Error))
+		e.Response(leaveGroupResponseKind, m.Seq, int64(m.Error))
 	case OffsetCommitRequest:
 		e.Header(offsetCommitRequestKind, m.Seq)
 		e.String(string(m.MemberID))
 		e.String(m.InstanceID)
 		e.Generation(int64(m.Generation))
 	case OffsetCommitResponse:
-		e.Header(offsetCommitResponseKind, m.Seq)
-		e.Int(int64(m.Error))
+		e.Response(offsetCommitResponseKind, m.Seq, int64(m.Error))
 	case nil:
 		e.Buf = append(e.Buf, 0)
 	default:
@@ -271,17 +265,6 @@ func encodeSyncGroupRequest(e *canon.Encoder, r *SyncGroupRequest) {
 		e.String(string(a.MemberID))
 		e.String(string(a.Assignment))
 	}
-	encodeOptional(e, r.ProtocolType)
-	encodeOptional(e, r.ProtocolName)
-}
-
-// encodeOptional writes a nullable string: absent, or present and its
-// value.
-func encodeOptional(e *canon.Encoder, s *string) {
-	if s == nil {
-		e.Len(0)
-		return
-	}
-	e.Len(1)
-	e.String(*s)
+	e.OptionalString(r.ProtocolType)
+	e.OptionalString(r.ProtocolName)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -14,23 +16,14 @@ import (
 // or leaves it out on purpose with a canon:"-" tag) and its count in
 // encode.go is raised.
 func TestEncodeCanonCoversEveryField(t *testing.T) {
-	for _, c := range []struct {
-		typ     reflect.Type
-		handled int
-		encoder string
-	}{
-		{reflect.TypeFor[Coordinator](), coordinatorFields, "Coordinator.EncodeCanon"},
-		{reflect.TypeFor[CoordinatorConfig](), coordinatorConfigFields, "encodeCoordinatorConfig"},
-		{reflect.TypeFor[coordMember](), coordMemberFields, "encodeCoordMember"},
-		{reflect.TypeFor[coordParked](), coordParkedFields, "encodeCoordParked"},
-		{reflect.TypeFor[Member](), memberFields, "Member.EncodeCanon"},
-		{reflect.TypeFor[memberTimer](), memberTimerFields, "Member.EncodeCanon (timers)"},
-		{reflect.TypeFor[LeaderMemory](), leaderMemoryFields, "encodeLeaderMemory"},
-	} {
-		if n := c.typ.NumField(); n != c.handled {
-			t.Errorf("%s has %d fields, %s handles %d: update %s (and the count in encode.go) for the new or removed field", c.typ, n, c.encoder, c.handled, c.encoder)
-		}
-	}
+	nodetest.CheckEncoders(t,
+		nodetest.Encoded{Type: reflect.TypeFor[Coordinator](), Encoder: "Coordinator.EncodeCanon", Handled: coordinatorFields, LeftOut: []string{"nextArrival"}},
+		nodetest.Encoded{Type: reflect.TypeFor[CoordinatorConfig](), Encoder: "encodeCoordinatorConfig", Handled: coordinatorConfigFields},
+		nodetest.Encoded{Type: reflect.TypeFor[coordMember](), Encoder: "encodeCoordMember", Handled: coordMemberFields},
+		nodetest.Encoded{Type: reflect.TypeFor[coordParked](), Encoder: "encodeCoordParked", Handled: coordParkedFields},
+		nodetest.Encoded{Type: reflect.TypeFor[Member](), Encoder: "Member.EncodeCanon", Handled: memberFields, LeftOut: []string{"cfg", "seq"}},
+		nodetest.Encoded{Type: reflect.TypeFor[LeaderMemory](), Encoder: "encodeLeaderMemory", Handled: leaderMemoryFields},
+	)
 }
 
 // encoding is the finished canonical encoding of what write writes at
@@ -268,9 +261,9 @@ func testMember() *Member {
 			Seq: 9, MemberID: "A-1", Generation: 3, ProtocolType: &pt, ProtocolName: &pn,
 			Assignments: []MemberAssignment{{MemberID: "A-1", Assignment: "asg"}},
 		},
-		timers: [ScheduledRebalanceTimer + 1]memberTimer{
-			HeartbeatTimer: {armed: true, at: 4000},
-			RequestTimer:   {armed: true, at: 500}, // due
+		timers: [ScheduledRebalanceTimer + 1]node.TimerSlot{
+			HeartbeatTimer: {Armed: true, At: 4000},
+			RequestTimer:   {Armed: true, At: 500}, // due
 		},
 	}
 }
@@ -316,17 +309,17 @@ func TestMemberEncodeCanon(t *testing.T) {
 		{"sync request protocol type", func(m *Member) Millis { m.sync.ProtocolType = nil; return now }, false},
 		{"sync request protocol name", func(m *Member) Millis { m.sync.ProtocolName = &other; return now }, false},
 		{"rejoin after sync", func(m *Member) Millis { m.rejoinAfterSync = true; return now }, false},
-		{"timer armed", func(m *Member) Millis { m.timers[ScheduledRebalanceTimer].armed = true; return now }, false},
-		{"timer deadline", func(m *Member) Millis { m.timers[HeartbeatTimer].at++; return now }, false},
+		{"timer armed", func(m *Member) Millis { m.timers[ScheduledRebalanceTimer].Armed = true; return now }, false},
+		{"timer deadline", func(m *Member) Millis { m.timers[HeartbeatTimer].At++; return now }, false},
 		{"clock alone", func(m *Member) Millis { return now + 1 }, false},
 
 		{"unchanged", func(m *Member) Millis { return now }, true},
 		{"clock and instants shifted", func(m *Member) Millis {
-			m.timers[HeartbeatTimer].at += 300
+			m.timers[HeartbeatTimer].At += 300
 			m.memory.ScheduledAt += 300
 			return now + 300
 		}, true},
-		{"due deadline moved", func(m *Member) Millis { m.timers[RequestTimer].at = 1; return now }, true},
+		{"due deadline moved", func(m *Member) Millis { m.timers[RequestTimer].At = 1; return now }, true},
 		{"seqs renumbered", func(m *Member) Millis {
 			m.joinSeq, m.syncSeq, m.heartbeatSeq, m.sync.Seq = 30, 50, 40, 50
 			return now

@@ -1,8 +1,6 @@
 package classic
 
 import (
-	"fmt"
-
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -122,7 +120,10 @@ var callbackKinds = node.Enum[CallbackKind]{Type: "callback", Names: []string{"?
 // String names the callback kind.
 func (k CallbackKind) String() string { return callbackKinds.Name(k) }
 
-// Callback asks the application to run a rebalance callback.
+// Callback is a rebalance callback a classic member asks its application to
+// run: Kind on Resources, decided in generation Generation (a consumer's
+// ConsumerRebalanceListener, a Connect worker's start and stop of
+// connectors and tasks).
 type Callback struct {
 	Kind       CallbackKind
 	Resources  spec.Set
@@ -130,11 +131,7 @@ type Callback struct {
 	Detail     string
 }
 
-// String prints the callback on one line.
+// String prints "kind resources gen=N", then ": detail" when there is one.
 func (c Callback) String() string {
-	s := fmt.Sprintf("%s %s gen=%d", c.Kind, c.Resources, c.Generation)
-	if c.Detail != "" {
-		s += ": " + c.Detail
-	}
-	return s
+	return node.CallbackText(c.Kind, c.Resources, "gen", int64(c.Generation), c.Detail)
 }

@@ -116,20 +116,6 @@ func (m *Member) become(to MemberState) {
 	m.state = memberStates.Move(m.cfg.Name, m.state, to, nil)
 }
 
-// memberTimer is one of the member's timers: whether it is armed and when
-// it falls due.
-type memberTimer struct {
-	armed bool
-	at    Millis `canon:"instant"`
-}
-
-// Deadline reports whether the timer is armed and its deadline
-// (node.Slot).
-func (t memberTimer) Deadline() (bool, Millis) { return t.armed, t.at }
-
-// Set arms the timer at at, or disarms it (node.Slot).
-func (t *memberTimer) Set(armed bool, at Millis) { t.armed, t.at = armed, at }
-
 // Member is one member process of a classic group as a pure node: Kafka's
 // AbstractCoordinator and ConsumerCoordinator (and Connect's
 // WorkerCoordinator) reduced to the protocol. It changes only through Step.
@@ -189,7 +175,7 @@ type Member struct {
 	// flight; the member rejoins once the sync completes.
 	rejoinAfterSync bool
 
-	timers [ScheduledRebalanceTimer + 1]memberTimer
+	timers [ScheduledRebalanceTimer + 1]node.TimerSlot
 }
 
 // NewMember returns a member in state Unjoined configured by cfg, or an
@@ -464,7 +450,7 @@ func (m *Member) String() string {
 		b.WriteString(" rejoin-after-sync")
 	}
 	b.WriteString("\n  timers")
-	b.WriteString(node.SlotsString[memberTimer, *memberTimer, TimerKind](m.timers[:]))
+	b.WriteString(node.SlotsString[TimerKind](m.timers[:]))
 	b.WriteString("\n  metadata")
 	for _, t := range m.metadata.Names() {
 		fmt.Fprintf(&b, " %s:%d", t, m.metadata[t])

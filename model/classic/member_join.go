@@ -156,7 +156,7 @@ func (m *Member) joined(now Millis, r JoinGroupResponse, out *Output) {
 	m.become(AwaitingSync)
 	m.sync = req
 	m.sendSync(now, out)
-	if !m.timers[HeartbeatTimer].armed {
+	if !m.timers[HeartbeatTimer].Armed {
 		m.arm(HeartbeatTimer, now+m.cfg.HeartbeatInterval, out)
 	}
 }

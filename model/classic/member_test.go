@@ -383,7 +383,7 @@ func TestMemberScheduledRebalance(t *testing.T) {
 	// A later round without a delay does not cancel the scheduled rebalance.
 	h.now = 200
 	h.round(set(t, "{t-0}"))
-	if !h.m.timers[ScheduledRebalanceTimer].armed {
+	if !h.m.timers[ScheduledRebalanceTimer].Armed {
 		t.Fatalf("a round without a delay cancelled the scheduled rebalance:\n%s", h.m)
 	}
 	h.now = 5099
@@ -496,7 +496,7 @@ func TestMemberErrors(t *testing.T) {
 			}
 			if tt.state == Failed {
 				for _, k := range []TimerKind{HeartbeatTimer, RequestTimer, ScheduledRebalanceTimer} {
-					if h.m.timers[k].armed {
+					if h.m.timers[k].Armed {
 						t.Errorf("timer %s still armed after a fatal error", k)
 					}
 				}

@@ -23,17 +23,16 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.String(m.GroupID)
 		e.String(string(m.MemberID))
 		e.Int(int64(m.MemberEpoch))
-		encodeOptional(e, m.InstanceID)
-		encodeOptional(e, m.RackID)
+		e.OptionalString(m.InstanceID)
+		e.OptionalString(m.RackID)
 		e.Int(int64(m.RebalanceTimeoutMs))
 		e.Strings(m.SubscribedTopicNames)
 		e.Bool(m.SubscriptionSent)
-		encodeOptional(e, m.ServerAssignor)
+		e.OptionalString(m.ServerAssignor)
 		e.Set(m.TopicPartitions)
 		e.Bool(m.OwnedSent)
 	case HeartbeatResponse:
-		e.Header(heartbeatResponseKind, m.Seq)
-		e.Int(int64(m.Error))
+		e.Response(heartbeatResponseKind, m.Seq, int64(m.Error))
 		e.String(m.ErrorMessage)
 		e.String(string(m.MemberID))
 		e.Int(int64(m.MemberEpoch))
@@ -44,7 +43,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.Header(offsetCommitRequestKind, m.Seq)
 		e.String(m.GroupID)
 		e.String(string(m.MemberID))
-		encodeOptional(e, m.InstanceID)
+		e.OptionalString(m.InstanceID)
 		e.Int(int64(m.MemberEpoch))
 		e.Int(int64(m.Version))
 	case OffsetFetchRequest:
@@ -58,25 +57,13 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		}
 		e.Int(int64(m.MemberEpoch))
 	case OffsetResponse:
-		e.Header(offsetResponseKind, m.Seq)
-		e.Int(int64(m.Error))
+		e.Response(offsetResponseKind, m.Seq, int64(m.Error))
 		e.String(m.ErrorMessage)
 	case nil:
 		e.Buf = append(e.Buf, 0)
 	default:
 		panic("nextgen: EncodeMessage: unknown message type")
 	}
-}
-
-// encodeOptional writes a nullable string: absent, or present and its
-// value.
-func encodeOptional(e *canon.Encoder, s *string) {
-	if s == nil {
-		e.Len(0)
-		return
-	}
-	e.Len(1)
-	e.String(*s)
 }
 
 // EncodeTimer writes t's canonical encoding: every field.
@@ -119,7 +106,7 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 	e.Bool(m.ownedReported)
 	e.Seq(m.awaitSeq)
 	for _, t := range m.timers {
-		e.Bool(t.armed)
-		e.Instant(int64(t.at))
+		e.Bool(t.Armed)
+		e.Instant(int64(t.At))
 	}
 }

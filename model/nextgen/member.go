@@ -152,20 +152,6 @@ func (m *Member) become(to MemberState) {
 	}
 }
 
-// memberTimer is one of the member's timers: whether it is armed and when
-// it falls due.
-type memberTimer struct {
-	armed bool
-	at    Millis `canon:"instant"` // 0 while not armed
-}
-
-// Deadline reports whether the timer is armed and its deadline
-// (node.Slot).
-func (t memberTimer) Deadline() (bool, Millis) { return t.armed, t.at }
-
-// Set arms the timer at at, or disarms it (node.Slot).
-func (t *memberTimer) Set(armed bool, at Millis) { t.armed, t.at = armed, at }
-
 // Member is one KIP-848 consumer as a pure node: Kafka's
 // ConsumerMembershipManager and ConsumerHeartbeatRequestManager reduced to
 // the protocol. It changes only through Step.
@@ -221,7 +207,7 @@ type Member struct {
 	seq      uint64 `canon:"-"`
 	awaitSeq uint64 `canon:"seq"`
 
-	timers [RequestTimer + 1]memberTimer
+	timers [RequestTimer + 1]node.TimerSlot
 }
 
 // NewMember returns a member in state MemberUnsubscribed configured by cfg,
@@ -479,6 +465,6 @@ func (m *Member) String() string {
 		fmt.Fprintf(&b, "\n  target=%s@%d", m.target, m.targetEpoch)
 	}
 	fmt.Fprintf(&b, "\n  seq=%d awaiting=%d full=%t timers", m.seq, m.awaitSeq, m.full)
-	b.WriteString(node.SlotsString[memberTimer, *memberTimer, TimerKind](m.timers[:]))
+	b.WriteString(node.SlotsString[TimerKind](m.timers[:]))
 	return b.String()
 }

@@ -70,7 +70,7 @@ func (m *Member) schedule(now Millis, out *Output) {
 		m.sendHeartbeat(now, out)
 		return
 	}
-	if !m.timers[HeartbeatTimer].armed {
+	if !m.timers[HeartbeatTimer].Armed {
 		m.arm(HeartbeatTimer, now+m.interval, out)
 	}
 }

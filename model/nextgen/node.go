@@ -126,7 +126,9 @@ var callbackKinds = node.Enum[CallbackKind]{Type: "callback", Names: []string{"?
 // String names the callback kind.
 func (k CallbackKind) String() string { return callbackKinds.Name(k) }
 
-// Callback asks the application to run a rebalance callback.
+// Callback is a rebalance callback a next-gen member asks its application
+// to run: Kind on Resources, at member epoch Epoch (the epoch of the
+// assignment being reconciled; a Revoke is answered with RevocationDone).
 type Callback struct {
 	Kind      CallbackKind
 	Resources spec.Set
@@ -134,13 +136,10 @@ type Callback struct {
 	Detail    string
 }
 
-// String prints the callback on one line.
+// String prints "kind resources epoch=N", then ": detail" when there is
+// one.
 func (c Callback) String() string {
-	s := fmt.Sprintf("%s %s epoch=%d", c.Kind, c.Resources, c.Epoch)
-	if c.Detail != "" {
-		s += ": " + c.Detail
-	}
-	return s
+	return node.CallbackText(c.Kind, c.Resources, "epoch", int64(c.Epoch), c.Detail)
 }
 
 // Fault is a named switch that deliberately breaks one rule, so the tests

@@ -170,3 +170,15 @@ func (o Output[M, T, C]) String() string {
 	}
 	return b.String()
 }
+
+// CallbackText prints a callback on one line, as both families' Callback
+// types print themselves: "kind resources label=round", then ": detail"
+// when detail is not empty. label names the round the callback belongs to
+// ("gen" for a classic generation, "epoch" for a next-gen member epoch).
+func CallbackText(kind fmt.Stringer, resources spec.Set, label string, round int64, detail string) string {
+	s := fmt.Sprintf("%s %s %s=%d", kind, resources, label, round)
+	if detail != "" {
+		s += ": " + detail
+	}
+	return s
+}

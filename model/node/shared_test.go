@@ -2,9 +2,13 @@ package node
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 type testState uint8
@@ -121,18 +125,11 @@ type testKind uint8
 
 func (k testKind) String() string { return [...]string{"?", "hb", "req"}[k] }
 
-type testSlot struct {
-	armed bool
-	at    Millis
-}
-
-func (s testSlot) Deadline() (bool, Millis)   { return s.armed, s.at }
-func (s *testSlot) Set(armed bool, at Millis) { s.armed, s.at = armed, at }
-func (testTimer) NodeEvent()                  {}
-func (t testTimer) String() string            { return "t" + t.k.String() }
-func (m testMsg) String() string              { return string(m) }
-func (c testCallback) String() string         { return string(c) }
-func slotsString(s []testSlot) string         { return SlotsString[testSlot, *testSlot, testKind](s) }
+func (testTimer) NodeEvent()           {}
+func (t testTimer) String() string     { return "t" + t.k.String() }
+func (m testMsg) String() string       { return string(m) }
+func (c testCallback) String() string  { return string(c) }
+func slotsString(s []TimerSlot) string { return SlotsString[testKind](s) }
 func outString(o Output[testMsg, testTimer, testCallback]) string {
 	return strings.TrimSpace(o.String())
 }
@@ -146,7 +143,7 @@ type (
 // TestSlots: arming, cancelling and firing a member's own timers, and
 // their listing.
 func TestSlots(t *testing.T) {
-	var slots [3]testSlot
+	var slots [3]TimerSlot
 	var out Output[testMsg, testTimer, testCallback]
 	if got := slotsString(slots[:]); got != " none" {
 		t.Errorf("no timers: %q", got)
@@ -171,7 +168,34 @@ func TestSlots(t *testing.T) {
 			t.Errorf("FireSlot(%d, %d) = %t, want %t", f.k, f.now, got, f.want)
 		}
 	}
-	if slots[1] != (testSlot{}) {
+	if slots[1] != (TimerSlot{}) {
 		t.Errorf("a fired slot is not zero: %+v", slots[1])
 	}
+}
+
+// TestCallbackText: kind, resources and round, and the detail only when
+// there is one.
+func TestCallbackText(t *testing.T) {
+	res := spec.NewSet(spec.Resource{Topic: "T", Partition: 1})
+	for _, c := range []struct {
+		label, detail, want string
+	}{
+		{"gen", "", "b " + res.String() + " gen=3"},
+		{"epoch", "why", "b " + res.String() + " epoch=3: why"},
+	} {
+		if got := CallbackText(stateB, res, c.label, 3, c.detail); got != c.want {
+			t.Errorf("CallbackText(%q, %q) = %q, want %q", c.label, c.detail, got, c.want)
+		}
+	}
+}
+
+// TestTimerSlotEncoded: both families' member encoders write a TimerSlot
+// field by field (their timer loops in EncodeCanon); a field added here
+// must be written there.
+func TestTimerSlotEncoded(t *testing.T) {
+	nodetest.CheckEncoders(t, nodetest.Encoded{
+		Type:    reflect.TypeFor[TimerSlot](),
+		Encoder: "the timer loop of classic's and nextgen's Member.EncodeCanon",
+		Handled: 2,
+	})
 }

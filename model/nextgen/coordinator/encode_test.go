@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -13,26 +14,13 @@ import (
 // Coordinator.EncodeCanon writes by hand: update the encoder, and the
 // count here with it.
 func TestEncoderCoversEveryField(t *testing.T) {
-	for _, c := range []struct {
-		typ     reflect.Type
-		encoded int
-		left    []string
-	}{
-		{reflect.TypeFor[Coordinator](), 12, []string{"cfg", "assignors", "forked"}},
-		{reflect.TypeFor[member](), 13, nil},
-		{reflect.TypeFor[reconcile.Member](), 5, nil},
-		{reflect.TypeFor[holder](), 2, nil},
-	} {
-		if got := c.typ.NumField(); got != c.encoded+len(c.left) {
-			t.Errorf("%s has %d fields; EncodeCanon writes %d and leaves out %v: update the encoder", c.typ, got, c.encoded, c.left)
-		}
-		for _, name := range c.left {
-			f, ok := c.typ.FieldByName(name)
-			if !ok || f.Tag.Get("canon") != "-" {
-				t.Errorf("%s.%s is left out of the encoding but not tagged canon:\"-\"", c.typ, name)
-			}
-		}
-	}
+	const encoder = "Coordinator.EncodeCanon"
+	nodetest.CheckEncoders(t,
+		nodetest.Encoded{Type: reflect.TypeFor[Coordinator](), Encoder: encoder, Handled: 15, LeftOut: []string{"cfg", "assignors", "forked"}},
+		nodetest.Encoded{Type: reflect.TypeFor[member](), Encoder: encoder, Handled: 13},
+		nodetest.Encoded{Type: reflect.TypeFor[reconcile.Member](), Encoder: encoder, Handled: 5},
+		nodetest.Encoded{Type: reflect.TypeFor[holder](), Encoder: encoder, Handled: 2},
+	)
 }
 
 // TestEncodingSeesMembersAndOwners: coordinators that differ in a member
