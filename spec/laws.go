@@ -53,7 +53,23 @@ const (
 	// needs at most its stated number of rebalance rounds (classic) or
 	// member epoch bumps (next-gen) to converge.
 	BoundedRounds Law = "BoundedRounds"
+	// Timely: a live member never has to wait for its own session to
+	// expire: the coordinator never expires the session of a member whose
+	// process is alive and still in the group, in a run where fewer than
+	// two messages were lost (one lost message may cost a retry, not a
+	// session). KAFKA-19233 broke it: a fenced member's rejoin was refused
+	// until its session timed out. What the law checks today is this
+	// clause; the time bound on convergence each protocol states is not
+	// checked yet.
+	Timely Law = "Timely"
 )
+
+// LostBeforeSessionExpiry is how many lost messages a run may have before
+// the Timely law tolerates the session of a live member expiring: two lost
+// in a row may leave a member without a heartbeat for a whole session. A
+// family may state a smaller number for itself (see the closed world's
+// Family.LossesBeforeSessionExpiry).
+const LostBeforeSessionExpiry = 2
 
 // Violation says which law is broken, on which resource and by which
 // members. Resource is the zero Resource and Members empty where the law is

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // ActionKind is one kind of step the world can take.
@@ -247,6 +248,7 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 	case Deliver:
 		return w.Deliver(a.Index)
 	case FireNext:
+		w.checkTimely(u.Drops)
 		return w.FireTimer(0)
 	case CompleteRevocation:
 		return w.CompleteRevocation(a.Member)
@@ -311,4 +313,25 @@ func Pick(acts []Action, choose func(n int) int) Action {
 		group = env
 	}
 	return group[choose(len(group))]
+}
+
+// checkTimely reports Timely when the next timer expires, at the
+// coordinator, the session of a member whose process is alive and has not
+// left, in a run that lost fewer than the family's
+// LossesBeforeSessionExpiry messages (lost so far).
+func (w *World[M, T, C, P]) checkTimely(lost int) {
+	if len(w.Timers) == 0 || w.Timers[0].Node != node.CoordinatorNode || lost >= w.Family.LossesBeforeSessionExpiry() {
+		return
+	}
+	id, ok := w.Family.SessionExpiry(w.Timers[0].Timer)
+	if !ok || id == "" {
+		return
+	}
+	for _, name := range w.Names() {
+		p := w.Processes[name]
+		if p.Node == nil || p.Node.ID() != id || p.Node.Phase().Done() {
+			continue
+		}
+		w.violate(spec.Violation{Law: spec.Timely, Members: []string{name}, Detail: fmt.Sprintf("the coordinator expires the session of %s (member %s), which is alive and in the group, after %d lost messages", name, id, lost)})
+	}
 }

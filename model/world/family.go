@@ -182,6 +182,14 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// Detects reports whether firing t is how the group learns of an
 	// environment action (for the bounded-rounds count: see Model.Step).
 	Detects(t T) bool
+	// SessionExpiry reports whether t, fired at the coordinator, expires
+	// the session of the member with id id (the Timely law).
+	SessionExpiry(t T) (id spec.MemberID, ok bool)
+	// LossesBeforeSessionExpiry is how many lost messages a run must have
+	// before the Timely law tolerates a live member's session expiring:
+	// spec.LostBeforeSessionExpiry, or fewer where the family's model of a
+	// lost message says why.
+	LossesBeforeSessionExpiry() int
 	// Rounds returns how many rebalance rounds (the unit of the family's
 	// bounded-rounds law) a step took: assignment rounds sent (classic),
 	// or member epoch bumps between the views before and after

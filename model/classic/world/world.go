@@ -171,6 +171,20 @@ func (Family) Detects(t classic.Timer) bool {
 	return t.Kind == classic.SessionTimer || t.Kind == classic.RequestTimer
 }
 
+// SessionExpiry: the coordinator's session timer of a member.
+func (Family) SessionExpiry(t classic.Timer) (spec.MemberID, bool) {
+	return t.Member, t.Kind == classic.SessionTimer
+}
+
+// LossesBeforeSessionExpiry is 1, not spec.LostBeforeSessionExpiry: a
+// lost message here is silent, and a member whose JoinGroup response is
+// lost waits for it (rebalance timeout + 5 s) without heartbeating, as
+// Kafka's AbstractCoordinator does while a join is in flight, so the
+// coordinator expires it. Kafka's client would see the connection fail
+// and rejoin at once; modelling that (a loss the sender notices) is what
+// would let the classic family meet the stricter rule.
+func (Family) LossesBeforeSessionExpiry() int { return 1 }
+
 // Rounds is the assignment rounds leaders sent.
 func (Family) Rounds(sent int, _, _ spec.View) int { return sent }
 

@@ -166,6 +166,16 @@ func (Family) AdjustView(mv spec.MemberView) spec.MemberView {
 	return mv
 }
 
+// SessionExpiry: the coordinator's session timer of a member.
+func (Family) SessionExpiry(t nextgen.Timer) (spec.MemberID, bool) {
+	return t.Member, t.Kind == nextgen.SessionTimer
+}
+
+// LossesBeforeSessionExpiry is spec.LostBeforeSessionExpiry: one lost
+// heartbeat or response costs a retry after the request timeout, inside
+// the session.
+func (Family) LossesBeforeSessionExpiry() int { return spec.LostBeforeSessionExpiry }
+
 // Detects is false: the count restarts only at environment actions.
 func (Family) Detects(nextgen.Timer) bool { return false }
 
