@@ -49,6 +49,7 @@ type checkOptions struct {
 	maxMemory                                        string
 	memoryLimit                                      int64 // parsed from maxMemory
 	faults                                           []string
+	semantics                                        []string
 	listFaults                                       bool
 	scenarioDir                                      string
 	progress                                         io.Writer // nil: no progress line
@@ -151,6 +152,7 @@ usage error.`,
 	f.StringVar(&o.maxMemory, "max-memory", "", "stop an exploration when the process holds this much memory, e.g. 2GiB or 500MiB (default: 3/4 of the machine's memory; 0: none)")
 	f.StringSliceVar(&o.faults, "fault", nil, "turn on a named fault switch (repeatable); see --list-faults")
 	f.BoolVar(&o.listFaults, "list-faults", false, "list the fault switches and exit")
+	f.StringSliceVar(&o.semantics, "semantics", nil, "restore Kafka's behaviour before a named fix (repeatable; next-gen): "+strings.Join(ngworld.SemanticsList, ", "))
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per protocol instead of a table")
 	f.StringVar(&o.scenarioDir, "scenarios", "", "write each counterexample as a scenario file into this directory")
 	return c
@@ -271,7 +273,7 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 	return core.CheckOptions[F]{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
-		LeaderFailover: o.leaderFailover, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere}
+		LeaderFailover: o.leaderFailover, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere, Semantics: o.semantics}
 }
 
 // explore builds the model of the world wo with build (a bad world is a
@@ -366,7 +368,7 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 // show the broken law.
 func writeScenario(name, protocol string, o checkOptions, ce checker.Counterexample, preamble []string, scenario func(comment, lines []string) (string, error)) error {
 	comment := []string{
-		fmt.Sprintf("Counterexample found by rebalance check --protocol %s%s:", protocol, faultFlags(o.faults)),
+		fmt.Sprintf("Counterexample found by rebalance check --protocol %s%s%s:", protocol, faultFlags(o.faults), semanticsFlags(o.semantics)),
 		ce.Violation.String(),
 	}
 	if ce.Loop >= 0 {
@@ -392,6 +394,14 @@ func faultFlags(faults []string) string {
 	var b strings.Builder
 	for _, f := range faults {
 		b.WriteString(" --fault " + f)
+	}
+	return b.String()
+}
+
+func semanticsFlags(names []string) string {
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(" --semantics " + n)
 	}
 	return b.String()
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 )
 
 // small is a world small enough to explore in well under a second.
@@ -31,6 +33,8 @@ func TestCheckUsageErrors(t *testing.T) {
 		func(o *checkOptions) { o.maxMemory = "12" },
 		func(o *checkOptions) { o.maxMemory = "-1GiB" },
 		func(o *checkOptions) { o.maxMemory = "lots" },
+		func(o *checkOptions) { o.protocol = "nextgen"; o.semantics = []string{"before-kafka-1"} },
+		func(o *checkOptions) { o.semantics = []string{"before-kafka-19233"} }, // eager: classic has none
 	}
 	for i, f := range bad {
 		o := small("eager")
@@ -154,5 +158,23 @@ func TestListFaults(t *testing.T) {
 		if !strings.Contains(out.String(), name) {
 			t.Errorf("--list-faults does not list %s:\n%s", name, out.String())
 		}
+	}
+}
+
+// TestSemanticsReachTheGroup: each --semantics name turns on its selector
+// in the next-gen world's group command, once however often it is named.
+func TestSemanticsReachTheGroup(t *testing.T) {
+	o := ngworld.DefaultCheckOptions()
+	o.Semantics = []string{"before-kafka-19449", "before-kafka-19233", "before-kafka-19449"}
+	cfg, err := ngworld.CheckWorld(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cfg.Setup[0], " before=(kafka-19233,kafka-19449)") {
+		t.Errorf("group command %q does not turn the selectors on", cfg.Setup[0])
+	}
+	o.Semantics = nil
+	if cfg, err = ngworld.CheckWorld(o); err != nil || strings.Contains(cfg.Setup[0], "before=") {
+		t.Errorf("no selectors: group command %q, error %v", cfg.Setup[0], err)
 	}
 }

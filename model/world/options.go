@@ -34,6 +34,11 @@ type CheckOptions[F any] struct {
 	LeaderFailover string
 	// MaxRounds overrides the protocol's bounded-rounds law when positive.
 	MaxRounds int
+	// Semantics names the family's behaviour selectors to turn on, each
+	// restoring Kafka's behaviour before a named fix ("before-kafka-19233";
+	// see the family's SemanticsList). A family without selectors refuses
+	// any.
+	Semantics []string
 	// EnvAnywhere lets members join, crash, leave, restart and change
 	// subscription while messages are in flight too, where the family
 	// otherwise lets them act only when the network is quiet

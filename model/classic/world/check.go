@@ -69,6 +69,9 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	case o.AddPartitions > 0:
 		return core.CheckConfig{}, fmt.Errorf("add-partitions = %d: the classic coordinator takes no metadata (next-gen only)", o.AddPartitions)
 	}
+	if len(o.Semantics) > 0 {
+		return core.CheckConfig{}, fmt.Errorf("semantics %s: the classic protocols have no behaviour selectors (next-gen only)", strings.Join(o.Semantics, ", "))
+	}
 	if _, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover}); err != nil {
 		return core.CheckConfig{}, err
 	}

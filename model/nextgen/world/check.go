@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
@@ -100,6 +101,10 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	if extra := o.Faults &^ nextgen.FaultList.All(); extra != 0 {
 		return core.CheckConfig{}, fmt.Errorf("faults: unknown fault bits %#x", uint32(extra))
 	}
+	before, err := semanticsArg(o.Semantics)
+	if err != nil {
+		return core.CheckConfig{}, err
+	}
 	topicNames := core.TopicNames[:o.Topics]
 	settled := o.Members - o.Joins
 	// With members to settle, the topics start empty and get their
@@ -127,7 +132,7 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	// members heartbeat on their own timers, and a change that lands
 	// between a heartbeat and its response is the protocol's everyday case.
 	cfg.EnvWhenQuiet = false
-	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session=%d heartbeat=%d%s", strings.Join(parts, ","), checkTiming.Session, checkTiming.Heartbeat, faults)}
+	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session=%d heartbeat=%d%s%s", strings.Join(parts, ","), checkTiming.Session, checkTiming.Heartbeat, faults, before)}
 	for i := range settled {
 		cfg.Setup = append(cfg.Setup, member(i))
 	}
@@ -140,4 +145,26 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 		cfg.Joiners = append(cfg.Joiners, member(i))
 	}
 	return cfg, nil
+}
+
+// SemanticsList names the next-gen behaviour selectors rebalance check
+// --semantics takes, each restoring Kafka's rule before the named fix
+// (nextgen.Semantics).
+var SemanticsList = []string{"before-kafka-18688", "before-kafka-19233", "before-kafka-19449"}
+
+// semanticsArg is the group command's argument " before=(kafka-N,...)"
+// for the selectors names, or an error naming the known ones.
+func semanticsArg(names []string) (string, error) {
+	if len(names) == 0 {
+		return "", nil
+	}
+	var fixes []string
+	for _, n := range names {
+		if !slices.Contains(SemanticsList, n) {
+			return "", fmt.Errorf("semantics %q: want one of %s", n, strings.Join(SemanticsList, ", "))
+		}
+		fixes = append(fixes, strings.TrimPrefix(n, "before-"))
+	}
+	slices.Sort(fixes)
+	return " before=(" + strings.Join(slices.Compact(fixes), ",") + ")", nil
 }
