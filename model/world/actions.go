@@ -248,8 +248,14 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 	case Deliver:
 		return w.Deliver(a.Index)
 	case FireNext:
-		w.checkTimely(u.Drops)
-		return w.FireTimer(0)
+		name, id, atRisk := w.timelyAtRisk(u.Drops)
+		if err := w.FireTimer(0); err != nil {
+			return err
+		}
+		if atRisk {
+			w.checkTimely(name, id, u.Drops)
+		}
+		return nil
 	case CompleteRevocation:
 		return w.CompleteRevocation(a.Member)
 	case Drop:
@@ -315,23 +321,33 @@ func Pick(acts []Action, choose func(n int) int) Action {
 	return group[choose(len(group))]
 }
 
-// checkTimely reports Timely when the next timer expires, at the
-// coordinator, the session of a member whose process is alive and has not
-// left, in a run that lost fewer than the family's
-// LossesBeforeSessionExpiry messages (lost so far).
-func (w *World[M, T, C, P]) checkTimely(lost int) {
+// timelyAtRisk returns the live member (process name and member id) whose
+// session the next timer may expire at the coordinator, in a run that lost
+// fewer than the family's LossesBeforeSessionExpiry messages (lost so
+// far); ok is false when there is none. Whether the session does expire
+// is for the coordinator to decide (a member parked in a barrier is kept
+// alive, Kafka's hasSatisfiedHeartbeat): checkTimely looks afterwards.
+func (w *World[M, T, C, P]) timelyAtRisk(lost int) (name string, id spec.MemberID, ok bool) {
 	if len(w.Timers) == 0 || w.Timers[0].Node != node.CoordinatorNode || lost >= w.Family.LossesBeforeSessionExpiry() {
-		return
+		return "", "", false
 	}
-	id, ok := w.Family.SessionExpiry(w.Timers[0].Timer)
-	if !ok || id == "" {
-		return
+	id, ok = w.Family.SessionExpiry(w.Timers[0].Timer)
+	if !ok || id == "" || !w.Coordinator.IsMember(id) {
+		return "", "", false
 	}
 	for _, name := range w.Names() {
 		p := w.Processes[name]
-		if p.Node == nil || p.Node.ID() != id || p.Node.Phase().Done() {
-			continue
+		if p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done() {
+			return name, id, true
 		}
+	}
+	return "", "", false
+}
+
+// checkTimely reports Timely when the member timelyAtRisk named is no
+// longer in the group after the timer fired.
+func (w *World[M, T, C, P]) checkTimely(name string, id spec.MemberID, lost int) {
+	if !w.Coordinator.IsMember(id) {
 		w.violate(spec.Violation{Law: spec.Timely, Members: []string{name}, Detail: fmt.Sprintf("the coordinator expires the session of %s (member %s), which is alive and in the group, after %d lost messages", name, id, lost)})
 	}
 }
