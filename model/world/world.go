@@ -104,6 +104,10 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	InFlight []node.Envelope[M]
 	// Timers are the armed timers, sorted by deadline, node, timer.
 	Timers sim.Timers[T, node.Millis]
+	// Lost counts the messages lost so far (Drop), for the Timely law. It
+	// is not part of the world's encoding: the model keeps the same count
+	// in Used.Drops, which its encoding writes.
+	Lost int
 	// Rounds is every assignment round a node reported so far.
 	Rounds []RoundRecord
 	// Violations collects every law violation found so far.
@@ -492,6 +496,7 @@ func (w *World[M, T, C, P]) Drop(i int) error {
 	}
 	w.logf("dropped %s", w.InFlight[i])
 	w.InFlight = w.withoutMessage(i)
+	w.Lost++
 	w.check()
 	return nil
 }
@@ -513,6 +518,7 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 	if i < 0 || i >= len(w.Timers) {
 		return fmt.Errorf("no timer %d armed (%d)", i, len(w.Timers))
 	}
+	name, id, atRisk := w.timelyAtRisk(i)
 	t, rest := w.Timers.Take(i)
 	w.Timers = rest
 	if t.At > w.Now {
@@ -523,6 +529,9 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 		w.stepCoordinator(ev)
 	} else {
 		w.stepMember(t.Node, ev)
+	}
+	if atRisk && !w.Coordinator.IsMember(id) {
+		w.violate(spec.Violation{Law: spec.Timely, Members: []string{name}, Detail: fmt.Sprintf("the coordinator expires the session of %s (member %s), which is alive and in the group, after %d lost messages", name, id, w.Lost)})
 	}
 	return nil
 }
