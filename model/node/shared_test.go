@@ -163,7 +163,7 @@ func TestSlots(t *testing.T) {
 		k    testKind
 		now  Millis
 		want bool
-	}{{1, 99, false}, {2, 200, false}, {7, 200, false}, {1, 100, true}, {1, 200, false}} {
+	}{{1, 99, false}, {2, 200, false}, {3, 200, false}, {7, 200, false}, {1, 100, true}, {1, 200, false}} {
 		if got := FireSlot(slots[:], f.k, f.now); got != f.want {
 			t.Errorf("FireSlot(%d, %d) = %t, want %t", f.k, f.now, got, f.want)
 		}
