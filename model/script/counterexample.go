@@ -45,10 +45,11 @@ func ParseCounterexample(text string) (Counterexample, error) {
 	return ce, nil
 }
 
-var faultsArg = regexp.MustCompile(` faults=\([^)]*\)`)
+var faultsArg = regexp.MustCompile(` (faults|before)=\([^)]*\)`)
 
-// WithoutFaults returns the commands with every faults=(...) argument
-// removed: the same scenario with every fault switch off.
+// WithoutFaults returns the commands with every faults=(...) and
+// before=(...) argument removed: the same scenario with every fault switch
+// and every behaviour selector off (today's protocol).
 func WithoutFaults(commands []string) []string {
 	out := make([]string, len(commands))
 	for i, l := range commands {

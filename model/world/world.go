@@ -108,6 +108,11 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// is not part of the world's encoding: the model keeps the same count
 	// in Used.Drops, which its encoding writes.
 	Lost int
+	// Late counts the timers fired while messages were in flight (the
+	// network was slower than a timer), for the Timely law. It is not part
+	// of the encoding either: under the model checker's prompt network it
+	// is always 0.
+	Late int
 	// Rounds is every assignment round a node reported so far.
 	Rounds []RoundRecord
 	// Violations collects every law violation found so far.
@@ -517,6 +522,9 @@ func (w *World[M, T, C, P]) Duplicate(i int) error {
 func (w *World[M, T, C, P]) FireTimer(i int) error {
 	if i < 0 || i >= len(w.Timers) {
 		return fmt.Errorf("no timer %d armed (%d)", i, len(w.Timers))
+	}
+	if len(w.InFlight) > 0 {
+		w.Late++
 	}
 	name, id, atRisk := w.timelyAtRisk(i)
 	t, rest := w.Timers.Take(i)

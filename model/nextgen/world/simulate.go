@@ -11,10 +11,13 @@ import (
 func DefaultTopics() spec.Topics { return core.DefaultTopics() }
 
 // DefaultCoordinatorConfig is the coordinator of the default environment:
-// a 10 s session timeout and a 2 s heartbeat interval (short, so runs see
-// timeouts), today's semantics.
+// Kafka's 45 s session timeout (group.consumer.session.timeout.ms), longer
+// than a member's 30 s request timeout plus a heartbeat interval, so that
+// one lost message costs a retry and not the session (the Timely law; with
+// a 10 s session one lost response cost it), a 2 s heartbeat interval, and
+// today's semantics.
 func DefaultCoordinatorConfig() coordinator.CoordinatorConfig {
-	return coordinator.CoordinatorConfig{GroupID: "g", SessionTimeout: 10000, HeartbeatInterval: 2000, Topics: DefaultTopics()}
+	return coordinator.CoordinatorConfig{GroupID: "g", SessionTimeout: 45000, HeartbeatInterval: 2000, Topics: DefaultTopics()}
 }
 
 // DefaultBounds is the environment the property tests and rebalance check
