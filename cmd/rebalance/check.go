@@ -368,7 +368,7 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 // show the broken law.
 func writeScenario(name, protocol string, o checkOptions, ce checker.Counterexample, preamble []string, scenario func(comment, lines []string) (string, error)) error {
 	comment := []string{
-		fmt.Sprintf("Counterexample found by rebalance check --protocol %s%s%s:", protocol, faultFlags(o.faults), semanticsFlags(o.semantics)),
+		fmt.Sprintf("Counterexample found by rebalance check --protocol %s%s%s%s:", protocol, boundFlags(o), faultFlags(o.faults), semanticsFlags(o.semantics)),
 		ce.Violation.String(),
 	}
 	if ce.Loop >= 0 {
@@ -394,6 +394,33 @@ func faultFlags(faults []string) string {
 	var b strings.Builder
 	for _, f := range faults {
 		b.WriteString(" --fault " + f)
+	}
+	return b.String()
+}
+
+// boundFlags writes the world's flags that differ from the defaults, so a
+// counterexample's first line is the command that finds it again.
+func boundFlags(o checkOptions) string {
+	d := core.DefaultCheckOptions[classic.Faults]()
+	var b strings.Builder
+	for _, f := range []struct {
+		name      string
+		got, dflt int
+	}{
+		{"members", o.members, d.Members}, {"joins", o.joins, d.Joins}, {"topics", o.topics, d.Topics},
+		{"partitions", o.partitions, d.Partitions}, {"crashes", o.crashes, d.Crashes}, {"restarts", o.restarts, d.Restarts},
+		{"leaves", o.leaves, d.Leaves}, {"resubscribes", o.resubscribes, d.Resubscribes}, {"drops", o.drops, d.Drops},
+		{"duplicates", o.duplicates, d.Duplicates}, {"leader-bounces", o.leaderBounces, 0}, {"max-rounds", o.maxRounds, 0},
+	} {
+		if f.got != f.dflt {
+			fmt.Fprintf(&b, " --%s %d", f.name, f.got)
+		}
+	}
+	if o.leaderFailover != "" {
+		b.WriteString(" --leader-failover " + o.leaderFailover)
+	}
+	if o.envAnywhere {
+		b.WriteString(" --env-anywhere")
 	}
 	return b.String()
 }

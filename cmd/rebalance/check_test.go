@@ -86,7 +86,7 @@ func TestCheckFaultWritesScenario(t *testing.T) {
 		t.Fatalf("want one scenario file, got %v", files)
 	}
 	b, _ := os.ReadFile(files[0])
-	if !strings.Contains(string(b), "VIOLATION ExclusiveOwnership") || !strings.HasPrefix(string(b), "# Counterexample found by rebalance check --protocol eager --fault eager-no-revoke") {
+	if !strings.Contains(string(b), "VIOLATION ExclusiveOwnership") || !strings.HasPrefix(string(b), "# Counterexample found by rebalance check --protocol eager --members 2 --topics 1 --crashes 0 --drops 0 --fault eager-no-revoke") {
 		t.Errorf("scenario file does not show the violation:\n%s", b)
 	}
 }
