@@ -178,3 +178,33 @@ func TestSemanticsReachTheGroup(t *testing.T) {
 		t.Errorf("no selectors: group command %q, error %v", cfg.Setup[0], err)
 	}
 }
+
+// TestRoundBoundsHold: the classic protocols' stated round bounds
+// (classic.RoundBounder) hold in worlds beyond the default ones (more
+// partitions than members, more members, two joins), and one less than
+// cooperative's bound in the world that needs it is caught.
+func TestRoundBoundsHold(t *testing.T) {
+	world := func(protocol string, members, joins, partitions int) checkOptions {
+		return checkOptions{protocol: protocol, members: members, joins: joins, topics: 1, partitions: partitions, workers: 2, noLiveness: true}
+	}
+	for _, o := range []checkOptions{
+		world("eager", 4, 1, 8),
+		world("cooperative", 3, 1, 6),
+		world("cooperative", 4, 1, 8),
+		world("cooperative", 3, 1, 7),
+		world("deferred", 3, 1, 6),
+		world("deferred", 4, 1, 8),
+		world("incremental", 3, 1, 6),
+	} {
+		var out bytes.Buffer
+		if err := runCheck(&out, o); err != nil {
+			t.Errorf("%s, %d members (%d join), 1x%d: %v\n%s", o.protocol, o.members, o.joins, o.partitions, err, out.String())
+		}
+	}
+	o := world("cooperative", 3, 1, 6)
+	o.maxRounds = 2 // KIP-429's two rounds: not enough with two revoking members
+	var out bytes.Buffer
+	if err := runCheck(&out, o); !errors.Is(err, errViolation) || !strings.Contains(out.String(), "BoundedRounds") {
+		t.Errorf("cooperative 1x6 with 2 rounds: got %v, want BoundedRounds\n%s", err, out.String())
+	}
+}

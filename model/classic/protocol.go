@@ -30,6 +30,27 @@ type Protocol interface {
 	Assign(in LeaderInput) (LeaderResult, error)
 }
 
+// GroupShape is what a protocol's round bound depends on: how many members
+// the group can have and how many resources they share.
+type GroupShape struct {
+	// Members is the most members the group has at once.
+	Members int
+	// Resources is the most resources the members share.
+	Resources int
+}
+
+// RoundBounder is a Protocol that states its bounded-rounds law: the most
+// assignment rounds a leader sends, failed rounds included, after the
+// environment's last action (or after the group learns of it: a session
+// or request timeout) in a group of that shape whose network delivers
+// every message before any timer fires. The model checker reports
+// spec.BoundedRounds when a path needs more. A protocol that does not
+// state one is checked with an explicit bound (rebalance check
+// --max-rounds).
+type RoundBounder interface {
+	RoundBound(g GroupShape) int
+}
+
 // Subscription is the embedded-protocol metadata a member sends in
 // JoinGroup: the seed design's subscription fields.
 type Subscription struct {

@@ -43,6 +43,23 @@ type cooperative struct{}
 func (cooperative) Name() string      { return "cooperative" }
 func (cooperative) Cooperative() bool { return true }
 
+// RoundBound is 1 + min(Members−1, Resources). The first round after the
+// change revokes what must move. With the environment quiet, nothing else
+// starts a round but a member that completed a revocation rejoining at
+// once (its follow-up); each such member starts at most one, and a round
+// started by one may cut short another member's SyncGroup
+// (REBALANCE_IN_PROGRESS), which then revokes in the next round instead.
+// So the rounds are at most one plus the members that must revoke, and
+// those give up at least one resource each and are not all the members
+// (someone gains). KIP-429's two rounds are the case of one revoking
+// member; with two revoking members the follow-up of the first can
+// pre-empt the second: 3 rounds (3 members, 1 topic of 6 partitions, one
+// joins). Measured maxima (rebalance check --max-rounds N, smallest N that
+// passes) are in docs/checker.md; none reaches the bound by more.
+func (cooperative) RoundBound(g classic.GroupShape) int {
+	return 1 + max(0, min(g.Members-1, g.Resources))
+}
+
 func (cooperative) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
 	r, err := newRound(in)
 	if err != nil {

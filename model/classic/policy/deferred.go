@@ -204,6 +204,22 @@ type connectPolicy struct {
 func (p connectPolicy) Name() string      { return p.name }
 func (p connectPolicy) Cooperative() bool { return true }
 
+// RoundBound is Design I's bound plus one for Design II (the round in
+// which the scheduled delay holding a departed member's resources expires
+// and hands them out) and, for Design III, two for every further batch of
+// at most maxMoves resources that balance needs: 2 + min(Members−1,
+// Resources) + 2·(⌈(Resources−1)/maxMoves⌉−1) (a batch of
+// Resources−1 moves is the most balance can ask for: one member keeps
+// one). Measured maxima are in docs/checker.md.
+func (p connectPolicy) RoundBound(g classic.GroupShape) int {
+	b := 2 + max(0, min(g.Members-1, g.Resources))
+	if p.incremental && g.Resources > 1 {
+		batches := (g.Resources - 1 + p.maxMoves - 1) / p.maxMoves
+		b += 2 * (batches - 1)
+	}
+	return b
+}
+
 // schedule is the part of the leader's memory that survives a generation
 // mismatch (as the fields of Connect's assignor do).
 type schedule struct {

@@ -29,32 +29,17 @@ const (
 	checkStepDelay = 1000
 )
 
-// MaxRoundsOf is the bounded-rounds law of each protocol in the checked
-// world: the most assignment rounds leaders send after the environment's
-// last action, or after the group detects it (a session expiring, a
-// request timing out; see Family.Detects). The reasons:
-//
-//   - eager: 2. A round already under way when the change lands is
-//     completed (1), then the change makes the coordinator rebalance once
-//     (2), in which everyone revoked everything first.
-//   - cooperative: 2. The round that revokes what must move (1) and the
-//     follow-up that assigns it (2) (KIP-429's two rounds).
-//   - deferred: 3. As cooperative, plus the round when the scheduled delay
-//     holding a departed member's resources expires (3).
-//   - incremental: 5. As deferred, plus one revoke-and-assign pair for
-//     each extra batch of at most moves=1 resources that balance needs
-//     (one extra pair at the default bounds).
-//
-// These are the smallest bounds the checker confirms at the default
-// options (docs/checker.md): with one less, it reports BoundedRounds.
-func MaxRoundsOf(protocol string) int {
-	switch protocol {
-	case "eager", "cooperative":
-		return 2
-	case "deferred":
-		return 3
+// RoundBound is the bounded-rounds law of protocol p in the world with
+// options o: the protocol's own statement (classic.RoundBounder) for the
+// group's shape, every member of o at once sharing every partition. The
+// reasons are on each protocol's RoundBound; measured maxima against the
+// bounds are in docs/checker.md.
+func RoundBound(p classic.Protocol, o CheckOptions) (int, error) {
+	rb, ok := p.(classic.RoundBounder)
+	if !ok {
+		return 0, fmt.Errorf("protocol %s states no round bound (classic.RoundBounder): give one with max-rounds", p.Name())
 	}
-	return 5
+	return rb.RoundBound(classic.GroupShape{Members: o.Members, Resources: o.Topics * o.Partitions}), nil
 }
 
 // CheckWorld builds the CheckConfig of protocol with options o. It
@@ -72,8 +57,15 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	if len(o.Semantics) > 0 {
 		return core.CheckConfig{}, fmt.Errorf("semantics %s: the classic protocols have no behaviour selectors (next-gen only)", strings.Join(o.Semantics, ", "))
 	}
-	if _, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover}); err != nil {
+	protos, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover})
+	if err != nil {
 		return core.CheckConfig{}, err
+	}
+	bound := o.MaxRounds
+	if bound == 0 {
+		if bound, err = RoundBound(protos[0], o); err != nil {
+			return core.CheckConfig{}, err
+		}
 	}
 	topicNames := core.TopicNames[:o.Topics]
 	var parts []string
@@ -95,7 +87,7 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 		return fmt.Sprintf("add-member %s protocols=(%s) topics=(%s) session=%d heartbeat=%d rebalance=%d%s%s",
 			core.MemberName(i), protocol, strings.Join(topicNames, ","), checkTiming.Session, checkTiming.Heartbeat, checkTiming.Rebalance, opts, faults)
 	}
-	cfg := o.Config(protocol, MaxRoundsOf(protocol), BalanceOf(protocol))
+	cfg := o.Config(protocol, bound, BalanceOf(protocol))
 	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session-min=1000%s", strings.Join(parts, ","), faults)}
 	for i := range o.Members - o.Joins {
 		cfg.Setup = append(cfg.Setup, member(i))
