@@ -17,10 +17,10 @@ func TestRoundBounds(t *testing.T) {
 		want    int
 	}{
 		{Eager(nil), 3, 4, 2},
-		{Cooperative(), 2, 2, 2},  // one member revokes: KIP-429's two rounds
-		{Cooperative(), 3, 6, 3},  // two revoke
-		{Cooperative(), 5, 2, 3},  // at most one revoker per resource
-		{Cooperative(), 1, 4, 1},  // nobody to hand anything to
+		{Cooperative(), 2, 2, 2}, // one member revokes: KIP-429's two rounds
+		{Cooperative(), 3, 6, 3}, // two revoke
+		{Cooperative(), 5, 2, 3}, // at most one revoker per resource
+		{Cooperative(), 1, 4, 1}, // nobody to hand anything to
 		{Deferred(DeferredConfig{}), 3, 4, 4},
 		{Incremental(IncrementalConfig{}), 3, 4, 8}, // 4 + 2·(3−1)
 		{incremental2, 3, 4, 6},                     // 4 + 2·(2−1)
