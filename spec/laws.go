@@ -62,6 +62,13 @@ const (
 	// clause; the time bound on convergence each protocol states is not
 	// checked yet.
 	Timely Law = "Timely"
+	// NoSpuriousLoss: a live member that the coordinator still counts in
+	// the group is never told its resources are lost (a rebalance callback
+	// of kind lost), in a run whose network lost and held up nothing.
+	// KAFKA-14016 broke it: a member whose SyncGroup was answered
+	// REBALANCE_IN_PROGRESS reset its generation and declared everything
+	// it owned lost.
+	NoSpuriousLoss Law = "NoSpuriousLoss"
 )
 
 // LostBeforeSessionExpiry is how many lost messages a run may have before

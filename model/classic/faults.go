@@ -39,6 +39,11 @@ const (
 	// from any generation. Reported as ExclusiveOwnership: a member of an
 	// old generation installs a stale assignment.
 	SkipGenerationCheck
+	// SyncRebalanceResetsGeneration: a member whose SyncGroup is answered
+	// REBALANCE_IN_PROGRESS resets its generation and declares everything
+	// it owns lost before it rejoins (KAFKA-13891, reverted by KAFKA-14016).
+	// Reported as NoSpuriousLoss: the member is still in the group.
+	SyncRebalanceResetsGeneration
 )
 
 // FaultInfo names and describes one fault switch.
@@ -53,6 +58,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: KeepRevoked, Name: "keep-revoked", Doc: "members keep working on resources they were told to revoke (ExclusiveOwnership)"},
 	{Fault: SameGenerationClaimsKept, Name: "same-generation-claims-kept", Doc: "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
 	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
+	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 
 // Has reports whether every fault of x is in f.

@@ -22,7 +22,13 @@ func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
 	case spec.RebalanceInProgress, spec.CoordinatorNotAvailable, spec.NotCoordinator:
 		// A new rebalance began before this one completed (or the
 		// coordinator moved): rejoin, keeping what we own; an eager member
-		// revokes it in prepareJoin.
+		// revokes it in prepareJoin. (Kafka 3.3 briefly reset the
+		// generation here, which declares everything lost: KAFKA-13891,
+		// reverted by KAFKA-14016; the fault switch restores it.)
+		if r.Error == spec.RebalanceInProgress && m.cfg.Faults.Has(SyncRebalanceResetsGeneration) {
+			m.lose(out)
+			m.resetGeneration(false)
+		}
 		m.joinGroup(now, out)
 	case spec.IllegalGeneration:
 		m.lose(out)

@@ -190,6 +190,9 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// spec.LostBeforeSessionExpiry, or fewer where the family's model of a
 	// lost message says why.
 	LossesBeforeSessionExpiry() int
+	// LostCallback reports whether cb tells the application that the
+	// member's resources are lost (the NoSpuriousLoss law).
+	LostCallback(cb C) bool
 	// Rounds returns how many rebalance rounds (the unit of the family's
 	// bounded-rounds law) a step took: assignment rounds sent (classic),
 	// or member epoch bumps between the views before and after

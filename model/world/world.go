@@ -606,8 +606,27 @@ func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
 
 func (w *World[M, T, C, P]) stepMember(name string, e node.Event) {
 	p := w.own(name)
+	id := p.Node.ID()
 	out := p.Node.Step(node.Input{Now: w.Now, Event: e})
+	w.checkSpuriousLoss(name, id, out.Callbacks)
 	w.apply(name, out)
+}
+
+// checkSpuriousLoss reports NoSpuriousLoss when member name, whose member
+// id was id before its step, is told its resources are lost while the
+// coordinator still counts id in the group, in a run whose network has
+// lost nothing and been prompt (Lost and Late 0): nothing the environment
+// did can explain the loss.
+func (w *World[M, T, C, P]) checkSpuriousLoss(name string, id spec.MemberID, cbs []C) {
+	if id == "" || w.Lost > 0 || w.Late > 0 || !w.Coordinator.IsMember(id) {
+		return
+	}
+	for _, cb := range cbs {
+		if w.Family.LostCallback(cb) {
+			w.violate(spec.Violation{Law: spec.NoSpuriousLoss, Members: []string{name}, Detail: fmt.Sprintf("%s (member %s) is told %s while the coordinator counts it in the group", name, id, cb)})
+			return
+		}
+	}
 }
 
 // apply performs a node's output: it queues messages, updates the timer

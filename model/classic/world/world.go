@@ -185,6 +185,9 @@ func (Family) SessionExpiry(t classic.Timer) (spec.MemberID, bool) {
 // would let the classic family meet the stricter rule.
 func (Family) LossesBeforeSessionExpiry() int { return 1 }
 
+// LostCallback: a Lost callback.
+func (Family) LostCallback(cb classic.Callback) bool { return cb.Kind == classic.Lost }
+
 // Rounds is the assignment rounds leaders sent.
 func (Family) Rounds(sent int, _, _ spec.View) int { return sent }
 

@@ -176,6 +176,9 @@ func (Family) SessionExpiry(t nextgen.Timer) (spec.MemberID, bool) {
 // the session.
 func (Family) LossesBeforeSessionExpiry() int { return spec.LostBeforeSessionExpiry }
 
+// LostCallback: a Lost callback.
+func (Family) LostCallback(cb nextgen.Callback) bool { return cb.Kind == nextgen.Lost }
+
 // Detects is false: the count restarts only at environment actions.
 func (Family) Detects(nextgen.Timer) bool { return false }
 
