@@ -389,6 +389,9 @@ func (c *Coordinator) prepareRebalance(s *coordStep) {
 	for _, m := range c.members {
 		timeout = max(timeout, m.rebalanceTimeout)
 	}
+	if c.cfg.Faults.Has(ZeroRebalanceTimeout) {
+		timeout = 0
+	}
 	c.arm(s, coordJoinTimer, s.now+timeout)
 }
 
