@@ -55,11 +55,18 @@ func main() {
 
 // listFaults prints every fault switch of both families, one per line.
 func listFaults(out io.Writer) {
+	width := 0
 	for _, fi := range classic.FaultList {
-		fmt.Fprintf(out, "%-28s classic: %s\n", fi.Name, fi.Doc)
+		width = max(width, len(fi.Name))
 	}
 	for _, fi := range nextgen.FaultList {
-		fmt.Fprintf(out, "%-28s nextgen: %s\n", fi.Name, fi.Doc)
+		width = max(width, len(fi.Name))
+	}
+	for _, fi := range classic.FaultList {
+		fmt.Fprintf(out, "%-*s classic: %s\n", width, fi.Name, fi.Doc)
+	}
+	for _, fi := range nextgen.FaultList {
+		fmt.Fprintf(out, "%-*s nextgen: %s\n", width, fi.Name, fi.Doc)
 	}
 }
 

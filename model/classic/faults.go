@@ -48,7 +48,9 @@ const (
 	// timeout as 0, so the JoinGroup barrier falls as soon as it goes up
 	// and removes every member that has not rejoined yet (a JoinGroup v0
 	// against Kafka 2.3, whose missing field defaulted to 0: KAFKA-8653).
-	// Reported as BoundedRounds and EventuallyConverged.
+	// Reported as BoundedRounds (with the checked world's prompt network
+	// the JoinGroups in flight reach the barrier before its timer fires,
+	// so the group still converges in the end).
 	ZeroRebalanceTimeout
 )
 
@@ -64,7 +66,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: KeepRevoked, Name: "keep-revoked", Doc: "members keep working on resources they were told to revoke (ExclusiveOwnership)"},
 	{Fault: SameGenerationClaimsKept, Name: "same-generation-claims-kept", Doc: "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
 	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
-	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds, EventuallyConverged)"},
+	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 
