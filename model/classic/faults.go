@@ -52,6 +52,13 @@ const (
 	// the JoinGroups in flight reach the barrier before its timer fires,
 	// so the group still converges in the end).
 	ZeroRebalanceTimeout
+	// UnknownMemberKeepsOwned: a member whose JoinGroup is answered
+	// UNKNOWN_MEMBER_ID rejoins as a new member still owning (and
+	// claiming) what it owned, instead of declaring it lost (KAFKA-12983:
+	// resetStateAndRejoin did not rerun onJoinPrepare). Reported as
+	// ExclusiveOwnership once the group has given those resources to
+	// another member.
+	UnknownMemberKeepsOwned
 )
 
 // FaultInfo names and describes one fault switch.
@@ -67,6 +74,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: SameGenerationClaimsKept, Name: "same-generation-claims-kept", Doc: "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
 	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
+	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 

@@ -120,8 +120,12 @@ func (m *Member) joinResponse(now Millis, r JoinGroupResponse, out *Output) {
 		m.sendJoin(now, out)
 	case spec.UnknownMemberID:
 		// The coordinator forgot us: whatever we owned is gone; start over
-		// as a new member (AbstractCoordinator resetStateAndRejoin).
-		m.lose(out)
+		// as a new member (AbstractCoordinator resetStateAndRejoin, which
+		// reruns onJoinPrepare since KAFKA-12983; the fault switch skips
+		// it, as before the fix).
+		if !m.cfg.Faults.Has(UnknownMemberKeepsOwned) {
+			m.lose(out)
+		}
 		m.resetGeneration(true)
 		m.joinGroup(now, out)
 	case spec.CoordinatorNotAvailable, spec.NotCoordinator, spec.RebalanceInProgress:
