@@ -243,16 +243,42 @@ Winner(ms, r) ==
     IN IF cl # {} /\ Cardinality(tops) = 1 THEN CHOOSE i \in tops : TRUE ELSE 0
 Won(ms, i) == {r \in ms[i].owned \cap Res : Winner(ms, r) = i}
 
-\* The fill of assign.assignHomogeneous: each free resource in order to the
-\* member under quota with the fewest (ties to the lower id).
-RECURSIVE Fill(_, _, _)
-Fill(free, a, quota) ==
+\* The won resources S of a member in the order the constrained builder
+\* keeps them (sticky.go wonDense): by partition number, then by topic
+\* (T-0, U-0, T-1, ...). That is Kafka's order since 3.8 (KAFKA-16277):
+\* AbstractStickyAssignor.ConstrainedAssignmentBuilder.assignOwnedPartitions
+\* sorts each consumer's owned partitions by partition, then topic, and
+\* keeps the first minQuota or maxQuota of them. A resource 100 * t + p has
+\* the key 100 * p + t, which orders by (p, t) and maps back one to one.
+ByPartition(S) ==
+    LET ks == SortSet({100 * (r % 100) + TopicOf(r) : r \in S})
+    IN [j \in 1..Len(ks) |-> 100 * (ks[j] % 100) + ks[j] \div 100]
+
+\* The fill of assign.assignHomogeneous (sticky.go fillRoundRobin), as
+\* Kafka's AbstractStickyAssignor.ConstrainedAssignmentBuilder.assignRoundRobin
+\* hands out the free partitions: the free resources, in order, go one each
+\* to the members of the sequence under (those below minQ, by id),
+\* round-robin; a member still below minQ goes back to the end of under,
+\* one that reaches minQ leaves it and, if its quota is minQ + 1, joins the
+\* end of waiting. Once under is empty, the members of waiting (those at
+\* minQ under a quota of minQ + 1 before the fill, by id, then the others
+\* in the order they reached minQ) take one each, in order. It is not a
+\* least-loaded fill: a member below minQ takes one per pass whatever it
+\* already holds.
+RECURSIVE Fill(_, _, _, _, _, _)
+Fill(free, a, under, waiting, quota, minQ) ==
     IF free = <<>> THEN a
-    ELSE LET under == {i \in DOMAIN a : Cardinality(a[i]) < quota[i]}
-             best == CHOOSE i \in under : \A j \in under :
-                        Cardinality(a[i]) < Cardinality(a[j])
-                        \/ (Cardinality(a[i]) = Cardinality(a[j]) /\ i <= j)
-         IN Fill(Tail(free), [a EXCEPT ![best] = @ \cup {Head(free)}], quota)
+    ELSE IF under # <<>>
+         THEN LET i == Head(under)
+                  b == [a EXCEPT ![i] = @ \cup {Head(free)}]
+                  c == Cardinality(b[i])
+              IN Fill(Tail(free), b,
+                      IF c < minQ THEN Append(Tail(under), i) ELSE Tail(under),
+                      IF c >= minQ /\ c < quota[i] THEN Append(waiting, i) ELSE waiting,
+                      quota, minQ)
+         ELSE LET i == Head(waiting)
+              IN Fill(Tail(free), [a EXCEPT ![i] = @ \cup {Head(free)}],
+                      under, Tail(waiting), quota, minQ)
 
 \* assign.stickyTarget for a homogeneous group (sticky.go assignHomogeneous):
 \* every member subscribes to every topic, all of which have partitions.
@@ -266,10 +292,16 @@ StickyTarget(ms) ==
         rank(i) == Cardinality({j \in ids : Cardinality(won[j]) > Cardinality(won[i])
                                 \/ (Cardinality(won[j]) = Cardinality(won[i]) /\ j < i)})
         quota == [i \in ids |-> minQ + (IF rank(i) < extra THEN 1 ELSE 0)]
-        kept == [i \in ids |-> LET s == Take(SortSet(won[i]), quota[i])
+        \* each member keeps its won resources up to its quota, in Kafka's
+        \* order (ByPartition; assignOwnedPartitions)
+        kept == [i \in ids |-> LET s == Take(ByPartition(won[i]), quota[i])
                                IN {s[j] : j \in DOMAIN s}]
         taken == UNION {kept[i] : i \in ids}
-    IN Fill(SortSet(Res \ taken), kept, quota)
+        \* the round-robin's starting sequences (assignRoundRobin)
+        under == SortSet({i \in ids : Cardinality(kept[i]) < minQ})
+        waiting == SortSet({i \in ids : minQ <= Cardinality(kept[i])
+                                        /\ Cardinality(kept[i]) < quota[i]})
+    IN Fill(SortSet(Res \ taken), kept, under, waiting, quota, minQ)
 
 \* policy.Cooperative (cooperative.go) over assign.CooperativeSticky
 \* (cooperative.go withhold): the sticky target minus every resource whose

@@ -3,10 +3,12 @@ package assign
 // This file keeps the assignors' implementations as they were before the
 // performance work of issue 6 (dense indexes instead of maps of resources),
 // verbatim but for the old- prefix, as the oracle of TestOracle*: the new
-// code must return exactly what these return, for every input.
+// code must return exactly what these return, for every input. One
+// deliberate change since: issue 14 gave oldAssignHomogeneous Kafka's order
+// of the kept claims (by partition, then topic) and Kafka's round-robin
+// fill, as the constrained builder now has them.
 
 import (
-	"container/heap"
 	"fmt"
 	"maps"
 	"slices"
@@ -155,37 +157,73 @@ func oldAssignHomogeneous(g Group, topics []string, won []spec.Set) spec.Assignm
 		}
 	}
 
+	// Keep: each member its won claims up to its quota, by partition, then
+	// topic (Kafka's ConstrainedAssignmentBuilder.assignOwnedPartitions).
 	kept := make([]spec.Set, n)
 	taken := make(map[spec.Resource]bool)
 	for i := range n {
-		k := min(won[i].Len(), quota[i])
-		kept[i] = won[i][:k:k]
-		for _, r := range kept[i] {
+		byPartition := slices.Clone(won[i])
+		slices.SortStableFunc(byPartition, func(a, b spec.Resource) int {
+			if a.Partition != b.Partition {
+				return int(a.Partition - b.Partition)
+			}
+			return strings.Compare(a.Topic, b.Topic)
+		})
+		k := min(len(byPartition), quota[i])
+		kept[i] = spec.NewSet(byPartition[:k]...)
+		for _, r := range byPartition[:k] {
 			taken[r] = true
 		}
 	}
 
-	// Fill: each free resource, in order, to the least-loaded member under
-	// quota (ties to the lower index, which is the lower member ID).
-	h := &oldLoadHeap{}
+	// Fill: each free resource, in order, round-robin over the members
+	// below minQuota (member order, one each per pass, leaving at
+	// minQuota); then one each to the members at minQuota with room, those
+	// there before the fill first, then in the order they got there
+	// (Kafka's ConstrainedAssignmentBuilder.assignRoundRobin).
+	load := make([]int, n)
+	var under, waiting []int
 	for i := range n {
-		if kept[i].Len() < quota[i] {
-			h.items = append(h.items, oldLoadItem{load: kept[i].Len(), member: i})
+		load[i] = kept[i].Len()
+		switch {
+		case load[i] < minQuota:
+			under = append(under, i)
+		case load[i] < quota[i]:
+			waiting = append(waiting, i)
 		}
 	}
-	heap.Init(h)
 	added := make([][]spec.Resource, n)
+	pos := 0
 	for _, r := range all {
 		if taken[r] {
 			continue
 		}
-		it := heap.Pop(h).(oldLoadItem)
-		added[it.member] = append(added[it.member], r)
-		if it.load+1 < quota[it.member] {
-			heap.Push(h, oldLoadItem{load: it.load + 1, member: it.member})
+		if len(under) == 0 {
+			if len(waiting) == 0 {
+				panic("assign: sticky homogeneous fill ran out of members")
+			}
+			i := waiting[0]
+			waiting = waiting[1:]
+			added[i] = append(added[i], r)
+			load[i]++
+			continue
+		}
+		if pos >= len(under) {
+			pos = 0
+		}
+		i := under[pos]
+		added[i] = append(added[i], r)
+		load[i]++
+		if load[i] < minQuota {
+			pos++
+			continue
+		}
+		under = slices.Delete(under, pos, pos+1)
+		if load[i] < quota[i] {
+			waiting = append(waiting, i)
 		}
 	}
-	if h.Len() != 0 {
+	if len(under) != 0 || len(waiting) != 0 {
 		panic("assign: sticky homogeneous fill left a member under quota")
 	}
 
@@ -194,28 +232,6 @@ func oldAssignHomogeneous(g Group, topics []string, won []spec.Set) spec.Assignm
 		out[m.ID] = kept[i].Union(spec.Set(added[i]))
 	}
 	return out
-}
-
-// oldLoadItem is a member and its current load in oldLoadHeap.
-type oldLoadItem struct{ load, member int }
-
-// oldLoadHeap is a min-heap of members by (load, index).
-type oldLoadHeap struct{ items []oldLoadItem }
-
-func (h *oldLoadHeap) Len() int { return len(h.items) }
-func (h *oldLoadHeap) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
-	if a.load != b.load {
-		return a.load < b.load
-	}
-	return a.member < b.member
-}
-func (h *oldLoadHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *oldLoadHeap) Push(x any)    { h.items = append(h.items, x.(oldLoadItem)) }
-func (h *oldLoadHeap) Pop() any {
-	it := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return it
 }
 
 // oldValidateGroup returns an error wrapping ErrInvalidGroup when g is not a

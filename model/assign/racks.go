@@ -255,7 +255,8 @@ func (rk *stickyRacks) aligned(i, d int) bool {
 //     ⌈P/M⌉, with exactly P mod M at maxQuota, as without racks. The members
 //     with at least maxQuota aligned claims get maxQuota (most won claims
 //     first, ties to the lower member ID, while slots remain); every member
-//     keeps its aligned claims up to its quota, lowest first. The other
+//     keeps its aligned claims up to its quota in Kafka's order, by
+//     partition number, then topic (wonDense). The other
 //     maxQuota slots (bonus slots) are not given yet.
 //  2. Rack fill. Among the free partitions and the members' free room (a
 //     member's quota minus what it keeps, plus possibly one bonus slot), an
@@ -266,8 +267,8 @@ func (rk *stickyRacks) aligned(i, d int) bool {
 //     for an other claim its winner has room for, the winner's rack.
 //  3. The remaining bonus slots go to the members that won the most claims
 //     (ties to the lower member ID); the partitions still free go back to
-//     their winner when it has room, then, in order, to the least-loaded
-//     member under quota, ties to the lower member ID (as without racks).
+//     their winner when it has room, then, in order, round-robin to the
+//     members under quota (fillRoundRobin, as without racks).
 //
 // The rack fill is over racks, not members, so it is cheap: its graph has
 // one node per rack and per partition class. Within a rack, the partitions
@@ -522,7 +523,7 @@ func assignHomogeneousRacks(g Group, claims *claimIndex, rk *stickyRacks, won []
 			}
 		}
 	}
-	fillLevels(owner, load, quota, minQuota+1)
+	fillRoundRobin(owner, load, quota, minQuota)
 	return homogeneousPlan{owner: owner, won: won}
 }
 

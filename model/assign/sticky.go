@@ -42,11 +42,17 @@ import (
 // builder: minQuota = floor(P/M), maxQuota = ceil(P/M), and the P mod M
 // maxQuota slots go to the members that own the most, ties to the lower
 // member ID, so that a balanced group does not churn. Each member keeps its
-// won claims up to its quota (lowest resources first), and the rest go, in
-// resource order, each to the least-loaded member under quota, ties to the
-// lower member ID. Partitions are numbered densely (no maps of resources),
-// and the fill goes level by level, so this is O(P + M log M) plus the size
-// of the claims.
+// won claims up to its quota in Kafka's order, lowest partition number
+// first and, within a number, topics in order (topic1-0, topic2-0,
+// topic1-1, ...), so a member that gives some up keeps a spread of topics
+// (KAFKA-16277). The rest go, in resource order, round-robin as Kafka's
+// builder hands them out: one each, in member-ID order, to the members
+// below minQuota, pass after pass, until none is; then one each to the
+// members that get maxQuota, those at minQuota before the fill first (by
+// member ID), then the others in the order they reached minQuota.
+// Partitions are numbered densely (no maps of resources), so this is
+// O(P + M log M) plus the size of the claims (and a sort of each member's
+// won claims that span several topics).
 //
 // Otherwise the group is split into connected components: two members are
 // connected when their effective subscriptions share a topic, and topics go
@@ -96,9 +102,10 @@ import (
 //     rack-aligned won claim is kept within quota.
 //
 // With identical effective subscriptions (the constrained builder) this is
-// exact: every member keeps its rack-aligned won claims, lowest first, up to
-// its quota (maxQuota first to the members with at least maxQuota of them,
-// most won claims first, ties to the lower member ID); then an optimal fill
+// exact: every member keeps its rack-aligned won claims, in Kafka's order
+// (by partition number, then topic), up to its quota (maxQuota first to the
+// members with at least maxQuota of them, most won claims first, ties to
+// the lower member ID); then an optimal fill
 // places the largest possible number of the other partitions rack-aligned,
 // with the members' quotas (which P mod M get maxQuota) part of the
 // optimisation, and among those placements gives back the largest number
@@ -295,11 +302,18 @@ type homogeneousPlan struct {
 //
 // The maxQuota slots go to the members that win the most claims (ties to
 // the lower member ID); each member keeps its won claims up to its quota,
-// lowest first; then each free partition, in order, goes to the
-// least-loaded member under quota, ties to the lower member ID. That fill
-// is done level by level: at load L, the members under quota with load L
-// are exactly those with kept ≤ L < quota, and they take one partition each
-// in member order before any reaches L+1.
+// in Kafka's order (wonDense: by partition number, then topic); then the
+// free partitions, in order, go round-robin to the members under quota
+// (fillRoundRobin).
+//
+// This is Kafka's AbstractStickyAssignor.ConstrainedAssignmentBuilder
+// (assignOwnedPartitions, then assignRoundRobin) with its one free choice
+// fixed: Kafka walks the consumers in HashMap order and gives the maxQuota
+// slots to the first ones owning at least maxQuota, here the ones owning
+// the most (ties to the lower member ID). The rest of the order is Kafka's:
+// the members that reach minQuota during the round-robin take the leftover
+// maxQuota slots in the order they reach it, which is fewest missing first
+// (most won claims), ties by member ID, as byWon orders them.
 func assignHomogeneous(g Group, claims *claimIndex) homogeneousPlan {
 	total, n := claims.total(), len(g.Members)
 	minQuota, extra := total/n, total%n
@@ -333,31 +347,56 @@ func assignHomogeneous(g Group, claims *claimIndex) homogeneousPlan {
 		}
 		kept[i] = k
 	}
-	fillLevels(owner, kept, quota, minQuota+1)
+	fillRoundRobin(owner, kept, quota, minQuota)
 	return homogeneousPlan{owner: owner, won: won}
 }
 
 // wonDense returns the number of claims each member of g wins and, when
 // some member claims a partition of the index, the won dense partitions of
-// each member, ascending (nil otherwise).
+// each member in the order the constrained builder keeps them: by
+// partition number, then by topic (topic1-0, topic2-0, topic1-1, ...; nil
+// otherwise). That is Kafka's order since 3.8 (KAFKA-16277):
+// AbstractStickyAssignor.ConstrainedAssignmentBuilder.assignOwnedPartitions
+// sorts each consumer's owned partitions by partition, then topic, and
+// keeps the first minQuota or maxQuota of them, so a member that owned all
+// of two topics and must give half up keeps half of each topic rather than
+// all of the first (AbstractStickyAssignorTest.testTopicBalanceAfterReassignment).
+// Before 3.8 Kafka kept them in the order the consumer listed them.
 func wonDense(g Group, claims *claimIndex) ([]int, [][]int32) {
 	won := make([]int, len(g.Members))
 	if claims.cells == nil {
 		return won, nil
 	}
 	wonAt := make([][]int32, len(g.Members))
+	var keys []int64 // scratch: partition<<32 | dense, per won claim
 	for i, m := range g.Members {
 		var (
-			topic string
-			base  int
-			at    = claims.cursor()
+			topic   string
+			base    int
+			at      = claims.cursor()
+			wonBase = -1    // base of the topic of the last won claim
+			mixed   = false // won claims of more than one topic
 		)
+		keys = keys[:0]
 		for k, r := range m.Owned {
 			if k == 0 || r.Topic != topic {
 				topic, base = r.Topic, claims.topicBase(&at, r.Topic)
 			}
 			if base >= 0 && claims.winner(base+int(r.Partition)) == i {
-				wonAt[i] = append(wonAt[i], int32(base+int(r.Partition)))
+				d := base + int(r.Partition)
+				wonAt[i] = append(wonAt[i], int32(d))
+				keys = append(keys, int64(r.Partition)<<32|int64(d))
+				mixed = mixed || (wonBase >= 0 && wonBase != base)
+				wonBase = base
+			}
+		}
+		// m.Owned is sorted by topic, then partition: within one topic that
+		// is already the order; across topics, sort by (partition, dense),
+		// which is (partition, topic) as dense numbers follow topic order.
+		if mixed {
+			slices.Sort(keys)
+			for j, key := range keys {
+				wonAt[i][j] = int32(key)
 			}
 		}
 		won[i] = len(wonAt[i])
@@ -378,72 +417,69 @@ func byWon(won []int, sorted bool) []int {
 	return order
 }
 
-// fillLevels gives each dense partition without an owner, in order, to the
-// least-loaded member under its quota, ties to the lower member index, and
-// updates load. Loads and quotas are at most maxQuota, and the free
-// partitions must exactly fill the quotas. It goes level by level: at load
-// L, the members under quota with load L are exactly those that started at
-// most at L and have a quota above L, and they take one partition each in
-// member order before any reaches L+1.
-func fillLevels(owner []int32, load, quota []int, maxQuota int) {
+// fillRoundRobin gives the dense partitions without an owner, in order, to
+// the members under their quota (minQuota or minQuota+1) the way Kafka's
+// AbstractStickyAssignor.ConstrainedAssignmentBuilder.assignRoundRobin
+// does, and updates load:
+//
+//  1. Round-robin over the members below minQuota, in member order: one
+//     partition each per pass, pass after pass; a member leaves the round
+//     when it reaches minQuota and, if its quota is minQuota+1, joins the
+//     end of the waiting list.
+//  2. When no member is below minQuota, one partition each to the waiting
+//     list in order: the members that were at minQuota under a quota of
+//     minQuota+1 before the fill (in member order), then those that joined
+//     in step 1, in the order they joined.
+//
+// The free partitions must exactly fill the quotas. It is not a
+// least-loaded fill: a member below minQuota takes one partition per pass
+// whatever it already holds, so one that kept more takes the earlier
+// partitions of a pass. Each step places one partition, so it is O(P + M).
+func fillRoundRobin(owner []int32, load, quota []int, minQuota int) {
 	n := len(load)
-	joinCount := make([]int, maxQuota+1)
+	under := make([]int32, 0, n)
+	waiting := make([]int32, 0, n)
 	for i := range n {
-		if load[i] < quota[i] {
-			joinCount[load[i]]++
+		switch {
+		case load[i] < minQuota:
+			under = append(under, int32(i))
+		case load[i] < quota[i]:
+			waiting = append(waiting, int32(i))
 		}
 	}
-	joinAt := make([][]int32, len(joinCount))
-	joinBacking := make([]int32, 0, n)
-	for l, c := range joinCount {
-		joinAt[l] = joinBacking[len(joinBacking) : len(joinBacking) : len(joinBacking)+c]
-		joinBacking = joinBacking[:len(joinBacking)+c]
-	}
-	for i := range n {
-		if load[i] < quota[i] {
-			joinAt[load[i]] = append(joinAt[load[i]], int32(i))
-		}
-	}
-
-	// Fill, level by level.
-	active := make([]int32, 0, n)
-	merged := make([]int32, 0, n)
 	d := 0
-	for level := range joinAt {
-		if len(joinAt[level]) > 0 {
-			merged = mergeSorted(merged[:0], active, joinAt[level])
-			active, merged = merged, active
-		}
-		next := active[:0]
-		for _, i := range active {
-			for owner[d] >= 0 {
-				d++
-			}
-			owner[d] = i
+	give := func(i int32) {
+		for d < len(owner) && owner[d] >= 0 {
 			d++
-			load[i]++
-			if level+1 < quota[i] {
+		}
+		if d == len(owner) {
+			panic("assign: sticky homogeneous fill ran out of partitions")
+		}
+		owner[d] = i
+		d++
+		load[i]++
+	}
+	for len(under) > 0 {
+		next := under[:0]
+		for _, i := range under {
+			give(i)
+			switch {
+			case load[i] < minQuota:
 				next = append(next, i)
+			case load[i] < quota[i]:
+				waiting = append(waiting, i)
 			}
 		}
-		active = next
+		under = next
 	}
-	if len(active) != 0 {
-		panic("assign: sticky homogeneous fill left a member under quota")
+	for _, i := range waiting {
+		give(i)
 	}
-}
-
-// mergeSorted appends the merge of the ascending, disjoint a and b to dst.
-func mergeSorted(dst, a, b []int32) []int32 {
-	for len(a) > 0 && len(b) > 0 {
-		if a[0] < b[0] {
-			dst, a = append(dst, a[0]), a[1:]
-		} else {
-			dst, b = append(dst, b[0]), b[1:]
+	for ; d < len(owner); d++ {
+		if owner[d] < 0 {
+			panic("assign: sticky homogeneous fill left a member under quota")
 		}
 	}
-	dst = append(dst, a...)
-	return append(dst, b...)
 }
 
 // collect turns the plan into an Assignment naming every member of g, one

@@ -122,6 +122,9 @@ func stickyExamples() []stickyExample {
 			coop:   map[string]string{"consumer1": "{topic-0 topic-1}", "consumer2": "{}"},
 		},
 		{
+			// Kafka 3.8's expectation (KAFKA-16277): consumer1 keeps
+			// topic1-0 and topic2-1, its first two owned partitions by
+			// partition number, then topic, not topic1-0 and topic1-2.
 			name:   "testAddRemoveTwoConsumersTwoTopics (two join)",
 			topics: spec.Topics{"topic1": 3, "topic2": 4},
 			members: func(t *testing.T) []Member {
@@ -133,11 +136,11 @@ func stickyExamples() []stickyExample {
 				}
 			},
 			sticky: map[string]string{
-				"consumer1": "{topic1-0 topic1-2}", "consumer2": "{topic1-1 topic2-0}",
-				"consumer3": "{topic2-1 topic2-3}", "consumer4": "{topic2-2}",
+				"consumer1": "{topic1-0 topic2-1}", "consumer2": "{topic1-1 topic2-0}",
+				"consumer3": "{topic1-2 topic2-3}", "consumer4": "{topic2-2}",
 			},
 			coop: map[string]string{
-				"consumer1": "{topic1-0 topic1-2}", "consumer2": "{topic1-1 topic2-0}",
+				"consumer1": "{topic1-0 topic2-1}", "consumer2": "{topic1-1 topic2-0}",
 				"consumer3": "{}", "consumer4": "{}",
 			},
 		},
