@@ -202,6 +202,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	}
 	noChange := func(detail string) ([]MemberAssignment, *spec.Round) {
 		m.callback(AssignorFailed, nil, r.Generation, detail, out)
+		out.RoundFailed = true
 		as := make([]MemberAssignment, len(joined))
 		for i, j := range joined {
 			// j.Subscription is the zero value for an undecodable one.

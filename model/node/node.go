@@ -144,6 +144,11 @@ type Output[M, T, C fmt.Stringer] struct {
 	// closed world checks spec.CheckRound on it). It is nil on every other
 	// step and for every other node.
 	Round *spec.Round
+	// RoundFailed, set by a classic leader on the step that sends a round
+	// it could not compute or had to reject (every member is told to keep
+	// what it owns), lets observers count that round too: the
+	// bounded-rounds law counts rounds computed, sent or failed.
+	RoundFailed bool
 }
 
 // Send appends msg, sent by node from to node to, to the messages.
@@ -153,7 +158,7 @@ func (o *Output[M, T, C]) Send(from, to string, msg M) {
 
 // IsEmpty reports whether the output asks for nothing.
 func (o Output[M, T, C]) IsEmpty() bool {
-	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil
+	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil && !o.RoundFailed
 }
 
 // String prints every element of o on its own line, messages first.

@@ -201,15 +201,18 @@ func (m *Model[M, T, C, P]) Actions(s *State[M, T, C, P], dst []Action) []Action
 func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C, P], []spec.Violation) {
 	t := &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
 	t.W.Log, t.W.unlogged = nil, true
-	before, rounds := len(t.W.Violations), len(t.W.Rounds)
+	before, rounds, failed := len(t.W.Violations), len(t.W.Rounds), t.W.FailedRounds
 	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {
 		panic(fmt.Sprintf("world: enabled action %s failed: %v", a, err))
 	}
 	t.W.Log, t.W.frozen = nil, true
 	viols := slices.Clone(t.W.Violations[before:])
 	t.W.Violations = t.W.Violations[:before]
-	sent := len(t.W.Rounds) - rounds
+	// Rounds sent and rounds failed both count; the world's records of
+	// them are taken back so that they are not part of the state.
+	sent := len(t.W.Rounds) - rounds + t.W.FailedRounds - failed
 	t.W.Rounds = t.W.Rounds[:rounds]
+	t.W.FailedRounds = failed
 	f := m.init.Family
 	// Every action ends in World.check, which leaves the view in prev.
 	took := f.Rounds(sent, s.W.prev, t.W.prev)

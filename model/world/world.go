@@ -104,6 +104,9 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	InFlight []node.Envelope[M]
 	// Timers are the armed timers, sorted by deadline, node, timer.
 	Timers sim.Timers[T, node.Millis]
+	// FailedRounds counts the rounds leaders sent failed (node.Output's
+	// RoundFailed); the model counts them with the rounds sent.
+	FailedRounds int
 	// Lost counts the messages lost so far (Drop), for the Timely law. It
 	// is not part of the world's encoding: the model keeps the same count
 	// in Used.Drops, which its encoding writes.
@@ -662,6 +665,9 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		case !revoke.IsEmpty():
 			p.Revoking = p.Revoking.Union(revoke)
 		}
+	}
+	if out.RoundFailed {
+		w.FailedRounds++
 	}
 	if out.Round != nil {
 		gen := spec.NoGeneration
