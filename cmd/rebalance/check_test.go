@@ -216,20 +216,22 @@ func TestRoundBoundsHold(t *testing.T) {
 var historyCases = []struct {
 	bug, protocol, fault string
 	members, partitions  int
-	leaves, drops        int
+	joins, leaves, drops int
+	liveness             bool
 	law                  string
 }{
-	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 3, 0, 0, "NoSpuriousLoss"},
-	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 2, 1, 0, "BoundedRounds"},
-	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 2, 0, 0, "BoundedRounds"},
-	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 0, 1, "ExclusiveOwnership"},
+	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 3, 1, 0, 0, false, "NoSpuriousLoss"},
+	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 2, 1, 1, 0, false, "BoundedRounds"},
+	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 2, 1, 0, 0, false, "BoundedRounds"},
+	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 1, 0, 1, false, "ExclusiveOwnership"},
+	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 6, 2, 0, 0, true, "EventuallyConverged"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
 // law in its world; with the switch off, the same world breaks nothing.
 func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
-		o := checkOptions{protocol: c.protocol, members: c.members, joins: 1, topics: 1, partitions: c.partitions, leaves: c.leaves, drops: c.drops, workers: 2, noLiveness: true}
+		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: 1, partitions: c.partitions, leaves: c.leaves, drops: c.drops, workers: 2, noLiveness: !c.liveness}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())

@@ -59,6 +59,11 @@ const (
 	// ExclusiveOwnership once the group has given those resources to
 	// another member.
 	UnknownMemberKeepsOwned
+	// NoConsecutiveRevocation: Design II's round right after a revoking
+	// round may not revoke for balance (Connect's canRevoke before
+	// KAFKA-12495), so a member that joined in between stays under-loaded
+	// in a quiet group. Reported as Balance (EventuallyConverged).
+	NoConsecutiveRevocation
 )
 
 // FaultInfo names and describes one fault switch.
@@ -75,6 +80,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
+	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 

@@ -375,6 +375,14 @@ func (lr *leaderRound) deferredBalance(kinds []*kindRound, s *schedule) classic.
 		revoke = revoke || !ks.plan.isEmpty()
 	}
 	switch {
+	case s.revokedPrev && revoke && lr.in.Faults.Has(classic.NoConsecutiveRevocation):
+		// Connect before KAFKA-12495: canRevoke is false right after a
+		// revoking round; this round revokes nothing and the next may.
+		for _, ks := range kinds {
+			ks.plan = nil
+		}
+		s.revokedPrev = false
+		return 0
 	case s.revokedPrev && revoke:
 		s.successive++
 		if d := backoff(s.successive, lr.p.backoff, lr.p.maxDelay); d != 0 {
