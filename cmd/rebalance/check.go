@@ -368,7 +368,7 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 // show the broken law.
 func writeScenario(name, protocol string, o checkOptions, ce checker.Counterexample, preamble []string, scenario func(comment, lines []string) (string, error)) error {
 	comment := []string{
-		fmt.Sprintf("Counterexample found by rebalance check --protocol %s%s%s%s:", protocol, boundFlags(o), faultFlags(o.faults), semanticsFlags(o.semantics)),
+		fmt.Sprintf("Counterexample found by rebalance check --protocol %s%s%s%s:", protocol, boundFlags(o), repeatedFlags("fault", o.faults), repeatedFlags("semantics", o.semantics)),
 		ce.Violation.String(),
 	}
 	if ce.Loop >= 0 {
@@ -390,10 +390,12 @@ func writeScenario(name, protocol string, o checkOptions, ce checker.Counterexam
 	return os.WriteFile(name, []byte(text), 0o644)
 }
 
-func faultFlags(faults []string) string {
+// repeatedFlags writes " --name v" for each value, as a repeatable flag
+// is given on a command line.
+func repeatedFlags(name string, values []string) string {
 	var b strings.Builder
-	for _, f := range faults {
-		b.WriteString(" --fault " + f)
+	for _, v := range values {
+		b.WriteString(" --" + name + " " + v)
 	}
 	return b.String()
 }
@@ -421,14 +423,6 @@ func boundFlags(o checkOptions) string {
 	}
 	if o.envAnywhere {
 		b.WriteString(" --env-anywhere")
-	}
-	return b.String()
-}
-
-func semanticsFlags(names []string) string {
-	var b strings.Builder
-	for _, n := range names {
-		b.WriteString(" --semantics " + n)
 	}
 	return b.String()
 }

@@ -205,7 +205,7 @@ func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol strin
 		fail := func(law, detail string) {
 			seed := o.seed + uint64(i)
 			r.Violations = append(r.Violations, simViolation{Law: law, Detail: detail, Run: i, Seed: seed, Length: len(trail),
-				Reproduce: fmt.Sprintf("rebalance simulate --protocol %s --seed %d --runs 1 --steps %d%s", protocol, seed, o.steps, faultFlags(o.faults))})
+				Reproduce: fmt.Sprintf("rebalance simulate --protocol %s --seed %d --runs 1 --steps %d%s", protocol, seed, o.steps, repeatedFlags("fault", o.faults))})
 		}
 		switch {
 		case !settled:

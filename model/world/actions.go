@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/node"
-	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // ActionKind is one kind of step the world can take.
@@ -312,33 +311,4 @@ func Pick(acts []Action, choose func(n int) int) Action {
 		group = env
 	}
 	return group[choose(len(group))]
-}
-
-// timelyAtRisk returns the live member (process name and member id) whose
-// session timer i may expire at the coordinator, in a run that lost fewer
-// than the family's LossesBeforeSessionExpiry messages; ok is false when
-// there is none. It judges only runs whose network has been prompt so far
-// (Late is 0): a message held up across a timer is the network's doing,
-// as a loss is, and may delay a member past its session. The model
-// checker's network is always prompt; simulate's random walks are mostly
-// not. Whether the session does expire is for the coordinator to
-// decide (a member parked in a barrier is kept alive: Kafka's
-// hasSatisfiedHeartbeat), so FireTimer reports Timely only if the member
-// is gone from the group afterwards.
-func (w *World[M, T, C, P]) timelyAtRisk(i int) (name string, id spec.MemberID, ok bool) {
-	if i < 0 || i >= len(w.Timers) || w.Timers[i].Node != node.CoordinatorNode || w.Late > 0 || w.Lost >= w.Family.LossesBeforeSessionExpiry() {
-		return "", "", false
-	}
-	id, ok = w.Family.SessionExpiry(w.Timers[i].Timer)
-	if !ok || id == "" || !w.Coordinator.IsMember(id) {
-		return "", "", false
-	}
-	for _, name := range w.Names() {
-		p := w.Processes[name]
-		if p.Node == nil || p.Node.ID() != id || p.Node.Phase().Done() {
-			continue
-		}
-		return name, id, true
-	}
-	return "", "", false
 }

@@ -615,13 +615,50 @@ func (w *World[M, T, C, P]) stepMember(name string, e node.Event) {
 	w.apply(name, out)
 }
 
+// networkExcuses reports whether the network has done enough so far to
+// excuse a member losing its session or its resources (the Timely and
+// NoSpuriousLoss laws): it held a message up across a timer (Late), or
+// lost at least tolerated messages.
+func (w *World[M, T, C, P]) networkExcuses(tolerated int) bool {
+	return w.Late > 0 || w.Lost >= tolerated
+}
+
+// timelyAtRisk returns the live member (process name and member id) whose
+// session timer i may expire at the coordinator, in a run that lost fewer
+// than the family's LossesBeforeSessionExpiry messages; ok is false when
+// there is none. It judges only runs whose network has been prompt so far
+// (Late is 0): a message held up across a timer is the network's doing,
+// as a loss is, and may delay a member past its session. The model
+// checker's network is always prompt; simulate's random walks are mostly
+// not. Whether the session does expire is for the coordinator to
+// decide (a member parked in a barrier is kept alive: Kafka's
+// hasSatisfiedHeartbeat), so FireTimer reports Timely only if the member
+// is gone from the group afterwards.
+func (w *World[M, T, C, P]) timelyAtRisk(i int) (name string, id spec.MemberID, ok bool) {
+	if i < 0 || i >= len(w.Timers) || w.Timers[i].Node != node.CoordinatorNode || w.networkExcuses(w.Family.LossesBeforeSessionExpiry()) {
+		return "", "", false
+	}
+	id, ok = w.Family.SessionExpiry(w.Timers[i].Timer)
+	if !ok || id == "" || !w.Coordinator.IsMember(id) {
+		return "", "", false
+	}
+	for _, name := range w.Names() {
+		p := w.Processes[name]
+		if p.Node == nil || p.Node.ID() != id || p.Node.Phase().Done() {
+			continue
+		}
+		return name, id, true
+	}
+	return "", "", false
+}
+
 // checkSpuriousLoss reports NoSpuriousLoss when member name, whose member
 // id was id before its step, is told its resources are lost while the
 // coordinator still counts id in the group, in a run whose network has
 // lost nothing and been prompt (Lost and Late 0): nothing the environment
 // did can explain the loss.
 func (w *World[M, T, C, P]) checkSpuriousLoss(name string, id spec.MemberID, cbs []C) {
-	if id == "" || w.Lost > 0 || w.Late > 0 || !w.Coordinator.IsMember(id) {
+	if id == "" || w.networkExcuses(1) || !w.Coordinator.IsMember(id) {
 		return
 	}
 	for _, cb := range cbs {

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -147,10 +148,25 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	return cfg, nil
 }
 
-// SemanticsList names the next-gen behaviour selectors rebalance check
-// --semantics takes, each restoring Kafka's rule before the named fix
-// (nextgen.Semantics).
-var SemanticsList = []string{"before-kafka-18688", "before-kafka-19233", "before-kafka-19449"}
+// selectors are the next-gen behaviour selectors by the fix they undo:
+// the group command's before=(...) values, and with "before-" the names
+// rebalance check --semantics takes.
+var selectors = map[string]func(*nextgen.Semantics){
+	"kafka-18688": func(s *nextgen.Semantics) { s.BeforeKafka18688 = true },
+	"kafka-19233": func(s *nextgen.Semantics) { s.BeforeKafka19233 = true },
+	"kafka-19449": func(s *nextgen.Semantics) { s.BeforeKafka19449 = true },
+}
+
+// SemanticsList names, sorted, the next-gen behaviour selectors rebalance
+// check --semantics takes, each restoring Kafka's rule before the named
+// fix (nextgen.Semantics).
+var SemanticsList = func() []string {
+	var out []string
+	for _, fix := range slices.Sorted(maps.Keys(selectors)) {
+		out = append(out, "before-"+fix)
+	}
+	return out
+}()
 
 // semanticsArg is the group command's argument " before=(kafka-N,...)"
 // for the selectors names, or an error naming the known ones.
@@ -160,10 +176,11 @@ func semanticsArg(names []string) (string, error) {
 	}
 	var fixes []string
 	for _, n := range names {
-		if !slices.Contains(SemanticsList, n) {
+		fix, ok := strings.CutPrefix(n, "before-")
+		if _, known := selectors[fix]; !ok || !known {
 			return "", fmt.Errorf("semantics %q: want one of %s", n, strings.Join(SemanticsList, ", "))
 		}
-		fixes = append(fixes, strings.TrimPrefix(n, "before-"))
+		fixes = append(fixes, fix)
 	}
 	slices.Sort(fixes)
 	return " before=(" + strings.Join(slices.Compact(fixes), ",") + ")", nil

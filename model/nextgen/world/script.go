@@ -5,6 +5,7 @@ import (
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
@@ -71,16 +72,11 @@ func (Family) Group(s *Script, args []core.Arg) error {
 	}
 	cfg.MaxSize = int(size)
 	for _, b := range script.Vals(args, "before") {
-		switch b {
-		case "kafka-19233":
-			cfg.Semantics.BeforeKafka19233 = true
-		case "kafka-19449":
-			cfg.Semantics.BeforeKafka19449 = true
-		case "kafka-18688":
-			cfg.Semantics.BeforeKafka18688 = true
-		default:
-			return fmt.Errorf("group: before=%q: want kafka-19233, kafka-19449 or kafka-18688", b)
+		set, ok := selectors[b]
+		if !ok {
+			return fmt.Errorf("group: before=%q: want one of %s", b, strings.Join(slices.Sorted(maps.Keys(selectors)), ", "))
 		}
+		set(&cfg.Semantics)
 	}
 	if cfg.Faults, err = faults(args); err != nil {
 		return err
