@@ -69,6 +69,15 @@ const (
 	// REBALANCE_IN_PROGRESS reset its generation and declared everything
 	// it owned lost.
 	NoSpuriousLoss Law = "NoSpuriousLoss"
+	// StableWhenBalanced: an assignor that claims stickiness moves no more
+	// than balance requires. In a round whose members all subscribe to the
+	// same topics and claim disjoint resources, they keep as many of their
+	// claims as a balanced assignment can keep (see CheckStableWhenBalanced);
+	// in particular a balanced group in which nothing changed keeps
+	// everything. KAFKA-18688 broke it: the uniform assignor gave the
+	// members first in its iteration order the larger shares, whoever held
+	// them before, and moved partitions between the surviving members.
+	StableWhenBalanced Law = "StableWhenBalanced"
 )
 
 // LostBeforeSessionExpiry is how many lost messages a run may have before
@@ -91,7 +100,8 @@ type Violation struct {
 // Error implements error so a violation can be returned or wrapped as one.
 func (v Violation) Error() string { return v.String() }
 
-// String prints "Law: resource members: detail".
+// String prints "Law: resource [members]: detail", or "Law: detail" for a
+// violation that names no resource and no member.
 func (v Violation) String() string {
 	var b strings.Builder
 	b.WriteString(string(v.Law))
@@ -106,7 +116,10 @@ func (v Violation) String() string {
 		b.WriteString("]")
 	}
 	if v.Detail != "" {
-		b.WriteString(": ")
+		if v.Resource != (Resource{}) || len(v.Members) > 0 {
+			b.WriteString(":")
+		}
+		b.WriteString(" ")
 		b.WriteString(v.Detail)
 	}
 	return b.String()
@@ -250,6 +263,10 @@ type Round struct {
 	// Cooperative enables CooperativeHandoff: a resource may not be added to
 	// a member while another member of the round claims it.
 	Cooperative bool
+	// Sticky says the assignor of the round claims stickiness, so observers
+	// judge CheckStableWhenBalanced on it. CheckRound ignores it: a leader
+	// does not refuse a round for moving too much.
+	Sticky bool
 }
 
 // CheckRound validates an assignment round: AssignedOnce, KnownMembersOnly,

@@ -33,7 +33,7 @@ var allProtocols = append(slices.Clone(classicProtocols), "nextgen")
 var lawsChecked = []spec.Law{
 	spec.ExclusiveOwnership, spec.SubscribedOnly, spec.ExistingOnly, spec.MonotonicGeneration,
 	spec.AssignedOnce, spec.KnownMembersOnly, spec.CooperativeHandoff, spec.BoundedRounds,
-	spec.Timely, spec.NoSpuriousLoss, spec.EventuallyConverged, spec.Stability,
+	spec.Timely, spec.NoSpuriousLoss, spec.StableWhenBalanced, spec.EventuallyConverged, spec.Stability,
 }
 
 type checkOptions struct {
@@ -122,6 +122,10 @@ usage error.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if isTerminal(os.Stderr) && !o.asJSON {
 				o.progress = os.Stderr
+			}
+			if o.protocol == "nextgen" && semanticsWitness(&o, cmd.Flags().Changed) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "check: --semantics %s: exploring the world where the bug shows (%s); bound flags override it\n",
+					strings.Join(o.semantics, ","), strings.TrimSpace(boundFlags(o)))
 			}
 			return runCheck(cmd.OutOrStdout(), o)
 		},
@@ -402,6 +406,33 @@ func repeatedFlags(name string, values []string) string {
 
 // boundFlags writes the world's flags that differ from the defaults, so a
 // counterexample's first line is the command that finds it again.
+// semanticsWitness sets every bound of o whose flag was not given (changed
+// reports which were) to the world in which the --semantics selectors'
+// bugs break a law (ngworld.SemanticsWitness), and reports whether it did.
+// The default world is too small for some of them: without this,
+// --semantics before-kafka-19233 would pass and show nothing.
+func semanticsWitness(o *checkOptions, changed func(flag string) bool) bool {
+	w, ok := ngworld.SemanticsWitness(o.semantics)
+	if !ok {
+		return false
+	}
+	for _, b := range []struct {
+		flag string
+		dst  *int
+		val  int
+	}{
+		{"members", &o.members, w.Members}, {"joins", &o.joins, w.Joins}, {"topics", &o.topics, w.Topics},
+		{"partitions", &o.partitions, w.Partitions}, {"crashes", &o.crashes, w.Crashes}, {"restarts", &o.restarts, w.Restarts},
+		{"leaves", &o.leaves, w.Leaves}, {"resubscribes", &o.resubscribes, w.Resubscribes}, {"drops", &o.drops, w.Drops},
+		{"duplicates", &o.duplicates, w.Duplicates},
+	} {
+		if !changed(b.flag) {
+			*b.dst = b.val
+		}
+	}
+	return true
+}
+
 func boundFlags(o checkOptions) string {
 	d := core.DefaultCheckOptions[classic.Faults]()
 	var b strings.Builder

@@ -210,36 +210,78 @@ func TestRoundBoundsHold(t *testing.T) {
 }
 
 // historyCases are the Kafka bugs the checker re-finds in a small world
-// (docs/history.md): the switch that brings the bug back, the world, and
-// the law that breaks. KAFKA-19233 needs a world too large for a test; its
-// counterexample is replayed by model/world's TestCounterexamples.
+// (docs/history.md): the switch that brings the bug back (a fault, or a
+// next-gen behaviour selector "before-kafka-N"), the world (one topic
+// unless topics is set), and the law that breaks.
 var historyCases = []struct {
-	bug, protocol, fault string
-	members, partitions  int
-	joins, leaves, drops int
-	liveness             bool
-	law                  string
+	bug, protocol, fault        string
+	members, topics, partitions int
+	joins, leaves, drops        int
+	crashes, restarts           int
+	liveness                    bool
+	law                         string
 }{
-	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 3, 1, 0, 0, false, "NoSpuriousLoss"},
-	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 2, 1, 1, 0, false, "BoundedRounds"},
-	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 2, 1, 0, 0, false, "BoundedRounds"},
-	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 1, 0, 1, false, "ExclusiveOwnership"},
-	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 6, 2, 0, 0, true, "EventuallyConverged"},
+	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 1, 3, 1, 0, 0, 0, 0, false, "NoSpuriousLoss"},
+	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 1, 2, 1, 1, 0, 0, 0, false, "BoundedRounds"},
+	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 1, 2, 1, 0, 0, 0, 0, false, "BoundedRounds"},
+	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 1, 2, 1, 0, 1, 0, 0, false, "ExclusiveOwnership"},
+	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 1, 6, 2, 0, 0, 0, 0, true, "EventuallyConverged"},
+	{"KAFKA-19233", "nextgen", "before-kafka-19233", 3, 2, 3, 2, 0, 1, 0, 0, false, "Timely"},
+	{"KAFKA-18688", "nextgen", "before-kafka-18688", 2, 1, 3, 0, 0, 0, 1, 1, false, "StableWhenBalanced"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
 // law in its world; with the switch off, the same world breaks nothing.
 func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
-		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: 1, partitions: c.partitions, leaves: c.leaves, drops: c.drops, workers: 2, noLiveness: !c.liveness}
+		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: c.topics, partitions: c.partitions,
+			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, workers: 2, noLiveness: !c.liveness}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())
 		}
-		o.faults = []string{c.fault}
+		if strings.HasPrefix(c.fault, "before-") {
+			o.semantics = []string{c.fault}
+		} else {
+			o.faults = []string{c.fault}
+		}
 		out.Reset()
 		if err := runCheck(&out, o); !errors.Is(err, errViolation) || !strings.Contains(out.String(), c.protocol+": "+c.law+":") {
 			t.Errorf("%s (%s, --fault %s): got %v, want %s\n%s", c.bug, c.protocol, c.fault, err, c.law, out.String())
 		}
+	}
+}
+
+// TestSemanticsWitnessWorld: rebalance check --semantics explores the
+// world where the selector's bug breaks a law, except for the bounds given
+// on the command line; a selector no law catches keeps the default world.
+func TestSemanticsWitnessWorld(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the check's verdict line for nextgen
+	}{
+		{[]string{"--semantics", "before-kafka-19233"}, "nextgen: Timely:"},
+		{[]string{"--semantics", "before-kafka-18688"}, "nextgen: StableWhenBalanced:"},
+		{[]string{"--semantics", "before-kafka-19233", "--partitions", "2"}, ""},
+	} {
+		cmd := newCheckCmd()
+		var out, errOut bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		cmd.SetArgs(append([]string{"--protocol", "nextgen", "--no-liveness"}, c.args...))
+		err := cmd.Execute()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v\n%s", c.args, err, out.String())
+		case c.want != "" && (!errors.Is(err, errViolation) || !strings.Contains(out.String(), c.want)):
+			t.Errorf("%v: got %v, want %s\n%s", c.args, err, c.want, out.String())
+		}
+		if !strings.Contains(errOut.String(), "exploring the world where the bug shows") {
+			t.Errorf("%v: no note on the world explored: %q", c.args, errOut.String())
+		}
+	}
+	o := checkOptions{protocol: "nextgen", members: 3, joins: 1, topics: 2, partitions: 2, semantics: []string{"before-kafka-19449"}}
+	if semanticsWitness(&o, func(string) bool { return false }) || o.joins != 1 {
+		t.Errorf("before-kafka-19449 has no witness world, got %+v", o)
 	}
 }

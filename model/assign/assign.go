@@ -81,6 +81,17 @@ type Group struct {
 }
 
 // Assignor computes an assignment for a group.
+// StickyAssignor is an Assignor that may claim stickiness: when
+// KeepsClaims reports true, given one subscription for every member and
+// claims that do not conflict, it keeps as many claims as a balanced
+// assignment can keep (spec.StableWhenBalanced, judged by
+// spec.CheckStableWhenBalanced). Observers judge the law only on assignors
+// that claim it.
+type StickyAssignor interface {
+	Assignor
+	KeepsClaims() bool
+}
+
 type Assignor interface {
 	// Name is the assignor's protocol name ("range", "roundrobin",
 	// "sticky", "cooperative-sticky", ...).

@@ -207,6 +207,11 @@ type uniformAssignor struct{ opts UniformOptions }
 
 func (uniformAssignor) Name() string { return "uniform" }
 
+// KeepsClaims is true: the uniform assignor keeps as many of the previous
+// targets as balance allows. Before KAFKA-18688 (UniformOptions) it claimed
+// so but did not: StableWhenBalanced catches that.
+func (uniformAssignor) KeepsClaims() bool { return true }
+
 func (u uniformAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err

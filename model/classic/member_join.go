@@ -248,6 +248,9 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		Assigned:      make(spec.Assignment, len(full)),
 		Cooperative:   proto.Cooperative(),
 	}
+	if s, ok := proto.(StickyProtocol); ok {
+		round.Sticky = s.KeepsClaims()
+	}
 	for _, j := range joined {
 		round.Subscriptions[j.ID] = slices.Clone(j.Subscription.Topics)
 		round.Claims[j.ID] = j.Subscription.Owned

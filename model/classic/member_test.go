@@ -17,12 +17,14 @@ import (
 type fakeProtocol struct {
 	name   string
 	coop   bool
+	sticky bool
 	assign func(LeaderInput) (LeaderResult, error)
 	calls  *[]LeaderInput
 }
 
 func (p fakeProtocol) Name() string      { return p.name }
 func (p fakeProtocol) Cooperative() bool { return p.coop }
+func (p fakeProtocol) KeepsClaims() bool { return p.sticky }
 func (p fakeProtocol) Assign(in LeaderInput) (LeaderResult, error) {
 	if p.calls != nil {
 		*p.calls = append(*p.calls, in)
@@ -162,7 +164,7 @@ func wantOutput(t *testing.T, what string, got Output, want string) {
 func TestMemberJoinSyncStable(t *testing.T) {
 	var calls []LeaderInput
 	mem := LeaderMemory{Generation: 1, Members: []spec.MemberID{"A-1", "B-1"}}
-	proto := fakeProtocol{name: "coop", coop: true, calls: &calls, assign: fixed(map[spec.MemberID]Assignment{
+	proto := fakeProtocol{name: "coop", coop: true, sticky: true, calls: &calls, assign: fixed(map[spec.MemberID]Assignment{
 		"A-1": {Assigned: set(t, "{t-0 t-1}")},
 		"B-1": {Assigned: set(t, "{t-2 t-3}")},
 	}, mem)}
@@ -218,7 +220,7 @@ func TestMemberJoinSyncStable(t *testing.T) {
 					t.Errorf("LeaderInput: %+v", in)
 				}
 				r := out.Round
-				if !r.Cooperative || !r.Assigned.Equal(spec.Assignment{"A-1": set(t, "{t-0 t-1}"), "B-1": set(t, "{t-2 t-3}")}) ||
+				if !r.Cooperative || !r.Sticky || !r.Assigned.Equal(spec.Assignment{"A-1": set(t, "{t-0 t-1}"), "B-1": set(t, "{t-2 t-3}")}) ||
 					!slices.Equal(r.Subscriptions["B-1"], []string{"t"}) || len(r.Claims) != 2 {
 					t.Errorf("Round: %+v", r)
 				}

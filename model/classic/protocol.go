@@ -51,6 +51,16 @@ type RoundBounder interface {
 	RoundBound(g GroupShape) int
 }
 
+// StickyProtocol is a Protocol that may claim stickiness: when KeepsClaims
+// reports true, given claims that do not conflict and one subscription for
+// everyone, a round keeps as many claims as a balanced assignment can. The
+// leader marks such a protocol's rounds spec.Round.Sticky, and the closed
+// world judges spec.StableWhenBalanced on them.
+type StickyProtocol interface {
+	Protocol
+	KeepsClaims() bool
+}
+
 // Subscription is the embedded-protocol metadata a member sends in
 // JoinGroup: the seed design's subscription fields.
 type Subscription struct {

@@ -149,6 +149,12 @@ type Output[M, T, C fmt.Stringer] struct {
 	// what it owns), lets observers count that round too: the
 	// bounded-rounds law counts rounds computed, sent or failed.
 	RoundFailed bool
+	// Target, set by a next-gen coordinator on the step that computes a
+	// new target assignment, is that computation as a round (Claims are
+	// the previous targets, Assigned the new one), for observers: the
+	// closed world judges spec.StableWhenBalanced on it when Sticky is
+	// set. It is not an assignment round: nothing counts or logs it.
+	Target *spec.Round
 }
 
 // Send appends msg, sent by node from to node to, to the messages.
@@ -158,7 +164,7 @@ func (o *Output[M, T, C]) Send(from, to string, msg M) {
 
 // IsEmpty reports whether the output asks for nothing.
 func (o Output[M, T, C]) IsEmpty() bool {
-	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil && !o.RoundFailed
+	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil && !o.RoundFailed && o.Target == nil
 }
 
 // String prints every element of o on its own line, messages first.

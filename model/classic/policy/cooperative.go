@@ -43,6 +43,12 @@ type cooperative struct{}
 func (cooperative) Name() string      { return "cooperative" }
 func (cooperative) Cooperative() bool { return true }
 
+// KeepsClaims is true: assign.CooperativeSticky keeps as many claims as balance
+// allows (the constrained assignment of Kafka's AbstractStickyAssignor),
+// and withholding a moving resource takes nothing from its old owner's
+// kept claims.
+func (cooperative) KeepsClaims() bool { return true }
+
 // RoundBound is 1 + min(Members−1, Resources). The first round after the
 // change revokes what must move. With the environment quiet, nothing else
 // starts a round but a member that completed a revocation rejoining at

@@ -108,7 +108,7 @@ func (g *group) round() classic.LeaderResult {
 		g.t.Fatalf("round %d: %v", in.Generation, err)
 	}
 	if g.checkLaws {
-		if vs := checkResult(in, res, g.p.Cooperative()); len(vs) > 0 {
+		if vs := append(checkResult(in, res, g.p.Cooperative()), checkStable(g.p, in, res)...); len(vs) > 0 {
 			g.t.Fatalf("round %d at %d:\ninput: %s\nresult: %s\nviolations:\n  %s", in.Generation, in.Now, describeInput(in), describeResult(res), strings.Join(vs, "\n  "))
 		}
 	}
@@ -169,6 +169,28 @@ func (g *group) want(what, got, want string) {
 // revocation of something the member did not claim, a claim neither kept
 // nor revoked (cooperative protocols), members given different delays, a
 // negative delay.
+// checkStable judges spec.StableWhenBalanced on a round of p when p claims
+// stickiness (classic.StickyProtocol), as the closed world does.
+func checkStable(p classic.Protocol, in classic.LeaderInput, res classic.LeaderResult) []string {
+	sp, ok := p.(classic.StickyProtocol)
+	if !ok || !sp.KeepsClaims() {
+		return nil
+	}
+	round := spec.Round{Topics: in.Topics, Subscriptions: map[spec.MemberID][]string{}, Claims: map[spec.MemberID]spec.Set{}, Assigned: spec.Assignment{}, Sticky: true}
+	for _, j := range in.Members {
+		round.Subscriptions[j.ID] = j.Subscription.Topics
+		round.Claims[j.ID] = j.Subscription.Owned
+	}
+	for id, a := range res.Assignments {
+		round.Assigned[id] = a.Assigned
+	}
+	var out []string
+	for _, v := range spec.CheckStableWhenBalanced(round) {
+		out = append(out, v.String())
+	}
+	return out
+}
+
 func checkResult(in classic.LeaderInput, res classic.LeaderResult, cooperative bool) []string {
 	var out []string
 	round := spec.Round{

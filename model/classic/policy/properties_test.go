@@ -168,7 +168,7 @@ func TestRoundProperties(t *testing.T) {
 			if d := cmp.Diff(before, in); d != "" {
 				t.Fatalf("%s modified its input (-before +after):\n%s", protoName(p), d)
 			}
-			if vs := checkResult(in, res, true); len(vs) > 0 {
+			if vs := append(checkResult(in, res, true), checkStable(p, in, res)...); len(vs) > 0 {
 				t.Fatalf("%s:\ninput: %s\nresult: %s\nviolations:\n  %s", protoName(p), describeInput(in), describeResult(res), strings.Join(vs, "\n  "))
 			}
 			again, err := p.Assign(cloneInput(in))
@@ -210,7 +210,7 @@ func converge(t *rapid.T, p classic.Protocol, in classic.LeaderInput, maxRounds 
 		if err != nil {
 			t.Fatalf("%s round %d: %v", protoName(p), rounds, err)
 		}
-		if vs := checkResult(in, res, true); len(vs) > 0 {
+		if vs := append(checkResult(in, res, true), checkStable(p, in, res)...); len(vs) > 0 {
 			t.Fatalf("%s round %d:\ninput: %s\nresult: %s\nviolations:\n  %s", protoName(p), rounds, describeInput(in), describeResult(res), strings.Join(vs, "\n  "))
 		}
 		revoking := false

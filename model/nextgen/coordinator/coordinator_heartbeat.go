@@ -282,6 +282,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 			return
 		}
 		tgt, tgtEpoch, tgtTopics = res.Target, groupEpoch, subscribed
+		s.out.Target = &res.Round
 	case dec.Kind == validate.ReplaceStatic:
 		// No new target: the new member id inherits the old one's.
 		tgt = maps.Clone(c.target)

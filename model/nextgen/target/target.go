@@ -85,6 +85,11 @@ type Result struct {
 	Changed []spec.MemberID
 	// SubscriptionType is SubscriptionTypeOf the group after the deltas.
 	SubscriptionType SubscriptionType
+	// Round is the computation as an assignment round, for observers:
+	// each member's subscription, its previous target as it was given to
+	// the assignor (Claims), the new Target (Assigned), and Sticky when
+	// the assignor claims stickiness (assign.StickyAssignor).
+	Round spec.Round
 }
 
 // SubscriptionType says whether all members subscribe to the same topics:
@@ -236,6 +241,13 @@ func Build(in Input) (Result, error) {
 	}
 
 	res := Result{Target: make(spec.Assignment, len(group)), SubscriptionType: SubscriptionTypeOf(group)}
+	res.Round = spec.Round{Topics: topics, Subscriptions: subs, Claims: make(map[spec.MemberID]spec.Set, len(group)), Assigned: res.Target}
+	if s, ok := in.Assignor.(assign.StickyAssignor); ok {
+		res.Round.Sticky = s.KeepsClaims()
+	}
+	for _, m := range g.Members {
+		res.Round.Claims[m.ID] = m.Owned
+	}
 	for _, m := range group {
 		next := out[m.ID]
 		res.Target[m.ID] = next

@@ -192,9 +192,10 @@ func TestBuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tc.want, got, opts); d != "" {
+			if d := cmp.Diff(tc.want, got, opts, ignoreRound); d != "" {
 				t.Fatalf("Build (-want +got):\n%s", d)
 			}
+			checkRoundOf(t, tc.in, got)
 			if d := cmp.Diff(before, tc.in, opts, cmpopts.IgnoreFields(Input{}, "Assignor")); d != "" {
 				t.Fatalf("Build modified its input:\n%s", d)
 			}
@@ -289,7 +290,7 @@ func TestBuildAssignorOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Result{Target: spec.Assignment{"m1": set("{a-0}"), "m2": nil}, Changed: ids("m2"), SubscriptionType: Heterogeneous}
-	if d := cmp.Diff(want, got, opts); d != "" {
+	if d := cmp.Diff(want, got, opts, ignoreRound); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
 	if _, ok := got.Target["m2"]; !ok {
@@ -335,8 +336,27 @@ func TestBuildWithRealAssignors(t *testing.T) {
 		Changed:          ids("m1", "m2"),
 		SubscriptionType: Heterogeneous,
 	}
-	if d := cmp.Diff(want, got, opts); d != "" {
+	if d := cmp.Diff(want, got, opts, ignoreRound); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
+	}
+	if got.Round.Sticky {
+		t.Errorf("range claims no stickiness, but the round is marked Sticky")
+	}
+
+	// The uniform assignor claims stickiness: its round is marked, with
+	// each member's previous target as its claims.
+	prev := spec.Assignment{"m1": set("{a-0 a-1}"), "m2": set("{a-2 a-3}")}
+	in := Input{Members: []Member{m1, {ID: "m2", Topics: []string{"a"}}}, Topics: spec.Topics{"a": 4}, Assignor: assign.Uniform(), Previous: prev}
+	got, err = Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoundOf(t, in, got)
+	if !got.Round.Sticky || !got.Round.Claims["m1"].Equal(prev["m1"]) || !got.Round.Claims["m2"].Equal(prev["m2"]) {
+		t.Errorf("uniform round: sticky %v, claims %v, want sticky with claims %v", got.Round.Sticky, got.Round.Claims, prev)
+	}
+	if vs := spec.CheckStableWhenBalanced(got.Round); len(vs) > 0 {
+		t.Errorf("a balanced group in which nothing changed: %v", vs)
 	}
 }
 
@@ -361,5 +381,34 @@ func TestSubscriptionTypeOf(t *testing.T) {
 	}
 	if Homogeneous.String() != "HOMOGENEOUS" || Heterogeneous.String() != "HETEROGENEOUS" {
 		t.Fatal("names are Kafka's")
+	}
+}
+
+// ignoreRound leaves Result.Round out of comparisons; checkRoundOf checks
+// it against the rest of the result.
+var ignoreRound = cmpopts.IgnoreFields(Result{}, "Round")
+
+// checkRoundOf checks that res.Round describes the computation: the
+// universe of in, every member of the target in the round with the target
+// as its assignment, and a legal round (spec.CheckRound).
+func checkRoundOf(t *testing.T, in Input, res Result) {
+	t.Helper()
+	r := res.Round
+	if d := cmp.Diff(res.Target, r.Assigned, opts); d != "" {
+		t.Errorf("Round.Assigned is not the target (-target +round):\n%s", d)
+	}
+	if d := cmp.Diff(in.Topics, r.Topics, opts); d != "" {
+		t.Errorf("Round.Topics is not the universe:\n%s", d)
+	}
+	for m := range res.Target {
+		if _, ok := r.Subscriptions[m]; !ok {
+			t.Errorf("member %s of the target is not in the round", m)
+		}
+		if _, ok := r.Claims[m]; !ok {
+			t.Errorf("member %s of the target has no claims entry", m)
+		}
+	}
+	if vs := spec.CheckRound(r); len(vs) > 0 {
+		t.Errorf("the round is not legal: %v", vs)
 	}
 }

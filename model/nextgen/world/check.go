@@ -148,13 +148,61 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	return cfg, nil
 }
 
+// selector is one next-gen behaviour selector: how it sets nextgen.Semantics,
+// and the checked world in which the bug it restores breaks a law.
+type selector struct {
+	set func(*nextgen.Semantics)
+	// witness holds the bounds of the smallest world found where the bug
+	// breaks a law (docs/history.md); nil when no law catches it yet.
+	witness *core.CheckOptions[nextgen.Fault]
+}
+
 // selectors are the next-gen behaviour selectors by the fix they undo:
 // the group command's before=(...) values, and with "before-" the names
 // rebalance check --semantics takes.
-var selectors = map[string]func(*nextgen.Semantics){
-	"kafka-18688": func(s *nextgen.Semantics) { s.BeforeKafka18688 = true },
-	"kafka-19233": func(s *nextgen.Semantics) { s.BeforeKafka19233 = true },
-	"kafka-19449": func(s *nextgen.Semantics) { s.BeforeKafka19449 = true },
+var selectors = map[string]selector{
+	// StableWhenBalanced: A crashes, B takes all three partitions, A
+	// restarts under a new member id that sorts first and is given the
+	// larger share, which B had.
+	"kafka-18688": {
+		set:     func(s *nextgen.Semantics) { s.BeforeKafka18688 = true },
+		witness: &core.CheckOptions[nextgen.Fault]{Members: 2, Topics: 1, Partitions: 3, Crashes: 1, Restarts: 1},
+	},
+	// Timely: A starts alone; B and C join one after the other, so A's
+	// target shrinks again while it revokes; the response that moves A to
+	// the next epoch is lost, A is fenced, and its epoch-0 rejoin is
+	// refused until its session expires.
+	"kafka-19233": {
+		set:     func(s *nextgen.Semantics) { s.BeforeKafka19233 = true },
+		witness: &core.CheckOptions[nextgen.Fault]{Members: 3, Joins: 2, Topics: 2, Partitions: 3, Drops: 1},
+	},
+	"kafka-19449": {set: func(s *nextgen.Semantics) { s.BeforeKafka19449 = true }},
+}
+
+// SemanticsWitness returns the world in which the bugs of the named
+// selectors ("before-kafka-19233") break a law: for each bound the largest
+// of their witness worlds' (docs/history.md). ok is false when no named
+// selector has a witness world, or a name is unknown. rebalance check
+// explores it for --semantics, except for the bounds given on its command
+// line.
+func SemanticsWitness(names []string) (w core.CheckOptions[nextgen.Fault], ok bool) {
+	for _, n := range names {
+		fix, _ := strings.CutPrefix(n, "before-")
+		s, known := selectors[fix]
+		if !known {
+			return core.CheckOptions[nextgen.Fault]{}, false
+		}
+		if s.witness == nil {
+			continue
+		}
+		x := *s.witness
+		w.Members, w.Joins = max(w.Members, x.Members), max(w.Joins, x.Joins)
+		w.Topics, w.Partitions = max(w.Topics, x.Topics), max(w.Partitions, x.Partitions)
+		w.Crashes, w.Restarts, w.Leaves = max(w.Crashes, x.Crashes), max(w.Restarts, x.Restarts), max(w.Leaves, x.Leaves)
+		w.Resubscribes, w.Drops, w.Duplicates = max(w.Resubscribes, x.Resubscribes), max(w.Drops, x.Drops), max(w.Duplicates, x.Duplicates)
+		ok = true
+	}
+	return w, ok
 }
 
 // SemanticsList names, sorted, the next-gen behaviour selectors rebalance

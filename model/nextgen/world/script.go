@@ -72,11 +72,11 @@ func (Family) Group(s *Script, args []core.Arg) error {
 	}
 	cfg.MaxSize = int(size)
 	for _, b := range script.Vals(args, "before") {
-		set, ok := selectors[b]
+		sel, ok := selectors[b]
 		if !ok {
 			return fmt.Errorf("group: before=%q: want one of %s", b, strings.Join(slices.Sorted(maps.Keys(selectors)), ", "))
 		}
-		set(&cfg.Semantics)
+		sel.set(&cfg.Semantics)
 	}
 	if cfg.Faults, err = faults(args); err != nil {
 		return err
