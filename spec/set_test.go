@@ -97,3 +97,19 @@ func TestSetValidateReportsDisorder(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicsHas: a partition exists when its topic does and its number is
+// in [0, count); a connector (partition -1) is not a partition.
+func TestTopicsHas(t *testing.T) {
+	topics := Topics{"t": 2}
+	for _, tc := range []struct {
+		r    Resource
+		want bool
+	}{
+		{TP("t", 0), true}, {TP("t", 1), true}, {TP("t", 2), false}, {TP("t", -1), false}, {TP("u", 0), false},
+	} {
+		if got := topics.Has(tc.r); got != tc.want {
+			t.Errorf("Has(%s) = %v, want %v", tc.r, got, tc.want)
+		}
+	}
+}
