@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +29,10 @@ func TestCheckUsageErrors(t *testing.T) {
 		func(o *checkOptions) { o.drops = -1 },
 		func(o *checkOptions) { o.faults = []string{"no-such-fault"} },
 		func(o *checkOptions) { o.leaderFailover = "sometimes" },
+		func(o *checkOptions) { o.protocol = "deferred"; o.maxDelay = "-1" },
+		func(o *checkOptions) { o.protocol = "deferred"; o.maxDelay = "3s" },
+		func(o *checkOptions) { o.maxDelay = "1000" }, // eager: no scheduled delay
+		func(o *checkOptions) { o.protocol = "nextgen"; o.maxDelay = "1000" },
 		func(o *checkOptions) { o.protocol = "nextgen"; o.leaderBounces = 1 },
 		func(o *checkOptions) { o.timeLimit = -1 },
 		func(o *checkOptions) { o.maxMemory = "12" },
@@ -210,33 +215,39 @@ func TestRoundBoundsHold(t *testing.T) {
 }
 
 // historyCases are the Kafka bugs the checker re-finds in a small world
-// (docs/history.md): the switch that brings the bug back, the world, and
-// the law that breaks. KAFKA-19233 needs a world too large for a test; its
-// counterexample is replayed by model/world's TestCounterexamples.
+// (docs/history.md): the switch that brings the bug back, the switches on
+// in both runs (with) when the bug needs another fix undone too, the
+// world, and the law that breaks. KAFKA-19233 needs a world too large for
+// a test; its counterexample is replayed by model/world's
+// TestCounterexamples.
 var historyCases = []struct {
 	bug, protocol, fault string
+	with                 []string
 	members, partitions  int
 	joins, leaves, drops int
+	maxDelay             string
 	liveness             bool
 	law                  string
 }{
-	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 3, 1, 0, 0, false, "NoSpuriousLoss"},
-	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 2, 1, 1, 0, false, "BoundedRounds"},
-	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 2, 1, 0, 0, false, "BoundedRounds"},
-	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 1, 0, 1, false, "ExclusiveOwnership"},
-	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 6, 2, 0, 0, true, "EventuallyConverged"},
+	{bug: "KAFKA-14016", protocol: "cooperative", fault: "sync-rebalance-resets-generation", members: 3, partitions: 3, joins: 1, law: "NoSpuriousLoss"},
+	{bug: "KAFKA-8653", protocol: "eager", fault: "zero-rebalance-timeout", members: 3, partitions: 2, joins: 1, leaves: 1, law: "BoundedRounds"},
+	{bug: "KAFKA-8653", protocol: "cooperative", fault: "zero-rebalance-timeout", members: 2, partitions: 2, joins: 1, law: "BoundedRounds"},
+	{bug: "KAFKA-12983", protocol: "cooperative", fault: "unknown-member-keeps-owned", members: 2, partitions: 2, joins: 1, drops: 1, law: "ExclusiveOwnership"},
+	{bug: "KAFKA-12495", protocol: "deferred", fault: "no-consecutive-revocation", members: 3, partitions: 6, joins: 2, liveness: true, law: "EventuallyConverged"},
+	{bug: "KAFKA-15693", protocol: "deferred", fault: "disabled-delay-holds-lost", members: 2, partitions: 2, leaves: 1, maxDelay: "0", liveness: true, law: "EventuallyConverged"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
 // law in its world; with the switch off, the same world breaks nothing.
 func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
-		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: 1, partitions: c.partitions, leaves: c.leaves, drops: c.drops, workers: 2, noLiveness: !c.liveness}
+		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: 1, partitions: c.partitions, leaves: c.leaves, drops: c.drops,
+			maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())
 		}
-		o.faults = []string{c.fault}
+		o.faults = append(slices.Clone(c.with), c.fault)
 		out.Reset()
 		if err := runCheck(&out, o); !errors.Is(err, errViolation) || !strings.Contains(out.String(), c.protocol+": "+c.law+":") {
 			t.Errorf("%s (%s, --fault %s): got %v, want %s\n%s", c.bug, c.protocol, c.fault, err, c.law, out.String())

@@ -64,6 +64,14 @@ const (
 	// KAFKA-12495), so a member that joined in between stays under-loaded
 	// in a quiet group. Reported as Balance (EventuallyConverged).
 	NoConsecutiveRevocation
+	// DisabledDelayHoldsLost: with scheduled delays disabled (Connect's
+	// scheduled.rebalance.max.delay.ms = 0), a Design II/III leader that
+	// finds resources of a departed member lost still takes the delay
+	// branch: it holds them back with a delay of 0, which arms no member's
+	// timer, so nothing hands them out until some unrelated rebalance
+	// (Connect before KAFKA-15693). Reported as Coverage
+	// (EventuallyConverged) in a quiet group.
+	DisabledDelayHoldsLost
 )
 
 // FaultInfo names and describes one fault switch.
@@ -81,6 +89,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
 	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
+	{Fault: DisabledDelayHoldsLost, Name: "disabled-delay-holds-lost", Doc: "deferred/incremental with max delay 0: a departed member's resources are held with no rebalance to hand them out (KAFKA-15693; EventuallyConverged)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 

@@ -167,9 +167,12 @@ type DeferredConfig struct {
 // nothing lost; and a round that comes in while the back-off runs but after
 // a follow-up has cleared the revocation flag revokes at once.
 //
-// Fault switch: with classic.CooperativeNoWithholding, resources revoked for
-// balance are handed out least loaded (to a member other than their owner)
-// in the same round, breaking spec.CooperativeHandoff on purpose.
+// Fault switches: with classic.CooperativeNoWithholding, resources revoked
+// for balance are handed out least loaded (to a member other than their
+// owner) in the same round, breaking spec.CooperativeHandoff on purpose.
+// With classic.DisabledDelayHoldsLost and delays disabled, step 5 holds
+// lost resources back with a delay of 0 instead of reassigning them
+// (Connect before KAFKA-15693), so nothing hands them out in a quiet group.
 func Deferred(cfg DeferredConfig) classic.Protocol {
 	mult := cfg.BackoffMultiplier
 	if mult <= 0 {
@@ -384,7 +387,10 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 		// No member departed: the lost resources were assignments some
 		// member never received.
 		return 0, lost, nil
-	case lr.p.maxDelay == 0:
+	case lr.p.maxDelay == 0 && !lr.in.Faults.Has(classic.DisabledDelayHoldsLost):
+		// Delays disabled: reassign at once (KAFKA-15693). Before that
+		// fix the lost resources fell through to the delay below, held
+		// for a delay of 0 that schedules nothing.
 		return 0, lost, nil
 	case s.scheduledAt > 0 && lr.now >= s.scheduledAt:
 		// The delay expired: round-robin over the candidates.
