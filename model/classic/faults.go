@@ -60,9 +60,11 @@ const (
 	// another member.
 	UnknownMemberKeepsOwned
 	// NoConsecutiveRevocation: Design II's round right after a revoking
-	// round may not revoke for balance (Connect's canRevoke before
-	// KAFKA-12495), so a member that joined in between stays under-loaded
-	// in a quiet group. Reported as Balance (EventuallyConverged).
+	// round, or right after a round that sent a delay, may not revoke for
+	// balance (Connect's canRevoke before KAFKA-12495: "canRevoke = delay
+	// == 0 && canRevoke"), so a member that joined in between stays
+	// under-loaded in a quiet group. Reported as Balance
+	// (EventuallyConverged).
 	NoConsecutiveRevocation
 	// DisabledDelayHoldsLost: with scheduled delays disabled (Connect's
 	// scheduled.rebalance.max.delay.ms = 0), a Design II/III leader that
@@ -72,6 +74,14 @@ const (
 	// (Connect before KAFKA-15693). Reported as Coverage
 	// (EventuallyConverged) in a quiet group.
 	DisabledDelayHoldsLost
+	// LostToFirstCandidate: when Design II's scheduled delay expires, every
+	// lost resource goes to the first candidate member (Connect's
+	// pickCandidateWorkerForReassignment with findFirst before KAFKA-10413)
+	// instead of round-robin over all of them. Alone it is not caught: the
+	// next rounds revoke for balance (KAFKA-12495's fix). With
+	// NoConsecutiveRevocation too it is reported as Balance
+	// (EventuallyConverged).
+	LostToFirstCandidate
 )
 
 // FaultInfo names and describes one fault switch.
@@ -88,8 +98,9 @@ var FaultList = node.Switches[Fault]{
 	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
-	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
+	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking or delayed round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
 	{Fault: DisabledDelayHoldsLost, Name: "disabled-delay-holds-lost", Doc: "deferred/incremental with max delay 0: a departed member's resources are held with no rebalance to hand them out (KAFKA-15693; EventuallyConverged)"},
+	{Fault: LostToFirstCandidate, Name: "lost-to-first-candidate", Doc: "deferred/incremental: when the delay expires every lost resource goes to the first candidate (KAFKA-10413; EventuallyConverged with no-consecutive-revocation)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 

@@ -173,6 +173,10 @@ type DeferredConfig struct {
 // With classic.DisabledDelayHoldsLost and delays disabled, step 5 holds
 // lost resources back with a delay of 0 instead of reassigning them
 // (Connect before KAFKA-15693), so nothing hands them out in a quiet group.
+// With classic.LostToFirstCandidate, an expired delay gives every lost
+// resource to the first candidate, and placement does not settle them away
+// (Connect before KAFKA-10413); the round's balance may still take them
+// back unless classic.NoConsecutiveRevocation forbids it.
 func Deferred(cfg DeferredConfig) classic.Protocol {
 	mult := cfg.BackoffMultiplier
 	if mult <= 0 {
@@ -244,6 +248,11 @@ type leaderRound struct {
 	// pending are resources revoked in step 4 that exist: nobody holds them
 	// after this round, and the follow-up hands them out.
 	pending spec.Set
+	// pinned are the lost resources step 5 gave to the first candidate
+	// under classic.LostToFirstCandidate: Connect before KAFKA-10413 gave
+	// them to that worker outright, so placement does not settle them
+	// away (a load-balancing revocation still may).
+	pinned spec.Set
 }
 
 func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
@@ -400,9 +409,15 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 				cands = append(cands, c)
 			}
 		}
-		if len(cands) == 0 {
+		switch {
+		case len(cands) == 0:
 			reassign = lost
-		} else {
+		case lr.in.Faults.Has(classic.LostToFirstCandidate):
+			// Connect before KAFKA-10413: findFirst picked one
+			// candidate for every lost resource.
+			reassign = lr.roundRobin(cands[:1], lost)
+			lr.pinned = lost.Minus(reassign)
+		default:
 			reassign = lr.roundRobin(cands, lost)
 		}
 		reset()
