@@ -176,7 +176,10 @@ type DeferredConfig struct {
 // With classic.LostToFirstCandidate, an expired delay gives every lost
 // resource to the first candidate, and placement does not settle them away
 // (Connect before KAFKA-10413); the round's balance may still take them
-// back unless classic.NoConsecutiveRevocation forbids it.
+// back unless classic.NoConsecutiveRevocation forbids it. With
+// classic.UndeliveredAssignmentHeld, step 1 takes the memory whatever
+// generation it is of, and step 5 holds lost resources for the delay even
+// when no previous member is missing (Connect before KAFKA-9848).
 func Deferred(cfg DeferredConfig) classic.Protocol {
 	mult := cfg.BackoffMultiplier
 	if mult <= 0 {
@@ -299,7 +302,9 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	prevMembers := mem.Members
 	var previous spec.Set
 	switch {
-	case len(mem.Members) > 0 && mem.Generation == in.LastCompletedGeneration:
+	case len(mem.Members) > 0 && (mem.Generation == in.LastCompletedGeneration || in.Faults.Has(classic.UndeliveredAssignmentHeld)):
+		// Before KAFKA-9848 Connect trusted its memory whatever
+		// generation it was of.
 		previous = unionOf(mem.Assignment).Union(mem.Lost)
 		if !active.Minus(previous).IsEmpty() {
 			previous = active
@@ -392,7 +397,7 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 	case lost.IsEmpty() && !s.revokedPrev:
 		reset()
 		return 0, nil, nil
-	case s.scheduledAt <= 0 && lr.containsAll(prevMembers):
+	case s.scheduledAt <= 0 && lr.containsAll(prevMembers) && (lost.IsEmpty() || !lr.in.Faults.Has(classic.UndeliveredAssignmentHeld)):
 		// No member departed: the lost resources were assignments some
 		// member never received.
 		return 0, lost, nil
