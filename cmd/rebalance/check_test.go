@@ -211,27 +211,30 @@ func TestRoundBoundsHold(t *testing.T) {
 
 // historyCases are the Kafka bugs the checker re-finds in a small world
 // (docs/history.md): the switch that brings the bug back, the world, and
-// the law that breaks. KAFKA-19233 needs a world too large for a test; its
-// counterexample is replayed by model/world's TestCounterexamples.
+// the law that breaks. The worlds have no crashes. KAFKA-19233 needs a
+// world too large for a test; its counterexample is replayed by
+// model/world's TestCounterexamples.
 var historyCases = []struct {
 	bug, protocol, fault string
 	members, partitions  int
+	topics, resubscribes int
 	joins, leaves, drops int
 	liveness             bool
 	law                  string
 }{
-	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 3, 1, 0, 0, false, "NoSpuriousLoss"},
-	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 2, 1, 1, 0, false, "BoundedRounds"},
-	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 2, 1, 0, 0, false, "BoundedRounds"},
-	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 1, 0, 1, false, "ExclusiveOwnership"},
-	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 6, 2, 0, 0, true, "EventuallyConverged"},
+	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 3, 1, 0, 1, 0, 0, false, "NoSpuriousLoss"},
+	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 2, 1, 0, 1, 1, 0, false, "BoundedRounds"},
+	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 2, 1, 0, 1, 0, 0, false, "BoundedRounds"},
+	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 1, 0, 1, 0, 1, false, "ExclusiveOwnership"},
+	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 6, 1, 0, 2, 0, 0, true, "EventuallyConverged"},
+	{"KAFKA-16249", "nextgen", "restart-on-new-target", 3, 2, 2, 1, 1, 0, 0, false, "BoundedRounds"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
 // law in its world; with the switch off, the same world breaks nothing.
 func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
-		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: 1, partitions: c.partitions, leaves: c.leaves, drops: c.drops, workers: 2, noLiveness: !c.liveness}
+		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: c.topics, partitions: c.partitions, resubscribes: c.resubscribes, leaves: c.leaves, drops: c.drops, workers: 2, noLiveness: !c.liveness}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())

@@ -160,6 +160,18 @@ const (
 	// epoch while it still owns partitions it must revoke. Reported as
 	// ExclusiveOwnership.
 	StraightToTarget
+	// RestartOnNewTarget restores the coordinator's reconciliation before
+	// KAFKA-16249 (apache/kafka e164d4d, 2024): whenever the target epoch
+	// differs from the one the member was last reconciled towards (Kafka's
+	// targetMemberEpoch), the coordinator recomputes the member from its
+	// assigned and pending partitions and ignores the partitions the
+	// heartbeat reports owned, and it re-arms the rebalance timeout when
+	// the member goes back to UNREVOKED_PARTITIONS. A revocation
+	// acknowledgement that arrives with a new target is lost; the member
+	// sends its owned partitions only when they change, so it stays
+	// revoking until the rebalance timeout fences it. Reported as
+	// BoundedRounds (the fence and the rejoin cost epochs).
+	RestartOnNewTarget
 )
 
 // FaultInfo names and describes one fault switch.
@@ -170,6 +182,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: AssignBeforeRelease, Name: "assign-before-release", Doc: "the coordinator assigns a partition before its previous owner released it (ExclusiveOwnership)"},
 	{Fault: SkipEpochCheck, Name: "skip-epoch-check", Doc: "the coordinator accepts heartbeats at any member epoch (ExclusiveOwnership)"},
 	{Fault: StraightToTarget, Name: "straight-to-target", Doc: "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
+	{Fault: RestartOnNewTarget, Name: "restart-on-new-target", Doc: "KAFKA-16249: the coordinator restarts a member's reconciliation on every new target and drops its revocation acknowledgement (BoundedRounds)"},
 }
 
 // Has reports whether every fault of x is in f.

@@ -76,7 +76,8 @@ type CoordinatorConfig struct {
 	// BeforeKafka18688 (the uniform assignor).
 	Semantics nextgen.Semantics
 	// Faults are fault switches; the coordinator honours
-	// AssignBeforeRelease, SkipEpochCheck and StraightToTarget.
+	// AssignBeforeRelease, SkipEpochCheck, StraightToTarget and
+	// RestartOnNewTarget.
 	Faults nextgen.Fault
 }
 
@@ -279,6 +280,11 @@ type member struct {
 	// cur is the member's current assignment: epochs, reconciliation
 	// state, assigned partitions and partitions pending revocation.
 	cur reconcile.Member
+	// targetMemberEpoch is the target epoch the member was last reconciled
+	// towards: Kafka's field before KAFKA-16249. It is kept only under the
+	// RestartOnNewTarget fault, which restarts the reconciliation when the
+	// target epoch differs from it; 0 otherwise.
+	targetMemberEpoch spec.Epoch
 
 	// The member's timers. Every member has a session timer. A rebalance
 	// timer is armed exactly while the member is UNREVOKED_PARTITIONS at a
