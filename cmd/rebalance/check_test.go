@@ -228,6 +228,7 @@ var historyCases = []struct {
 	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 1, 0, 1, 0, 1, false, "ExclusiveOwnership"},
 	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 6, 1, 0, 2, 0, 0, true, "EventuallyConverged"},
 	{"KAFKA-16249", "nextgen", "restart-on-new-target", 3, 2, 2, 1, 1, 0, 0, false, "BoundedRounds"},
+	{"KAFKA-16147", "nextgen", "per-set-epoch-update", 3, 2, 1, 0, 2, 1, 0, false, "ExclusiveOwnership"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its

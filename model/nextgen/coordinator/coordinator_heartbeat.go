@@ -116,10 +116,10 @@ func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatReque
 // cancels it, with the same effect.
 func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 	m := c.members[id]
-	c.removeHoldings(id, m.holds())
+	old := m.cur
 	m.cur.Epoch = spec.StaticLeaveEpoch
 	m.cur.PendingRevocation = nil
-	c.addHoldings(id, m.cur.Epoch, m.holds())
+	c.updateHoldings(id, &old, m.cur)
 	s.cancelRebalance(&m)
 	c.members[id] = m
 	c.updateState()
@@ -342,8 +342,9 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 			c.drop(s, id)
 		}
 	}
+	var prev *reconcile.Member
 	if dec.Kind == validate.ExistingMember {
-		c.removeHoldings(base.id, base.holds())
+		prev = &base.cur
 		if base.instanceID != "" && base.instanceID != updated.instanceID {
 			c.ownMaps()
 			delete(c.instances, base.instanceID)
@@ -354,7 +355,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	// timer is re-armed.
 	changed := !sameMember(updated.cur, next) || updated.targetMemberEpoch != base.targetMemberEpoch
 	updated.cur = next
-	c.addHoldings(updated.id, next.Epoch, updated.holds())
+	c.updateHoldings(updated.id, prev, next)
 	if updated.instanceID != "" {
 		c.ownMaps()
 		c.instances[updated.instanceID] = updated.id

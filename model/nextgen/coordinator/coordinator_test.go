@@ -791,6 +791,40 @@ func TestRestartOnNewTarget(t *testing.T) {
 	})
 }
 
+// TestPerSetEpochUpdate: A is revoking foo-2 for B when B leaves, so the
+// new target gives foo-2 back to A, and A's acknowledgement makes it
+// assigned again in one step. Today the owner map records A as its holder.
+// With the PerSetEpochUpdate fault (before KAFKA-16147) the update of the
+// pending set deletes the entry the update of the assigned set had just
+// written: foo-2 looks free while A holds it, and C, joining, is given it
+// at once.
+func TestPerSetEpochUpdate(t *testing.T) {
+	run := func(t *testing.T, faults nextgen.Fault) *harness {
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: faults})
+		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
+		h.step(300, nextgen.Receive{From: "B", Msg: leave("B", -1)})
+		h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
+		h.step(500, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+		return h
+	}
+	t.Run("today", func(t *testing.T) {
+		h := run(t, 0)
+		h.expectMember("C", 4, reconcile.UnreleasedPartitions, "{}", "{}")
+		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
+			t.Fatalf("owners %s", got)
+		}
+	})
+	t.Run("per-set-epoch-update", func(t *testing.T) {
+		h := run(t, nextgen.PerSetEpochUpdate)
+		h.expectMember("C", 4, reconcile.Stable, "{foo-2}", "{}")
+		h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
+	})
+}
+
 // TestNewCoordinatorRejectsBadConfig: nonsensical configurations are Go
 // errors; defaults fill the zero fields.
 func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
