@@ -225,6 +225,7 @@ var historyCases = []struct {
 	members, topics, partitions int
 	joins, leaves, drops        int
 	crashes, restarts           int
+	resubscribes                int
 	maxDelay                    string
 	liveness                    bool
 	law                         string
@@ -242,6 +243,8 @@ var historyCases = []struct {
 	{bug: "KAFKA-15693", protocol: "deferred", fault: "disabled-delay-holds-lost", members: 2, partitions: 2, leaves: 1, maxDelay: "0", liveness: true, law: "EventuallyConverged"},
 	{bug: "KAFKA-19233", protocol: "nextgen", fault: "before-kafka-19233", members: 3, topics: 2, partitions: 3, joins: 2, drops: 1, law: "Timely"},
 	{bug: "KAFKA-18688", protocol: "nextgen", fault: "before-kafka-18688", members: 2, partitions: 3, crashes: 1, restarts: 1, law: "StableWhenBalanced"},
+	{bug: "KAFKA-16249", protocol: "nextgen", fault: "restart-on-new-target", members: 3, topics: 2, partitions: 2, resubscribes: 1, joins: 1, law: "BoundedRounds"},
+	{bug: "KAFKA-16147", protocol: "nextgen", fault: "per-set-epoch-update", members: 3, topics: 1, partitions: 2, joins: 2, leaves: 1, law: "ExclusiveOwnership"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
@@ -249,7 +252,7 @@ var historyCases = []struct {
 func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
 		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: max(1, c.topics), partitions: c.partitions,
-			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness}
+			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, resubscribes: c.resubscribes, maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())
