@@ -225,6 +225,7 @@ var historyCases = []struct {
 	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 2, 1, 0, 0, false, "BoundedRounds"},
 	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 2, 1, 0, 1, false, "ExclusiveOwnership"},
 	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 6, 2, 0, 0, true, "EventuallyConverged"},
+	{"KAFKA-9849", "deferred", "leave-keeps-working", 2, 1, 0, 1, 0, false, "ExclusiveOwnership"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its

@@ -64,6 +64,14 @@ const (
 	// KAFKA-12495), so a member that joined in between stays under-loaded
 	// in a quiet group. Reported as Balance (EventuallyConverged).
 	NoConsecutiveRevocation
+	// LeaveKeepsWorking: a member that leaves the group sends its
+	// LeaveGroup but goes on working on what it owns, as a Connect worker
+	// did when it left because its config had fallen behind and slept
+	// worker.unsync.backoff.ms with its tasks running (KAFKA-9849; the
+	// fix revokes them within the scheduled delay). Reported as
+	// ExclusiveOwnership once the group gives them to another member: a
+	// departed member is not fenced.
+	LeaveKeepsWorking
 )
 
 // FaultInfo names and describes one fault switch.
@@ -81,6 +89,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
 	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
+	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; ExclusiveOwnership)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 
