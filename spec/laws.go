@@ -33,15 +33,15 @@ const (
 	//     ILLEGAL_GENERATION), so the zombie's work is never committed.
 	//   - next-gen: commit fencing by member epoch (STALE_MEMBER_EPOCH,
 	//     UNKNOWN_MEMBER_ID).
-	//   - deferred, incremental (Connect's Designs II and III): nothing
-	//     fences a task's work (no commit fencing for tasks; exactly-once
+	//   - deferred, incremental (Design II, Kafka Connect's protocol, and
+	//     Design III, built on it): nothing fences a task's work (no commit fencing for tasks; exactly-once
 	//     source fencing, KIP-618, is not modelled). The tolerance is the
 	//     window Connect accepts: a removed worker runs its tasks until it
 	//     learns it is out (KAFKA-9184 bounds that by the scheduled
 	//     delay), and a leader with no memory of the last generation
 	//     reassigns at once. Without it the default world breaks the law
 	//     in 14 steps: B's JoinGroup is lost, the barrier removes B, and
-	//     the new leader gives everything to C while B still runs.
+	//     the new leader C takes everything while B still runs T-1.
 	ExclusiveOwnership Law = "ExclusiveOwnership"
 	// SubscribedOnly: a current member owns only resources of topics it
 	// subscribes to, except those it is still revoking.
