@@ -245,6 +245,7 @@ var historyCases = []struct {
 	{bug: "KAFKA-18688", protocol: "nextgen", fault: "before-kafka-18688", members: 2, partitions: 3, crashes: 1, restarts: 1, law: "StableWhenBalanced"},
 	{bug: "KAFKA-16249", protocol: "nextgen", fault: "restart-on-new-target", members: 3, topics: 2, partitions: 2, resubscribes: 1, joins: 1, law: "BoundedRounds"},
 	{bug: "KAFKA-16147", protocol: "nextgen", fault: "per-set-epoch-update", members: 3, topics: 1, partitions: 2, joins: 2, leaves: 1, law: "ExclusiveOwnership"},
+	{bug: "KAFKA-9849", protocol: "deferred", fault: "leave-keeps-working", members: 2, partitions: 1, leaves: 1, law: "ExclusiveOwnership"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its

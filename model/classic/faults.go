@@ -94,6 +94,14 @@ const (
 	// (docs/protocols/classic.md) BoundedRounds breaks in some worlds, but
 	// that round is not Connect's.
 	UndeliveredAssignmentHeld
+	// LeaveKeepsWorking: a member that leaves the group sends its
+	// LeaveGroup but goes on working on what it owns, as a Connect worker
+	// did when it left because its config had fallen behind and slept
+	// worker.unsync.backoff.ms with its tasks running (KAFKA-9849; the
+	// fix revokes them within the scheduled delay). Reported as
+	// ExclusiveOwnership once the group gives them to another member: a
+	// departed member is not fenced.
+	LeaveKeepsWorking
 )
 
 // FaultInfo names and describes one fault switch.
@@ -114,6 +122,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: DisabledDelayHoldsLost, Name: "disabled-delay-holds-lost", Doc: "deferred/incremental with max delay 0: a departed member's resources are held with no rebalance to hand them out (KAFKA-15693; EventuallyConverged)"},
 	{Fault: LostToFirstCandidate, Name: "lost-to-first-candidate", Doc: "deferred/incremental: when the delay expires every lost resource goes to the first candidate (KAFKA-10413; EventuallyConverged with no-consecutive-revocation)"},
 	{Fault: UndeliveredAssignmentHeld, Name: "undelivered-assignment-held", Doc: "deferred/incremental: resources a member never received are held for the scheduled delay although nobody departed (KAFKA-9848; no law yet)"},
+	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; ExclusiveOwnership)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 

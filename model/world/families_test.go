@@ -417,6 +417,7 @@ func TestFaultsAreCaught(t *testing.T) {
 		{"cooperative", classic.KeepRevoked, spec.ExclusiveOwnership},
 		{"deferred", classic.KeepRevoked, spec.ExclusiveOwnership},
 		{"incremental", classic.KeepRevoked, spec.ExclusiveOwnership},
+		{"deferred", classic.LeaveKeepsWorking, spec.ExclusiveOwnership},
 	} {
 		r, err := classicRun(c.protocol, c.faults)
 		if err != nil {
