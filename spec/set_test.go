@@ -3,6 +3,7 @@ package spec
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -80,6 +81,11 @@ func TestParseRejectsMalformedInput(t *testing.T) {
 	for _, s := range []string{"a-0", "{a}", "{a-x}", "{-1}", "{a-0 a-0}", "{/connector}", "{a-0", "a-0}"} {
 		if got, err := ParseSet(s); err == nil {
 			t.Errorf("ParseSet(%q) = %s, want an error", s, got)
+		}
+	}
+	for _, s := range []string{"-1", "t-", "t", ""} {
+		if _, err := ParseResource(s); err == nil || !strings.Contains(err.Error(), "want topic-N or name/connector") {
+			t.Errorf("ParseResource(%q): %v, want the topic-N error", s, err)
 		}
 	}
 	for _, s := range []string{"my-topic-3", "conn/connector", "t-0"} {
