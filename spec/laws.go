@@ -103,6 +103,13 @@ const (
 	// members first in its iteration order the larger shares, whoever held
 	// them before, and moved partitions between the surviving members.
 	StableWhenBalanced Law = "StableWhenBalanced"
+	// NoNeedlessWait (next-gen): the coordinator withholds a partition of
+	// a member's target (the member waits in UNRELEASED_PARTITIONS) only
+	// while another member holds it, as assigned or pending revocation;
+	// see CheckNoNeedlessWait. KAFKA-19449 broke it: a partition in the
+	// member's own pending revocation that came back in its target counted
+	// as unreleased, which cost the member a heartbeat.
+	NoNeedlessWait Law = "NoNeedlessWait"
 )
 
 // LostBeforeSessionExpiry is how many lost messages a run may have before

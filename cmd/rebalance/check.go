@@ -33,7 +33,7 @@ var allProtocols = append(slices.Clone(classicProtocols), "nextgen")
 var lawsChecked = []spec.Law{
 	spec.ExclusiveOwnership, spec.SubscribedOnly, spec.ExistingOnly, spec.MonotonicGeneration,
 	spec.AssignedOnce, spec.KnownMembersOnly, spec.CooperativeHandoff, spec.BoundedRounds,
-	spec.Timely, spec.NoSpuriousLoss, spec.StableWhenBalanced, spec.EventuallyConverged, spec.Stability,
+	spec.Timely, spec.NoSpuriousLoss, spec.StableWhenBalanced, spec.NoNeedlessWait, spec.EventuallyConverged, spec.Stability,
 }
 
 type checkOptions struct {

@@ -173,7 +173,7 @@ type simRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 var simulateLaws = []spec.Law{
 	spec.ExclusiveOwnership, spec.SubscribedOnly, spec.ExistingOnly, spec.MonotonicGeneration,
 	spec.AssignedOnce, spec.KnownMembersOnly, spec.CooperativeHandoff, core.CoordinatorInvariant,
-	spec.Timely, spec.NoSpuriousLoss, spec.StableWhenBalanced, "Quiescence", spec.EventuallyConverged,
+	spec.Timely, spec.NoSpuriousLoss, spec.StableWhenBalanced, spec.NoNeedlessWait, "Quiescence", spec.EventuallyConverged,
 }
 
 // simulate runs o.runs seeded random runs of protocol's world: run i

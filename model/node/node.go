@@ -155,6 +155,11 @@ type Output[M, T, C fmt.Stringer] struct {
 	// closed world judges spec.StableWhenBalanced on it when Sticky is
 	// set. It is not an assignment round: nothing counts or logs it.
 	Target *spec.Round
+	// Withheld, set by a next-gen coordinator on the step that answers a
+	// member with part of its target withheld (UNRELEASED_PARTITIONS), is
+	// that decision with the holders the coordinator records, for
+	// observers: the closed world judges spec.NoNeedlessWait on it.
+	Withheld *spec.Withholding
 }
 
 // Send appends msg, sent by node from to node to, to the messages.
@@ -164,7 +169,7 @@ func (o *Output[M, T, C]) Send(from, to string, msg M) {
 
 // IsEmpty reports whether the output asks for nothing.
 func (o Output[M, T, C]) IsEmpty() bool {
-	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil && !o.RoundFailed && o.Target == nil
+	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil && !o.RoundFailed && o.Target == nil && o.Withheld == nil
 }
 
 // String prints every element of o on its own line, messages first.

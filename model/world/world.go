@@ -718,6 +718,11 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 			w.violate(v)
 		}
 	}
+	if out.Withheld != nil {
+		for _, v := range spec.CheckNoNeedlessWait(*out.Withheld) {
+			w.violate(v)
+		}
+	}
 	for _, r := range []*spec.Round{out.Round, out.Target} {
 		if r != nil && r.Sticky {
 			for _, v := range spec.CheckStableWhenBalanced(*r) {

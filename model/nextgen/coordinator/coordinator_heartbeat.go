@@ -335,6 +335,9 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 			panic(fmt.Sprintf("coordinator: reconcile %s: %v\n%s", updated.id, err, c))
 		}
 		next = n
+		if next.State == reconcile.UnreleasedPartitions {
+			s.out.Withheld = c.withholding(updated.id, tgt[updated.id].Minus(next.Assigned))
+		}
 	}
 
 	// Commit.
@@ -441,6 +444,19 @@ func (c *Coordinator) partitionOwned(id spec.MemberID, gone []spec.MemberID) fun
 		}
 		return false
 	}
+}
+
+// withholding describes the decision to keep withheld from member id, with
+// every holder the owner map records for each withheld partition (before
+// this step commits), for observers (node.Output.Withheld).
+func (c *Coordinator) withholding(id spec.MemberID, withheld spec.Set) *spec.Withholding {
+	w := &spec.Withholding{Member: id, Withheld: withheld, HeldBy: make(map[spec.Resource][]spec.MemberID, len(withheld))}
+	for _, p := range withheld {
+		for _, h := range c.owners[p] {
+			w.HeldBy[p] = append(w.HeldBy[p], h.member)
+		}
+	}
+	return w
 }
 
 // preferredAssignor is computePreferredServerAssignor: the ServerAssignor

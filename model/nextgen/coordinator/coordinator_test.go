@@ -890,3 +890,31 @@ func TestOffsetRequests(t *testing.T) {
 		t.Fatalf("PreferredAssignor = %q, want uniform", got)
 	}
 }
+
+// TestObserverOutputs: the step that computes a new target reports it as a
+// round (node.Output.Target, marked sticky for the uniform assignor), and
+// the step that keeps part of a member's target from it reports what it
+// withholds and who holds it (node.Output.Withheld); other steps report
+// neither.
+func TestObserverOutputs(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
+	out := h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	if out.Target == nil || !out.Target.Sticky || !out.Target.Assigned["A"].Equal(spec.Range("foo", 0, 2)) || out.Withheld != nil {
+		t.Fatalf("A joins: target %+v, withheld %+v", out.Target, out.Withheld)
+	}
+	out = h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+	if out.Target == nil || !out.Target.Claims["A"].Equal(spec.Range("foo", 0, 2)) {
+		t.Fatalf("B joins: target %+v, want A's previous target as its claims", out.Target)
+	}
+	w := out.Withheld
+	if w == nil || w.Member != "B" || !w.Withheld.Equal(spec.Range("foo", 2, 2)) || len(w.HeldBy[spec.TP("foo", 2)]) != 1 || w.HeldBy[spec.TP("foo", 2)][0] != "A" {
+		t.Fatalf("B joins: withheld %+v, want foo-2 withheld from B, held by A", w)
+	}
+	if vs := spec.CheckNoNeedlessWait(*w); len(vs) > 0 {
+		t.Errorf("B waits for a partition A holds: %v", vs)
+	}
+	out = h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+	if out.Target != nil || out.Withheld != nil {
+		t.Errorf("A revokes: target %+v, withheld %+v, want neither", out.Target, out.Withheld)
+	}
+}

@@ -153,7 +153,7 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 type selector struct {
 	set func(*nextgen.Semantics)
 	// witness holds the bounds of the smallest world found where the bug
-	// breaks a law (docs/history.md); nil when no law catches it yet.
+	// breaks a law (docs/history.md); nil when the default world does.
 	witness *core.CheckOptions[nextgen.Fault]
 }
 
@@ -176,6 +176,8 @@ var selectors = map[string]selector{
 		set:     func(s *nextgen.Semantics) { s.BeforeKafka19233 = true },
 		witness: &core.CheckOptions[nextgen.Fault]{Members: 3, Joins: 2, Topics: 2, Partitions: 3, Drops: 1},
 	},
+	// NoNeedlessWait, in the default world: B revokes U-1 for the joining
+	// C, C leaves, and B's acknowledgement finds U-1 back in its target.
 	"kafka-19449": {set: func(s *nextgen.Semantics) { s.BeforeKafka19449 = true }},
 }
 
