@@ -41,7 +41,7 @@ type checkOptions struct {
 	members, joins, topics, partitions               int
 	crashes, restarts, leaves, resubscribes          int
 	drops, duplicates, leaderBounces, maxRounds      int
-	leaderFailover                                   string
+	leaderFailover, claimGeneration                  string
 	maxDelay                                         string // "": the world's default
 	envAnywhere, symmetry, exact, noLiveness, asJSON bool
 	workers                                          int
@@ -148,6 +148,7 @@ usage error.`,
 	f.IntVar(&o.leaderBounces, "leader-bounces", 0, "leader changes (the leader leaves and rejoins at once); -1 for unbounded (classic only)")
 	f.StringVar(&o.leaderFailover, "leader-failover", "", "deferred/incremental: reassign-immediately (default) or delay-if-departed")
 	f.StringVar(&o.maxDelay, "max-delay", "", "deferred/incremental: scheduled.rebalance.max.delay.ms in ms (default 3000); 0 disables scheduled delays, as in Connect")
+	f.StringVar(&o.claimGeneration, "claim-generation", "", "cooperative: the generation members report for their claims: joined (default, Kafka since KIP-792) or assigned (the cooperative-sticky user data before KIP-792)")
 	f.IntVar(&o.maxRounds, "max-rounds", 0, "override the protocol's bounded-rounds law (0 keeps it)")
 	f.BoolVar(&o.envAnywhere, "env-anywhere", false, "let joins, crashes and leaves happen while messages are in flight too (a much larger state space)")
 	f.IntVar(&o.workers, "workers", 2, "goroutines expanding states")
@@ -301,7 +302,8 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 	return core.CheckOptions[F]{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
-		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere, Semantics: o.semantics}
+		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, ClaimGeneration: o.claimGeneration, MaxRounds: o.maxRounds,
+		EnvAnywhere: o.envAnywhere, Semantics: o.semantics}
 }
 
 // explore builds the model of the world wo with build (a bad world is a
@@ -332,6 +334,9 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 	}
 	if o.maxDelay != "" {
 		bounds += " max-delay=" + o.maxDelay
+	}
+	if o.claimGeneration != "" {
+		bounds += " claim-generation=" + o.claimGeneration
 	}
 	var (
 		res      checker.Result
@@ -481,6 +486,9 @@ func boundFlags(o checkOptions) string {
 	}
 	if o.maxDelay != "" {
 		b.WriteString(" --max-delay " + o.maxDelay)
+	}
+	if o.claimGeneration != "" {
+		b.WriteString(" --claim-generation " + o.claimGeneration)
 	}
 	if o.envAnywhere {
 		b.WriteString(" --env-anywhere")

@@ -218,7 +218,8 @@ func TestRoundBoundsHold(t *testing.T) {
 // (docs/history.md): the switch that brings the bug back (a fault, or a
 // next-gen behaviour selector "before-kafka-N"), the switches on in both
 // runs (with) when the bug needs another fix undone too, the world (one
-// topic unless topics is set), and the law that breaks.
+// topic unless topics is set; claimGeneration as --claim-generation), and
+// the law that breaks.
 var historyCases = []struct {
 	bug, protocol, fault        string
 	with                        []string
@@ -229,6 +230,7 @@ var historyCases = []struct {
 	maxDelay                    string
 	liveness                    bool
 	law                         string
+	claimGeneration             string
 }{
 	{bug: "KAFKA-14016", protocol: "cooperative", fault: "sync-rebalance-resets-generation", members: 3, partitions: 3, joins: 1, law: "NoSpuriousLoss"},
 	{bug: "KAFKA-8653", protocol: "eager", fault: "zero-rebalance-timeout", members: 3, partitions: 2, joins: 1, leaves: 1, law: "BoundedRounds"},
@@ -247,6 +249,7 @@ var historyCases = []struct {
 	{bug: "KAFKA-16249", protocol: "nextgen", fault: "restart-on-new-target", members: 3, topics: 2, partitions: 2, resubscribes: 1, joins: 1, law: "BoundedRounds"},
 	{bug: "KAFKA-16147", protocol: "nextgen", fault: "per-set-epoch-update", members: 3, topics: 1, partitions: 2, joins: 2, leaves: 1, law: "ExclusiveOwnership"},
 	{bug: "KAFKA-9849", protocol: "deferred", fault: "leave-keeps-working", members: 2, partitions: 1, leaves: 1, law: "ExclusiveOwnership"},
+	{bug: "KAFKA-14639", protocol: "cooperative", fault: "stale-claims-dropped", members: 3, partitions: 5, joins: 1, claimGeneration: "assigned", liveness: true, law: "EventuallyConverged"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
@@ -254,7 +257,8 @@ var historyCases = []struct {
 func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
 		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: max(1, c.topics), partitions: c.partitions,
-			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, resubscribes: c.resubscribes, maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness}
+			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, resubscribes: c.resubscribes, maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness,
+			claimGeneration: c.claimGeneration}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())
@@ -302,5 +306,34 @@ func TestSemanticsWitnessWorld(t *testing.T) {
 	o := checkOptions{protocol: "nextgen", members: 3, joins: 1, topics: 2, partitions: 2, semantics: []string{"before-kafka-19449"}}
 	if semanticsWitness(&o, func(string) bool { return false }) || o.joins != 1 {
 		t.Errorf("before-kafka-19449 is caught in the default world, got %+v", o)
+	}
+}
+
+// TestClaimGeneration: --claim-generation takes joined or assigned, for
+// the cooperative protocol only, and it is what makes the claim rules that
+// look at generations reachable: in KAFKA-14639's world, stale-claims-dropped
+// passes when members report the generation they joined (every claimant of
+// a round then reports the same one).
+func TestClaimGeneration(t *testing.T) {
+	for _, c := range []struct {
+		protocol, value, want string
+	}{
+		{"cooperative", "newest", `claim-generation "newest": want joined or assigned`},
+		{"eager", "assigned", "cooperative only"},
+		{"nextgen", "assigned", "classic protocols only"},
+	} {
+		o := checkOptions{protocol: c.protocol, members: 2, joins: 1, topics: 1, partitions: 2, workers: 1, noLiveness: true, claimGeneration: c.value}
+		var out bytes.Buffer
+		err := runCheck(&out, o)
+		var usage usageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--protocol %s --claim-generation %s: got %v, want a usage error saying %q", c.protocol, c.value, err, c.want)
+		}
+	}
+	o := checkOptions{protocol: "cooperative", members: 3, joins: 1, topics: 1, partitions: 5, workers: 1,
+		faults: []string{"stale-claims-dropped"}, claimGeneration: "joined"}
+	var out bytes.Buffer
+	if err := runCheck(&out, o); err != nil {
+		t.Errorf("stale-claims-dropped with claims at the joined generation: %v\n%s", err, out.String())
 	}
 }

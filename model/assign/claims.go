@@ -143,15 +143,37 @@ const (
 	claimUnclaimed = -2 // nobody claims the partition
 )
 
+// claimFaults are the deliberate faults of claim resolution, from
+// CooperativeOptions; the zero value is Kafka's rules since KAFKA-14639.
+type claimFaults struct {
+	// keepTied: CooperativeOptions.KeepSameGenerationClaims.
+	keepTied bool
+	// dropStale: CooperativeOptions.DropStaleClaims.
+	dropStale bool
+}
+
 // resolveClaims resolves the claims of the valid group g over its sticky
-// index. With keepTied (a deliberate fault,
-// CooperativeOptions.KeepSameGenerationClaims), a tie at the highest
-// generation goes to the tied claimant with the lowest member ID instead of
-// to nobody. Members are walked in order, so the first claimant to reach a
-// generation is the lowest member index at that generation.
-func resolveClaims(g Group, keepTied bool) *claimIndex {
-	c := &claimIndex{stickyIndex: newStickyIndex(g), keepTied: keepTied}
+// index. With faults.keepTied (CooperativeOptions.KeepSameGenerationClaims),
+// a tie at the highest generation goes to the tied claimant with the lowest
+// member ID instead of to nobody. With faults.dropStale
+// (CooperativeOptions.DropStaleClaims), the claims of every member whose
+// generation is below the highest of the group are not recorded at all.
+// Members are walked in order, so the first claimant to reach a generation
+// is the lowest member index at that generation.
+func resolveClaims(g Group, faults claimFaults) *claimIndex {
+	c := &claimIndex{stickyIndex: newStickyIndex(g), keepTied: faults.keepTied}
+	newest := spec.NoGeneration
+	if faults.dropStale {
+		for _, m := range g.Members {
+			newest = max(newest, m.Generation)
+		}
+	}
 	for i, m := range g.Members {
+		if faults.dropStale && m.Generation < newest {
+			// Kafka's allSubscriptionsEqual before KAFKA-14639 cleared the
+			// owned partitions of every member below the highest generation.
+			continue
+		}
 		gen := int32(m.Generation)
 		var (
 			topic string

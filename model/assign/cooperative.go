@@ -67,6 +67,15 @@ type CooperativeOptions struct {
 	// keeps working on a partition another member of its generation still
 	// believes it owns.
 	KeepSameGenerationClaims bool
+	// DropStaleClaims ignores every claim of a member whose generation is
+	// below the highest generation of the group, even a claim nobody else
+	// makes (Kafka's AbstractStickyAssignor.allSubscriptionsEqual from
+	// KAFKA-12984 until KAFKA-14639, apache/kafka#13550). The dropped
+	// claims count as unowned, so the assignor may hand them to another
+	// member in the round their claimant still owns them (breaks
+	// spec.CooperativeHandoff; Kafka's leader then failed the rebalance in
+	// validateCooperativeAssignment).
+	DropStaleClaims bool
 }
 
 // CooperativeStickyWith returns the cooperative sticky assignor with the
@@ -84,7 +93,7 @@ func (c cooperativeStickyAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
-	claims := resolveClaims(g, c.opts.KeepSameGenerationClaims)
+	claims := resolveClaims(g, claimFaults{keepTied: c.opts.KeepSameGenerationClaims, dropStale: c.opts.DropStaleClaims})
 	if c.opts.NoWithholding {
 		return stickyTarget(g, claims, false), nil
 	}

@@ -80,6 +80,44 @@ func TestCooperativeKeepSameGenerationClaims(t *testing.T) {
 	}
 }
 
+// TestCooperativeDropStaleClaims shows the DropStaleClaims fault
+// (KAFKA-14639) on the group of Kafka's
+// testEnsurePartitionsAssignedToHighestGeneration, reduced: consumer1
+// claims topic-0 at generation 2, consumer2 claims topic-1 and topic-2 at
+// the stale generation 1, and consumer3 is new. Nobody else claims
+// consumer2's partitions, so the correct assignor lets it keep one and
+// withholds the other; the faulty one counts both as unowned and hands
+// topic-2 to consumer3 in the round consumer2 still owns it, which
+// spec.CheckRound reports as CooperativeHandoff.
+func TestCooperativeDropStaleClaims(t *testing.T) {
+	g := Group{
+		Topics: spec.Topics{"topic": 3},
+		Members: []Member{
+			mem(t, "consumer1", 2, "topic", "{topic-0}"),
+			mem(t, "consumer2", 1, "topic", "{topic-1 topic-2}"),
+			mem(t, "consumer3", spec.NoGeneration, "topic", "{}"),
+		},
+	}
+	good := mustAssign(t, CooperativeSticky(), g)
+	assertAssignment(t, good, parseAssignment(t, map[string]string{"consumer1": "{topic-0}", "consumer2": "{topic-1}", "consumer3": "{}"}))
+	if vs := spec.CheckRound(RoundOf(g, good, true)); len(vs) > 0 {
+		t.Errorf("correct assignor flagged: %v", vs)
+	}
+
+	bad := mustAssign(t, CooperativeStickyWith(CooperativeOptions{DropStaleClaims: true}), g)
+	assertAssignment(t, bad, parseAssignment(t, map[string]string{"consumer1": "{topic-0}", "consumer2": "{topic-1}", "consumer3": "{topic-2}"}))
+	vs := spec.CheckRound(RoundOf(g, bad, true))
+	if len(vs) != 1 || vs[0].Law != spec.CooperativeHandoff || vs[0].Resource != spec.TP("topic", 2) {
+		t.Fatalf("DropStaleClaims not detected as one CooperativeHandoff on topic-2: %v", vs)
+	}
+
+	// With every claimant at one generation the fault changes nothing.
+	g.Members[1].Generation = 2
+	if same := mustAssign(t, CooperativeStickyWith(CooperativeOptions{DropStaleClaims: true}), g); !same.Equal(mustAssign(t, CooperativeSticky(), g)) {
+		t.Errorf("DropStaleClaims with one generation: %s, want the correct %s", same, mustAssign(t, CooperativeSticky(), g))
+	}
+}
+
 // TestCooperativeStaleClaimantWaits: consumer1 claims both partitions at a
 // stale generation, consumer2 at the current one. consumer2 wins both;
 // balance gives topic-1 to consumer1, but consumer2 still holds it, so it is

@@ -223,7 +223,7 @@ func TestOracleSticky(t *testing.T) {
 		}
 		for _, force := range []bool{false, true} {
 			what := fmt.Sprintf("stickyTarget(force=%v)", force)
-			got := stickyTarget(g, resolveClaims(g, false), force)
+			got := stickyTarget(g, resolveClaims(g, claimFaults{}), force)
 			want := oldStickyTarget(g, oldResolveClaims(g, false), force)
 			if !force && !heterogeneousAtOracle(g) {
 				sameResult(t, what, g, got, want, nil, nil)
@@ -339,7 +339,7 @@ func TestOracleCooperativeSticky(t *testing.T) {
 		if rapid.IntRange(0, 4).Draw(t, "corrupt") == 0 {
 			g = corrupt(t, g)
 		}
-		for _, opts := range []CooperativeOptions{{}, {NoWithholding: true}, {KeepSameGenerationClaims: true}, {true, true}} {
+		for _, opts := range []CooperativeOptions{{}, {NoWithholding: true}, {KeepSameGenerationClaims: true}, {NoWithholding: true, KeepSameGenerationClaims: true}} {
 			what := fmt.Sprintf("CooperativeSticky(%+v)", opts)
 			got, gotErr := CooperativeStickyWith(opts).Assign(g)
 			want, wantErr := oldCooperative(g, opts)

@@ -194,7 +194,7 @@ func TestPropertiesStickyOptimal(t *testing.T) {
 			if sq, kept := sumSquares(g, a), keptClaims(g, a); sq != bestSq || kept != bestKept {
 				t.Fatalf("sticky Σl²=%d kept=%d, optimum Σl²=%d kept=%d\ngroup: %s\nassigned: %s", sq, kept, bestSq, bestKept, groupString(g), a)
 			}
-			if flow := stickyTarget(g, resolveClaims(g, false), true); sumSquares(g, flow) != bestSq || keptClaims(g, flow) != bestKept {
+			if flow := stickyTarget(g, resolveClaims(g, claimFaults{}), true); sumSquares(g, flow) != bestSq || keptClaims(g, flow) != bestKept {
 				t.Fatalf("flow path not optimal: %s", flow)
 			}
 		})
@@ -294,7 +294,7 @@ func TestPropertiesStickyPathsAgree(t *testing.T) {
 		if !homogeneous(g) {
 			return
 		}
-		claims := resolveClaims(g, false)
+		claims := resolveClaims(g, claimFaults{})
 		fast, flow := stickyTarget(g, claims, false), stickyTarget(g, claims, true)
 		if sumSquares(g, fast) != sumSquares(g, flow) || keptClaims(g, fast) != keptClaims(g, flow) {
 			t.Fatalf("paths disagree\nfast %s\nflow %s", fast, flow)

@@ -137,7 +137,7 @@ func (stickyAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
-	return stickyTarget(g, resolveClaims(g, false), false), nil
+	return stickyTarget(g, resolveClaims(g, claimFaults{}), false), nil
 }
 
 // stickyIndex is what the sticky assignors precompute about a valid group:

@@ -86,7 +86,7 @@ var benchOverlapping = overlappingShape{members: 800, topics: 80, partitions: 40
 // component (benchOverlapping), full and incremental: the flow's real cost.
 func BenchmarkStickyComponentsOverlapping(b *testing.B) {
 	g := benchOverlapping.group()
-	if s := splitComponents(resolveClaims(g, false)); s.worthSplitting() || len(s.comps) != 1 {
+	if s := splitComponents(resolveClaims(g, claimFaults{})); s.worthSplitting() || len(s.comps) != 1 {
 		b.Fatalf("%s splits into %d components", benchOverlapping, len(s.comps))
 	}
 	benchComponents(b, benchOverlapping.String(), g)

@@ -38,7 +38,7 @@ func TestStickyComponents(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := withRandomRacks(t, genOracleGroup(t))
 		for _, keepTied := range []bool{false, true} {
-			claims := resolveClaims(g, keepTied)
+			claims := resolveClaims(g, claimFaults{keepTied: keepTied})
 			s := splitComponents(claims)
 			checkSplit(t, g, claims, s)
 			for k := range s.comps {

@@ -531,7 +531,7 @@ func TestStickyRacksKafkaExamples(t *testing.T) {
 func TestStickyRacksDecision(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := genStickyRackGroup(t, rapid.Bool().Draw(t, "homogeneous"))
-		c := resolveClaims(g, false)
+		c := resolveClaims(g, claimFaults{})
 		c.decideRacks(g)
 		if got, want := c.racks == racksOn, rackAwareSticky(g); got != want {
 			t.Fatalf("decideRacks says %v, the rule %v\ngroup: %s", got, want, rackGroupString(g))

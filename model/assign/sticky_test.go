@@ -480,7 +480,7 @@ func TestResolveClaims(t *testing.T) {
 // sum of squared loads and the same number of kept claims.
 func TestStickyPathsAgree(t *testing.T) {
 	checkPathsAgree := func(t tb, g Group) {
-		claims := resolveClaims(g, false)
+		claims := resolveClaims(g, claimFaults{})
 		fast := stickyTarget(g, claims, false)
 		flow := stickyTarget(g, claims, true)
 		if sumSquares(g, fast) != sumSquares(g, flow) || keptClaims(g, fast) != keptClaims(g, flow) {

@@ -102,6 +102,17 @@ const (
 	// ExclusiveOwnership once the group gives them to another member: a
 	// departed member is not fenced.
 	LeaveKeepsWorking
+	// StaleClaimsDropped: the cooperative assignors ignore every claim of a
+	// member whose generation is below the highest in the round, even a
+	// claim nobody else makes, and hand those resources out as unowned
+	// (Kafka's AbstractStickyAssignor from KAFKA-12984 until KAFKA-14639).
+	// A member reports a stale generation only with
+	// MemberConfig.ClaimGeneration ClaimAtAssigned (the cooperative-sticky
+	// user data before KIP-792). Reported as CooperativeHandoff by the
+	// leader's round check, which fails the round, so the group never
+	// converges (EventuallyConverged); with SkipLeaderValidation, as
+	// CooperativeHandoff by the world.
+	StaleClaimsDropped
 )
 
 // FaultInfo names and describes one fault switch.
@@ -115,6 +126,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: SkipLeaderValidation, Name: "skip-leader-validation", Doc: "the leader sends its assignor's output unchecked"},
 	{Fault: KeepRevoked, Name: "keep-revoked", Doc: "members keep working on resources they were told to revoke (ExclusiveOwnership)"},
 	{Fault: SameGenerationClaimsKept, Name: "same-generation-claims-kept", Doc: "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
+	{Fault: StaleClaimsDropped, Name: "stale-claims-dropped", Doc: "cooperative assignors ignore the claims of members below the round's highest generation (KAFKA-14639, with --claim-generation assigned; CooperativeHandoff, EventuallyConverged)"},
 	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},

@@ -41,6 +41,9 @@ type MemberConfig struct {
 	// Metadata is the partition count of each topic as this member knows it;
 	// as the leader it assigns from it. MetadataUpdate replaces it.
 	Metadata spec.Topics
+	// ClaimGeneration is the generation the member reports for what it
+	// claims to own; the zero value, ClaimAtJoined, is Kafka's since KIP-792.
+	ClaimGeneration ClaimGeneration
 	// Faults switches on deliberate protocol breakage for the checkers. The
 	// member itself acts on EagerNoRevoke, KeepRevoked and
 	// SkipLeaderValidation, and passes Faults to its Protocol through
@@ -181,8 +184,8 @@ type Member struct {
 // NewMember returns a member in state Unjoined configured by cfg, or an
 // error when cfg makes no sense: an empty name, no protocols, a nil
 // protocol, empty or duplicate protocol names, negative durations, a
-// heartbeat interval not below the session timeout, an empty topic name, or
-// a negative partition count. NewMember keeps no reference to cfg's slices
+// heartbeat interval not below the session timeout, an unknown
+// ClaimGeneration, an empty topic name, or a negative partition count. NewMember keeps no reference to cfg's slices
 // or map.
 func NewMember(cfg MemberConfig) (*Member, error) {
 	fail := func(format string, args ...any) (*Member, error) {
@@ -211,6 +214,9 @@ func NewMember(cfg MemberConfig) (*Member, error) {
 	}
 	if cfg.SessionTimeout < 0 || cfg.RebalanceTimeout < 0 || cfg.HeartbeatInterval < 0 {
 		return fail("negative duration: session %d, rebalance %d, heartbeat %d", cfg.SessionTimeout, cfg.RebalanceTimeout, cfg.HeartbeatInterval)
+	}
+	if cfg.ClaimGeneration > ClaimAtAssigned {
+		return fail("unknown %s", cfg.ClaimGeneration)
 	}
 	if cfg.ProtocolType == "" {
 		cfg.ProtocolType = memberDefaultProtocolType

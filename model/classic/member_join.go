@@ -68,13 +68,16 @@ func (m *Member) revokeUnsubscribed(out *Output) {
 }
 
 // subscription is the embedded-protocol metadata the member joins with.
-// As Kafka's ConsumerCoordinator.metadata does, it reports the generation
-// the member last joined (at least the one its resources were assigned
-// in): a member that joined a generation but did not apply its assignment
-// then rejoins with different metadata, which makes the coordinator run a
-// new round instead of handing back the same stored assignment.
+// Its generation is the one MemberConfig.ClaimGeneration says. By default,
+// as Kafka's ConsumerCoordinator.metadata does since KIP-792, it is the
+// generation the member last joined (at least the one its resources were
+// assigned in): a member that joined a generation but did not apply its
+// assignment then rejoins with different metadata, which makes the
+// coordinator run a new round instead of handing back the same stored
+// assignment. With ClaimAtAssigned it is the generation of the last
+// assignment applied (the cooperative-sticky user data before KIP-792).
 func (m *Member) subscription() Subscription {
-	return Subscription{Topics: m.topics, Owned: m.owned, Generation: max(m.generation, m.ownedGen), Leader: m.ownedLeader}
+	return Subscription{Topics: m.topics, Owned: m.owned, Generation: m.claimGeneration(), Leader: m.ownedLeader}
 }
 
 // sendJoin sends a JoinGroup with a fresh Seq, advertising every configured

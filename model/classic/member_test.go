@@ -516,6 +516,50 @@ func TestMemberErrors(t *testing.T) {
 	}
 }
 
+// TestMemberClaimGeneration: a cooperative member that owns {t-0} from
+// generation 1 joins generation 2, and its SyncGroup is answered
+// REBALANCE_IN_PROGRESS. It rejoins claiming {t-0} at generation 2 (the one
+// it joined, Kafka since KIP-792) by default, and at generation 1 (the one
+// its assignment came from, the cooperative-sticky user data before
+// KIP-792) with ClaimAtAssigned.
+func TestMemberClaimGeneration(t *testing.T) {
+	for _, tt := range []struct {
+		mode  ClaimGeneration
+		claim string
+	}{
+		{ClaimAtJoined, "topics=[t];owned={t-0};gen=2;leader=L-1"},
+		{ClaimAtAssigned, "topics=[t];owned={t-0};gen=1;leader=L-1"},
+	} {
+		t.Run(tt.mode.String(), func(t *testing.T) {
+			h := newHarness(t, testConfig(withProtocols(fakeProtocol{name: "coop", coop: true}), func(c *MemberConfig) { c.ClaimGeneration = tt.mode }))
+			h.round(set(t, "{t-0}"))
+			h.step(RequestRejoin{})
+			h.joinResp(JoinGroupResponse{})
+			out := h.syncErr(spec.RebalanceInProgress)
+			var claims []string
+			for _, e := range out.Messages {
+				if j, ok := e.Msg.(JoinGroupRequest); ok {
+					claims = append(claims, string(j.Protocols[0].Metadata))
+				}
+			}
+			if len(claims) != 1 || claims[0] != tt.claim {
+				t.Errorf("rejoin claims %v, want [%s]", claims, tt.claim)
+			}
+		})
+	}
+	if _, err := NewMember(testConfig(func(c *MemberConfig) { c.ClaimGeneration = ClaimAtAssigned + 1 })); err == nil || !strings.Contains(err.Error(), "claim-generation(2)") {
+		t.Errorf("NewMember with an unknown ClaimGeneration: %v, want an error naming it", err)
+	}
+	for name, want := range map[string]ClaimGeneration{"": ClaimAtJoined, "joined": ClaimAtJoined, "assigned": ClaimAtAssigned} {
+		if got, err := ParseClaimGeneration(name); err != nil || got != want {
+			t.Errorf("ParseClaimGeneration(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	if _, err := ParseClaimGeneration("owned"); err == nil || !strings.Contains(err.Error(), "want joined or assigned") {
+		t.Errorf("ParseClaimGeneration(owned): %v, want an error listing the values", err)
+	}
+}
+
 func TestMemberRejoinAfterSync(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -38,6 +38,11 @@ type CheckOptions[F any] struct {
 	// Connect's 0 means: KAFKA-15693). Families without the delay refuse
 	// any other value.
 	MaxDelay int
+	// ClaimGeneration is the generation the classic cooperative members
+	// report for their claims: joined ("" is the default, Kafka since
+	// KIP-792) or assigned (the cooperative-sticky user data before it;
+	// classic.ClaimGeneration).
+	ClaimGeneration string
 	// MaxRounds overrides the protocol's bounded-rounds law when positive.
 	MaxRounds int
 	// Semantics names the family's behaviour selectors to turn on, each

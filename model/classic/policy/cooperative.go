@@ -30,11 +30,13 @@ import (
 // assignment: two rounds in the common case (the assignor's bound; Kafka's
 // tests allow four).
 //
-// Two fault switches of LeaderInput.Faults reach the assignor
+// Three fault switches of LeaderInput.Faults reach the assignor
 // (assign.CooperativeOptions): classic.CooperativeNoWithholding hands a
-// moving resource to its new owner in the round it is revoked, and
+// moving resource to its new owner in the round it is revoked,
 // classic.SameGenerationClaimsKept leaves a resource claimed twice at the
-// same generation with its lowest-id claimant. Both break the laws on
+// same generation with its lowest-id claimant, and
+// classic.StaleClaimsDropped ignores the claims of members below the
+// round's highest generation (KAFKA-14639). All break the laws on
 // purpose. The LeaderResult carries no memory (Design I keeps none).
 func Cooperative() classic.Protocol { return cooperative{} }
 
@@ -74,6 +76,7 @@ func (cooperative) Assign(in classic.LeaderInput) (classic.LeaderResult, error) 
 	a := assign.CooperativeStickyWith(assign.CooperativeOptions{
 		NoWithholding:            in.Faults.Has(classic.CooperativeNoWithholding),
 		KeepSameGenerationClaims: in.Faults.Has(classic.SameGenerationClaimsKept),
+		DropStaleClaims:          in.Faults.Has(classic.StaleClaimsDropped),
 	})
 	assigned, err := a.Assign(r.group)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // CheckOptions are the knobs of the closed world rebalance check explores
 // (see model/world.CheckOptions). The classic family has no use for
 // AddPartitions (its coordinator takes no metadata); LeaderBounces,
-// LeaderFailover and MaxDelay are its own.
+// LeaderFailover, MaxDelay and ClaimGeneration are its own.
 type CheckOptions = core.CheckOptions[classic.Faults]
 
 // DefaultCheckOptions is the world rebalance check explores by default
@@ -59,6 +59,13 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	if len(o.Semantics) > 0 {
 		return core.CheckConfig{}, fmt.Errorf("semantics %s: the classic protocols have no behaviour selectors (next-gen only)", strings.Join(o.Semantics, ", "))
 	}
+	claimGen, err := classic.ParseClaimGeneration(o.ClaimGeneration)
+	if err != nil {
+		return core.CheckConfig{}, err
+	}
+	if claimGen != classic.ClaimAtJoined && protocol != "cooperative" {
+		return core.CheckConfig{}, fmt.Errorf("claim-generation %s: the cooperative-sticky assignor's user data before KIP-792; protocol %s reports no such claims (cooperative only)", claimGen, protocol)
+	}
 	protos, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover})
 	if err != nil {
 		return core.CheckConfig{}, err
@@ -91,6 +98,9 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	}
 	if o.LeaderFailover != "" {
 		opts += " leader-failover=" + o.LeaderFailover
+	}
+	if claimGen != classic.ClaimAtJoined {
+		opts += " claim-generation=" + claimGen.String()
 	}
 	member := func(i int) string {
 		return fmt.Sprintf("add-member %s protocols=(%s) topics=(%s) session=%d heartbeat=%d rebalance=%d%s%s",

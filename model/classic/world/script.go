@@ -98,8 +98,10 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 // AddMember runs "add-member A protocols=(cooperative,eager) topics=(T)
 // [instance=a] [assignor=range] [delay=N|off] [moves=N] [step-delay=N]
 // [leader-failover=reassign-immediately|delay-if-departed] [backoff=N]
-// [session=N] [rebalance=N] [heartbeat=N] [faults=(...)]": a member that
-// starts at once.
+// [session=N] [rebalance=N] [heartbeat=N] [claim-generation=joined|assigned]
+// [faults=(...)]": a member that starts at once. claim-generation is the
+// generation it reports for its claims (classic.ClaimGeneration; joined
+// by default).
 func (Family) AddMember(s *Script, args []core.Arg) error {
 	name, err := script.Name(args, "add-member")
 	if err != nil {
@@ -132,6 +134,9 @@ func (Family) AddMember(s *Script, args []core.Arg) error {
 	}
 	if cfg.HeartbeatInterval, err = script.Millis(args, "heartbeat"); err != nil {
 		return err
+	}
+	if cfg.ClaimGeneration, err = classic.ParseClaimGeneration(script.Val(args, "claim-generation")); err != nil {
+		return fmt.Errorf("add-member %s: %v", name, err)
 	}
 	if cfg.Faults, err = faultsArg(args); err != nil {
 		return err
