@@ -82,14 +82,15 @@ const (
 	// expire: the coordinator never expires the session of a member whose
 	// process is alive and still in the group, in a run where fewer than
 	// two messages were lost (one lost message may cost a retry, not a
-	// session). KAFKA-19233 broke it: a fenced member's rejoin was refused
+	// session), none was duplicated and none held up across a timer. KAFKA-19233 broke it: a fenced member's rejoin was refused
 	// until its session timed out. What the law checks today is this
 	// clause; the time bound on convergence each protocol states is not
 	// checked yet.
 	Timely Law = "Timely"
 	// NoSpuriousLoss: a live member that the coordinator still counts in
 	// the group is never told its resources are lost (a rebalance callback
-	// of kind lost), in a run whose network lost and held up nothing.
+	// of kind lost), in a run whose network lost, duplicated and held up
+	// nothing.
 	// KAFKA-14016 broke it: a member whose SyncGroup was answered
 	// REBALANCE_IN_PROGRESS reset its generation and declared everything
 	// it owned lost.

@@ -21,12 +21,14 @@ func TestTimely(t *testing.T) {
 		session nextgen.Millis
 		drops   int  // heartbeat responses lost
 		late    bool // a timer fires while the response is still in flight
+		dup     bool // a message is duplicated
 		want    bool // Timely broken
 	}{
-		{"10 s session, one lost response", 10000, 1, false, true},
-		{"45 s session, one lost response", 45000, 1, false, false},
-		{"10 s session, two lost", 10000, 2, false, false},
-		{"10 s session, one lost, a late message", 10000, 1, true, false},
+		{"10 s session, one lost response", 10000, 1, false, false, true},
+		{"45 s session, one lost response", 45000, 1, false, false, false},
+		{"10 s session, two lost", 10000, 2, false, false, false},
+		{"10 s session, one lost, a late message", 10000, 1, true, false, false},
+		{"10 s session, one lost, a duplicated message", 10000, 1, false, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := ngworld.DefaultCoordinatorConfig()
@@ -61,10 +63,19 @@ func TestTimely(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if c.dup {
+				// B's first heartbeat is sent twice.
+				if err := w.AddMember(nextgen.MemberConfig{Name: "B", Topics: []string{"T"}}); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Duplicate(0); err != nil {
+					t.Fatal(err)
+				}
+			}
 			w.Advance(60000)
 			got := slices.ContainsFunc(w.Violations, func(v spec.Violation) bool { return v.Law == spec.Timely })
 			if got != c.want {
-				t.Errorf("Timely broken: %t, want %t (violations %v, lost %d, late %d)", got, c.want, w.Violations, w.Lost, w.Late)
+				t.Errorf("Timely broken: %t, want %t (violations %v, lost %d, late %d, duplicated %d)", got, c.want, w.Violations, w.Lost, w.Late, w.Duplicated)
 			}
 		})
 	}

@@ -116,6 +116,10 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// of the encoding either: under the model checker's prompt network it
 	// is always 0.
 	Late int
+	// Duplicated counts the messages duplicated so far (Duplicate), for
+	// the Timely and NoSpuriousLoss laws. Not encoded either: the model
+	// keeps the same count in Used.Duplicates.
+	Duplicated int
 	// Rounds is every assignment round a node reported so far.
 	Rounds []RoundRecord
 	// Violations collects every law violation found so far.
@@ -515,6 +519,7 @@ func (w *World[M, T, C, P]) Duplicate(i int) error {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
 	w.InFlight = append(slices.Clip(w.InFlight), w.InFlight[i])
+	w.Duplicated++
 	w.logf("duplicated %s", w.InFlight[i])
 	w.check()
 	return nil
@@ -617,10 +622,12 @@ func (w *World[M, T, C, P]) stepMember(name string, e node.Event) {
 
 // networkExcuses reports whether the network has done enough so far to
 // excuse a member losing its session or its resources (the Timely and
-// NoSpuriousLoss laws): it held a message up across a timer (Late), or
+// NoSpuriousLoss laws): it held a message up across a timer (Late),
+// duplicated one (a copy arrives behind later messages, so a stale
+// JoinGroup can start a generation a member's SyncGroup then misses), or
 // lost at least tolerated messages.
 func (w *World[M, T, C, P]) networkExcuses(tolerated int) bool {
-	return w.Late > 0 || w.Lost >= tolerated
+	return w.Late > 0 || w.Duplicated > 0 || w.Lost >= tolerated
 }
 
 // timelyAtRisk returns the live member (process name and member id) whose
