@@ -785,6 +785,9 @@ func TestRestartOnNewTarget(t *testing.T) {
 	t.Run("restart-on-new-target", func(t *testing.T) {
 		h := run(t, nextgen.RestartOnNewTarget)
 		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0}", "{foo-1 foo-2}")
+		if got := h.mustMember("A").PreviousEpoch; got != 0 {
+			t.Errorf("A's previous epoch %d, want 0: going back to revoking keeps the epochs", got)
+		}
 		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
 			t.Fatalf("owners %s, want foo-2 still held by A", got)
 		}
