@@ -85,7 +85,7 @@ func ValidateGroup(g Group) error {
 		if err := validateSubscription(m, checked); err != nil {
 			return err
 		}
-		if err := validateOwned(topicIx, counts, m); err != nil {
+		if err := validateOwned(g.Topics, topicIx, counts, m); err != nil {
 			return err
 		}
 		if m.Generation < spec.NoGeneration {
@@ -152,10 +152,12 @@ func validateSubscription(m Member, checked map[*string]int) error {
 }
 
 // validateOwned checks that m's Owned set is a valid spec.Set of existing
-// partitions of the universe whose sorted topic names topicIx indexes,
-// counts[k] partitions for the k-th. It looks each topic up once per run of
-// resources of that topic (a set is sorted by topic).
-func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
+// resources of the universe topics, whose sorted topic names topicIx
+// indexes, counts[k] partitions for the k-th: partitions in range, and the
+// connector resource of a connector (spec.Topics.IsConnector). It looks
+// each topic up once per run of resources of that topic (a set is sorted by
+// topic).
+func validateOwned(topics spec.Topics, topicIx *topicIndex, counts []int32, m Member) error {
 	for k, r := range m.Owned {
 		if r.Topic == "" || r.Partition < spec.ConnectorTask || (k > 0 && !m.Owned[k-1].Less(r)) {
 			// Let spec.Set.Validate name the first problem.
@@ -180,6 +182,9 @@ func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
 		}
 		if !ok {
 			return fmt.Errorf("%w: member %q owns %s of topic %q, which does not exist", ErrInvalidGroup, m.ID, r, r.Topic)
+		}
+		if r.IsConnector() && topics.IsConnector(r.Topic) {
+			continue
 		}
 		if r.Partition < 0 || r.Partition >= n {
 			return fmt.Errorf("%w: member %q owns %s, out of range for topic %q with %d partitions", ErrInvalidGroup, m.ID, r, r.Topic, n)

@@ -64,6 +64,17 @@ const (
 	// KAFKA-12495), so a member that joined in between stays under-loaded
 	// in a quiet group. Reported as Balance (EventuallyConverged).
 	NoConsecutiveRevocation
+	// RevocationIgnoresConnectors: Designs II and III's load-balancing
+	// revocations take a member's resources in plain resource order,
+	// which groups the tasks of each connector together, instead of
+	// letting the connectors take turns. That is Kafka Connect's rule on
+	// trunk (IncrementalCooperativeAssignor loadBalancingRevocations takes
+	// the first tasks of the worker's allocation; KAFKA-17049, whose fix,
+	// PR #16486, was closed unmerged): a worker that joins gets every task
+	// of one connector and none of another. Reported as Balance
+	// (EventuallyConverged) in a world with connectors: the per-connector
+	// part of spec.CheckConnectBalance.
+	RevocationIgnoresConnectors
 )
 
 // FaultInfo names and describes one fault switch.
@@ -81,6 +92,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
 	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
+	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 

@@ -201,7 +201,8 @@ func (ks *kindRound) on() spec.Assignment {
 // kind: every member is cut to its assign.ConnectBalanceTargets target,
 // giving up first what it was given in this round (lost resources handed
 // to it as a candidate: they cost nothing to move), then what it owned,
-// each from the last in resource order down.
+// each from the last in resource order down with the connectors taking
+// turns (spreadByConnector).
 func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 	if ks.configured.IsEmpty() {
 		return nil
@@ -218,7 +219,79 @@ func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 					old = append(old, x)
 				}
 			}
+			if !lr.in.Faults.Has(classic.RevocationIgnoresConnectors) {
+				fresh = spreadByConnector(fresh, lr.in.Topics, lr.p.incremental)
+				old = spreadByConnector(old, lr.in.Topics, lr.p.incremental)
+			}
 			out[m] = append(fresh, old...)[:excess]
+		}
+	}
+	return out
+}
+
+// spreadByConnector reorders the revocation candidates xs (in the order
+// they would be revoked) so that the tasks of different connectors take
+// turns, as the fix proposed for KAFKA-17049 does (apache/kafka PR #16486,
+// commit c18ba01295bc, IncrementalCooperativeAssignor
+// loadBalancingRevocations: the worker's allocation is grouped by
+// connector and the groups give up one resource each in turn). The tasks
+// of each connector of topics form one group; every other resource (a
+// connector instance, a partition of a plain topic) is a group of its own,
+// as a connector is in Kafka's grouping. Groups take turns in the order of
+// their first candidates in xs, each giving up its candidates in xs order.
+// So a member that must give up n tasks gives up about n/k of each of the k
+// connectors it runs, and a worker that joins gets tasks of every
+// connector, not all of one. With no connector tasks in xs the order is
+// xs's own. xs is not modified.
+//
+// Kafka's groups take turns in hash-map order and give up tasks in the
+// worker's allocation order; ours are the reverse resource order that the
+// rest of the rule uses. Kafka's trunk never merged the fix (the PR was
+// closed); classic.RevocationIgnoresConnectors restores trunk's rule.
+//
+// With largestFirst (Design III), each turn goes instead to the group with
+// the most candidates left (ties to the earlier group). Design III revokes
+// a few resources per round and plans again in the next round, where
+// fixed turns would start again from the same connector and take all its
+// tasks over the rounds; taking from the largest group makes the member's
+// remaining tasks even across its connectors, round after round.
+func spreadByConnector(xs []spec.Resource, topics spec.Topics, largestFirst bool) []spec.Resource {
+	var groups [][]spec.Resource
+	index := map[string]int{}
+	for _, x := range xs {
+		if x.IsConnector() || !topics.IsConnector(x.Topic) {
+			groups = append(groups, []spec.Resource{x})
+			continue
+		}
+		i, ok := index[x.Topic]
+		if !ok {
+			i = len(groups)
+			index[x.Topic] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], x)
+	}
+	if len(groups) == len(xs) {
+		return xs
+	}
+	out := make([]spec.Resource, 0, len(xs))
+	for len(out) < len(xs) {
+		if largestFirst {
+			best := 0
+			for i, g := range groups {
+				if len(g) > len(groups[best]) {
+					best = i
+				}
+			}
+			out = append(out, groups[best][0])
+			groups[best] = groups[best][1:]
+			continue
+		}
+		for i, g := range groups {
+			if len(g) > 0 {
+				out = append(out, g[0])
+				groups[i] = g[1:]
+			}
 		}
 	}
 	return out
