@@ -212,7 +212,8 @@ func TestRoundBoundsHold(t *testing.T) {
 // historyCases are the Kafka bugs the checker re-finds in a small world
 // (docs/history.md): the switch that brings the bug back (a fault, or a
 // next-gen behaviour selector "before-kafka-N"), the world (one topic
-// unless topics is set), and the law that breaks.
+// unless topics is set; with connectors, topics and partitions are the
+// Kafka Connect connectors and their tasks), and the law that breaks.
 var historyCases = []struct {
 	bug, protocol, fault        string
 	members, topics, partitions int
@@ -220,14 +221,17 @@ var historyCases = []struct {
 	crashes, restarts           int
 	liveness                    bool
 	law                         string
+	connectors                  bool
 }{
-	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 1, 3, 1, 0, 0, 0, 0, false, "NoSpuriousLoss"},
-	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 1, 2, 1, 1, 0, 0, 0, false, "BoundedRounds"},
-	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 1, 2, 1, 0, 0, 0, 0, false, "BoundedRounds"},
-	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 1, 2, 1, 0, 1, 0, 0, false, "ExclusiveOwnership"},
-	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 1, 6, 2, 0, 0, 0, 0, true, "EventuallyConverged"},
-	{"KAFKA-19233", "nextgen", "before-kafka-19233", 3, 2, 3, 2, 0, 1, 0, 0, false, "Timely"},
-	{"KAFKA-18688", "nextgen", "before-kafka-18688", 2, 1, 3, 0, 0, 0, 1, 1, false, "StableWhenBalanced"},
+	{"KAFKA-14016", "cooperative", "sync-rebalance-resets-generation", 3, 1, 3, 1, 0, 0, 0, 0, false, "NoSpuriousLoss", false},
+	{"KAFKA-8653", "eager", "zero-rebalance-timeout", 3, 1, 2, 1, 1, 0, 0, 0, false, "BoundedRounds", false},
+	{"KAFKA-8653", "cooperative", "zero-rebalance-timeout", 2, 1, 2, 1, 0, 0, 0, 0, false, "BoundedRounds", false},
+	{"KAFKA-12983", "cooperative", "unknown-member-keeps-owned", 2, 1, 2, 1, 0, 1, 0, 0, false, "ExclusiveOwnership", false},
+	{"KAFKA-12495", "deferred", "no-consecutive-revocation", 3, 1, 6, 2, 0, 0, 0, 0, true, "EventuallyConverged", false},
+	{"KAFKA-19233", "nextgen", "before-kafka-19233", 3, 2, 3, 2, 0, 1, 0, 0, false, "Timely", false},
+	{"KAFKA-18688", "nextgen", "before-kafka-18688", 2, 1, 3, 0, 0, 0, 1, 1, false, "StableWhenBalanced", false},
+	{"KAFKA-17049", "deferred", "revocation-ignores-connectors", 2, 2, 2, 1, 0, 0, 0, 0, true, "EventuallyConverged", true},
+	{"KAFKA-17049", "incremental", "revocation-ignores-connectors", 2, 2, 2, 1, 0, 0, 0, 0, true, "EventuallyConverged", true},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
@@ -236,6 +240,9 @@ func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
 		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: c.topics, partitions: c.partitions,
 			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, workers: 2, noLiveness: !c.liveness}
+		if c.connectors {
+			o.connectors, o.tasks = c.topics, c.partitions
+		}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())
