@@ -220,8 +220,12 @@ func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 				}
 			}
 			if !lr.in.Faults.Has(classic.RevocationIgnoresConnectors) {
-				fresh = spreadByConnector(fresh, lr.in.Topics, lr.p.incremental)
-				old = spreadByConnector(old, lr.in.Topics, lr.p.incremental)
+				var gap func(string) int
+				if lr.p.incremental {
+					gap = lr.connectorGap(ks, m)
+				}
+				fresh = spreadByConnector(fresh, lr.in.Topics, gap)
+				old = spreadByConnector(old, lr.in.Topics, gap)
 			}
 			out[m] = append(fresh, old...)[:excess]
 		}
@@ -249,13 +253,15 @@ func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 // rest of the rule uses. Kafka's trunk never merged the fix (the PR was
 // closed); classic.RevocationIgnoresConnectors restores trunk's rule.
 //
-// With largestFirst (Design III), each turn goes instead to the group with
-// the most candidates left (ties to the earlier group). Design III revokes
-// a few resources per round and plans again in the next round, where
-// fixed turns would start again from the same connector and take all its
-// tasks over the rounds; taking from the largest group makes the member's
-// remaining tasks even across its connectors, round after round.
-func spreadByConnector(xs []spec.Resource, topics spec.Topics, largestFirst bool) []spec.Resource {
+// With a gap (Design III), each turn goes instead to the group whose
+// connector has the largest gap(connector) less twice what the turns took
+// from it so far (ties to the earlier group). Design III revokes a few resources
+// per round and plans again in the next round, where fixed turns would
+// start again from the same connector and take all its tasks over the
+// rounds; the gap, how many more tasks of the connector the member runs
+// than the member running fewest of it, points each step at the
+// connector that is spread worst.
+func spreadByConnector(xs []spec.Resource, topics spec.Topics, gap func(connector string) int) []spec.Resource {
 	var groups [][]spec.Resource
 	index := map[string]int{}
 	for _, x := range xs {
@@ -271,18 +277,31 @@ func spreadByConnector(xs []spec.Resource, topics spec.Topics, largestFirst bool
 		}
 		groups[i] = append(groups[i], x)
 	}
-	if len(groups) == len(xs) {
+	if gap == nil && len(groups) == len(xs) {
 		return xs
 	}
 	out := make([]spec.Resource, 0, len(xs))
+	taken := map[string]int{}
 	for len(out) < len(xs) {
-		if largestFirst {
-			best := 0
+		if gap != nil {
+			best, bestGap := -1, 0
 			for i, g := range groups {
-				if len(g) > len(groups[best]) {
-					best = i
+				if len(g) == 0 {
+					continue
+				}
+				d := taken[g[0].Topic]
+				if topics.IsConnector(g[0].Topic) && !g[0].IsConnector() {
+					// Each task taken lowers this member's count and raises
+					// the fewest's: the gap shrinks by two.
+					d = gap(g[0].Topic) - 2*d
+				} else {
+					d = -len(xs) // not a connector's task: after every task
+				}
+				if best < 0 || d > bestGap {
+					best, bestGap = i, d
 				}
 			}
+			taken[groups[best][0].Topic]++
 			out = append(out, groups[best][0])
 			groups[best] = groups[best][1:]
 			continue
@@ -295,6 +314,29 @@ func spreadByConnector(xs []spec.Resource, topics spec.Topics, largestFirst bool
 		}
 	}
 	return out
+}
+
+// connectorGap returns, for member m of ks, how many more tasks of a
+// connector m runs than the member of the round running fewest of them,
+// counting what this round hands out (ks.base: a revocation of the
+// previous round lands in its follow-up).
+func (lr *leaderRound) connectorGap(ks *kindRound, m spec.MemberID) func(string) int {
+	return func(c string) int {
+		count := func(o spec.MemberID) int {
+			n := 0
+			for _, x := range ks.base[o] {
+				if x.Topic == c && !x.IsConnector() {
+					n++
+				}
+			}
+			return n
+		}
+		low := count(m)
+		for _, o := range lr.ids {
+			low = min(low, count(o))
+		}
+		return count(m) - low
+	}
 }
 
 // move is one planned load-balancing move: x taken from member from.
