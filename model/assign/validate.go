@@ -85,7 +85,7 @@ func ValidateGroup(g Group) error {
 		if err := validateSubscription(m, checked); err != nil {
 			return err
 		}
-		if err := validateOwned(g.Topics, topicIx, counts, m); err != nil {
+		if err := validateOwned(topicIx, counts, m); err != nil {
 			return err
 		}
 		if m.Generation < spec.NoGeneration {
@@ -152,12 +152,10 @@ func validateSubscription(m Member, checked map[*string]int) error {
 }
 
 // validateOwned checks that m's Owned set is a valid spec.Set of existing
-// resources of the universe topics, whose sorted topic names topicIx
-// indexes, counts[k] partitions for the k-th: partitions in range, and the
-// connector resource of a connector (spec.Topics.IsConnector). It looks
-// each topic up once per run of resources of that topic (a set is sorted by
-// topic).
-func validateOwned(topics spec.Topics, topicIx *topicIndex, counts []int32, m Member) error {
+// partitions of the universe whose sorted topic names topicIx indexes,
+// counts[k] partitions for the k-th. It looks each topic up once per run of
+// resources of that topic (a set is sorted by topic).
+func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
 	for k, r := range m.Owned {
 		if r.Topic == "" || r.Partition < spec.ConnectorTask || (k > 0 && !m.Owned[k-1].Less(r)) {
 			// Let spec.Set.Validate name the first problem.
@@ -183,9 +181,6 @@ func validateOwned(topics spec.Topics, topicIx *topicIndex, counts []int32, m Me
 		if !ok {
 			return fmt.Errorf("%w: member %q owns %s of topic %q, which does not exist", ErrInvalidGroup, m.ID, r, r.Topic)
 		}
-		if r.IsConnector() && topics.IsConnector(r.Topic) {
-			continue
-		}
 		if r.Partition < 0 || r.Partition >= n {
 			return fmt.Errorf("%w: member %q owns %s, out of range for topic %q with %d partitions", ErrInvalidGroup, m.ID, r, r.Topic, n)
 		}
@@ -194,7 +189,9 @@ func validateOwned(topics spec.Topics, topicIx *topicIndex, counts []int32, m Me
 }
 
 // PruneOwned returns a copy of g in which every member's Owned set keeps only
-// resources that exist in g.Topics (a known topic, a partition in range). It
+// partitions that exist in g.Topics (a known topic, a partition in range;
+// never a Kafka Connect connector resource, which no assignor of this
+// package hands out, even of a connector of g.Topics). It
 // is how a caller turns claims on deleted or shrunk topics, which
 // ValidateGroup rejects, into what Kafka's assignors do with them: ignore
 // them. g is not modified; the returned group shares no slice that PruneOwned
@@ -202,7 +199,7 @@ func validateOwned(topics spec.Topics, topicIx *topicIndex, counts []int32, m Me
 func PruneOwned(g Group) Group {
 	out := Group{Topics: g.Topics, Members: make([]Member, len(g.Members)), ReplicaRacks: g.ReplicaRacks}
 	for i, m := range g.Members {
-		m.Owned = m.Owned.Filter(g.Topics.Has)
+		m.Owned = m.Owned.Filter(func(r spec.Resource) bool { return !r.IsConnector() && g.Topics.Has(r) })
 		out.Members[i] = m
 	}
 	return out
