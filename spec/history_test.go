@@ -14,6 +14,7 @@ func TestHistoryValidate(t *testing.T) {
 		{Kind: Joined, Member: "A-1", Call: 5, Return: 5},
 		{Kind: Revoked, Process: "A", Member: "A-1", Generation: 1, Resources: Range("t", 0, 0), Call: 30, Return: 40},
 		{Kind: Removed, Member: "A-1", Call: 50, Return: 50},
+		{Kind: Lost, Process: "A", Member: "A-1", Generation: 1, Resources: Range("t", 1, 1), Call: 55, Return: 58},
 		{Kind: Crashed, Process: "A", Call: 60, Return: 60},
 		{Kind: Quiet, Call: 70, Return: 70},
 	}
@@ -31,6 +32,7 @@ func TestHistoryValidate(t *testing.T) {
 		{Observation{Kind: Crashed, Call: 1, Return: 1}, "a crash needs a process"},
 		{Observation{Kind: Joined, Call: 1, Return: 1}, "needs a member id"},
 		{Observation{Kind: Quiet, Call: 1, Return: 2}, "Return == Call"},
+		{Observation{Kind: Crashed, Process: "A", Call: 1, Return: 2}, "Return == Call"},
 		{Observation{Kind: Lost, Process: "B", Call: 1, Return: 2}, `process "B" has no subscription`},
 		{Observation{Kind: Crashed, Process: "A", Resources: Range("t", 0, 0), Call: 1, Return: 1}, "only a callback is about resources"},
 		{Observation{Kind: Assigned, Process: "A", Generation: -2, Call: 1, Return: 1}, "generation -2 is below -1"},
@@ -38,8 +40,8 @@ func TestHistoryValidate(t *testing.T) {
 	for _, tc := range cases {
 		h := History{Subscriptions: subs, CoordinatorObserved: true, Observations: append(append([]Observation{}, good...), tc.o)}
 		err := h.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "observation 6") {
-			t.Errorf("%v: got %v, want an error about observation 6 with %q", tc.o, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "observation 7") {
+			t.Errorf("%v: got %v, want an error about observation 7 with %q", tc.o, err, tc.want)
 		}
 	}
 }
@@ -54,5 +56,32 @@ func TestHistoryValidateCoordinator(t *testing.T) {
 	h.CoordinatorObserved = true
 	if err := h.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestObservationString: the one-line form of each kind of observation:
+// a range for a callback, one time for a point event, the generation only
+// for callbacks.
+func TestObservationString(t *testing.T) {
+	for _, tc := range []struct {
+		o    Observation
+		want string
+	}{
+		{Observation{Kind: Assigned, Process: "A", Member: "A-1", Generation: 2, Resources: Range("t", 0, 1), Call: 1200, Return: 1350}, "[1200..1350] A assigned {t-0 t-1} member=A-1 gen=2"},
+		{Observation{Kind: Lost, Process: "B", Member: "B-3", Generation: 0, Resources: Range("t", 2, 2), Call: 7, Return: 7}, "[7] B lost {t-2} member=B-3 gen=0"},
+		{Observation{Kind: Revoked, Process: "A", Generation: NoGeneration, Call: 1, Return: 2}, "[1..2] A revoked"},
+		{Observation{Kind: Joined, Member: "C-1", Generation: 4, Call: 9, Return: 9}, "[9] joined member=C-1"},
+		{Observation{Kind: Crashed, Process: "A", Generation: 3, Call: 5, Return: 5}, "[5] A crashed"},
+		{Observation{Kind: Quiet, Call: 11, Return: 11}, "[11] quiet"},
+	} {
+		if got := tc.o.String(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+	if got := ObservationKind(len(observationNames)).String(); got != "observation(8)" {
+		t.Errorf("an unknown kind prints %q", got)
+	}
+	if got := Quiet.String(); got != "quiet" {
+		t.Errorf("the last kind prints %q", got)
 	}
 }

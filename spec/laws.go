@@ -14,9 +14,34 @@ type Law string
 // The laws. Safety laws hold in every state (or, for step laws, across every
 // step); the convergence laws hold once the environment has fallen quiet.
 const (
-	// ExclusiveOwnership: no resource is owned by two current members at
-	// once; a departed member that still believes it owns is tolerated only
-	// when the view marks it Fenced.
+	// ExclusiveOwnership: no resource is owned by two members that count
+	// at once. Current members count, and so does a member that left the
+	// group of its own accord (the view marks it departed: not Current,
+	// not Fenced): every protocol has a leaving member give up its work
+	// before anyone else may be given it (the consumer's onLeavePrepare
+	// revokes before the LeaveGroup; a next-gen member revokes before its
+	// leave heartbeat; a Connect worker that left because its config fell
+	// behind revokes its tasks within the scheduled delay, KAFKA-9849's
+	// fix, where our member revokes as it leaves), so nothing excuses what
+	// it still owns. Only a live member that the group removed (its
+	// session or the JoinGroup barrier expired) is tolerated, as Fenced,
+	// and what that tolerance rests on is the protocol's:
+	//
+	//   - eager, cooperative (the consumer): commit fencing by generation.
+	//     Offset commits carry the member id and generation, and the
+	//     coordinator rejects a removed member's (UNKNOWN_MEMBER_ID,
+	//     ILLEGAL_GENERATION), so the zombie's work is never committed.
+	//   - next-gen: commit fencing by member epoch (STALE_MEMBER_EPOCH,
+	//     UNKNOWN_MEMBER_ID).
+	//   - deferred, incremental (Design II, Kafka Connect's protocol, and
+	//     Design III, built on it): nothing fences a task's work (no commit fencing for tasks; exactly-once
+	//     source fencing, KIP-618, is not modelled). The tolerance is the
+	//     window Connect accepts: a removed worker runs its tasks until it
+	//     learns it is out (KAFKA-9184 bounds that by the scheduled
+	//     delay), and a leader with no memory of the last generation
+	//     reassigns at once. Without it the default world breaks the law
+	//     in 14 steps: B's JoinGroup is lost, the barrier removes B, and
+	//     the new leader C takes everything while B still runs T-1.
 	ExclusiveOwnership Law = "ExclusiveOwnership"
 	// SubscribedOnly: a current member owns only resources of topics it
 	// subscribes to, except those it is still revoking.
@@ -137,8 +162,9 @@ func CheckState(v View) []Violation {
 }
 
 // CheckExclusiveOwnership reports every resource believed owned by more than
-// one member that counts: current members, and departed members that are
-// not fenced.
+// one member that counts: current members, and members that are neither
+// current nor fenced (departed of their own accord; see
+// ExclusiveOwnership for which members a protocol fences).
 func CheckExclusiveOwnership(v View) []Violation {
 	// The model checker runs this on every state: first look for a
 	// resource held twice without building anything on the heap.

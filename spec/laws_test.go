@@ -90,6 +90,7 @@ func TestStepLaw(t *testing.T) {
 		want string
 	}{
 		{"forward", MemberView{Name: "A", ID: "A-1", Current: true, Generation: 4}, ""},
+		{"unchanged", MemberView{Name: "A", ID: "A-1", Current: true, Generation: 3, Owns: mustSet(t, "{t-0}")}, ""},
 		{"backward", MemberView{Name: "A", ID: "A-1", Current: true, Generation: 2}, "MonotonicGeneration: [A]: member A-1 went from generation 3 to 2"},
 		{"reset owning nothing", MemberView{Name: "A", ID: "A-1", Current: true, Generation: NoGeneration}, ""},
 		{"reset still owning", MemberView{Name: "A", ID: "A-1", Current: true, Generation: NoGeneration, Owns: mustSet(t, "{t-0}")}, "MonotonicGeneration: [A]: member A-1 reset its generation but still owns {t-0}"},
@@ -199,5 +200,32 @@ func TestDuplicated(t *testing.T) {
 		if got := Duplicated(slices.Clone(c.rs)); got != c.want {
 			t.Errorf("Duplicated(%v) = %v, want %v", c.rs, got, c.want)
 		}
+	}
+}
+
+// TestConvergenceLawsEdges: a resource owned twice is found wherever it
+// sorts among the owned resources, and per-topic balance names, among tied
+// members, the first by name as the most and the least loaded.
+func TestConvergenceLawsEdges(t *testing.T) {
+	member := func(name, owns string) MemberView {
+		return MemberView{Name: name, ID: MemberID(name + "-1"), Current: true, Subscription: []string{"t"}, Owns: mustSet(t, owns)}
+	}
+	twice := View{Topics: Topics{"t": 2}, Members: []MemberView{member("A", "{t-0 t-1}"), member("B", "{t-0}")}}.Sort()
+	if got, want := violations(CheckCoverage(twice)), "Coverage: t-0 [A B]: owned by 2 current members, want 1"; got != want {
+		t.Errorf("first resource owned twice: got %q, want %q", got, want)
+	}
+	for _, tt := range []struct {
+		a, b, c, want string
+	}{
+		{"{t-0 t-1}", "{t-2 t-3}", "{}", "Balance: [A C]: topic t: A owns 2 of it and C owns 0"},
+		{"{t-0 t-1 t-2}", "{t-3}", "{t-4}", "Balance: [A B]: topic t: A owns 3 of it and B owns 1"},
+	} {
+		v := View{Topics: Topics{"t": 5}, Members: []MemberView{member("A", tt.a), member("B", tt.b), member("C", tt.c)}}.Sort()
+		if got := violations(CheckTopicBalance(v)); got != tt.want {
+			t.Errorf("topic balance of A%s B%s C%s: got %q, want %q", tt.a, tt.b, tt.c, got, tt.want)
+		}
+	}
+	if r := TP("t", 1); r.Less(r) {
+		t.Errorf("Less(%s, %s) is true", r, r)
 	}
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -82,6 +83,11 @@ func TestParseRejectsMalformedInput(t *testing.T) {
 			t.Errorf("ParseSet(%q) = %s, want an error", s, got)
 		}
 	}
+	for _, s := range []string{"-1", "t-", "t", ""} {
+		if _, err := ParseResource(s); err == nil || !strings.Contains(err.Error(), "want topic-N or name/connector") {
+			t.Errorf("ParseResource(%q): %v, want the topic-N error", s, err)
+		}
+	}
 	for _, s := range []string{"my-topic-3", "conn/connector", "t-0"} {
 		r, err := ParseResource(s)
 		if err != nil || r.String() != s {
@@ -94,6 +100,22 @@ func TestSetValidateReportsDisorder(t *testing.T) {
 	for _, s := range []Set{{TP("b", 0), TP("a", 0)}, {TP("a", 1), TP("a", 1)}, {TP("", 0)}, {TP("a", -2)}} {
 		if err := s.Validate(); err == nil {
 			t.Errorf("Validate(%v) = nil, want an error", []Resource(s))
+		}
+	}
+}
+
+// TestTopicsHas: a partition exists when its topic does and its number is
+// in [0, count); a connector (partition -1) is not a partition.
+func TestTopicsHas(t *testing.T) {
+	topics := Topics{"t": 2}
+	for _, tc := range []struct {
+		r    Resource
+		want bool
+	}{
+		{TP("t", 0), true}, {TP("t", 1), true}, {TP("t", 2), false}, {TP("t", -1), false}, {TP("u", 0), false},
+	} {
+		if got := topics.Has(tc.r); got != tc.want {
+			t.Errorf("Has(%s) = %v, want %v", tc.r, got, tc.want)
 		}
 	}
 }

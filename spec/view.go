@@ -31,10 +31,14 @@ type MemberView struct {
 	// Current reports whether the group coordinator counts this membership
 	// (ID) as a member of the group in its current generation or epoch.
 	Current bool
-	// Fenced reports, for a member that is not Current, that the protocol
-	// fences any work it does on what it believes it owns (its generation
-	// or epoch is stale, so commits are rejected). The exclusive-ownership
-	// law tolerates fenced zombies and nothing else.
+	// Fenced reports, for a member that is not Current, that the group
+	// removed it (its session or the JoinGroup barrier expired) while its
+	// process lives on: a zombie whose work the protocol fences (its
+	// generation or epoch is stale, so commits are rejected) or, in
+	// Connect's designs, tolerates. A member that left of its own accord
+	// is not Fenced: it had to give up its work first. The
+	// exclusive-ownership law tolerates fenced zombies and nothing else
+	// (ExclusiveOwnership says why, per protocol).
 	Fenced bool
 	// Generation is the generation (classic) or member epoch (next-gen, as
 	// a Generation value) at which the member holds Owns.

@@ -43,12 +43,14 @@ type checkOptions struct {
 	crashes, restarts, leaves, resubscribes          int
 	drops, duplicates, leaderBounces, maxRounds      int
 	leaderFailover                                   string
+	maxDelay                                         string // "": the world's default
 	envAnywhere, symmetry, exact, noLiveness, asJSON bool
 	workers                                          int
 	timeLimit                                        time.Duration
 	maxStates                                        int64
 	maxMemory                                        string
 	memoryLimit                                      int64 // parsed from maxMemory
+	worldMaxDelay                                    int   // parsed from maxDelay: core.CheckOptions.MaxDelay
 	faults                                           []string
 	semantics                                        []string
 	listFaults                                       bool
@@ -151,6 +153,7 @@ usage error.`,
 	f.IntVar(&o.duplicates, "duplicates", d.Duplicates, "duplicated messages")
 	f.IntVar(&o.leaderBounces, "leader-bounces", 0, "leader changes (the leader leaves and rejoins at once); -1 for unbounded (classic only)")
 	f.StringVar(&o.leaderFailover, "leader-failover", "", "deferred/incremental: reassign-immediately (default) or delay-if-departed")
+	f.StringVar(&o.maxDelay, "max-delay", "", "deferred/incremental: scheduled.rebalance.max.delay.ms in ms (default 3000); 0 disables scheduled delays, as in Connect")
 	f.IntVar(&o.maxRounds, "max-rounds", 0, "override the protocol's bounded-rounds law (0 keeps it)")
 	f.BoolVar(&o.envAnywhere, "env-anywhere", false, "let joins, crashes and leaves happen while messages are in flight too (a much larger state space)")
 	f.IntVar(&o.workers, "workers", 2, "goroutines expanding states")
@@ -186,6 +189,9 @@ func runCheck(out io.Writer, o checkOptions) error {
 	faults, ngFaults, err := parseFaults(o.faults)
 	if err != nil {
 		return err
+	}
+	if o.worldMaxDelay, err = maxDelay(o.maxDelay); err != nil {
+		return usageError{err}
 	}
 	if o.memoryLimit, err = memoryLimit(o.maxMemory); err != nil {
 		return usageError{err}
@@ -260,6 +266,24 @@ func memoryLimit(flag string) (int64, error) {
 	return 0, fmt.Errorf("--max-memory %q: want a size of at least 1MiB such as 2GiB or 500MiB, or 0 for no limit", flag)
 }
 
+// maxDelay parses --max-delay into core.CheckOptions.MaxDelay: "" keeps
+// the checked world's delay (0), a positive number of ms is the delay, and
+// 0 disables scheduled delays (-1), as scheduled.rebalance.max.delay.ms = 0
+// does in Connect.
+func maxDelay(flag string) (int, error) {
+	if flag == "" {
+		return 0, nil
+	}
+	ms, err := strconv.Atoi(flag)
+	switch {
+	case err != nil || ms < 0:
+		return 0, fmt.Errorf("--max-delay %q: want a whole number of milliseconds, 0 or more (0 disables scheduled delays)", flag)
+	case ms == 0:
+		return -1, nil
+	}
+	return ms, nil
+}
+
 // machineMemory is the machine's memory in bytes from /proc/meminfo, 0
 // where that is not known.
 func machineMemory() int64 {
@@ -284,7 +308,7 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 		Connectors: o.connectors, Tasks: o.tasks,
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
-		LeaderFailover: o.leaderFailover, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere, Semantics: o.semantics}
+		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, MaxRounds: o.maxRounds, EnvAnywhere: o.envAnywhere, Semantics: o.semantics}
 }
 
 // explore builds the model of the world wo with build (a bad world is a
@@ -316,6 +340,9 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 		o.members, o.joins, universe, o.crashes, o.restarts, o.leaves, o.resubscribes, o.drops, o.duplicates)
 	if o.leaderBounces != 0 {
 		bounds += fmt.Sprintf(" leader-bounces=%d", o.leaderBounces)
+	}
+	if o.maxDelay != "" {
+		bounds += " max-delay=" + o.maxDelay
 	}
 	var (
 		res      checker.Result
@@ -463,6 +490,9 @@ func boundFlags(o checkOptions) string {
 	}
 	if o.leaderFailover != "" {
 		b.WriteString(" --leader-failover " + o.leaderFailover)
+	}
+	if o.maxDelay != "" {
+		b.WriteString(" --max-delay " + o.maxDelay)
 	}
 	if o.envAnywhere {
 		b.WriteString(" --env-anywhere")

@@ -60,10 +60,48 @@ const (
 	// another member.
 	UnknownMemberKeepsOwned
 	// NoConsecutiveRevocation: Design II's round right after a revoking
-	// round may not revoke for balance (Connect's canRevoke before
-	// KAFKA-12495), so a member that joined in between stays under-loaded
-	// in a quiet group. Reported as Balance (EventuallyConverged).
+	// round, or right after a round that sent a delay, may not revoke for
+	// balance (Connect's canRevoke before KAFKA-12495: "canRevoke = delay
+	// == 0 && canRevoke"), so a member that joined in between stays
+	// under-loaded in a quiet group. Reported as Balance
+	// (EventuallyConverged).
 	NoConsecutiveRevocation
+	// DisabledDelayHoldsLost: with scheduled delays disabled (Connect's
+	// scheduled.rebalance.max.delay.ms = 0), a Design II/III leader that
+	// finds resources of a departed member lost still takes the delay
+	// branch: it holds them back with a delay of 0, which arms no member's
+	// timer, so nothing hands them out until some unrelated rebalance
+	// (Connect before KAFKA-15693). Reported as Coverage
+	// (EventuallyConverged) in a quiet group.
+	DisabledDelayHoldsLost
+	// LostToFirstCandidate: when Design II's scheduled delay expires, every
+	// lost resource goes to the first candidate member (Connect's
+	// pickCandidateWorkerForReassignment with findFirst before KAFKA-10413)
+	// instead of round-robin over all of them. Alone it is not caught: the
+	// next rounds revoke for balance (KAFKA-12495's fix). With
+	// NoConsecutiveRevocation too it is reported as Balance
+	// (EventuallyConverged).
+	LostToFirstCandidate
+	// UndeliveredAssignmentHeld: a Design II/III leader trusts its memory
+	// of the previous round even when that round never completed, and
+	// holds back for the scheduled delay every resource that some member
+	// was given but does not report, although no member departed (Connect
+	// before KAFKA-9848: a lost SyncGroup response made the leader wait
+	// scheduled.rebalance.max.delay.ms before reassigning the tasks). No
+	// checked law reports it yet: the group still converges, within the
+	// round bound, only later. The time bound on convergence would
+	// (docs/history.md). With our members' redundant round after a delay
+	// (docs/protocols/classic.md) BoundedRounds breaks in some worlds, but
+	// that round is not Connect's.
+	UndeliveredAssignmentHeld
+	// LeaveKeepsWorking: a member that leaves the group sends its
+	// LeaveGroup but goes on working on what it owns, as a Connect worker
+	// did when it left because its config had fallen behind and slept
+	// worker.unsync.backoff.ms with its tasks running (KAFKA-9849; the
+	// fix revokes them within the scheduled delay). Reported as
+	// ExclusiveOwnership once the group gives them to another member: a
+	// departed member is not fenced.
+	LeaveKeepsWorking
 	// RevocationIgnoresConnectors: Designs II and III's load-balancing
 	// revocations take a member's resources in plain resource order,
 	// which groups the tasks of each connector together, instead of
@@ -91,7 +129,11 @@ var FaultList = node.Switches[Fault]{
 	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
-	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
+	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking or delayed round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
+	{Fault: DisabledDelayHoldsLost, Name: "disabled-delay-holds-lost", Doc: "deferred/incremental with max delay 0: a departed member's resources are held with no rebalance to hand them out (KAFKA-15693; EventuallyConverged)"},
+	{Fault: LostToFirstCandidate, Name: "lost-to-first-candidate", Doc: "deferred/incremental: when the delay expires every lost resource goes to the first candidate (KAFKA-10413; EventuallyConverged with no-consecutive-revocation)"},
+	{Fault: UndeliveredAssignmentHeld, Name: "undelivered-assignment-held", Doc: "deferred/incremental: resources a member never received are held for the scheduled delay although nobody departed (KAFKA-9848; no law yet)"},
+	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; ExclusiveOwnership)"},
 	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }

@@ -87,12 +87,15 @@ func (m *Member) subscribe(now Millis, topics []string, out *Output) {
 // leave leaves the group for good: the member revokes everything it works
 // on, a dynamic member that has a member id sends LeaveGroup, a static one
 // sends nothing and is removed when its session times out (KIP-345), and
-// every timer is cancelled.
+// every timer is cancelled. Under LeaveKeepsWorking it revokes nothing and
+// goes on working on what it owns (KAFKA-9849).
 func (m *Member) leave(out *Output) {
-	if all := m.owned.Union(m.kept); !all.IsEmpty() {
-		m.callback(Revoked, all, m.ownedGen, "", out)
+	if !m.cfg.Faults.Has(LeaveKeepsWorking) {
+		if all := m.owned.Union(m.kept); !all.IsEmpty() {
+			m.callback(Revoked, all, m.ownedGen, "", out)
+		}
+		m.owned, m.kept = nil, nil
 	}
-	m.owned, m.kept = nil, nil
 	if m.cfg.InstanceID == "" && m.id != "" {
 		out.Send(m.cfg.Name, CoordinatorNode, LeaveGroupRequest{Seq: m.nextSeq(), MemberID: m.id})
 	}

@@ -98,7 +98,8 @@ func (m *Member) synced(now Millis, md Metadata, out *Output) {
 		m.lastCompleted = m.generation
 		if a.Delay > 0 {
 			// Connect's DistributedHerder: scheduledRebalance = now + delay.
-			// A later assignment without a delay does not cancel it.
+			// A later assignment without a delay does not cancel it here;
+			// Connect's onAssigned does (docs/protocols/classic.md).
 			m.arm(ScheduledRebalanceTimer, now+a.Delay, out)
 		}
 		// KIP-429: the local mode decides, as in Kafka's onJoinComplete;

@@ -160,6 +160,28 @@ const (
 	// epoch while it still owns partitions it must revoke. Reported as
 	// ExclusiveOwnership.
 	StraightToTarget
+	// RestartOnNewTarget restores the coordinator's reconciliation before
+	// KAFKA-16249 (apache/kafka e164d4d, 2024): whenever the target epoch
+	// differs from the one the member was last reconciled towards (Kafka's
+	// targetMemberEpoch), the coordinator recomputes the member from its
+	// assigned and pending partitions and ignores the partitions the
+	// heartbeat reports owned, and it re-arms the rebalance timeout when
+	// the member goes back to UNREVOKED_PARTITIONS. A revocation
+	// acknowledgement that arrives with a new target is lost; the member
+	// sends its owned partitions only when they change, so it stays
+	// revoking until the rebalance timeout fences it. Reported as
+	// BoundedRounds (the fence and the rejoin cost epochs).
+	RestartOnNewTarget
+	// PerSetEpochUpdate restores the coordinator's partition-epoch
+	// bookkeeping before KAFKA-16147 (apache/kafka cf90382, 2024): a
+	// member's assigned and pending partitions are updated in the owner
+	// map set by set, each only when it changed, and removing a partition
+	// deletes its entry whoever holds it, as adding one overwrites it.
+	// When a partition pending revocation comes back as assigned in one
+	// step, the assigned update records it and the pending update deletes
+	// it: it looks free, and a later target gives it to a second member.
+	// Reported as ExclusiveOwnership.
+	PerSetEpochUpdate
 )
 
 // FaultInfo names and describes one fault switch.
@@ -170,6 +192,8 @@ var FaultList = node.Switches[Fault]{
 	{Fault: AssignBeforeRelease, Name: "assign-before-release", Doc: "the coordinator assigns a partition before its previous owner released it (ExclusiveOwnership)"},
 	{Fault: SkipEpochCheck, Name: "skip-epoch-check", Doc: "the coordinator accepts heartbeats at any member epoch (ExclusiveOwnership)"},
 	{Fault: StraightToTarget, Name: "straight-to-target", Doc: "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
+	{Fault: RestartOnNewTarget, Name: "restart-on-new-target", Doc: "KAFKA-16249: the coordinator restarts a member's reconciliation on every new target and drops its revocation acknowledgement (BoundedRounds)"},
+	{Fault: PerSetEpochUpdate, Name: "per-set-epoch-update", Doc: "KAFKA-16147: the coordinator updates partition epochs set by set and loses the owner of a partition whose revocation was undone (ExclusiveOwnership)"},
 }
 
 // Has reports whether every fault of x is in f.

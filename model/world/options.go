@@ -39,6 +39,12 @@ type CheckOptions[F any] struct {
 	// LeaderFailover is the Design II/III rule for a departed leader:
 	// reassign-immediately (default) or delay-if-departed.
 	LeaderFailover string
+	// MaxDelay is the Design II/III scheduled rebalance delay (Connect's
+	// scheduled.rebalance.max.delay.ms) in ms: 0 keeps the family's
+	// checked default, a negative value disables scheduled delays (what
+	// Connect's 0 means: KAFKA-15693). Families without the delay refuse
+	// any other value.
+	MaxDelay int
 	// MaxRounds overrides the protocol's bounded-rounds law when positive.
 	MaxRounds int
 	// Semantics names the family's behaviour selectors to turn on, each

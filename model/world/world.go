@@ -800,9 +800,15 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 
 // View maps the world to the ownership view: a live process is a current
 // member when the coordinator counts its member id from the process's
-// current incarnation; every other process that still believes it owns
-// something is fenced by its stale generation or epoch (commits under it
-// are rejected). A process that is down owns nothing.
+// current incarnation. A live process the coordinator no longer counts
+// because it was removed (its session or the JoinGroup barrier expired) is
+// fenced: a zombie whose commits under its stale generation or epoch are
+// rejected (spec.ExclusiveOwnership says, per protocol, what that
+// tolerance rests on). A process that left the group of its own accord
+// (phase Left: it sent LeaveGroup or its leave heartbeat) is departed,
+// never fenced: every protocol has it give up what it owns before it
+// leaves, so whatever it still owns counts. A process that is down owns
+// nothing.
 func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}) }
 
 // view is View, taking the member views of processes that w shares with
@@ -844,7 +850,7 @@ func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was 
 	}
 	if p.Node != nil {
 		mv.Current = mv.ID != "" && w.Coordinator.IsMember(mv.ID) && w.Coordinator.MemberNode(mv.ID) == p.Address(name)
-		mv.Fenced = !mv.Current
+		mv.Fenced = !mv.Current && p.Node.Phase() != Left
 	}
 	return mv
 }

@@ -123,8 +123,8 @@ func classicSupported(c ClassicConfig) error {
 	switch {
 	case o.Restarts != 0, o.Resubscribes != 0, o.Duplicates != 0, o.LeaderBounces != 0:
 		return fmt.Errorf("the spec Classic.tla models no restarts, resubscriptions, duplicates or leader bounces")
-	case o.Faults != 0, o.LeaderFailover != "", o.MaxRounds != 0, o.EnvAnywhere:
-		return fmt.Errorf("the spec Classic.tla models no faults, failover rules, round bounds or environment in flight")
+	case o.Faults != 0, o.LeaderFailover != "", o.MaxDelay != 0, o.MaxRounds != 0, o.EnvAnywhere:
+		return fmt.Errorf("the spec Classic.tla models no faults, failover rules, scheduled delays, round bounds or environment in flight")
 	case o.Members-o.Joins < 1:
 		return fmt.Errorf("the spec Classic.tla starts from at least one settled member")
 	}

@@ -67,7 +67,7 @@ func (lr *leaderRound) kindRounds(toAssign spec.Set) []*kindRound {
 		for _, m := range lr.ids {
 			ks.next[m] = lr.next[m].Filter(of)
 		}
-		ks.base = lr.place(ks.next, ks.toAssign, nil, lr.fresh)
+		ks.base = lr.place(ks.next, ks.toAssign, nil, lr.settleable)
 		out = append(out, ks)
 	}
 	return out
@@ -96,6 +96,13 @@ func (lr *leaderRound) homogeneous(k assign.ConnectKind) bool {
 // not claim it). Nobody claims a fresh resource, so it may move freely.
 func (lr *leaderRound) fresh(m spec.MemberID, x spec.Resource) bool {
 	return !lr.owned[m].Contains(x)
+}
+
+// settleable reports whether placement may move x, held by m, for free:
+// m was given x in this round, and not as a lost resource pinned to the
+// first candidate (classic.LostToFirstCandidate).
+func (lr *leaderRound) settleable(m spec.MemberID, x spec.Resource) bool {
+	return lr.fresh(m, x) && !lr.pinned.Contains(x)
 }
 
 // place hands out add least loaded over cur (never to the member from
@@ -432,7 +439,7 @@ func (lr *leaderRound) thisRound(ks *kindRound, plan proposal, handOver bool) (n
 			add = add.Add(x)
 		}
 	}
-	return lr.place(cur, add, from, lr.fresh), later, from
+	return lr.place(cur, add, from, lr.settleable), later, from
 }
 
 // imbalance returns Σ load² after the round with plan and its quiet
@@ -476,6 +483,13 @@ func (lr *leaderRound) finish(ks *kindRound) spec.Assignment {
 	return now
 }
 
+// delayedPrev reports whether the previous round sent a delay: the memory
+// holds a scheduled rebalance (every round that sends a positive delay
+// records one, and every other round clears it, when delays are enabled).
+func (lr *leaderRound) delayedPrev() bool {
+	return lr.p.maxDelay > 0 && lr.in.Memory.ScheduledAt > 0
+}
+
 // deferredBalance is Design II's step 6, run when no delay is pending. It
 // sets each kind's plan and returns the delay.
 func (lr *leaderRound) deferredBalance(kinds []*kindRound, s *schedule) classic.Millis {
@@ -490,9 +504,12 @@ func (lr *leaderRound) deferredBalance(kinds []*kindRound, s *schedule) classic.
 		revoke = revoke || !ks.plan.isEmpty()
 	}
 	switch {
-	case s.revokedPrev && revoke && lr.in.Faults.Has(classic.NoConsecutiveRevocation):
+	case revoke && (s.revokedPrev || lr.delayedPrev()) && lr.in.Faults.Has(classic.NoConsecutiveRevocation):
 		// Connect before KAFKA-12495: canRevoke is false right after a
-		// revoking round; this round revokes nothing and the next may.
+		// revoking round and right after a round with a delay
+		// ("canRevoke = delay == 0 && canRevoke"); this round revokes
+		// nothing, nor takes back what it gave a candidate, and the next
+		// may.
 		for _, ks := range kinds {
 			ks.plan = nil
 		}

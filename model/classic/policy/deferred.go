@@ -166,9 +166,19 @@ type DeferredConfig struct {
 // nothing lost; and a round that comes in while the back-off runs but after
 // a follow-up has cleared the revocation flag revokes at once.
 //
-// Fault switch: with classic.CooperativeNoWithholding, resources revoked for
-// balance are handed out least loaded (to a member other than their owner)
-// in the same round, breaking spec.CooperativeHandoff on purpose.
+// Fault switches: with classic.CooperativeNoWithholding, resources revoked
+// for balance are handed out least loaded (to a member other than their
+// owner) in the same round, breaking spec.CooperativeHandoff on purpose.
+// With classic.DisabledDelayHoldsLost and delays disabled, step 5 holds
+// lost resources back with a delay of 0 instead of reassigning them
+// (Connect before KAFKA-15693), so nothing hands them out in a quiet group.
+// With classic.LostToFirstCandidate, an expired delay gives every lost
+// resource to the first candidate, and placement does not settle them away
+// (Connect before KAFKA-10413); the round's balance may still take them
+// back unless classic.NoConsecutiveRevocation forbids it. With
+// classic.UndeliveredAssignmentHeld, step 1 takes the memory whatever
+// generation it is of, and step 5 holds lost resources for the delay even
+// when no previous member is missing (Connect before KAFKA-9848).
 func Deferred(cfg DeferredConfig) classic.Protocol {
 	mult := cfg.BackoffMultiplier
 	if mult <= 0 {
@@ -240,6 +250,11 @@ type leaderRound struct {
 	// pending are resources revoked in step 4 that exist: nobody holds them
 	// after this round, and the follow-up hands them out.
 	pending spec.Set
+	// pinned are the lost resources step 5 gave to the first candidate
+	// under classic.LostToFirstCandidate: Connect before KAFKA-10413 gave
+	// them to that worker outright, so placement does not settle them
+	// away (a load-balancing revocation still may).
+	pinned spec.Set
 }
 
 func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
@@ -285,9 +300,11 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	}
 	prevMembers := mem.Members
 	var previous spec.Set
-	matched := len(mem.Members) > 0 && mem.Generation == in.LastCompletedGeneration
+	matched := len(mem.Members) > 0 && (mem.Generation == in.LastCompletedGeneration || in.Faults.Has(classic.UndeliveredAssignmentHeld))
 	switch {
 	case matched:
+		// Before KAFKA-9848 Connect trusted its memory whatever
+		// generation it was of (matched includes that fault).
 		previous = unionOf(mem.Assignment).Union(mem.Lost)
 	case lr.p.failover == DelayIfDeparted:
 		previous = active
@@ -389,11 +406,14 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 	case lost.IsEmpty() && !s.revokedPrev:
 		reset()
 		return 0, nil, nil
-	case s.scheduledAt <= 0 && lr.containsAll(prevMembers):
+	case s.scheduledAt <= 0 && lr.containsAll(prevMembers) && (lost.IsEmpty() || !lr.in.Faults.Has(classic.UndeliveredAssignmentHeld)):
 		// No member departed: the lost resources were assignments some
 		// member never received.
 		return 0, lost, nil
-	case lr.p.maxDelay == 0:
+	case lr.p.maxDelay == 0 && !lr.in.Faults.Has(classic.DisabledDelayHoldsLost):
+		// Delays disabled: reassign at once (KAFKA-15693). Before that
+		// fix the lost resources fell through to the delay below, held
+		// for a delay of 0 that schedules nothing.
 		return 0, lost, nil
 	case s.scheduledAt > 0 && lr.now >= s.scheduledAt:
 		// The delay expired: round-robin over the candidates.
@@ -403,9 +423,15 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 				cands = append(cands, c)
 			}
 		}
-		if len(cands) == 0 {
+		switch {
+		case len(cands) == 0:
 			reassign = lost
-		} else {
+		case lr.in.Faults.Has(classic.LostToFirstCandidate):
+			// Connect before KAFKA-10413: findFirst picked one
+			// candidate for every lost resource.
+			reassign = lr.roundRobin(cands[:1], lost)
+			lr.pinned = lost.Minus(reassign)
+		default:
 			reassign = lr.roundRobin(cands, lost)
 		}
 		reset()

@@ -792,3 +792,47 @@ func TestBackoffWindowQuirk(t *testing.T) {
 		})
 	}
 }
+
+// TestUndeliveredAssignment: the follow-up round gives T-3 to D, and then
+// an assignment goes undelivered while every member stays in the group:
+// D's own (D rejoins owning nothing), or the leader's (the round never
+// completed, and every member rejoins with what it had before). Connect
+// since KAFKA-9848 hands T-3 out at once; with
+// classic.UndeliveredAssignmentHeld it is held back for the scheduled
+// delay, as if its owner had departed.
+func TestUndeliveredAssignment(t *testing.T) {
+	for _, leaderMissed := range []bool{false, true} {
+		for _, faults := range []classic.Faults{0, classic.UndeliveredAssignmentHeld} {
+			t.Run(fmt.Sprintf("leader-missed=%v/faults=%s", leaderMissed, faults), func(t *testing.T) {
+				g := seedGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}))
+				g.join("D", tT, "{}")
+				g.round()
+				before := map[spec.MemberID]member{}
+				for id, m := range g.m {
+					before[id] = *m
+				}
+				g.now++
+				g.round()
+				g.want("follow-up assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2} D:{T-3}")
+				if leaderMissed {
+					g.gen--
+					for id, m := range before {
+						*g.m[id] = m
+					}
+				} else {
+					*g.m["D"] = before["D"]
+				}
+				g.faults = faults
+				g.now++
+				g.round()
+				if faults == 0 {
+					g.want("assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2} D:{T-3}")
+					g.want("delay", fmt.Sprint(g.delay()), "0")
+				} else {
+					g.want("assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2} D:{}")
+					g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(testMaxDelay))
+				}
+			})
+		}
+	}
+}

@@ -10,8 +10,8 @@ import (
 
 // CheckOptions are the knobs of the closed world rebalance check explores
 // (see model/world.CheckOptions). The classic family has no use for
-// AddPartitions (its coordinator takes no metadata); LeaderBounces and
-// LeaderFailover are its own.
+// AddPartitions (its coordinator takes no metadata); LeaderBounces,
+// LeaderFailover and MaxDelay are its own.
 type CheckOptions = core.CheckOptions[classic.Faults]
 
 // DefaultCheckOptions is the world rebalance check explores by default
@@ -53,6 +53,8 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 		return core.CheckConfig{}, fmt.Errorf("restarts = %d: more than crashes (%d); only a crashed member restarts", o.Restarts, o.Crashes)
 	case o.AddPartitions > 0:
 		return core.CheckConfig{}, fmt.Errorf("add-partitions = %d: the classic coordinator takes no metadata (next-gen only)", o.AddPartitions)
+	case o.MaxDelay != 0 && protocol != "deferred" && protocol != "incremental":
+		return core.CheckConfig{}, fmt.Errorf("max-delay: %s has no scheduled delay (deferred and incremental only)", protocol)
 	}
 	if len(o.Semantics) > 0 {
 		return core.CheckConfig{}, fmt.Errorf("semantics %s: the classic protocols have no behaviour selectors (next-gen only)", strings.Join(o.Semantics, ", "))
@@ -82,12 +84,19 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	}
 	universe := fmt.Sprintf("%s=(%s)", kind, strings.Join(parts, ","))
 	faults := core.FaultsArg(o.Faults)
+	delay := fmt.Sprint(checkDelay)
+	switch {
+	case o.MaxDelay < 0:
+		delay = "off"
+	case o.MaxDelay > 0:
+		delay = fmt.Sprint(o.MaxDelay)
+	}
 	opts := ""
 	switch protocol {
 	case "deferred":
-		opts = fmt.Sprintf(" delay=%d backoff=%d", checkDelay, checkTiming.Heartbeat)
+		opts = fmt.Sprintf(" delay=%s backoff=%d", delay, checkTiming.Heartbeat)
 	case "incremental":
-		opts = fmt.Sprintf(" delay=%d moves=1 step-delay=%d", checkDelay, checkStepDelay)
+		opts = fmt.Sprintf(" delay=%s moves=1 step-delay=%d", delay, checkStepDelay)
 	}
 	if o.LeaderFailover != "" {
 		opts += " leader-failover=" + o.LeaderFailover

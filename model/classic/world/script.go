@@ -54,8 +54,8 @@ func (Family) Group(s *Script, args []core.Arg) error {
 // ProtocolOptions configures the embedded protocols a scripted member is
 // given; the zero value is every protocol's defaults.
 type ProtocolOptions struct {
-	Assignor       string // eager's assignor: range (default), roundrobin, sticky
-	MaxDelay       classic.Millis
+	Assignor       string         // eager's assignor: range (default), roundrobin, sticky
+	MaxDelay       classic.Millis // as policy.DeferredConfig: 0 the default, negative disables delays
 	MaxMoves       int
 	StepDelay      classic.Millis
 	LeaderFailover string         // reassign-immediately (default) or delay-if-departed
@@ -103,7 +103,7 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 }
 
 // AddMember runs "add-member A protocols=(cooperative,eager) topics=(T)
-// [instance=a] [assignor=range] [delay=N] [moves=N] [step-delay=N]
+// [instance=a] [assignor=range] [delay=N|off] [moves=N] [step-delay=N]
 // [leader-failover=reassign-immediately|delay-if-departed] [backoff=N]
 // [session=N] [rebalance=N] [heartbeat=N] [faults=(...)]": a member that
 // starts at once.
@@ -175,7 +175,11 @@ func protocolOptions(args []core.Arg) (ProtocolOptions, error) {
 	var err error
 	o.Assignor = script.Val(args, "assignor")
 	o.LeaderFailover = script.Val(args, "leader-failover")
-	if o.MaxDelay, err = script.Millis(args, "delay"); err != nil {
+	if script.Val(args, "delay") == "off" {
+		// Scheduled delays disabled (Connect's
+		// scheduled.rebalance.max.delay.ms = 0).
+		o.MaxDelay = -1
+	} else if o.MaxDelay, err = script.Millis(args, "delay"); err != nil {
 		return o, err
 	}
 	if o.StepDelay, err = script.Millis(args, "step-delay"); err != nil {

@@ -76,7 +76,8 @@ type CoordinatorConfig struct {
 	// BeforeKafka18688 (the uniform assignor).
 	Semantics nextgen.Semantics
 	// Faults are fault switches; the coordinator honours
-	// AssignBeforeRelease, SkipEpochCheck and StraightToTarget.
+	// AssignBeforeRelease, SkipEpochCheck, StraightToTarget,
+	// RestartOnNewTarget and PerSetEpochUpdate.
 	Faults nextgen.Fault
 }
 
@@ -254,7 +255,10 @@ type Coordinator struct {
 	// owners is Kafka's currentPartitionEpoch: for every partition that a
 	// member holds as assigned or pending revocation, the holder and its
 	// member epoch. Holder slices are never written after they are stored.
-	// More than one holder only with the AssignBeforeRelease fault.
+	// More than one holder only with the AssignBeforeRelease fault. With
+	// the PerSetEpochUpdate fault it is Kafka's map before KAFKA-16147:
+	// one holder per partition, which may be missing or name a member
+	// that no longer holds it.
 	owners map[spec.Resource][]holder
 
 	// forked marks the maps a Fork shares with the coordinator it was
@@ -279,6 +283,11 @@ type member struct {
 	// cur is the member's current assignment: epochs, reconciliation
 	// state, assigned partitions and partitions pending revocation.
 	cur reconcile.Member
+	// targetMemberEpoch is the target epoch the member was last reconciled
+	// towards: Kafka's field before KAFKA-16249. It is kept only under the
+	// RestartOnNewTarget fault, which restarts the reconciliation when the
+	// target epoch differs from it; 0 otherwise.
+	targetMemberEpoch spec.Epoch
 
 	// The member's timers. Every member has a session timer. A rebalance
 	// timer is armed exactly while the member is UNREVOKED_PARTITIONS at a
@@ -587,11 +596,51 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 	return out
 }
 
+// updateHoldings moves member id's entries in the owner map from its old
+// current assignment (nil for a member new to the group) to next, at
+// next's epoch: Kafka's ConsumerGroup.updatePartitionEpochs. It removes
+// everything old holds, then adds everything next holds.
+//
+// With the PerSetEpochUpdate fault it is the method before KAFKA-16147
+// instead: the assigned partitions, then the partitions pending
+// revocation, each set updated only when it changed, by removing the old
+// set and adding the new one (see removeHoldings and addHoldings for how
+// the fault removes and adds). A partition that moves from pending
+// revocation to assigned in one step is added by the first update and
+// deleted by the second, so the map forgets that the member holds it.
+func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, next reconcile.Member) {
+	switch {
+	case !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate):
+		if old != nil {
+			c.removeHoldings(id, old.Assigned.Union(old.PendingRevocation))
+		}
+		c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
+	case old == nil:
+		c.addHoldings(id, next.Epoch, next.Assigned)
+		c.addHoldings(id, next.Epoch, next.PendingRevocation)
+	default:
+		if !old.Assigned.Equal(next.Assigned) {
+			c.removeHoldings(id, old.Assigned)
+			c.addHoldings(id, next.Epoch, next.Assigned)
+		}
+		if !old.PendingRevocation.Equal(next.PendingRevocation) {
+			c.removeHoldings(id, old.PendingRevocation)
+			c.addHoldings(id, next.Epoch, next.PendingRevocation)
+		}
+	}
+}
+
 // removeHoldings removes id's holding of every partition of ps from the
-// owner map.
+// owner map. With the PerSetEpochUpdate fault it deletes each partition's
+// entry whoever holds it, as Kafka's removePartitionEpochs did before
+// KAFKA-16147.
 func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 	c.ownMaps()
 	for _, p := range ps {
+		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+			delete(c.owners, p)
+			continue
+		}
 		hs := c.owners[p]
 		i := slices.IndexFunc(hs, func(h holder) bool { return h.member == id })
 		if i < 0 {
@@ -609,9 +658,15 @@ func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 // e. A partition still held by another member is Kafka's
 // IllegalStateException in addPartitionEpochs, the hard guard against
 // double ownership: it panics, unless the AssignBeforeRelease fault is on.
+// With the PerSetEpochUpdate fault it overwrites the entry instead, as
+// Kafka's addPartitionEpochs did before KAFKA-16147.
 func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
 	c.ownMaps()
 	for _, p := range ps {
+		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+			c.owners[p] = []holder{{member: id, epoch: e}}
+			continue
+		}
 		hs := c.owners[p]
 		if len(hs) > 0 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
 			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, hs[0].member, hs[0].epoch))
@@ -836,7 +891,9 @@ func topicsString(t spec.Topics) string {
 // CheckInvariants returns an error naming the first broken invariant of
 // c's state, or nil. Step keeps every invariant; tests call this after
 // every step. With the AssignBeforeRelease fault a partition may have
-// several holders (that is the fault; the ownership laws report it).
+// several holders (that is the fault; the ownership laws report it). With
+// the PerSetEpochUpdate fault the owner map is not checked against what
+// the members hold, for the same reason.
 func (c *Coordinator) CheckInvariants() error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("coordinator: invariant: "+format+"\n%s", append(args, c)...)
@@ -917,6 +974,12 @@ func (c *Coordinator) CheckInvariants() error {
 	if spec.Duplicated(targeted) {
 		return fail("target gives %s twice", c.targetTwice())
 	}
+	if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+		// The fault is a broken owner map: entries go missing or name the
+		// wrong holder, and two members may end up holding a partition.
+		// The ownership laws report what that does to the group.
+		return c.checkSubscriptionMetadata(fail)
+	}
 	if len(held) != len(c.owners) {
 
 		return fail("owner map has %d partitions, members hold %d", len(c.owners), len(held))
@@ -930,6 +993,12 @@ func (c *Coordinator) CheckInvariants() error {
 			return fail("partition %s held by %v", p, want)
 		}
 	}
+	return c.checkSubscriptionMetadata(fail)
+}
+
+// checkSubscriptionMetadata is CheckInvariants' last check: the
+// subscription metadata is current unless marked expired.
+func (c *Coordinator) checkSubscriptionMetadata(fail func(string, ...any) error) error {
 	if !c.metadataExpired && !maps.Equal(c.subscribed, c.subscriptionMetadata(c.subscribedNames(nil))) {
 		return fail("subscription metadata %s is stale, but not marked expired", topicsString(c.subscribed))
 	}

@@ -116,10 +116,10 @@ func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatReque
 // cancels it, with the same effect.
 func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 	m := c.members[id]
-	c.removeHoldings(id, m.holds())
+	old := m.cur
 	m.cur.Epoch = spec.StaticLeaveEpoch
 	m.cur.PendingRevocation = nil
-	c.addHoldings(id, m.cur.Epoch, m.holds())
+	c.updateHoldings(id, &old, m.cur)
 	s.cancelRebalance(&m)
 	c.members[id] = m
 	c.updateState()
@@ -177,6 +177,9 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 //     UNKNOWN_SERVER_ERROR).
 //  5. reconcile.Next moves the member one step towards its target, unless
 //     it is reconciled already (ErrFencedMemberEpoch: FENCED_MEMBER_EPOCH).
+//     With the RestartOnNewTarget fault, a member whose target epoch moved
+//     since its last reconciliation is recomputed by restartReconciliation
+//     instead.
 //
 // Then it commits: the member record, the partition owners, the epochs and
 // target, the rebalance timer (armed at the member's epoch when the member
@@ -215,6 +218,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		base = member{
 			id: r.MemberID, instanceID: old.instanceID, rack: old.rack, assignor: old.assignor,
 			rebalanceTimeout: old.rebalanceTimeout, subscription: old.subscription, cur: old.cur,
+			targetMemberEpoch: old.targetMemberEpoch,
 		}
 		base.cur.Epoch, base.cur.PreviousEpoch = 0, 0
 		gone = append(gone, dec.Member)
@@ -311,7 +315,17 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 			// at once while it still works on them.
 			in.Owned, in.OwnedSent = owned.Intersect(in.Target), true
 		}
-		n, err := reconcile.Next(updated.cur, in)
+		restart := c.cfg.Faults.Has(nextgen.RestartOnNewTarget)
+		var n reconcile.Member
+		var err error
+		if restart && updated.targetMemberEpoch != tgtEpoch && knownState(updated.cur.State) {
+			n, err = restartReconciliation(updated.cur, in)
+		} else {
+			n, err = reconcile.Next(updated.cur, in)
+		}
+		if restart {
+			updated.targetMemberEpoch = tgtEpoch
+		}
 		switch {
 		case errors.Is(err, reconcile.ErrFencedMemberEpoch):
 			s.reject(from, rejection(spec.FencedMemberEpoch,
@@ -329,16 +343,20 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 			c.drop(s, id)
 		}
 	}
+	var prev *reconcile.Member
 	if dec.Kind == validate.ExistingMember {
-		c.removeHoldings(base.id, base.holds())
+		prev = &base.cur
 		if base.instanceID != "" && base.instanceID != updated.instanceID {
 			c.ownMaps()
 			delete(c.instances, base.instanceID)
 		}
 	}
-	changed := !sameMember(updated.cur, next)
+	// Under RestartOnNewTarget a new target epoch alone is a change, as
+	// Kafka's record then carries the new targetMemberEpoch: the rebalance
+	// timer is re-armed.
+	changed := !sameMember(updated.cur, next) || updated.targetMemberEpoch != base.targetMemberEpoch
 	updated.cur = next
-	c.addHoldings(updated.id, next.Epoch, updated.holds())
+	c.updateHoldings(updated.id, prev, next)
 	if updated.instanceID != "" {
 		c.ownMaps()
 		c.instances[updated.instanceID] = updated.id
@@ -378,6 +396,35 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		resp.Assignment, resp.AssignmentSent = next.Assigned, true
 	}
 	s.send(from, resp)
+}
+
+// restartReconciliation is the RestartOnNewTarget fault: Kafka's
+// CurrentAssignmentBuilder.transitionToNewTargetAssignmentState before
+// KAFKA-16249, which the coordinator ran whenever a new target had been
+// installed since the member was last reconciled. It starts over from
+// everything the member holds, Assigned ∪ PendingRevocation, as if the
+// member were stable at its epoch, and ignores what the heartbeat reports
+// owned (Kafka did not read it on this path): whatever the new target
+// takes away is pending revocation again, although the heartbeat may
+// already acknowledge its revocation. A member that goes back to revoking
+// keeps its epochs, as Kafka's REVOKING transition did.
+func restartReconciliation(m reconcile.Member, in reconcile.Input) (reconcile.Member, error) {
+	restarted := reconcile.Member{
+		Epoch: m.Epoch, PreviousEpoch: m.PreviousEpoch, State: reconcile.Stable,
+		Assigned: m.Assigned.Union(m.PendingRevocation),
+	}
+	in.Owned, in.OwnedSent = nil, false
+	n, err := reconcile.Next(restarted, in)
+	if err == nil && n.State == reconcile.UnrevokedPartitions {
+		n.PreviousEpoch = m.PreviousEpoch
+	}
+	return n, err
+}
+
+// knownState reports whether s is one of the states reconcile.Next
+// reconciles (an unknown state is fenced, with or without a new target).
+func knownState(s reconcile.State) bool {
+	return s == reconcile.Stable || s == reconcile.UnrevokedPartitions || s == reconcile.UnreleasedPartitions
 }
 
 // partitionOwned answers reconcile's PartitionOwned for member id, whose

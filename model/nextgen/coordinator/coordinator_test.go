@@ -91,6 +91,16 @@ func (h *harness) expectMember(id spec.MemberID, epoch spec.Epoch, state reconci
 	}
 }
 
+// mustMember returns the snapshot of member id.
+func (h *harness) mustMember(id spec.MemberID) MemberSnapshot {
+	h.t.Helper()
+	m, ok := h.c.Member(id)
+	if !ok {
+		h.t.Fatalf("no member %s\n%s", id, h.c)
+	}
+	return m
+}
+
 func nodeOf(r nextgen.HeartbeatRequest) string {
 	if r.MemberID == "" {
 		return "client"
@@ -742,6 +752,76 @@ func TestFaults(t *testing.T) {
 		h.hb(300, hbOwned("B", 2, "{}"), `
 			send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-2}
 			set session(B)@45300`)
+	})
+}
+
+// TestRestartOnNewTarget: A is revoking foo-2 for B when C joins and a
+// new target is installed. A's next heartbeat acknowledges the revocation.
+// Today the acknowledgement counts: foo-2 is released and A moves on. With
+// the RestartOnNewTarget fault (before KAFKA-16249) A is recomputed from
+// everything it holds and the acknowledgement is ignored: foo-2 is pending
+// revocation again, and A's later heartbeats, which carry no owned
+// partitions, never release it.
+func TestRestartOnNewTarget(t *testing.T) {
+	run := func(t *testing.T, faults nextgen.Fault) *harness {
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: faults})
+		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
+		h.step(300, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+		h.expectGroup(3, 3, Reconciling)
+		h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		h.step(500, nextgen.Receive{From: "A", Msg: hbNull("A", h.mustMember("A").Epoch)})
+		return h
+	}
+	t.Run("today", func(t *testing.T) {
+		h := run(t, 0)
+		h.expectMember("A", 2, reconcile.UnrevokedPartitions, "{foo-0}", "{foo-1}")
+		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1}" {
+			t.Fatalf("owners %s, want foo-2 released", got)
+		}
+	})
+	t.Run("restart-on-new-target", func(t *testing.T) {
+		h := run(t, nextgen.RestartOnNewTarget)
+		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0}", "{foo-1 foo-2}")
+		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
+			t.Fatalf("owners %s, want foo-2 still held by A", got)
+		}
+	})
+}
+
+// TestPerSetEpochUpdate: A is revoking foo-2 for B when B leaves, so the
+// new target gives foo-2 back to A, and A's acknowledgement makes it
+// assigned again in one step. Today the owner map records A as its holder.
+// With the PerSetEpochUpdate fault (before KAFKA-16147) the update of the
+// pending set deletes the entry the update of the assigned set had just
+// written: foo-2 looks free while A holds it, and C, joining, is given it
+// at once.
+func TestPerSetEpochUpdate(t *testing.T) {
+	run := func(t *testing.T, faults nextgen.Fault) *harness {
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: faults})
+		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
+		h.step(300, nextgen.Receive{From: "B", Msg: leave("B", -1)})
+		h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
+		h.step(500, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+		return h
+	}
+	t.Run("today", func(t *testing.T) {
+		h := run(t, 0)
+		h.expectMember("C", 4, reconcile.UnreleasedPartitions, "{}", "{}")
+		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
+			t.Fatalf("owners %s", got)
+		}
+	})
+	t.Run("per-set-epoch-update", func(t *testing.T) {
+		h := run(t, nextgen.PerSetEpochUpdate)
+		h.expectMember("C", 4, reconcile.Stable, "{foo-2}", "{}")
+		h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
 	})
 }
 

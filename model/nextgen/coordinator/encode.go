@@ -61,6 +61,7 @@ func (m member) encode(e *canon.Encoder) {
 	e.Int(int64(m.cur.State))
 	e.Set(m.cur.Assigned)
 	e.Set(m.cur.PendingRevocation)
+	e.Int(int64(m.targetMemberEpoch))
 	e.Bool(m.sessionArmed)
 	e.Instant(int64(m.sessionAt))
 	e.Bool(m.rebalanceArmed)

@@ -96,8 +96,8 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	if err := o.Validate(); err != nil {
 		return core.CheckConfig{}, err
 	}
-	if o.LeaderBounces != 0 || o.LeaderFailover != "" || o.EnvAnywhere {
-		return core.CheckConfig{}, fmt.Errorf("leader bounces, leader failover and env-anywhere apply to the classic protocols only")
+	if o.LeaderBounces != 0 || o.LeaderFailover != "" || o.MaxDelay != 0 || o.EnvAnywhere {
+		return core.CheckConfig{}, fmt.Errorf("leader bounces, leader failover, max delay and env-anywhere apply to the classic protocols only")
 	}
 	if o.Connectors > 0 {
 		return core.CheckConfig{}, fmt.Errorf("connectors = %d: Kafka Connect's connectors and tasks are for the classic deferred and incremental protocols only", o.Connectors)
