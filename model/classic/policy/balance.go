@@ -262,12 +262,13 @@ func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 //
 // With a gap (Design III), each turn goes instead to the group whose
 // connector has the largest gap(connector) less twice what the turns took
-// from it so far (ties to the earlier group). Design III revokes a few resources
-// per round and plans again in the next round, where fixed turns would
-// start again from the same connector and take all its tasks over the
-// rounds; the gap, how many more tasks of the connector the member runs
-// than the member running fewest of it, points each step at the
-// connector that is spread worst.
+// from it so far (ties to the earlier group), and resources that are not
+// a connector's tasks come last, in xs order. Design III revokes a few
+// resources per round and plans again in the next round, where fixed
+// turns would start again from the same connector and take all its tasks
+// over the rounds; the gap, how many more tasks of the connector the
+// member runs than the member running fewest of it, points each step at
+// the connector that is spread worst.
 func spreadByConnector(xs []spec.Resource, topics spec.Topics, gap func(connector string) int) []spec.Resource {
 	var groups [][]spec.Resource
 	index := map[string]int{}

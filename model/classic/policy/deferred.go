@@ -118,8 +118,9 @@ type DeferredConfig struct {
 // a kind (all members subscribe to all the topics), the rule is Connect's:
 // computed on the assignment before step 7, each member is cut to its
 // assign.ConnectBalanceTargets target, ⌊N/W⌋ or ⌊N/W⌋+1, giving up the
-// resources that sort last; after the follow-up the kind is balanced (loads
-// differ by at most one). With heterogeneous subscriptions Connect's
+// resources that sort last, the tasks of different connectors taking turns
+// (KAFKA-17049's proposed fix; see spreadByConnector); after the follow-up
+// the kind is balanced (loads differ by at most one). With heterogeneous subscriptions Connect's
 // targets can ask for moves no member can take (and then revoke the same
 // resource for ever), so the generalisation works on the assignment after
 // step 7 and plans moves: repeatedly, from the most loaded member, a
