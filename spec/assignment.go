@@ -77,12 +77,54 @@ func (a Assignment) String() string {
 
 // Topics is the resource universe: the number of partitions of each topic
 // (or tasks of each connector). A topic with count n has resources
-// topic-0 .. topic-(n-1); a connector additionally has topic/connector when
-// it is listed in a Universe's Connectors.
+// topic-0 .. topic-(n-1). A Kafka Connect connector named c is a topic c
+// whose count is its number of tasks, marked as a connector by the entry
+// ConnectorKey(c) (count 0, so it names no partition): it has the resource
+// c/connector (spec.Connector(c)) besides its tasks c-0 .. c-(n-1). Use
+// AddConnector to add one.
 type Topics map[string]int32
 
-// Resources returns every partition of the topics named in names that exist
-// in t, in sorted order. Unknown names are skipped.
+// connectorSuffix ends the key that marks a topic as a connector; it is
+// how spec.Connector resources print.
+const connectorSuffix = "/connector"
+
+// ConnectorKey is the key of the entry that marks the topic name as a Kafka
+// Connect connector in a Topics: "name/connector", with count 0.
+func ConnectorKey(name string) string { return name + connectorSuffix }
+
+// AddConnector adds to t the connector name with tasks tasks: the topic
+// name with count tasks and its marker ConnectorKey(name). It changes t in
+// place and returns it.
+func (t Topics) AddConnector(name string, tasks int32) Topics {
+	t[name] = tasks
+	t[ConnectorKey(name)] = 0
+	return t
+}
+
+// IsConnector reports whether the topic name is a connector of t (t has
+// both the topic and its marker).
+func (t Topics) IsConnector(name string) bool {
+	if _, ok := t[name]; !ok {
+		return false
+	}
+	_, ok := t[ConnectorKey(name)]
+	return ok
+}
+
+// Connectors returns the connectors of t in sorted order.
+func (t Topics) Connectors() []string {
+	var out []string
+	for _, n := range t.Names() {
+		if t.IsConnector(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Resources returns every resource of the topics named in names that exist
+// in t, in sorted order: each topic's partitions, and a connector's
+// c/connector before its tasks. Unknown names are skipped.
 func (t Topics) Resources(names ...string) Set {
 	var out Set
 	for _, n := range slices.Sorted(slices.Values(names)) {
@@ -90,16 +132,24 @@ func (t Topics) Resources(names ...string) Set {
 		if !ok || (len(out) > 0 && out[len(out)-1].Topic == n) {
 			continue
 		}
+		if t.IsConnector(n) {
+			out = append(out, Connector(n))
+		}
 		out = append(out, Range(n, 0, c-1)...)
 	}
 	return out
 }
 
-// Names returns the topics of t in sorted order.
+// Names returns the keys of t in sorted order: the topics, and the markers
+// of the connectors among them.
 func (t Topics) Names() []string { return slices.Sorted(maps.Keys(t)) }
 
-// Has reports whether r is a partition of a topic of t.
+// Has reports whether r is a partition of a topic of t, or the connector
+// resource of a connector of t.
 func (t Topics) Has(r Resource) bool {
+	if r.IsConnector() {
+		return t.IsConnector(r.Topic)
+	}
 	c, ok := t[r.Topic]
 	return ok && r.Partition >= 0 && r.Partition < c
 }

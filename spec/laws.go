@@ -418,7 +418,11 @@ func coverageHolds(v View) bool {
 		if i > 0 && topics[i-1] == t {
 			continue
 		}
-		for p := range v.Topics[t] {
+		from := int32(0)
+		if v.Topics.IsConnector(t) {
+			from = ConnectorTask
+		}
+		for p := from; p < v.Topics[t]; p++ {
 			r := Resource{Topic: t, Partition: p}
 			j, found := slices.BinarySearchFunc(owned, r, Resource.Compare)
 			if !found || (j+1 < len(owned) && owned[j+1] == r) {

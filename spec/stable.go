@@ -14,7 +14,8 @@ import (
 // topics, and no resource is claimed by two members (a resource claimed
 // twice goes to its claimant of the highest generation, which the round
 // does not carry), and the round knows its universe. Claims outside the universe or the subscription cannot
-// be kept and are not counted. With P subscribed resources and M members,
+// be kept and are not counted, nor are Kafka Connect connector resources
+// (the sticky assignors the law judges hand out partitions only). With P subscribed resources and M members,
 // a balanced assignment gives everyone q = ⌊P/M⌋ or q+1, the larger share
 // to exactly P mod M members, so it keeps at most
 //
@@ -40,7 +41,7 @@ func CheckStableWhenBalanced(r Round) []Violation {
 		}
 	}
 	keepable := func(res Resource) bool {
-		return r.Topics.Has(res) && slices.Contains(topics, res.Topic)
+		return !res.IsConnector() && r.Topics.Has(res) && slices.Contains(topics, res.Topic)
 	}
 	var all []Resource
 	claims := make(map[MemberID]Set, len(members))

@@ -39,6 +39,7 @@ var lawsChecked = []spec.Law{
 type checkOptions struct {
 	protocol                                         string
 	members, joins, topics, partitions               int
+	connectors, tasks                                int
 	crashes, restarts, leaves, resubscribes          int
 	drops, duplicates, leaderBounces, maxRounds      int
 	leaderFailover, claimGeneration                  string
@@ -125,6 +126,9 @@ usage error.`,
 			if isTerminal(os.Stderr) && !o.asJSON {
 				o.progress = os.Stderr
 			}
+			if o.connectors != 0 && (cmd.Flags().Changed("topics") || cmd.Flags().Changed("partitions")) {
+				return usageError{fmt.Errorf("--connectors replaces the topics: give --connectors and --tasks, or --topics and --partitions, not both")}
+			}
 			if o.protocol == "nextgen" && semanticsWitness(&o, cmd.Flags().Changed) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "check: --semantics %s: exploring the world where the bug shows (%s); bound flags override it\n",
 					strings.Join(o.semantics, ","), strings.TrimSpace(boundFlags(o)))
@@ -139,6 +143,8 @@ usage error.`,
 	f.IntVar(&o.joins, "joins", d.Joins, "members that join later")
 	f.IntVar(&o.topics, "topics", d.Topics, "topics, each subscribed by every member")
 	f.IntVar(&o.partitions, "partitions", d.Partitions, "partitions per topic")
+	f.IntVar(&o.connectors, "connectors", 0, "deferred/incremental: Kafka Connect connectors T, U, ... instead of topics, each a resource plus --tasks tasks")
+	f.IntVar(&o.tasks, "tasks", 0, "tasks per connector (with --connectors)")
 	f.IntVar(&o.crashes, "crashes", d.Crashes, "member crashes")
 	f.IntVar(&o.restarts, "restarts", d.Restarts, "restarts of crashed members")
 	f.IntVar(&o.leaves, "leaves", d.Leaves, "graceful leaves")
@@ -300,6 +306,7 @@ func machineMemory() int64 {
 // worldOptions is the world the flags ask for, with the family's faults.
 func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 	return core.CheckOptions[F]{Members: o.members, Joins: o.joins, Topics: o.topics, Partitions: o.partitions,
+		Connectors: o.connectors, Tasks: o.tasks,
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
 		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, ClaimGeneration: o.claimGeneration, MaxRounds: o.maxRounds,
@@ -327,8 +334,12 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 		}
 		defer fmt.Fprintf(o.progress, "\r%s\r", strings.Repeat(" ", 78))
 	}
-	bounds := fmt.Sprintf("members=%d joins=%d topics=%dx%d crashes=%d restarts=%d leaves=%d resubscribes=%d drops=%d duplicates=%d",
-		o.members, o.joins, o.topics, o.partitions, o.crashes, o.restarts, o.leaves, o.resubscribes, o.drops, o.duplicates)
+	universe := fmt.Sprintf("topics=%dx%d", o.topics, o.partitions)
+	if o.connectors != 0 {
+		universe = fmt.Sprintf("connectors=%dx%d", o.connectors, o.tasks)
+	}
+	bounds := fmt.Sprintf("members=%d joins=%d %s crashes=%d restarts=%d leaves=%d resubscribes=%d drops=%d duplicates=%d",
+		o.members, o.joins, universe, o.crashes, o.restarts, o.leaves, o.resubscribes, o.drops, o.duplicates)
 	if o.leaderBounces != 0 {
 		bounds += fmt.Sprintf(" leader-bounces=%d", o.leaderBounces)
 	}
@@ -473,7 +484,8 @@ func boundFlags(o checkOptions) string {
 		got, dflt int
 	}{
 		{"members", o.members, d.Members}, {"joins", o.joins, d.Joins}, {"topics", o.topics, d.Topics},
-		{"partitions", o.partitions, d.Partitions}, {"crashes", o.crashes, d.Crashes}, {"restarts", o.restarts, d.Restarts},
+		{"partitions", o.partitions, d.Partitions}, {"connectors", o.connectors, 0}, {"tasks", o.tasks, 0},
+		{"crashes", o.crashes, d.Crashes}, {"restarts", o.restarts, d.Restarts},
 		{"leaves", o.leaves, d.Leaves}, {"resubscribes", o.resubscribes, d.Resubscribes}, {"drops", o.drops, d.Drops},
 		{"duplicates", o.duplicates, d.Duplicates}, {"leader-bounces", o.leaderBounces, 0}, {"max-rounds", o.maxRounds, 0},
 	} {

@@ -218,8 +218,8 @@ func TestRoundBoundsHold(t *testing.T) {
 // (docs/history.md): the switch that brings the bug back (a fault, or a
 // next-gen behaviour selector "before-kafka-N"), the switches on in both
 // runs (with) when the bug needs another fix undone too, the world (one
-// topic unless topics is set; claimGeneration as --claim-generation), and
-// the law that breaks.
+// topic unless topics is set; claimGeneration as --claim-generation;
+// connectors and tasks for a Kafka Connect world), and the law that breaks.
 var historyCases = []struct {
 	bug, protocol, fault        string
 	with                        []string
@@ -228,6 +228,7 @@ var historyCases = []struct {
 	crashes, restarts           int
 	resubscribes                int
 	maxDelay                    string
+	connectors, tasks           int
 	liveness                    bool
 	law                         string
 	claimGeneration             string
@@ -250,6 +251,8 @@ var historyCases = []struct {
 	{bug: "KAFKA-16147", protocol: "nextgen", fault: "per-set-epoch-update", members: 3, topics: 1, partitions: 2, joins: 2, leaves: 1, law: "ExclusiveOwnership"},
 	{bug: "KAFKA-9849", protocol: "deferred", fault: "leave-keeps-working", members: 2, partitions: 1, leaves: 1, law: "ExclusiveOwnership"},
 	{bug: "KAFKA-14639", protocol: "cooperative", fault: "stale-claims-dropped", members: 3, partitions: 5, joins: 1, claimGeneration: "assigned", liveness: true, law: "EventuallyConverged"},
+	{bug: "KAFKA-17049", protocol: "deferred", fault: "revocation-ignores-connectors", members: 2, connectors: 2, tasks: 2, joins: 1, liveness: true, law: "EventuallyConverged"},
+	{bug: "KAFKA-17049", protocol: "incremental", fault: "revocation-ignores-connectors", members: 2, connectors: 2, tasks: 2, joins: 1, liveness: true, law: "EventuallyConverged"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
@@ -258,7 +261,7 @@ func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
 		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: max(1, c.topics), partitions: c.partitions,
 			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, resubscribes: c.resubscribes, maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness,
-			claimGeneration: c.claimGeneration}
+			claimGeneration: c.claimGeneration, connectors: c.connectors, tasks: c.tasks}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {
 			t.Errorf("%s, switch off: %v\n%s", c.bug, err, out.String())

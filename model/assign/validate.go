@@ -189,7 +189,9 @@ func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
 }
 
 // PruneOwned returns a copy of g in which every member's Owned set keeps only
-// resources that exist in g.Topics (a known topic, a partition in range). It
+// partitions that exist in g.Topics (a known topic, a partition in range;
+// never a Kafka Connect connector resource, which no assignor of this
+// package hands out, even of a connector of g.Topics). It
 // is how a caller turns claims on deleted or shrunk topics, which
 // ValidateGroup rejects, into what Kafka's assignors do with them: ignore
 // them. g is not modified; the returned group shares no slice that PruneOwned
@@ -197,7 +199,7 @@ func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
 func PruneOwned(g Group) Group {
 	out := Group{Topics: g.Topics, Members: make([]Member, len(g.Members)), ReplicaRacks: g.ReplicaRacks}
 	for i, m := range g.Members {
-		m.Owned = m.Owned.Filter(g.Topics.Has)
+		m.Owned = m.Owned.Filter(func(r spec.Resource) bool { return !r.IsConnector() && g.Topics.Has(r) })
 		out.Members[i] = m
 	}
 	return out

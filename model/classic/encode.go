@@ -25,7 +25,7 @@ const (
 	coordMemberFields       = 11 // coordMember
 	coordParkedFields       = 4  // coordParked
 	memberFields            = 22 // Member
-	leaderMemoryFields      = 8  // LeaderMemory
+	leaderMemoryFields      = 9  // LeaderMemory
 )
 
 // The kinds of message, written first in a message's encoding; 0 is a nil
@@ -169,6 +169,7 @@ func encodeLeaderMemory(e *canon.Encoder, mem *LeaderMemory) {
 	encodeIDs(e, mem.Candidates)
 	e.Int(int64(mem.SuccessiveRevokingRounds))
 	e.Bool(mem.Revoked)
+	e.Set(mem.Revocation)
 }
 
 // encodeIDs writes member ids in order.

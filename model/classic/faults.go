@@ -113,6 +113,17 @@ const (
 	// converges (EventuallyConverged); with SkipLeaderValidation, as
 	// CooperativeHandoff by the world.
 	StaleClaimsDropped
+	// RevocationIgnoresConnectors: Designs II and III's load-balancing
+	// revocations take a member's resources in plain resource order,
+	// which groups the tasks of each connector together, instead of
+	// letting the connectors take turns. That is Kafka Connect's rule on
+	// trunk (IncrementalCooperativeAssignor loadBalancingRevocations takes
+	// the first tasks of the worker's allocation; KAFKA-17049, whose fix,
+	// PR #16486, was closed unmerged): a worker that joins gets every task
+	// of one connector and none of another. Reported as Balance
+	// (EventuallyConverged) in a world with connectors: the per-connector
+	// part of spec.CheckConnectBalance.
+	RevocationIgnoresConnectors
 )
 
 // FaultInfo names and describes one fault switch.
@@ -135,6 +146,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: LostToFirstCandidate, Name: "lost-to-first-candidate", Doc: "deferred/incremental: when the delay expires every lost resource goes to the first candidate (KAFKA-10413; EventuallyConverged with no-consecutive-revocation)"},
 	{Fault: UndeliveredAssignmentHeld, Name: "undelivered-assignment-held", Doc: "deferred/incremental: resources a member never received are held for the scheduled delay although nobody departed (KAFKA-9848; no law yet)"},
 	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; ExclusiveOwnership)"},
+	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }
 

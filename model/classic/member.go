@@ -477,7 +477,7 @@ func memberOrDash(s string) string {
 // memberMemoryIsZero reports whether mem is "no history".
 func memberMemoryIsZero(mem LeaderMemory) bool {
 	return mem.Generation == 0 && len(mem.Assignment) == 0 && len(mem.Members) == 0 && mem.ScheduledAt == 0 &&
-		mem.Lost.IsEmpty() && len(mem.Candidates) == 0 && mem.SuccessiveRevokingRounds == 0 && !mem.Revoked
+		mem.Lost.IsEmpty() && len(mem.Candidates) == 0 && mem.SuccessiveRevokingRounds == 0 && !mem.Revoked && mem.Revocation.IsEmpty()
 }
 
 // memberMemoryString prints a LeaderMemory on one line.
@@ -501,6 +501,9 @@ func memberMemoryString(mem LeaderMemory) string {
 	}
 	if mem.SuccessiveRevokingRounds != 0 {
 		s += fmt.Sprintf(" successive-revoking=%d", mem.SuccessiveRevokingRounds)
+	}
+	if !mem.Revocation.IsEmpty() {
+		s += " revocation=" + mem.Revocation.String()
 	}
 	if mem.Revoked {
 		s += " revoked"

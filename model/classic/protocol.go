@@ -155,6 +155,11 @@ type LeaderMemory struct {
 	SuccessiveRevokingRounds int
 	// Revoked reports that the previous round revoked something.
 	Revoked bool
+	// Revocation is everything that round told its members to revoke
+	// (Connect's previousRevocation): the next round takes the members'
+	// claims as the previous assignment when one of them still claims
+	// any of it, as a revocation that did not take effect.
+	Revocation spec.Set
 }
 
 // Clone returns a copy of m that shares no mutable state with it.

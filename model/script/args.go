@@ -162,10 +162,30 @@ func Topics(args []Arg, cmd string) (spec.Topics, error) {
 	for _, t := range Vals(args, "topics") {
 		name, count, ok := strings.Cut(t, ":")
 		n, err := strconv.ParseInt(count, 10, 32)
-		if !ok || err != nil || n < 0 || name == "" {
+		if !ok || err != nil || n < 0 || name == "" || strings.Contains(name, "/") {
 			return nil, fmt.Errorf("%s: topic %q: want name:partitions", cmd, t)
 		}
 		topics[name] = int32(n)
 	}
 	return topics, nil
+}
+
+// Connectors adds to topics the Kafka Connect connectors of the
+// connectors=(name:tasks,...) argument of a group command: each is a
+// resource name/connector plus its tasks name-0 .. name-(tasks-1)
+// (spec.Topics.AddConnector). A connector may not share its name with a
+// topic, and needs at least one task.
+func Connectors(args []Arg, cmd string, topics spec.Topics) error {
+	for _, c := range Vals(args, "connectors") {
+		name, count, ok := strings.Cut(c, ":")
+		n, err := strconv.ParseInt(count, 10, 32)
+		if !ok || err != nil || n < 1 || name == "" || strings.Contains(name, "/") {
+			return fmt.Errorf("%s: connector %q: want name:tasks with at least one task", cmd, c)
+		}
+		if _, dup := topics[name]; dup {
+			return fmt.Errorf("%s: connector %q: %s is already a topic or connector", cmd, c, name)
+		}
+		topics.AddConnector(name, int32(n))
+	}
+	return nil
 }

@@ -18,6 +18,13 @@ type CheckOptions[F any] struct {
 	// Topics and Partitions: the topics T, U, V, ... each with Partitions
 	// partitions; every member subscribes to all of them.
 	Topics, Partitions int
+	// Connectors and Tasks, when Connectors is positive, replace the topics
+	// by a Kafka Connect universe: the connectors T, U, V, ... each a
+	// resource (T/connector) with Tasks tasks (T-0, T-1, ...); every member
+	// subscribes to all of them. Topics and Partitions are then unused.
+	// Only the families and protocols that run Connect's assignor take them
+	// (classic deferred and incremental).
+	Connectors, Tasks int
 	// The environment's budget over a whole path.
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates int
 	// AddPartitions bounds how often a topic gains a partition (families
@@ -100,8 +107,10 @@ func MemberName(i int) string { return string(rune('A' + i)) }
 
 // Validate returns an error for options no family makes sense of: no
 // members or more than MaxMembers, joins outside 0 to members, topics
-// outside 1 to len(TopicNames), no partitions, a negative budget or
-// max-rounds.
+// outside 1 to len(TopicNames), no partitions, connectors outside 0 to
+// len(TopicNames), connectors without tasks or tasks without connectors,
+// a negative budget or max-rounds. With connectors, topics and partitions
+// are not judged (they are unused).
 func (o CheckOptions[F]) Validate() error {
 	switch {
 	case o.Members < 1:
@@ -110,9 +119,15 @@ func (o CheckOptions[F]) Validate() error {
 		return fmt.Errorf("members = %d: at most %d (named A to S; topics are T to Y)", o.Members, MaxMembers)
 	case o.Joins < 0 || o.Joins > o.Members:
 		return fmt.Errorf("joins = %d: want 0 to members (%d)", o.Joins, o.Members)
-	case o.Topics < 1 || o.Topics > len(TopicNames):
+	case o.Connectors < 0 || o.Connectors > len(TopicNames):
+		return fmt.Errorf("connectors = %d: want 0 (a topic world) to %d", o.Connectors, len(TopicNames))
+	case o.Connectors > 0 && o.Tasks < 1:
+		return fmt.Errorf("tasks = %d: want at least 1 task per connector", o.Tasks)
+	case o.Connectors == 0 && o.Tasks != 0:
+		return fmt.Errorf("tasks = %d: tasks are per connector; give connectors too", o.Tasks)
+	case o.Connectors == 0 && (o.Topics < 1 || o.Topics > len(TopicNames)):
 		return fmt.Errorf("topics = %d: want 1 to %d", o.Topics, len(TopicNames))
-	case o.Partitions < 1:
+	case o.Connectors == 0 && o.Partitions < 1:
 		return fmt.Errorf("partitions = %d: want at least 1", o.Partitions)
 	case o.MaxRounds < 0:
 		return fmt.Errorf("max-rounds = %d: want 0 (the protocol's bound) or more", o.MaxRounds)
@@ -146,10 +161,42 @@ func (o CheckOptions[F]) Config(protocol string, maxRounds int, balance Balance)
 		cfg.MaxRounds = o.MaxRounds
 	}
 	if o.Resubscribes > 0 {
-		topics := TopicNames[:o.Topics]
+		topics := o.TopicNames()
 		cfg.TopicChoices = [][]string{topics[:1], topics}
 	}
 	return cfg
+}
+
+// TopicNames are the names of the world's topics, or of its connectors
+// when it has connectors: the first of TopicNames.
+func (o CheckOptions[F]) TopicNames() []string {
+	if o.Connectors > 0 {
+		return TopicNames[:o.Connectors]
+	}
+	return TopicNames[:o.Topics]
+}
+
+// Universe is the world's resource universe: the topics with their
+// partitions, or the connectors with their tasks (spec.Topics.AddConnector).
+func (o CheckOptions[F]) Universe() spec.Topics {
+	out := spec.Topics{}
+	for _, n := range o.TopicNames() {
+		if o.Connectors > 0 {
+			out.AddConnector(n, int32(o.Tasks))
+		} else {
+			out[n] = int32(o.Partitions)
+		}
+	}
+	return out
+}
+
+// Resources is how many resources the universe has: topics × partitions,
+// or connectors × (1 + tasks).
+func (o CheckOptions[F]) Resources() int {
+	if o.Connectors > 0 {
+		return o.Connectors * (1 + o.Tasks)
+	}
+	return o.Topics * o.Partitions
 }
 
 // DefaultTopics is the resource universe of the property tests' default

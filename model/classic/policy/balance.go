@@ -208,7 +208,8 @@ func (ks *kindRound) on() spec.Assignment {
 // kind: every member is cut to its assign.ConnectBalanceTargets target,
 // giving up first what it was given in this round (lost resources handed
 // to it as a candidate: they cost nothing to move), then what it owned,
-// each from the last in resource order down.
+// each from the last in resource order down with the connectors taking
+// turns (spreadByConnector).
 func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 	if ks.configured.IsEmpty() {
 		return nil
@@ -225,10 +226,125 @@ func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 					old = append(old, x)
 				}
 			}
+			if !lr.in.Faults.Has(classic.RevocationIgnoresConnectors) {
+				var gap func(string) int
+				if lr.p.incremental {
+					gap = lr.connectorGap(ks, m)
+				}
+				fresh = spreadByConnector(fresh, lr.in.Topics, gap)
+				old = spreadByConnector(old, lr.in.Topics, gap)
+			}
 			out[m] = append(fresh, old...)[:excess]
 		}
 	}
 	return out
+}
+
+// spreadByConnector reorders the revocation candidates xs (in the order
+// they would be revoked) so that the tasks of different connectors take
+// turns, as the fix proposed for KAFKA-17049 does (apache/kafka PR #16486,
+// commit c18ba01295bc, IncrementalCooperativeAssignor
+// loadBalancingRevocations: the worker's allocation is grouped by
+// connector and the groups give up one resource each in turn). The tasks
+// of each connector of topics form one group; every other resource (a
+// connector instance, a partition of a plain topic) is a group of its own,
+// as a connector is in Kafka's grouping. Groups take turns in the order of
+// their first candidates in xs, each giving up its candidates in xs order.
+// So a member that must give up n tasks gives up about n/k of each of the k
+// connectors it runs, and a worker that joins gets tasks of every
+// connector, not all of one. With no connector tasks in xs the order is
+// xs's own. xs is not modified.
+//
+// Kafka's groups take turns in hash-map order and give up tasks in the
+// worker's allocation order; ours are the reverse resource order that the
+// rest of the rule uses. Kafka's trunk never merged the fix (the PR was
+// closed); classic.RevocationIgnoresConnectors restores trunk's rule.
+//
+// With a gap (Design III), each turn goes instead to the group whose
+// connector has the largest gap(connector) less twice what the turns took
+// from it so far (ties to the earlier group), and resources that are not
+// a connector's tasks come last, in xs order. Design III revokes a few
+// resources per round and plans again in the next round, where fixed
+// turns would start again from the same connector and take all its tasks
+// over the rounds; the gap, how many more tasks of the connector the
+// member runs than the member running fewest of it, points each step at
+// the connector that is spread worst.
+func spreadByConnector(xs []spec.Resource, topics spec.Topics, gap func(connector string) int) []spec.Resource {
+	var groups [][]spec.Resource
+	index := map[string]int{}
+	for _, x := range xs {
+		if x.IsConnector() || !topics.IsConnector(x.Topic) {
+			groups = append(groups, []spec.Resource{x})
+			continue
+		}
+		i, ok := index[x.Topic]
+		if !ok {
+			i = len(groups)
+			index[x.Topic] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], x)
+	}
+	if gap == nil && len(groups) == len(xs) {
+		return xs
+	}
+	out := make([]spec.Resource, 0, len(xs))
+	taken := map[string]int{}
+	for len(out) < len(xs) {
+		if gap != nil {
+			best, bestGap := -1, 0
+			for i, g := range groups {
+				if len(g) == 0 {
+					continue
+				}
+				d := taken[g[0].Topic]
+				if topics.IsConnector(g[0].Topic) && !g[0].IsConnector() {
+					// Each task taken lowers this member's count and raises
+					// the fewest's: the gap shrinks by two.
+					d = gap(g[0].Topic) - 2*d
+				} else {
+					d = -len(xs) // not a connector's task: after every task
+				}
+				if best < 0 || d > bestGap {
+					best, bestGap = i, d
+				}
+			}
+			taken[groups[best][0].Topic]++
+			out = append(out, groups[best][0])
+			groups[best] = groups[best][1:]
+			continue
+		}
+		for i, g := range groups {
+			if len(g) > 0 {
+				out = append(out, g[0])
+				groups[i] = g[1:]
+			}
+		}
+	}
+	return out
+}
+
+// connectorGap returns, for member m of ks, how many more tasks of a
+// connector m runs than the member of the round running fewest of them,
+// counting what this round hands out (ks.base: a revocation of the
+// previous round lands in its follow-up).
+func (lr *leaderRound) connectorGap(ks *kindRound, m spec.MemberID) func(string) int {
+	return func(c string) int {
+		count := func(o spec.MemberID) int {
+			n := 0
+			for _, x := range ks.base[o] {
+				if x.Topic == c && !x.IsConnector() {
+					n++
+				}
+			}
+			return n
+		}
+		low := count(m)
+		for _, o := range lr.ids {
+			low = min(low, count(o))
+		}
+		return count(m) - low
+	}
 }
 
 // move is one planned load-balancing move: x taken from member from.

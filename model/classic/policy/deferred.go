@@ -80,12 +80,11 @@ type DeferredConfig struct {
 //  1. The previous assignment is LeaderInput.Memory (its Assignment plus its
 //     held-back Lost) when the memory is of LeaderInput.LastCompletedGeneration;
 //     otherwise it is empty or reconstructed as LeaderFailover says.
-//  2. If some member claims a resource the memory does not have (a
-//     revocation of the previous round did not take effect), the previous
-//     assignment is what the members claim. Connect remembers the revoked
-//     set itself; LeaderMemory does not, so this policy tests for any claim
-//     outside the memory, which a member can only make when it missed the
-//     previous round's assignment.
+//  2. If some member still claims a resource the previous round revoked
+//     (LeaderMemory.Revocation, Connect's previousRevocation: that
+//     revocation did not take effect), the previous assignment is what the
+//     members claim. Like Connect's, the revoked set is kept whatever the
+//     generation (it is this process's last round as leader).
 //  3. deleted = (previous ∪ claimed) − universe; duplicated = claimed by two
 //     or more members; lost = previous − claimed − deleted; created =
 //     universe − previous − claimed.
@@ -119,8 +118,9 @@ type DeferredConfig struct {
 // a kind (all members subscribe to all the topics), the rule is Connect's:
 // computed on the assignment before step 7, each member is cut to its
 // assign.ConnectBalanceTargets target, ⌊N/W⌋ or ⌊N/W⌋+1, giving up the
-// resources that sort last; after the follow-up the kind is balanced (loads
-// differ by at most one). With heterogeneous subscriptions Connect's
+// resources that sort last, the tasks of different connectors taking turns
+// (KAFKA-17049's proposed fix; see spreadByConnector); after the follow-up
+// the kind is balanced (loads differ by at most one). With heterogeneous subscriptions Connect's
 // targets can ask for moves no member can take (and then revoke the same
 // resource for ever), so the generalisation works on the assignment after
 // step 7 and plans moves: repeatedly, from the most loaded member, a
@@ -301,20 +301,29 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	}
 	prevMembers := mem.Members
 	var previous spec.Set
+	matched := len(mem.Members) > 0 && (mem.Generation == in.LastCompletedGeneration || in.Faults.Has(classic.UndeliveredAssignmentHeld))
 	switch {
-	case len(mem.Members) > 0 && (mem.Generation == in.LastCompletedGeneration || in.Faults.Has(classic.UndeliveredAssignmentHeld)):
+	case matched:
 		// Before KAFKA-9848 Connect trusted its memory whatever
-		// generation it was of.
+		// generation it was of (matched includes that fault).
 		previous = unionOf(mem.Assignment).Union(mem.Lost)
-		if !active.Minus(previous).IsEmpty() {
-			previous = active
-		}
 	case lr.p.failover == DelayIfDeparted:
 		previous = active
 		if departed := lr.departedLeaders(); len(departed) > 0 {
 			previous = previous.Union(lr.configured)
 			prevMembers = unionIDs(prevMembers, departed)
 		}
+	}
+	// Step 2, as Connect's performTaskAssignment does it with
+	// previousRevocation: a member still claims something the previous
+	// round revoked, so that revocation did not take effect, and the
+	// previous assignment is what the members claim. Connect keeps the
+	// revoked set whatever the generation; without a matched memory and
+	// with ReassignImmediately the previous assignment is empty, and taking
+	// the claims instead changes no derived set, so the test is skipped
+	// only for DelayIfDeparted's reconstruction.
+	if (matched || lr.p.failover == ReassignImmediately) && !mem.Revocation.Intersect(active).IsEmpty() {
+		previous = active
 	}
 	deleted := previous.Union(active).Minus(lr.configured)
 	lost := previous.Minus(active).Minus(deleted)
@@ -369,6 +378,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		Candidates:               sched.candidates,
 		SuccessiveRevokingRounds: sched.successive,
 		Revoked:                  sched.revokedPrev,
+		Revocation:               unionOf(lr.revoked),
 	}
 	return lr.result(final, lr.revoked, delay, out)
 }

@@ -42,7 +42,10 @@ type IncrementalConfig struct {
 //
 // With homogeneous subscriptions a step is the first MaxMovesPerRound of
 // Connect's revocations, taken one at a time from the then most loaded
-// member. With heterogeneous ones it is the first MaxMovesPerRound moves of
+// member, each member's tasks from the connector spread worst among the
+// workers first (KAFKA-17049; see spreadByConnector), so that the steps
+// spread each connector's tasks rather than move one connector's after
+// another. With heterogeneous ones it is the first MaxMovesPerRound moves of
 // Deferred's plan, under Deferred's simulation test (falling back to the
 // first move alone, which in a quiet group always passes).
 //

@@ -721,22 +721,36 @@ func TestCandidatesGetLostBack(t *testing.T) {
 	}
 }
 
-// TestRevocationNotTakenEffect: Connect's step 2. A member still claims a
-// resource the leader revoked from it in the previous round (it missed that
-// assignment), so the leader's memory is not what the group holds: the
-// previous assignment becomes what the members claim, nothing counts as
-// lost, and a departed member's resource is assigned at once instead of
-// being held back.
+// TestRevocationNotTakenEffect: Connect's step 2 (performTaskAssignment's
+// previousRevocation). A member still claims a resource the leader revoked
+// from it in the previous round (it missed that assignment), so the
+// leader's memory is not what the group holds: the previous assignment
+// becomes what the members claim, nothing counts as lost, and a departed
+// member's resource is assigned at once instead of being held back. A
+// claim outside the memory that the previous round did not revoke does
+// not trigger it (Connect tests the revoked set, not the memory).
 func TestRevocationNotTakenEffect(t *testing.T) {
 	g := stableFour(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}))
-	// The leader remembers T-0 as revoked from A (not in its memory)...
+	// The leader revoked T-0 from A (not in its memory)...
 	g.mem.Assignment["A"] = nil
+	g.mem.Revocation = set(t, "{T-0}")
 	// ...but A still claims it, and D has gone.
 	g.leave("D")
 	g.now = 5000
 	g.round()
 	g.want("assigned", g.assigned(), "A:{T-0 T-3} B:{T-1} C:{T-2}")
 	g.want("delay", fmt.Sprint(g.delay()), "0")
+	g.want("memory's revocation", g.mem.Revocation.String(), "{}")
+
+	// The same claims without the revocation: the memory stands, so D's
+	// T-3 is lost and held back (A's T-0 is neither lost nor new).
+	g = stableFour(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}))
+	g.mem.Assignment["A"] = nil
+	g.leave("D")
+	g.now = 5000
+	g.round()
+	g.want("no revocation: assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2}")
+	g.want("no revocation: delay", fmt.Sprint(g.delay()), fmt.Sprint(testMaxDelay))
 
 	// Control: with the memory intact, T-3 is held back.
 	g = stableFour(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}))

@@ -39,7 +39,7 @@ func RoundBound(p classic.Protocol, o CheckOptions) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("protocol %s states no round bound (classic.RoundBounder): give one with max-rounds", p.Name())
 	}
-	return rb.RoundBound(classic.GroupShape{Members: o.Members, Resources: o.Topics * o.Partitions}), nil
+	return rb.RoundBound(classic.GroupShape{Members: o.Members, Resources: o.Resources()}), nil
 }
 
 // CheckWorld builds the CheckConfig of protocol with options o. It
@@ -66,6 +66,9 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	if claimGen != classic.ClaimAtJoined && protocol != "cooperative" {
 		return core.CheckConfig{}, fmt.Errorf("claim-generation %s: the cooperative-sticky assignor's user data before KIP-792; protocol %s reports no such claims (cooperative only)", claimGen, protocol)
 	}
+	if o.Connectors > 0 && protocol != "deferred" && protocol != "incremental" {
+		return core.CheckConfig{}, fmt.Errorf("connectors = %d: protocol %s does not run Kafka Connect's assignor; connectors and tasks are for deferred and incremental", o.Connectors, protocol)
+	}
 	protos, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover})
 	if err != nil {
 		return core.CheckConfig{}, err
@@ -76,11 +79,17 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 			return core.CheckConfig{}, err
 		}
 	}
-	topicNames := core.TopicNames[:o.Topics]
+	topicNames := o.TopicNames()
+	// The universe: topics=(T:2,U:2), or connectors=(T:2,U:2) with tasks.
+	kind, count := "topics", o.Partitions
+	if o.Connectors > 0 {
+		kind, count = "connectors", o.Tasks
+	}
 	var parts []string
 	for _, t := range topicNames {
-		parts = append(parts, fmt.Sprintf("%s:%d", t, o.Partitions))
+		parts = append(parts, fmt.Sprintf("%s:%d", t, count))
 	}
+	universe := fmt.Sprintf("%s=(%s)", kind, strings.Join(parts, ","))
 	faults := core.FaultsArg(o.Faults)
 	delay := fmt.Sprint(checkDelay)
 	switch {
@@ -107,7 +116,7 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 			core.MemberName(i), protocol, strings.Join(topicNames, ","), checkTiming.Session, checkTiming.Heartbeat, checkTiming.Rebalance, opts, faults)
 	}
 	cfg := o.Config(protocol, bound, BalanceOf(protocol))
-	cfg.Setup = []string{fmt.Sprintf("group topics=(%s) session-min=1000%s", strings.Join(parts, ","), faults)}
+	cfg.Setup = []string{fmt.Sprintf("group %s session-min=1000%s", universe, faults)}
 	for i := range o.Members - o.Joins {
 		cfg.Setup = append(cfg.Setup, member(i))
 	}

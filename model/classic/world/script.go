@@ -12,12 +12,19 @@ import (
 	core "github.com/rebalance-ref/rebalance/model/world"
 )
 
-// Group runs "group topics=(T:4,U:2) [session-min=N] [session-max=N]
-// [max-size=N] [faults=(name,...)] [verbose]": a classic coordinator over
-// the topics.
+// Group runs "group topics=(T:4,U:2) [connectors=(C:2,...)]
+// [session-min=N] [session-max=N] [max-size=N] [faults=(name,...)]
+// [verbose]": a classic coordinator over the topics and the Kafka Connect
+// connectors, each connector C:n a resource C/connector plus its n tasks
+// C-0 .. C-(n-1) (members subscribe to C to run it). Only the deferred and
+// incremental protocols (Connect's assignor) assign connector resources;
+// the consumer assignors leave them unowned.
 func (Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {
+		return err
+	}
+	if err := script.Connectors(args, "group", topics); err != nil {
 		return err
 	}
 	cfg := classic.CoordinatorConfig{GroupID: "group"}

@@ -40,11 +40,17 @@ func DefaultBounds(protocol string, faults classic.Faults) (core.Bounds[classic.
 // BalanceOf is the balance law the named protocol's default assignor
 // promises, judged with Coverage once the group converges: eager runs
 // range, which spreads each topic over its subscribers within one
-// (spec.CheckTopicBalance); the cooperative designs balance the members'
-// totals (cooperative-sticky, Connect's least-loaded: spec.CheckBalance).
+// (spec.CheckTopicBalance); cooperative-sticky balances the members'
+// totals (spec.CheckBalance); the deferred and incremental designs run
+// Connect's assignor, which balances connectors and tasks separately and,
+// since KAFKA-17049, each connector's tasks (spec.CheckConnectBalance,
+// which is spec.CheckBalance in a world without connectors).
 func BalanceOf(protocol string) core.Balance {
-	if protocol == "eager" {
+	switch protocol {
+	case "eager":
 		return spec.CheckTopicBalance
+	case "deferred", "incremental":
+		return spec.CheckConnectBalance
 	}
 	return spec.CheckBalance
 }

@@ -99,6 +99,9 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	if o.LeaderBounces != 0 || o.LeaderFailover != "" || o.MaxDelay != 0 || o.ClaimGeneration != "" || o.EnvAnywhere {
 		return core.CheckConfig{}, fmt.Errorf("leader bounces, leader failover, max delay, claim generation and env-anywhere apply to the classic protocols only")
 	}
+	if o.Connectors > 0 {
+		return core.CheckConfig{}, fmt.Errorf("connectors = %d: Kafka Connect's connectors and tasks are for the classic deferred and incremental protocols only", o.Connectors)
+	}
 	if extra := o.Faults &^ nextgen.FaultList.All(); extra != 0 {
 		return core.CheckConfig{}, fmt.Errorf("faults: unknown fault bits %#x", uint32(extra))
 	}
