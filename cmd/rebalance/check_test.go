@@ -249,7 +249,7 @@ var historyCases = []struct {
 	{bug: "KAFKA-18688", protocol: "nextgen", fault: "before-kafka-18688", members: 2, partitions: 3, crashes: 1, restarts: 1, law: "StableWhenBalanced"},
 	{bug: "KAFKA-16249", protocol: "nextgen", fault: "restart-on-new-target", members: 3, topics: 2, partitions: 2, resubscribes: 1, joins: 1, law: "BoundedRounds"},
 	{bug: "KAFKA-16147", protocol: "nextgen", fault: "per-set-epoch-update", members: 3, topics: 1, partitions: 2, joins: 2, leaves: 1, law: "ExclusiveOwnership"},
-	{bug: "KAFKA-9849", protocol: "deferred", fault: "leave-keeps-working", members: 2, partitions: 1, leaves: 1, law: "ExclusiveOwnership"},
+	{bug: "KAFKA-9849", protocol: "deferred", fault: "leave-keeps-working", members: 2, partitions: 1, leaves: 1, law: "CooperativeHandoff"},
 	{bug: "KAFKA-14639", protocol: "cooperative", fault: "stale-claims-dropped", members: 3, partitions: 5, joins: 1, claimGeneration: "assigned", liveness: true, law: "EventuallyConverged"},
 	{bug: "KAFKA-17049", protocol: "deferred", fault: "revocation-ignores-connectors", members: 2, connectors: 2, tasks: 2, joins: 1, liveness: true, law: "EventuallyConverged"},
 	{bug: "KAFKA-17049", protocol: "incremental", fault: "revocation-ignores-connectors", members: 2, connectors: 2, tasks: 2, joins: 1, liveness: true, law: "EventuallyConverged"},

@@ -99,7 +99,9 @@ const (
 	// did when it left because its config had fallen behind and slept
 	// worker.unsync.backoff.ms with its tasks running (KAFKA-9849; the
 	// fix revokes them within the scheduled delay). Reported as
-	// ExclusiveOwnership once the group gives them to another member: a
+	// CooperativeHandoff by the round that gives them to another member
+	// (the world counts a departed member's claims in every cooperative
+	// round) and as ExclusiveOwnership once that member installs them: a
 	// departed member is not fenced.
 	LeaveKeepsWorking
 	// StaleClaimsDropped: the cooperative assignors ignore every claim of a
@@ -145,7 +147,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: DisabledDelayHoldsLost, Name: "disabled-delay-holds-lost", Doc: "deferred/incremental with max delay 0: a departed member's resources are held with no rebalance to hand them out (KAFKA-15693; EventuallyConverged)"},
 	{Fault: LostToFirstCandidate, Name: "lost-to-first-candidate", Doc: "deferred/incremental: when the delay expires every lost resource goes to the first candidate (KAFKA-10413; EventuallyConverged with no-consecutive-revocation)"},
 	{Fault: UndeliveredAssignmentHeld, Name: "undelivered-assignment-held", Doc: "deferred/incremental: resources a member never received are held for the scheduled delay although nobody departed (KAFKA-9848; no law yet)"},
-	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; ExclusiveOwnership)"},
+	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; CooperativeHandoff, ExclusiveOwnership)"},
 	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }

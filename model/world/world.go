@@ -721,7 +721,7 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		rec := RoundRecord{Leader: from, Generation: gen, Protocol: w.Coordinator.Protocol(), Round: *out.Round}
 		w.Rounds = append(w.Rounds, rec)
 		w.logf("%s", rec)
-		for _, v := range spec.CheckRound(rec.Round) {
+		for _, v := range spec.CheckRound(w.withDepartedClaims(rec.Round)) {
 			w.violate(v)
 		}
 	}
@@ -738,6 +738,40 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		}
 	}
 	w.check()
+}
+
+// withDepartedClaims returns r, cooperative, with the claims of every
+// process that left the group of its own accord and still believes it
+// owns something added to those of the round's members, so that
+// CooperativeHandoff sees a resource handed over while a departed member
+// still works on it. Such a member is not excused as a fenced zombie is
+// (see spec.MemberView.Fenced): nothing fences its work. r itself is not
+// changed; a round that is not cooperative is returned as it is.
+func (w *World[M, T, C, P]) withDepartedClaims(r spec.Round) spec.Round {
+	if !r.Cooperative {
+		return r
+	}
+	var claims map[spec.MemberID]spec.Set
+	for _, mv := range w.View().Members {
+		if mv.Current || mv.Fenced || mv.Owns.IsEmpty() {
+			continue
+		}
+		id := mv.ID
+		if id == "" {
+			id = spec.MemberID(mv.Name)
+		}
+		if _, inRound := r.Subscriptions[id]; inRound {
+			continue
+		}
+		if claims == nil {
+			claims = maps.Clone(r.Claims)
+		}
+		claims[id] = mv.Owns
+	}
+	if claims != nil {
+		r.Claims = claims
+	}
+	return r
 }
 
 func (w *World[M, T, C, P]) logf(format string, args ...any) {
