@@ -836,3 +836,88 @@ func TestUndeliveredAssignment(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectPlacement: one round of Deferred and Incremental from the
+// members' claims, with no memory: what is revoked, what each member holds,
+// and the follow-up. The rows pin down placement's settling (moves of
+// resources given in this round, from the most loaded member to the least
+// loaded other subscriber, ties by id), the homogeneity test and Connect's
+// revocation order.
+func TestConnectPlacement(t *testing.T) {
+	tests := []struct {
+		name     string
+		topics   spec.Topics
+		members  [][3]string // id, topics (comma separated), owned
+		revoked  string
+		assigned string
+		followUp string
+	}{
+		{
+			// Least loaded gives x-2 x-3 y-0 y-1 to A (B holds two); settling
+			// moves x-3 to B, and then the loads are equal.
+			name:     "settling stops once the loads are within one",
+			topics:   spec.Topics{"x": 4, "y": 2},
+			members:  [][3]string{{"A", "x,y", "{}"}, {"B", "x", "{x-0 x-1}"}},
+			assigned: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3}",
+			followUp: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3}",
+		},
+		{
+			// C, last by id, holds the most: settling starts from the most
+			// loaded member, not from the first by id.
+			name:     "settling orders the members by load",
+			topics:   spec.Topics{"x": 4, "y": 2, "z": 5},
+			members:  [][3]string{{"A", "x,y", "{}"}, {"B", "x", "{x-0 x-1}"}, {"C", "z", "{z-0 z-1 z-2 z-3 z-4}"}},
+			assigned: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{z-0 z-1 z-2 z-3 z-4}",
+			followUp: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{z-0 z-1 z-2 z-3 z-4}",
+		},
+		{
+			// B and C tie as the least loaded subscribers of x: x-3 goes to
+			// B, the first by id.
+			name:     "settling breaks ties by id",
+			topics:   spec.Topics{"x": 6, "y": 2},
+			members:  [][3]string{{"A", "x,y", "{}"}, {"B", "x", "{x-0 x-1}"}, {"C", "x", "{x-4 x-5}"}},
+			assigned: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{x-4 x-5}",
+			followUp: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{x-4 x-5}",
+		},
+		{
+			// Only A subscribes to b: the kind is not homogeneous although
+			// everyone subscribes to a, the first topic. The planned move
+			// takes a-0, which B can take, not b-0 (Connect's rule, last in
+			// resource order first).
+			name:     "one topic not subscribed by everyone makes the kind heterogeneous",
+			topics:   spec.Topics{"a": 1, "b": 1},
+			members:  [][3]string{{"A", "a,b", "{a-0 b-0}"}, {"B", "a", "{}"}},
+			revoked:  "A:{a-0}",
+			assigned: "A:{b-0} B:{}",
+			followUp: "A:{b-0} B:{a-0}",
+		},
+		{
+			// A must give up two tasks: d-1 first (last in resource order),
+			// then c-0, the first resource, as connector c's turn.
+			name:     "connectors take turns down to A's first task",
+			topics:   spec.Topics{}.AddConnector("c", 1).AddConnector("d", 2),
+			members:  [][3]string{{"A", "c,d", "{c/connector c-0 d/connector d-0 d-1}"}, {"B", "c,d", "{}"}, {"C", "c,d", "{}"}},
+			revoked:  "A:{c-0 d/connector d-1}",
+			assigned: "A:{c/connector d-0} B:{} C:{}",
+			followUp: "A:{c/connector d-0} B:{c-0 d/connector} C:{d-1}",
+		},
+	}
+	for _, tc := range tests {
+		for _, p := range []classic.Protocol{Deferred(DeferredConfig{}), Incremental(IncrementalConfig{MaxMovesPerRound: 10})} {
+			t.Run(tc.name+"/"+p.Name(), func(t *testing.T) {
+				g := newGroup(t, p, tc.topics)
+				g.leader = "A"
+				for _, m := range tc.members {
+					g.join(spec.MemberID(m[0]), strings.Split(m[1], ","), m[2])
+				}
+				g.round()
+				g.want("revoked", g.revoked(), tc.revoked)
+				g.want("assigned", g.assigned(), tc.assigned)
+				g.now += g.delay() + 1
+				g.round()
+				g.want("follow-up", g.assigned(), tc.followUp)
+				g.want("follow-up revoked", g.revoked(), "")
+			})
+		}
+	}
+}
