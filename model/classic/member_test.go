@@ -1107,6 +1107,26 @@ func TestMemberStringIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestMemberMemoryString: the leader's memory as Member.String prints it,
+// each optional field only when set.
+func TestMemberMemoryString(t *testing.T) {
+	full := testMember().memory
+	for _, c := range []struct {
+		mem  LeaderMemory
+		want string
+	}{
+		{full, "gen=2 members=[A-1 B-1] assignment=A-1:{t-0} scheduled-at=5000 lost={t-1} candidates=[B-1] successive-revoking=1 revocation={u-0} revoked"},
+		{LeaderMemory{Generation: 4, Members: []spec.MemberID{"A-1"}}, "gen=4 members=[A-1] assignment="},
+	} {
+		if got := memberMemoryString(c.mem); got != c.want {
+			t.Errorf("memberMemoryString = %q, want %q", got, c.want)
+		}
+	}
+	if !memberMemoryIsZero(LeaderMemory{}) {
+		t.Errorf("the zero memory is not zero")
+	}
+}
+
 func TestNewMemberErrors(t *testing.T) {
 	tests := []struct {
 		name string
