@@ -249,6 +249,34 @@ func TestLeaderFailover(t *testing.T) {
 			steps:    []step{{5000, "A:{T-0 T-3} B:{T-1} C:{T-2}", 0}},
 		},
 		{
+			// Connect's step 2 (LeaderMemory.Revocation) with the heuristic:
+			// B still claims T-1, which the memory says was revoked, so the
+			// previous assignment is what the members claim, and D's T-3 is
+			// not lost.
+			name:     "a revocation that did not take effect, heuristic, memory of the last generation",
+			failover: DelayIfDeparted,
+			change: func(g *group) {
+				g.leave("D")
+				g.mem.Assignment["B"] = nil
+				g.mem.Revocation = set(g.t, "{T-1}")
+			},
+			steps: []step{{5000, "A:{T-0 T-3} B:{T-1} C:{T-2}", 0}},
+		},
+		{
+			// The heuristic's reconstruction is not replaced by the claims:
+			// the old leader A has gone, so T-0 is held back although B
+			// claims something the stale memory revoked.
+			name:     "a revocation in a stale memory, heuristic, old leader A gone",
+			failover: DelayIfDeparted,
+			change: func(g *group) {
+				g.leave("A")
+				g.leader = "B"
+				g.mem.Generation--
+				g.mem.Revocation = set(g.t, "{T-1}")
+			},
+			steps: []step{{5000, "B:{T-1} C:{T-2} D:{T-3}", testMaxDelay}},
+		},
+		{
 			name:     "memory of the last completed generation: the delay applies under both rules",
 			failover: ReassignImmediately,
 			change:   func(g *group) { g.leave("D") },
@@ -919,5 +947,44 @@ func TestConnectPlacement(t *testing.T) {
 				g.want("follow-up revoked", g.revoked(), "")
 			})
 		}
+	}
+}
+
+// TestLostToFirstCandidate: C leaves owning two partitions, D and E join
+// empty inside the delay, and the delay expires. Round-robin gives one to
+// each candidate. With classic.LostToFirstCandidate (Connect before
+// KAFKA-10413) D gets both, and placement does not settle them away; the
+// same round's balance takes one back at once, unless
+// classic.NoConsecutiveRevocation forbids revoking right after a delay.
+func TestLostToFirstCandidate(t *testing.T) {
+	for _, tc := range []struct {
+		faults classic.Faults
+		want   string
+	}{
+		{0, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4} E:{T-5}"},
+		{classic.NoConsecutiveRevocation, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4} E:{T-5}"},
+		{classic.LostToFirstCandidate, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4} E:{T-5}"},
+		{classic.LostToFirstCandidate | classic.NoConsecutiveRevocation, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4 T-5} E:{}"},
+	} {
+		t.Run(tc.faults.String(), func(t *testing.T) {
+			g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}), spec.Topics{"T": 6})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1}").join("B", tT, "{T-2 T-3}").join("C", tT, "{T-4 T-5}")
+			g.now = 1000
+			g.round()
+			g.leave("C")
+			g.now = 2000
+			g.round()
+			g.join("D", tT, "{}").join("E", tT, "{}")
+			g.now = 3000
+			g.round()
+			g.want("candidates", fmt.Sprint(g.mem.Candidates), "[D E]")
+			g.faults = tc.faults
+			g.checkLaws = tc.faults == 0
+			g.now = 2000 + testMaxDelay
+			g.round()
+			g.want("expired: assigned", g.assigned(), tc.want)
+			g.want("expired: revoked", g.revoked(), "")
+		})
 	}
 }
