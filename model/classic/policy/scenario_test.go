@@ -988,3 +988,47 @@ func TestLostToFirstCandidate(t *testing.T) {
 		})
 	}
 }
+
+// TestNoConsecutiveRevocation: with classic.NoConsecutiveRevocation
+// (Connect's canRevoke before KAFKA-12495) Deferred does not revoke for
+// balance right after a revoking round or a round that sent a delay, and
+// revokes as usual otherwise. A delay of 0 (delays disabled, the lost
+// resources held under classic.DisabledDelayHoldsLost) is no delay.
+func TestNoConsecutiveRevocation(t *testing.T) {
+	const ncr = classic.NoConsecutiveRevocation
+	for _, tc := range []struct {
+		name     string
+		maxDelay classic.Millis
+		faults   classic.Faults
+		// before is applied to the settled group of A{T-0 T-1},
+		// B{T-2 T-3}, C{T-4}; then D and E join.
+		before  func(g *group)
+		revoked string
+	}{
+		{"no revocation or delay before", testMaxDelay, ncr, func(*group) {}, "A:{T-1} B:{T-3}"},
+		{"a revoking round before", testMaxDelay, ncr, func(g *group) { g.mem.Revoked = true }, ""},
+		{"a revoking round before, without the fault", testMaxDelay, 0, func(g *group) { g.mem.Revoked = true }, ""},
+		{"a held delay of 0 before", -1, ncr | classic.DisabledDelayHoldsLost, func(g *group) {
+			g.leave("C")
+			g.now += 1000
+			g.round()
+			g.want("held", g.assigned()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-0 T-1} B:{T-2 T-3} delay=0")
+		}, "B:{T-3}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGroup(t, Deferred(DeferredConfig{MaxDelay: tc.maxDelay}), spec.Topics{"T": 5})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1}").join("B", tT, "{T-2 T-3}").join("C", tT, "{T-4}")
+			g.now = 1000
+			g.round()
+			g.want("settled", g.revoked(), "")
+			g.faults = tc.faults
+			g.checkLaws = tc.faults == 0
+			tc.before(g)
+			g.join("D", tT, "{}").join("E", tT, "{}")
+			g.now += 1000
+			g.round()
+			g.want("revoked", g.revoked(), tc.revoked)
+		})
+	}
+}
