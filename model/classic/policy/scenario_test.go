@@ -920,6 +920,18 @@ func TestConnectPlacement(t *testing.T) {
 			followUp: "A:{b-0} B:{a-0}",
 		},
 		{
+			// Only B and C may take y-0 and A may not: heterogeneous. The
+			// moves are planned from the most loaded member, C, not from A,
+			// the first by id, and stop once nobody holds two more than a
+			// subscriber that could take from it.
+			name:     "moves are planned from the most loaded member",
+			topics:   spec.Topics{"x": 8, "y": 1},
+			members:  [][3]string{{"A", "x", "{x-0 x-1 x-2}"}, {"B", "x,y", "{}"}, {"C", "x,y", "{x-3 x-4 x-5 x-6 x-7}"}},
+			revoked:  "C:{x-6 x-7}",
+			assigned: "A:{x-0 x-1 x-2} B:{y-0} C:{x-3 x-4 x-5}",
+			followUp: "A:{x-0 x-1 x-2} B:{x-6 x-7 y-0} C:{x-3 x-4 x-5}",
+		},
+		{
 			// A must give up two tasks: d-1 first (last in resource order),
 			// then c-0, the first resource, as connector c's turn.
 			name:     "connectors take turns down to A's first task",
@@ -1029,6 +1041,31 @@ func TestNoConsecutiveRevocation(t *testing.T) {
 			g.now += 1000
 			g.round()
 			g.want("revoked", g.revoked(), tc.revoked)
+		})
+	}
+}
+
+// TestFailoverAtGenerationZero: a leader with no memory and no completed
+// generation (LastCompletedGeneration 0) is still a leader without
+// history: under DelayIfDeparted, A's claim assigned by the departed
+// leader X makes the leader hold back T-1, which nobody reports.
+func TestFailoverAtGenerationZero(t *testing.T) {
+	for _, tc := range []struct {
+		failover LeaderFailover
+		assigned string
+		delay    classic.Millis
+	}{
+		{ReassignImmediately, "A:{T-0} B:{T-1}", 0},
+		{DelayIfDeparted, "A:{T-0} B:{}", testMaxDelay},
+	} {
+		t.Run(tc.failover.String(), func(t *testing.T) {
+			g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay, LeaderFailover: tc.failover}), spec.Topics{"T": 2})
+			g.leader = "X"
+			g.join("A", tT, "{T-0}").join("B", tT, "{}")
+			g.leader = "A"
+			g.round()
+			g.want("assigned", g.assigned(), tc.assigned)
+			g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(tc.delay))
 		})
 	}
 }
