@@ -932,6 +932,18 @@ func TestConnectPlacement(t *testing.T) {
 			followUp: "A:{x-0 x-1 x-2} B:{x-6 x-7 y-0} C:{x-3 x-4 x-5}",
 		},
 		{
+			// c-0 is claimed twice: revoked from both, handed out in the
+			// follow-up. The planned move of c-1 from B to A would end with
+			// the same Σ load² after the follow-up as no move: it is not
+			// made (nor its first move alone, the same move).
+			name:     "a move that does not lower the imbalance is not made",
+			topics:   spec.Topics{"a": 1, "c": 2},
+			members:  [][3]string{{"A", "c", "{c-0}"}, {"B", "a,c", "{c-0 c-1}"}},
+			revoked:  "A:{c-0} B:{c-0}",
+			assigned: "A:{} B:{a-0 c-1}",
+			followUp: "A:{c-0} B:{a-0 c-1}",
+		},
+		{
 			// A must give up two tasks: d-1 first (last in resource order),
 			// then c-0, the first resource, as connector c's turn.
 			name:     "connectors take turns down to A's first task",
