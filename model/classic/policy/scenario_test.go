@@ -419,6 +419,7 @@ func TestBackoff(t *testing.T) {
 		{0, 3, 300000},
 		{0, 9, 300000},
 		{50000, 2, 50000},
+		{1601, 1, 1600}, // 40 ≤ 1601/40: one more step, which stays below MaxDelay
 		{-1, 2, 0}, // delays disabled: revoke at once
 	}
 	for _, tc := range tests {
@@ -1080,4 +1081,42 @@ func TestFailoverAtGenerationZero(t *testing.T) {
 			g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(tc.delay))
 		})
 	}
+}
+
+// TestRoundRobinSkipsIneligible: when the delay expires, the lost
+// resources go round-robin to the candidates D, E, F, G, skipping D, which
+// does not subscribe to x; after a skip the next turn starts after the
+// candidate that took the resource.
+func TestRoundRobinSkipsIneligible(t *testing.T) {
+	g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}), spec.Topics{"x": 4, "y": 1})
+	g.leader = "A"
+	g.join("A", []string{"x", "y"}, "{x-3 y-0}").join("C", []string{"x"}, "{x-0 x-1 x-2}")
+	g.now = 1000
+	g.round()
+	g.leave("C")
+	g.now = 2000
+	g.round()
+	g.join("D", []string{"y"}, "{}").join("E", []string{"x"}, "{}").join("F", []string{"x"}, "{}").join("G", []string{"x"}, "{}")
+	g.now = 3000
+	g.round()
+	g.want("candidates", fmt.Sprint(g.mem.Candidates), "[D E F G]")
+	g.now = 2000 + testMaxDelay
+	g.round()
+	g.want("expired: assigned", g.assigned(), "A:{x-3} D:{} E:{x-0} F:{x-1} G:{x-2}")
+	// Balance moves y-0 to D, the only other member that may take it.
+	g.want("expired: revoked", g.revoked(), "A:{y-0}")
+}
+
+// TestDelayAtTimeZero: a departure seen at Now 0 (no delay pending) holds
+// the lost resource for the full MaxDelay.
+func TestDelayAtTimeZero(t *testing.T) {
+	g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}), spec.Topics{"T": 2})
+	g.leader = "A"
+	g.join("A", tT, "{T-0}").join("B", tT, "{T-1}")
+	g.round()
+	g.leave("B")
+	g.round()
+	g.want("assigned", g.assigned(), "A:{T-0}")
+	g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(testMaxDelay))
+	g.want("scheduled-at", fmt.Sprint(g.mem.ScheduledAt), fmt.Sprint(testMaxDelay))
 }
