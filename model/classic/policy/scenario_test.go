@@ -420,7 +420,7 @@ func TestBackoff(t *testing.T) {
 		{0, 9, 300000},
 		{50000, 2, 50000},
 		{1601, 1, 1600}, // 40 ≤ 1601/40: one more step, which stays below MaxDelay
-		{-1, 2, 0}, // delays disabled: revoke at once
+		{-1, 2, 0},      // delays disabled: revoke at once
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("max=%d/n=%d", tc.maxDelay, tc.n), func(t *testing.T) {
