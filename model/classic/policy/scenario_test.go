@@ -1120,3 +1120,35 @@ func TestDelayAtTimeZero(t *testing.T) {
 	g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(testMaxDelay))
 	g.want("scheduled-at", fmt.Sprint(g.mem.ScheduledAt), fmt.Sprint(testMaxDelay))
 }
+
+// TestIncrementalTruncate: A and B own five partitions each, C and D
+// join; Connect's rule takes two from each. A step takes one resource at a
+// time from the member that then holds the most, ties to the first by id,
+// and counts SuccessiveRevokingRounds up.
+func TestIncrementalTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		maxMoves int
+		revoked  string
+	}{
+		{1, "A:{T-4}"},
+		{2, "A:{T-4} B:{T-9}"},
+		{3, "A:{T-3 T-4} B:{T-9}"},
+	} {
+		t.Run(fmt.Sprintf("max-moves=%d", tc.maxMoves), func(t *testing.T) {
+			g := newGroup(t, Incremental(IncrementalConfig{MaxDelay: testMaxDelay, MaxMovesPerRound: tc.maxMoves}), spec.Topics{"T": 10})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1 T-2 T-3 T-4}").join("B", tT, "{T-5 T-6 T-7 T-8 T-9}")
+			g.now = 1000
+			g.round()
+			g.join("C", tT, "{}").join("D", tT, "{}")
+			g.round()
+			g.want("first step revoked", g.revoked(), tc.revoked)
+			g.want("successive", fmt.Sprint(g.mem.SuccessiveRevokingRounds), "1")
+			g.now++
+			g.round()
+			g.now += g.delay()
+			g.round()
+			g.want("second step successive", fmt.Sprint(g.mem.SuccessiveRevokingRounds), "2")
+		})
+	}
+}
