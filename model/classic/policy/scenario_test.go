@@ -380,28 +380,34 @@ func TestIncrementalSteps(t *testing.T) {
 }
 
 // TestIncrementalStepHoldsAgainstSpuriousRebalance: a rebalance that comes
-// in between two steps neither revokes nor moves the step.
+// in between two steps neither revokes nor moves the step. With delays
+// disabled, step 6 itself keeps the pending step (step 5 reports no
+// delay); the rounds are the same.
 func TestIncrementalStepHoldsAgainstSpuriousRebalance(t *testing.T) {
-	g := newGroup(t, Incremental(IncrementalConfig{MaxDelay: testMaxDelay, StepDelay: 3000}), spec.Topics{"T": 4})
-	g.leader = "A"
-	g.join("A", tT, "{T-0 T-1 T-2 T-3}")
-	g.now = 1000
-	g.round()
-	g.join("B", tT, "{}")
-	g.round()
-	g.want("step 1", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-3} delay=3000")
-	g.now = 1001
-	g.round()
-	g.want("follow-up", g.assigned()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-0 T-1 T-2} B:{T-3} delay=2999")
-	g.now = 2500
-	g.round()
-	g.want("spurious", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), " delay=1500")
-	g.now = 4000
-	g.round()
-	g.want("step 2", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-2} delay=0")
-	g.now++
-	g.round()
-	g.want("done", g.assigned(), "A:{T-0 T-1} B:{T-2 T-3}")
+	for _, maxDelay := range []classic.Millis{testMaxDelay, -1} {
+		t.Run(fmt.Sprintf("max-delay=%d", maxDelay), func(t *testing.T) {
+			g := newGroup(t, Incremental(IncrementalConfig{MaxDelay: maxDelay, StepDelay: 3000}), spec.Topics{"T": 4})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1 T-2 T-3}")
+			g.now = 1000
+			g.round()
+			g.join("B", tT, "{}")
+			g.round()
+			g.want("step 1", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-3} delay=3000")
+			g.now = 1001
+			g.round()
+			g.want("follow-up", g.assigned()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-0 T-1 T-2} B:{T-3} delay=2999")
+			g.now = 2500
+			g.round()
+			g.want("spurious", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), " delay=1500")
+			g.now = 4000
+			g.round()
+			g.want("step 2", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-2} delay=0")
+			g.now++
+			g.round()
+			g.want("done", g.assigned(), "A:{T-0 T-1} B:{T-2 T-3}")
+		})
+	}
 }
 
 // TestBackoff: the successive-revoking-rounds back-off (KAFKA-12495). When
