@@ -416,6 +416,7 @@ func TestMemberErrors(t *testing.T) {
 		gen       spec.Generation
 		rejoin    bool   // a JoinGroup was sent
 		claim     string // the JoinGroup's subscription, if rejoin
+		faults    Faults
 	}{
 		{phase: join, code: spec.UnknownMemberID, callbacks: "lost", state: Joining, id: "", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: join, code: spec.FencedInstanceID, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 1},
@@ -429,6 +430,7 @@ func TestMemberErrors(t *testing.T) {
 		{phase: join, code: spec.InvalidRequest, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 1},
 
 		{phase: sync, code: spec.RebalanceInProgress, state: Joining, id: "A-1", gen: 2, rejoin: true, claim: "topics=[t];owned={t-0};gen=2;leader=L-1"},
+		{phase: sync, code: spec.RebalanceInProgress, faults: SyncRebalanceResetsGeneration, callbacks: "lost", state: Joining, id: "A-1", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.IllegalGeneration, callbacks: "lost", state: Joining, id: "A-1", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.UnknownMemberID, callbacks: "lost", state: Joining, id: "", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.FencedInstanceID, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 2},
@@ -445,8 +447,11 @@ func TestMemberErrors(t *testing.T) {
 		if tt.memberID != "" {
 			name += "/with-id"
 		}
+		if tt.faults != 0 {
+			name += "/" + tt.faults.String()
+		}
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(withProtocols(fakeProtocol{name: "coop", coop: true}), func(c *MemberConfig) { c.InstanceID = "a" }))
+			h := newHarness(t, testConfig(withProtocols(fakeProtocol{name: "coop", coop: true}), withFaults(tt.faults), func(c *MemberConfig) { c.InstanceID = "a" }))
 			h.round(set(t, "{t-0}"))
 			var out Output
 			switch tt.phase {
@@ -1169,6 +1174,10 @@ func TestNewMemberErrors(t *testing.T) {
 	}
 	if m.State() != Unjoined || m.Generation() != spec.NoGeneration || m.View().Generation != spec.NoGeneration {
 		t.Errorf("new member: %s", m)
+	}
+	// A topic of no partitions (a connector's marker) is valid metadata.
+	if _, err := NewMember(testConfig(func(c *MemberConfig) { c.Metadata = spec.Topics{}.AddConnector("c", 0) })); err != nil {
+		t.Errorf("NewMember with a topic of no partitions: %v", err)
 	}
 }
 
