@@ -1218,3 +1218,28 @@ func TestMemberStateString(t *testing.T) {
 		t.Errorf("got %q", strings.Join(got, " "))
 	}
 }
+
+// TestDecodeMetadataErrors: malformed subscription and assignment metadata
+// is an error naming what is wrong.
+func TestDecodeMetadataErrors(t *testing.T) {
+	for _, c := range []struct {
+		md         Metadata
+		assignment bool
+		want       string
+	}{
+		{"topics=[t];owned={};gen=1", false, "want 4 fields"},
+		{"topics=[t];owned={};generation=1;leader=-", false, `field 3: want key "gen"`},
+		{"assigned={};revoked={};delay=0;leader=-;err=0", true, `field 5: want key "error"`},
+		{"assigned={};revoked={};delay=0;leader-;error=0", true, `field 4: want key "leader"`},
+	} {
+		var err error
+		if c.assignment {
+			_, err = DecodeAssignment(c.md)
+		} else {
+			_, err = DecodeSubscription(c.md)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("decode %q: %v, want an error containing %q", c.md, err, c.want)
+		}
+	}
+}
