@@ -254,7 +254,7 @@ func testMember() *Member {
 			Generation: 2, Assignment: spec.Assignment{"A-1": spec.NewSet(spec.TP("t", 0))},
 			Members: []spec.MemberID{"A-1", "B-1"}, ScheduledAt: 5000,
 			Lost: spec.NewSet(spec.TP("t", 1)), Candidates: []spec.MemberID{"B-1"},
-			SuccessiveRevokingRounds: 1, Revoked: true,
+			SuccessiveRevokingRounds: 1, Revoked: true, Revocation: spec.NewSet(spec.TP("u", 0)),
 		},
 		seq: 9, joinSeq: 7, syncSeq: 9, heartbeatSeq: 8,
 		sync: SyncGroupRequest{
@@ -298,6 +298,7 @@ func TestMemberEncodeCanon(t *testing.T) {
 		{"memory candidates", func(m *Member) Millis { m.memory.Candidates = nil; return now }, false},
 		{"memory successive", func(m *Member) Millis { m.memory.SuccessiveRevokingRounds++; return now }, false},
 		{"memory revoked", func(m *Member) Millis { m.memory.Revoked = false; return now }, false},
+		{"memory revocation", func(m *Member) Millis { m.memory.Revocation = nil; return now }, false},
 		{"join seq none", func(m *Member) Millis { m.joinSeq = 0; return now }, false},
 		{"sync seq matches join", func(m *Member) Millis { m.syncSeq = 7; return now }, false},
 		{"heartbeat seq matches sync", func(m *Member) Millis { m.heartbeatSeq = 9; return now }, false},

@@ -416,6 +416,7 @@ func TestMemberErrors(t *testing.T) {
 		gen       spec.Generation
 		rejoin    bool   // a JoinGroup was sent
 		claim     string // the JoinGroup's subscription, if rejoin
+		faults    Faults
 	}{
 		{phase: join, code: spec.UnknownMemberID, callbacks: "lost", state: Joining, id: "", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: join, code: spec.FencedInstanceID, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 1},
@@ -429,6 +430,7 @@ func TestMemberErrors(t *testing.T) {
 		{phase: join, code: spec.InvalidRequest, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 1},
 
 		{phase: sync, code: spec.RebalanceInProgress, state: Joining, id: "A-1", gen: 2, rejoin: true, claim: "topics=[t];owned={t-0};gen=2;leader=L-1"},
+		{phase: sync, code: spec.RebalanceInProgress, faults: SyncRebalanceResetsGeneration, callbacks: "lost", state: Joining, id: "A-1", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.IllegalGeneration, callbacks: "lost", state: Joining, id: "A-1", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.UnknownMemberID, callbacks: "lost", state: Joining, id: "", gen: -1, rejoin: true, claim: "topics=[t];owned={};gen=-1;leader=-"},
 		{phase: sync, code: spec.FencedInstanceID, callbacks: "lost fatal", state: Failed, id: "A-1", gen: 2},
@@ -445,8 +447,11 @@ func TestMemberErrors(t *testing.T) {
 		if tt.memberID != "" {
 			name += "/with-id"
 		}
+		if tt.faults != 0 {
+			name += "/" + tt.faults.String()
+		}
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(withProtocols(fakeProtocol{name: "coop", coop: true}), func(c *MemberConfig) { c.InstanceID = "a" }))
+			h := newHarness(t, testConfig(withProtocols(fakeProtocol{name: "coop", coop: true}), withFaults(tt.faults), func(c *MemberConfig) { c.InstanceID = "a" }))
 			h.round(set(t, "{t-0}"))
 			var out Output
 			switch tt.phase {
@@ -1107,6 +1112,26 @@ func TestMemberStringIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestMemberMemoryString: the leader's memory as Member.String prints it,
+// each optional field only when set.
+func TestMemberMemoryString(t *testing.T) {
+	full := testMember().memory
+	for _, c := range []struct {
+		mem  LeaderMemory
+		want string
+	}{
+		{full, "gen=2 members=[A-1 B-1] assignment=A-1:{t-0} scheduled-at=5000 lost={t-1} candidates=[B-1] successive-revoking=1 revocation={u-0} revoked"},
+		{LeaderMemory{Generation: 4, Members: []spec.MemberID{"A-1"}}, "gen=4 members=[A-1] assignment="},
+	} {
+		if got := memberMemoryString(c.mem); got != c.want {
+			t.Errorf("memberMemoryString = %q, want %q", got, c.want)
+		}
+	}
+	if !memberMemoryIsZero(LeaderMemory{}) {
+		t.Errorf("the zero memory is not zero")
+	}
+}
+
 func TestNewMemberErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -1150,6 +1175,10 @@ func TestNewMemberErrors(t *testing.T) {
 	if m.State() != Unjoined || m.Generation() != spec.NoGeneration || m.View().Generation != spec.NoGeneration {
 		t.Errorf("new member: %s", m)
 	}
+	// A topic of no partitions (a connector's marker) is valid metadata.
+	if _, err := NewMember(testConfig(func(c *MemberConfig) { c.Metadata = spec.Topics{}.AddConnector("c", 0) })); err != nil {
+		t.Errorf("NewMember with a topic of no partitions: %v", err)
+	}
 }
 
 func TestMemberPanics(t *testing.T) {
@@ -1187,5 +1216,30 @@ func TestMemberStateString(t *testing.T) {
 	}
 	if want := "unjoined joining awaiting-sync stable left failed member-state(6)"; strings.Join(got, " ") != want {
 		t.Errorf("got %q", strings.Join(got, " "))
+	}
+}
+
+// TestDecodeMetadataErrors: malformed subscription and assignment metadata
+// is an error naming what is wrong.
+func TestDecodeMetadataErrors(t *testing.T) {
+	for _, c := range []struct {
+		md         Metadata
+		assignment bool
+		want       string
+	}{
+		{"topics=[t];owned={};gen=1", false, "want 4 fields"},
+		{"topics=[t];owned={};generation=1;leader=-", false, `field 3: want key "gen"`},
+		{"assigned={};revoked={};delay=0;leader=-;err=0", true, `field 5: want key "error"`},
+		{"assigned={};revoked={};delay=0;leader-;error=0", true, `field 4: want key "leader"`},
+	} {
+		var err error
+		if c.assignment {
+			_, err = DecodeAssignment(c.md)
+		} else {
+			_, err = DecodeSubscription(c.md)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("decode %q: %v, want an error containing %q", c.md, err, c.want)
+		}
 	}
 }

@@ -152,6 +152,7 @@ func TestSpreadByConnector(t *testing.T) {
 		{"d-0 c-2 c-1 c-0", nil, "d-0 c-2 c-1 c-0"},
 		{"p-1 d-0 c-2 c-1 c-0 p-0", nil, "p-1 d-0 c-2 p-0 c-1 c-0"},
 		{"c-2 c-1 c-0 d-0", gaps, "d-0 c-2 c-1 c-0"},
+		{"c-2 d-0", gaps, "d-0 c-2"}, // one task per connector: still by gap
 		{"p-0 c-2 c-1 d-0", func(string) int { return 0 }, "c-2 d-0 c-1 p-0"},
 		{"d/connector c/connector", nil, "d/connector c/connector"},
 	} {

@@ -249,6 +249,34 @@ func TestLeaderFailover(t *testing.T) {
 			steps:    []step{{5000, "A:{T-0 T-3} B:{T-1} C:{T-2}", 0}},
 		},
 		{
+			// Connect's step 2 (LeaderMemory.Revocation) with the heuristic:
+			// B still claims T-1, which the memory says was revoked, so the
+			// previous assignment is what the members claim, and D's T-3 is
+			// not lost.
+			name:     "a revocation that did not take effect, heuristic, memory of the last generation",
+			failover: DelayIfDeparted,
+			change: func(g *group) {
+				g.leave("D")
+				g.mem.Assignment["B"] = nil
+				g.mem.Revocation = set(g.t, "{T-1}")
+			},
+			steps: []step{{5000, "A:{T-0 T-3} B:{T-1} C:{T-2}", 0}},
+		},
+		{
+			// The heuristic's reconstruction is not replaced by the claims:
+			// the old leader A has gone, so T-0 is held back although B
+			// claims something the stale memory revoked.
+			name:     "a revocation in a stale memory, heuristic, old leader A gone",
+			failover: DelayIfDeparted,
+			change: func(g *group) {
+				g.leave("A")
+				g.leader = "B"
+				g.mem.Generation--
+				g.mem.Revocation = set(g.t, "{T-1}")
+			},
+			steps: []step{{5000, "B:{T-1} C:{T-2} D:{T-3}", testMaxDelay}},
+		},
+		{
 			name:     "memory of the last completed generation: the delay applies under both rules",
 			failover: ReassignImmediately,
 			change:   func(g *group) { g.leave("D") },
@@ -352,28 +380,34 @@ func TestIncrementalSteps(t *testing.T) {
 }
 
 // TestIncrementalStepHoldsAgainstSpuriousRebalance: a rebalance that comes
-// in between two steps neither revokes nor moves the step.
+// in between two steps neither revokes nor moves the step. With delays
+// disabled, step 6 itself keeps the pending step (step 5 reports no
+// delay); the rounds are the same.
 func TestIncrementalStepHoldsAgainstSpuriousRebalance(t *testing.T) {
-	g := newGroup(t, Incremental(IncrementalConfig{MaxDelay: testMaxDelay, StepDelay: 3000}), spec.Topics{"T": 4})
-	g.leader = "A"
-	g.join("A", tT, "{T-0 T-1 T-2 T-3}")
-	g.now = 1000
-	g.round()
-	g.join("B", tT, "{}")
-	g.round()
-	g.want("step 1", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-3} delay=3000")
-	g.now = 1001
-	g.round()
-	g.want("follow-up", g.assigned()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-0 T-1 T-2} B:{T-3} delay=2999")
-	g.now = 2500
-	g.round()
-	g.want("spurious", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), " delay=1500")
-	g.now = 4000
-	g.round()
-	g.want("step 2", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-2} delay=0")
-	g.now++
-	g.round()
-	g.want("done", g.assigned(), "A:{T-0 T-1} B:{T-2 T-3}")
+	for _, maxDelay := range []classic.Millis{testMaxDelay, -1} {
+		t.Run(fmt.Sprintf("max-delay=%d", maxDelay), func(t *testing.T) {
+			g := newGroup(t, Incremental(IncrementalConfig{MaxDelay: maxDelay, StepDelay: 3000}), spec.Topics{"T": 4})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1 T-2 T-3}")
+			g.now = 1000
+			g.round()
+			g.join("B", tT, "{}")
+			g.round()
+			g.want("step 1", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-3} delay=3000")
+			g.now = 1001
+			g.round()
+			g.want("follow-up", g.assigned()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-0 T-1 T-2} B:{T-3} delay=2999")
+			g.now = 2500
+			g.round()
+			g.want("spurious", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), " delay=1500")
+			g.now = 4000
+			g.round()
+			g.want("step 2", g.revoked()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-2} delay=0")
+			g.now++
+			g.round()
+			g.want("done", g.assigned(), "A:{T-0 T-1} B:{T-2 T-3}")
+		})
+	}
 }
 
 // TestBackoff: the successive-revoking-rounds back-off (KAFKA-12495). When
@@ -391,7 +425,8 @@ func TestBackoff(t *testing.T) {
 		{0, 3, 300000},
 		{0, 9, 300000},
 		{50000, 2, 50000},
-		{-1, 2, 0}, // delays disabled: revoke at once
+		{1601, 1, 1600}, // 40 ≤ 1601/40: one more step, which stays below MaxDelay
+		{-1, 2, 0},      // delays disabled: revoke at once
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("max=%d/n=%d", tc.maxDelay, tc.n), func(t *testing.T) {
@@ -834,5 +869,292 @@ func TestUndeliveredAssignment(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestConnectPlacement: one round of Deferred and Incremental from the
+// members' claims, with no memory: what is revoked, what each member holds,
+// and the follow-up. The rows pin down placement's settling (moves of
+// resources given in this round, from the most loaded member to the least
+// loaded other subscriber, ties by id), the homogeneity test and Connect's
+// revocation order.
+func TestConnectPlacement(t *testing.T) {
+	tests := []struct {
+		name     string
+		topics   spec.Topics
+		members  [][3]string // id, topics (comma separated), owned
+		revoked  string
+		assigned string
+		followUp string
+	}{
+		{
+			// Least loaded gives x-2 x-3 y-0 y-1 to A (B holds two); settling
+			// moves x-3 to B, and then the loads are equal.
+			name:     "settling stops once the loads are within one",
+			topics:   spec.Topics{"x": 4, "y": 2},
+			members:  [][3]string{{"A", "x,y", "{}"}, {"B", "x", "{x-0 x-1}"}},
+			assigned: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3}",
+			followUp: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3}",
+		},
+		{
+			// C, last by id, holds the most: settling starts from the most
+			// loaded member, not from the first by id.
+			name:     "settling orders the members by load",
+			topics:   spec.Topics{"x": 4, "y": 2, "z": 5},
+			members:  [][3]string{{"A", "x,y", "{}"}, {"B", "x", "{x-0 x-1}"}, {"C", "z", "{z-0 z-1 z-2 z-3 z-4}"}},
+			assigned: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{z-0 z-1 z-2 z-3 z-4}",
+			followUp: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{z-0 z-1 z-2 z-3 z-4}",
+		},
+		{
+			// B and C tie as the least loaded subscribers of x: x-3 goes to
+			// B, the first by id.
+			name:     "settling breaks ties by id",
+			topics:   spec.Topics{"x": 6, "y": 2},
+			members:  [][3]string{{"A", "x,y", "{}"}, {"B", "x", "{x-0 x-1}"}, {"C", "x", "{x-4 x-5}"}},
+			assigned: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{x-4 x-5}",
+			followUp: "A:{x-2 y-0 y-1} B:{x-0 x-1 x-3} C:{x-4 x-5}",
+		},
+		{
+			// Only A subscribes to b: the kind is not homogeneous although
+			// everyone subscribes to a, the first topic. The planned move
+			// takes a-0, which B can take, not b-0 (Connect's rule, last in
+			// resource order first).
+			name:     "one topic not subscribed by everyone makes the kind heterogeneous",
+			topics:   spec.Topics{"a": 1, "b": 1},
+			members:  [][3]string{{"A", "a,b", "{a-0 b-0}"}, {"B", "a", "{}"}},
+			revoked:  "A:{a-0}",
+			assigned: "A:{b-0} B:{}",
+			followUp: "A:{b-0} B:{a-0}",
+		},
+		{
+			// Only B and C may take y-0 and A may not: heterogeneous. The
+			// moves are planned from the most loaded member, C, not from A,
+			// the first by id, and stop once nobody holds two more than a
+			// subscriber that could take from it.
+			name:     "moves are planned from the most loaded member",
+			topics:   spec.Topics{"x": 8, "y": 1},
+			members:  [][3]string{{"A", "x", "{x-0 x-1 x-2}"}, {"B", "x,y", "{}"}, {"C", "x,y", "{x-3 x-4 x-5 x-6 x-7}"}},
+			revoked:  "C:{x-6 x-7}",
+			assigned: "A:{x-0 x-1 x-2} B:{y-0} C:{x-3 x-4 x-5}",
+			followUp: "A:{x-0 x-1 x-2} B:{x-6 x-7 y-0} C:{x-3 x-4 x-5}",
+		},
+		{
+			// c-0 is claimed twice: revoked from both, handed out in the
+			// follow-up. The planned move of c-1 from B to A would end with
+			// the same Σ load² after the follow-up as no move: it is not
+			// made (nor its first move alone, the same move).
+			name:     "a move that does not lower the imbalance is not made",
+			topics:   spec.Topics{"a": 1, "c": 2},
+			members:  [][3]string{{"A", "c", "{c-0}"}, {"B", "a,c", "{c-0 c-1}"}},
+			revoked:  "A:{c-0} B:{c-0}",
+			assigned: "A:{} B:{a-0 c-1}",
+			followUp: "A:{c-0} B:{a-0 c-1}",
+		},
+		{
+			// A must give up two tasks: d-1 first (last in resource order),
+			// then c-0, the first resource, as connector c's turn.
+			name:     "connectors take turns down to A's first task",
+			topics:   spec.Topics{}.AddConnector("c", 1).AddConnector("d", 2),
+			members:  [][3]string{{"A", "c,d", "{c/connector c-0 d/connector d-0 d-1}"}, {"B", "c,d", "{}"}, {"C", "c,d", "{}"}},
+			revoked:  "A:{c-0 d/connector d-1}",
+			assigned: "A:{c/connector d-0} B:{} C:{}",
+			followUp: "A:{c/connector d-0} B:{c-0 d/connector} C:{d-1}",
+		},
+	}
+	for _, tc := range tests {
+		for _, p := range []classic.Protocol{Deferred(DeferredConfig{}), Incremental(IncrementalConfig{MaxMovesPerRound: 10})} {
+			t.Run(tc.name+"/"+p.Name(), func(t *testing.T) {
+				g := newGroup(t, p, tc.topics)
+				g.leader = "A"
+				for _, m := range tc.members {
+					g.join(spec.MemberID(m[0]), strings.Split(m[1], ","), m[2])
+				}
+				g.round()
+				g.want("revoked", g.revoked(), tc.revoked)
+				g.want("assigned", g.assigned(), tc.assigned)
+				g.now += g.delay() + 1
+				g.round()
+				g.want("follow-up", g.assigned(), tc.followUp)
+				g.want("follow-up revoked", g.revoked(), "")
+			})
+		}
+	}
+}
+
+// TestLostToFirstCandidate: C leaves owning two partitions, D and E join
+// empty inside the delay, and the delay expires. Round-robin gives one to
+// each candidate. With classic.LostToFirstCandidate (Connect before
+// KAFKA-10413) D gets both, and placement does not settle them away; the
+// same round's balance takes one back at once, unless
+// classic.NoConsecutiveRevocation forbids revoking right after a delay.
+func TestLostToFirstCandidate(t *testing.T) {
+	for _, tc := range []struct {
+		faults classic.Faults
+		want   string
+	}{
+		{0, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4} E:{T-5}"},
+		{classic.NoConsecutiveRevocation, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4} E:{T-5}"},
+		{classic.LostToFirstCandidate, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4} E:{T-5}"},
+		{classic.LostToFirstCandidate | classic.NoConsecutiveRevocation, "A:{T-0 T-1} B:{T-2 T-3} D:{T-4 T-5} E:{}"},
+	} {
+		t.Run(tc.faults.String(), func(t *testing.T) {
+			g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}), spec.Topics{"T": 6})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1}").join("B", tT, "{T-2 T-3}").join("C", tT, "{T-4 T-5}")
+			g.now = 1000
+			g.round()
+			g.leave("C")
+			g.now = 2000
+			g.round()
+			g.join("D", tT, "{}").join("E", tT, "{}")
+			g.now = 3000
+			g.round()
+			g.want("candidates", fmt.Sprint(g.mem.Candidates), "[D E]")
+			g.faults = tc.faults
+			g.checkLaws = tc.faults == 0
+			g.now = 2000 + testMaxDelay
+			g.round()
+			g.want("expired: assigned", g.assigned(), tc.want)
+			g.want("expired: revoked", g.revoked(), "")
+		})
+	}
+}
+
+// TestNoConsecutiveRevocation: with classic.NoConsecutiveRevocation
+// (Connect's canRevoke before KAFKA-12495) Deferred does not revoke for
+// balance right after a revoking round or a round that sent a delay, and
+// revokes as usual otherwise. A delay of 0 (delays disabled, the lost
+// resources held under classic.DisabledDelayHoldsLost) is no delay.
+func TestNoConsecutiveRevocation(t *testing.T) {
+	const ncr = classic.NoConsecutiveRevocation
+	for _, tc := range []struct {
+		name     string
+		maxDelay classic.Millis
+		faults   classic.Faults
+		// before is applied to the settled group of A{T-0 T-1},
+		// B{T-2 T-3}, C{T-4}; then D and E join.
+		before  func(g *group)
+		revoked string
+	}{
+		{"no revocation or delay before", testMaxDelay, ncr, func(*group) {}, "A:{T-1} B:{T-3}"},
+		{"a revoking round before", testMaxDelay, ncr, func(g *group) { g.mem.Revoked = true }, ""},
+		{"a revoking round before, without the fault", testMaxDelay, 0, func(g *group) { g.mem.Revoked = true }, ""},
+		{"a held delay of 0 before", -1, ncr | classic.DisabledDelayHoldsLost, func(g *group) {
+			g.leave("C")
+			g.now += 1000
+			g.round()
+			g.want("held", g.assigned()+fmt.Sprintf(" delay=%d", g.delay()), "A:{T-0 T-1} B:{T-2 T-3} delay=0")
+		}, "B:{T-3}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGroup(t, Deferred(DeferredConfig{MaxDelay: tc.maxDelay}), spec.Topics{"T": 5})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1}").join("B", tT, "{T-2 T-3}").join("C", tT, "{T-4}")
+			g.now = 1000
+			g.round()
+			g.want("settled", g.revoked(), "")
+			g.faults = tc.faults
+			g.checkLaws = tc.faults == 0
+			tc.before(g)
+			g.join("D", tT, "{}").join("E", tT, "{}")
+			g.now += 1000
+			g.round()
+			g.want("revoked", g.revoked(), tc.revoked)
+		})
+	}
+}
+
+// TestFailoverAtGenerationZero: a leader with no memory and no completed
+// generation (LastCompletedGeneration 0) is still a leader without
+// history: under DelayIfDeparted, A's claim assigned by the departed
+// leader X makes the leader hold back T-1, which nobody reports.
+func TestFailoverAtGenerationZero(t *testing.T) {
+	for _, tc := range []struct {
+		failover LeaderFailover
+		assigned string
+		delay    classic.Millis
+	}{
+		{ReassignImmediately, "A:{T-0} B:{T-1}", 0},
+		{DelayIfDeparted, "A:{T-0} B:{}", testMaxDelay},
+	} {
+		t.Run(tc.failover.String(), func(t *testing.T) {
+			g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay, LeaderFailover: tc.failover}), spec.Topics{"T": 2})
+			g.leader = "X"
+			g.join("A", tT, "{T-0}").join("B", tT, "{}")
+			g.leader = "A"
+			g.round()
+			g.want("assigned", g.assigned(), tc.assigned)
+			g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(tc.delay))
+		})
+	}
+}
+
+// TestRoundRobinSkipsIneligible: when the delay expires, the lost
+// resources go round-robin to the candidates D, E, F, G, skipping D, which
+// does not subscribe to x; after a skip the next turn starts after the
+// candidate that took the resource.
+func TestRoundRobinSkipsIneligible(t *testing.T) {
+	g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}), spec.Topics{"x": 4, "y": 1})
+	g.leader = "A"
+	g.join("A", []string{"x", "y"}, "{x-3 y-0}").join("C", []string{"x"}, "{x-0 x-1 x-2}")
+	g.now = 1000
+	g.round()
+	g.leave("C")
+	g.now = 2000
+	g.round()
+	g.join("D", []string{"y"}, "{}").join("E", []string{"x"}, "{}").join("F", []string{"x"}, "{}").join("G", []string{"x"}, "{}")
+	g.now = 3000
+	g.round()
+	g.want("candidates", fmt.Sprint(g.mem.Candidates), "[D E F G]")
+	g.now = 2000 + testMaxDelay
+	g.round()
+	g.want("expired: assigned", g.assigned(), "A:{x-3} D:{} E:{x-0} F:{x-1} G:{x-2}")
+	// Balance moves y-0 to D, the only other member that may take it.
+	g.want("expired: revoked", g.revoked(), "A:{y-0}")
+}
+
+// TestDelayAtTimeZero: a departure seen at Now 0 (no delay pending) holds
+// the lost resource for the full MaxDelay.
+func TestDelayAtTimeZero(t *testing.T) {
+	g := newGroup(t, Deferred(DeferredConfig{MaxDelay: testMaxDelay}), spec.Topics{"T": 2})
+	g.leader = "A"
+	g.join("A", tT, "{T-0}").join("B", tT, "{T-1}")
+	g.round()
+	g.leave("B")
+	g.round()
+	g.want("assigned", g.assigned(), "A:{T-0}")
+	g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(testMaxDelay))
+	g.want("scheduled-at", fmt.Sprint(g.mem.ScheduledAt), fmt.Sprint(testMaxDelay))
+}
+
+// TestIncrementalTruncate: A and B own five partitions each, C and D
+// join; Connect's rule takes two from each. A step takes one resource at a
+// time from the member that then holds the most, ties to the first by id,
+// and counts SuccessiveRevokingRounds up.
+func TestIncrementalTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		maxMoves int
+		revoked  string
+	}{
+		{1, "A:{T-4}"},
+		{2, "A:{T-4} B:{T-9}"},
+		{3, "A:{T-3 T-4} B:{T-9}"},
+	} {
+		t.Run(fmt.Sprintf("max-moves=%d", tc.maxMoves), func(t *testing.T) {
+			g := newGroup(t, Incremental(IncrementalConfig{MaxDelay: testMaxDelay, MaxMovesPerRound: tc.maxMoves}), spec.Topics{"T": 10})
+			g.leader = "A"
+			g.join("A", tT, "{T-0 T-1 T-2 T-3 T-4}").join("B", tT, "{T-5 T-6 T-7 T-8 T-9}")
+			g.now = 1000
+			g.round()
+			g.join("C", tT, "{}").join("D", tT, "{}")
+			g.round()
+			g.want("first step revoked", g.revoked(), tc.revoked)
+			g.want("successive", fmt.Sprint(g.mem.SuccessiveRevokingRounds), "1")
+			g.now++
+			g.round()
+			g.now += g.delay()
+			g.round()
+			g.want("second step successive", fmt.Sprint(g.mem.SuccessiveRevokingRounds), "2")
+		})
 	}
 }
