@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
@@ -839,6 +840,7 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 		{"negative session timeout", CoordinatorConfig{GroupID: "g", SessionTimeout: -1}},
 		{"negative heartbeat interval", CoordinatorConfig{GroupID: "g", HeartbeatInterval: -1}},
 		{"heartbeat interval not below session timeout", CoordinatorConfig{GroupID: "g", SessionTimeout: 5000, HeartbeatInterval: 5000}},
+		{"heartbeat interval beyond int32", CoordinatorConfig{GroupID: "g", SessionTimeout: math.MaxInt32 + 2, HeartbeatInterval: math.MaxInt32 + 1}},
 		{"negative max size", CoordinatorConfig{GroupID: "g", MaxSize: -1}},
 		{"unknown assignor", CoordinatorConfig{GroupID: "g", Assignors: []string{"uniform", "sticky"}}},
 		{"repeated assignor", CoordinatorConfig{GroupID: "g", Assignors: []string{"range", "range"}}},
@@ -851,6 +853,10 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 				t.Fatalf("no error; got\n%s", c)
 			}
 		})
+	}
+	// The largest heartbeat interval the int32 wire field holds is valid.
+	if _, err := NewCoordinator(CoordinatorConfig{GroupID: "g", SessionTimeout: math.MaxInt32 + 1, HeartbeatInterval: math.MaxInt32}); err != nil {
+		t.Fatalf("heartbeat interval MaxInt32: %v", err)
 	}
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 1}})
 	out := h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
