@@ -661,6 +661,7 @@ func TestRejectedRequestsChangeNothing(t *testing.T) {
 		{name: "join without subscription", req: mod(join("C"), func(r *nextgen.HeartbeatRequest) { r.SubscriptionSent = false }), code: spec.InvalidRequest},
 		{name: "join with empty subscription", req: join("C"), code: spec.InvalidRequest},
 		{name: "join without member id (KIP-1082)", req: join("", "foo"), code: spec.InvalidRequest},
+		{name: "join with a space for member id", req: join(" ", "foo"), code: spec.InvalidRequest},
 		{name: "static leave without instance id", req: leave("S", spec.StaticLeaveEpoch), code: spec.InvalidRequest},
 		{name: "epoch -3", req: hbOwned("A", -3, "{}"), code: spec.InvalidRequest},
 		{name: "invalid owned partition", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.TopicPartitions = spec.Set{{Topic: "foo", Partition: -5}} }), code: spec.InvalidRequest},
