@@ -3,6 +3,7 @@ package coordinator
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
@@ -792,6 +793,11 @@ func TestRestartOnNewTarget(t *testing.T) {
 		}
 		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
 			t.Fatalf("owners %s, want foo-2 still held by A", got)
+		}
+		// The restart at 400 changed A's record (its target epoch), so
+		// its rebalance timer, armed at 200 for epoch 1, was re-armed.
+		if !strings.Contains(h.c.String(), "rebalance-timer=1@30400") {
+			t.Fatalf("A's rebalance timer not re-armed at 400:\n%s", h.c)
 		}
 	})
 }
