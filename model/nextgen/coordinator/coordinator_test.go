@@ -738,6 +738,11 @@ func TestFaults(t *testing.T) {
 		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2} B:{foo-2}" {
 			t.Fatalf("owners %s", got)
 		}
+		// A gives foo-2 up: B stays its only holder.
+		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1} B:{foo-2}" {
+			t.Fatalf("owners %s after A's release", got)
+		}
 	})
 	t.Run("skip-epoch-check", func(t *testing.T) {
 		h := twoMembers(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck})
