@@ -315,6 +315,31 @@ func TestStaticMemberComesBack(t *testing.T) {
 	}
 }
 
+// TestStaticReplacementUnderAnotherMembersID: a static member that comes
+// back under the member id of another member replaces both records, as
+// Kafka's records overwrite the other member: that member's partitions are
+// released and its session timer cancelled.
+func TestStaticReplacementUnderAnotherMembersID(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}})
+	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}")})
+	h.step(300, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(400, nextgen.Receive{From: "S1", Msg: withInstance(hbOwned("S1", 2, "{}"), "i")})
+	h.step(1000, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.hb(3000, staticJoin("A", "i", "foo"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-2 foo-3}
+		cancel session(S1)
+		cancel session(A)
+		set session(A)@48000`)
+	if got := h.c.Owners().String(); got != "A:{foo-2 foo-3}" {
+		t.Fatalf("owners %s, want only S1's partitions, now A's", got)
+	}
+	if got := h.c.Members(); len(got) != 1 || got[0] != "A" {
+		t.Fatalf("members %v, want [A]", got)
+	}
+}
+
 // TestStaticReplacementWithNewSubscription: a static member that comes
 // back with a different subscription bumps the group epoch.
 func TestStaticReplacementWithNewSubscription(t *testing.T) {
