@@ -340,6 +340,23 @@ func TestStaticReplacementUnderAnotherMembersID(t *testing.T) {
 	}
 }
 
+// TestStaticMemberChangesInstanceID: a member that joins at epoch 0 under
+// an unused instance id keeps its record (validate.Join: ExistingMember)
+// and takes the new instance id; its old one is released, so another
+// member can join under it.
+func TestStaticMemberChangesInstanceID(t *testing.T) {
+	h := baseGroup(t, CoordinatorConfig{})
+	h.hb(1000, staticJoin("S", "j", "foo"), `
+		send coordinator->S HeartbeatResponse member=S epoch=3 assignment={foo-2 foo-3 foo-5}
+		set session(S)@46000`)
+	if m := h.mustMember("S"); m.InstanceID != "j" {
+		t.Fatalf("S has instance %q, want j", m.InstanceID)
+	}
+	h.hb(1100, staticJoin("T", "i", "foo"), `
+		send coordinator->T HeartbeatResponse member=T epoch=4 assignment={}
+		set session(T)@46100`)
+}
+
 // TestStaticReplacementWithNewSubscription: a static member that comes
 // back with a different subscription bumps the group epoch.
 func TestStaticReplacementWithNewSubscription(t *testing.T) {
