@@ -981,3 +981,57 @@ func TestObserverOutputs(t *testing.T) {
 		t.Errorf("A revokes: target %+v, withheld %+v, want neither", out.Target, out.Withheld)
 	}
 }
+
+// TestCheckInvariantsCatchesCorruption: CheckInvariants, which every test
+// step runs, reports each broken invariant. Each case corrupts one part of
+// the base group's state by hand (re-deriving the recorded group state
+// unless the state is what it corrupts) and expects the named complaint.
+func TestCheckInvariantsCatchesCorruption(t *testing.T) {
+	edit := func(c *Coordinator, id spec.MemberID, f func(*member)) {
+		m := c.members[id]
+		f(&m)
+		c.members[id] = m
+	}
+	for _, tc := range []struct {
+		name    string
+		corrupt func(c *Coordinator)
+		want    string
+	}{
+		{"recorded state", func(c *Coordinator) { c.state = Reconciling }, "state RECONCILING, but the group is STABLE"},
+		{"group epoch behind the target", func(c *Coordinator) { c.groupEpoch = 2 }, "group epoch 2, target epoch 3"},
+		{"member under another id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "X" }) }, `member "A" recorded as "X"`},
+		{"instance mapped elsewhere", func(c *Coordinator) { c.instances["i"] = "A" }, "instance i of S maps to"},
+		{"dynamic member parked", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = spec.StaticLeaveEpoch }) }, "dynamic member A at epoch -2"},
+		{"parked static member revoking", func(c *Coordinator) {
+			edit(c, "S", func(m *member) {
+				m.cur.Epoch, m.cur.State = spec.StaticLeaveEpoch, reconcile.UnrevokedPartitions
+				m.cur.Assigned, m.cur.PendingRevocation = set("{foo-2 foo-3}"), set("{foo-5}")
+			})
+		}, "parked static member S has partitions pending revocation {foo-5}"},
+		{"negative epoch", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = -1 }) }, "member A at epoch -1"},
+		{"epoch past the target", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = 4 }) }, "member A at epoch 4, past the target epoch 3"},
+		{"previous epoch ahead", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.PreviousEpoch = 4 }) }, "member A at epoch 3 has previous epoch 4"},
+		{"subscription repeats a topic", func(c *Coordinator) { edit(c, "A", func(m *member) { m.subscription = []string{"foo", "foo"} }) }, "subscription [foo foo] not sorted and distinct"},
+		{"subscription unsorted", func(c *Coordinator) { edit(c, "A", func(m *member) { m.subscription = []string{"foo", "bar"} }) }, "subscription [foo bar] not sorted and distinct"},
+		{"no session timer", func(c *Coordinator) { edit(c, "A", func(m *member) { m.sessionArmed = false }) }, "member A has no session timer"},
+		{"rebalance timer while stable", func(c *Coordinator) { edit(c, "A", func(m *member) { m.rebalanceArmed, m.rebalanceEpoch = true, 3 }) }, "rebalance timer armed=true"},
+		{"no target", func(c *Coordinator) { delete(c.target, "A") }, "member A has no target"},
+		{"target twice", func(c *Coordinator) { c.target["S"] = c.target["S"].Add(spec.TP("foo", 0)) }, "target gives {foo-0} twice"},
+		{"owner map missing a partition", func(c *Coordinator) { delete(c.owners, spec.TP("foo", 0)) }, "owner map has 5 partitions, members hold 6"},
+		{"owner map names another holder", func(c *Coordinator) { c.owners[spec.TP("foo", 0)] = []holder{{member: "S", epoch: 3}} }, "owners of foo-0 are"},
+		{"stale subscription metadata", func(c *Coordinator) { c.subscribed = spec.Topics{"foo": 4} }, "subscription metadata [foo:4] is stale"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := baseGroup(t, CoordinatorConfig{})
+			c := h.c.Clone()
+			tc.corrupt(c)
+			if tc.name != "recorded state" {
+				c.state = c.derivedState()
+			}
+			err := c.CheckInvariants()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("CheckInvariants() = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
