@@ -847,6 +847,34 @@ func TestRestartOnNewTarget(t *testing.T) {
 			t.Fatalf("A's rebalance timer not re-armed at 400:\n%s", h.c)
 		}
 	})
+	// An UNRELEASED_PARTITIONS member is restarted too. B has foo-2 and
+	// waits for foo-5 when foo shrinks to two partitions; B's heartbeat
+	// (the one that installs the new target) reports owning nothing.
+	// Today foo-2 is simply dropped (B waits for foo-1 at epoch 4); with
+	// the fault the report is ignored and B must revoke foo-2.
+	unreleased := func(t *testing.T, faults nextgen.Fault) *harness {
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 6}, Faults: faults})
+		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h.step(10, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+		h.step(20, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3 foo-4 foo-5}")})
+		h.step(30, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.step(40, nextgen.Receive{From: "C", Msg: hbOwned("C", 2, "{}")})
+		h.step(50, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.step(60, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1 foo-2}")})
+		h.step(70, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")})
+		h.step(80, nextgen.Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
+		h.expectMember("B", 3, reconcile.UnreleasedPartitions, "{foo-2}", "{}")
+		h.step(90, node.MetadataUpdate{Topics: spec.Topics{"foo": 2}})
+		h.step(100, nextgen.Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
+		h.expectGroup(4, 4, Reconciling)
+		return h
+	}
+	t.Run("today, unreleased", func(t *testing.T) {
+		unreleased(t, 0).expectMember("B", 4, reconcile.UnreleasedPartitions, "{}", "{}")
+	})
+	t.Run("restart-on-new-target, unreleased", func(t *testing.T) {
+		unreleased(t, nextgen.RestartOnNewTarget).expectMember("B", 3, reconcile.UnrevokedPartitions, "{}", "{foo-2}")
+	})
 }
 
 // TestPerSetEpochUpdate: A is revoking foo-2 for B when B leaves, so the
