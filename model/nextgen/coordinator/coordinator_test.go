@@ -649,6 +649,16 @@ func TestPreferredAssignor(t *testing.T) {
 	if got := u.c.Target().String(); got != "A:{bar-0 bar-1} B:{foo-0 foo-1}" {
 		t.Fatalf("target %s, want uniform's", got)
 	}
+	// The heartbeating member's own choice counts: B's join, asking for
+	// range, makes range the preferred assignor of the target it computes.
+	b := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
+	b.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
+	r = join("B", "foo", "bar")
+	r.ServerAssignor = ptr("range")
+	b.step(10, nextgen.Receive{From: "B", Msg: r})
+	if got := b.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
+		t.Fatalf("target %s, want range's", got)
+	}
 }
 
 // baseGroup is the group every rejection case starts from: A dynamic and S
