@@ -414,6 +414,37 @@ func TestSlowRevokerFencedByRebalanceTimeout(t *testing.T) {
 		send coordinator->A HeartbeatResponse error=UNKNOWN_MEMBER_ID Member A is not a member of group g.`)
 }
 
+// TestFullHeartbeat: a regular heartbeat whose assignment did not change
+// gets it back only if it is full: rebalance timeout, subscription and
+// owned partitions all sent.
+func TestFullHeartbeat(t *testing.T) {
+	for _, tc := range []struct {
+		name                      string
+		timeout, subscribe, owned bool
+		want                      string
+	}{
+		{"all three", true, true, true, "assignment={foo-0 foo-1}"},
+		{"no rebalance timeout", false, true, true, "assignment=null"},
+		{"no subscription", true, false, true, "assignment=null"},
+		{"no owned partitions", true, true, false, "assignment=null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := twoMembers(t, CoordinatorConfig{})
+			r := hbNull("A", 2)
+			if tc.timeout {
+				r.RebalanceTimeoutMs = testRebalance
+			}
+			if tc.subscribe {
+				r.SubscribedTopicNames, r.SubscriptionSent = []string{"foo"}, true
+			}
+			if tc.owned {
+				r.TopicPartitions, r.OwnedSent = set("{foo-0 foo-1}"), true
+			}
+			h.hb(600, r, "send coordinator->A HeartbeatResponse member=A epoch=2 "+tc.want+"\nset session(A)@45600")
+		})
+	}
+}
+
 // TestLostResponse: a heartbeat at the previous epoch is accepted if it
 // owns a subset of the assignment (the response that carried the epoch
 // bump was lost), and fenced otherwise.
