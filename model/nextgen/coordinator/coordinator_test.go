@@ -832,6 +832,17 @@ func TestFaults(t *testing.T) {
 		h.hb(600, hbOwned("A", 7, "{foo-0 foo-1}"), `
 			send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
 			set session(A)@45600`)
+		// A static member's epoch is not checked either.
+		s := baseGroup(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck})
+		s.hb(1000, withInstance(hbOwned("S", 7, "{foo-2 foo-3 foo-5}"), "i"), `
+			send coordinator->S HeartbeatResponse member=S epoch=3 assignment=null
+			set session(S)@46000`)
+		// Nor a dynamic member's rejoin at epoch 0, which is fenced
+		// before KAFKA-19233 without the fault (TestRejoinAtEpochZero).
+		old := twoMembers(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck, Semantics: nextgen.Semantics{BeforeKafka19233: true}})
+		old.hb(600, join("A", "foo"), `
+			send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
+			set session(A)@45600`)
 	})
 	t.Run("straight-to-target", func(t *testing.T) {
 		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: nextgen.StraightToTarget})
