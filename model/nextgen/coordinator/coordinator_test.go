@@ -1115,3 +1115,31 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartedReplacementAtEpochZero: with the RestartOnNewTarget fault
+// a member can be recorded at epoch 0. S1 parks; A's join installs a
+// target that gives half of S1's partitions to A; S2 replaces S1 (epoch 0,
+// previous 0) and, its target epoch having moved, is restarted from what
+// it holds, ignoring its empty owned list: it must revoke foo-2 and
+// foo-3, so it stays UNREVOKED_PARTITIONS at epoch 0, a current member
+// with a rebalance timer for epoch 0. With SkipEpochCheck too, its next
+// heartbeat passes whatever epoch it carries.
+func TestRestartedReplacementAtEpochZero(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}, Faults: nextgen.RestartOnNewTarget | nextgen.SkipEpochCheck})
+	h.step(0, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(100, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.step(200, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.hb(300, staticJoin("S2", "i", "foo"), `
+		send coordinator->S2 HeartbeatResponse member=S2 epoch=0 assignment={foo-0 foo-1}
+		cancel session(S1)
+		set rebalance(S2@0)@30300
+		set session(S2)@45300`)
+	h.expectMember("S2", 0, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2 foo-3}")
+	if !h.c.IsMember("S2") {
+		t.Fatal("S2 at epoch 0 is not a current member")
+	}
+	h.hb(400, withInstance(hbOwned("S2", 5, "{foo-0 foo-1}"), "i"), `
+		send coordinator->S2 HeartbeatResponse member=S2 epoch=2 assignment=null
+		cancel rebalance(S2@0)
+		set session(S2)@45400`)
+}
