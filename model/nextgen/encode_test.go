@@ -72,3 +72,23 @@ func TestMemberEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetFetchEncoding: an OffsetFetch without a member id (an admin
+// fetch) and one with an empty member id encode differently, and print
+// differently.
+func TestOffsetFetchEncoding(t *testing.T) {
+	empty := spec.MemberID("")
+	none, blank := OffsetFetchRequest{Seq: 2, GroupID: "g"}, OffsetFetchRequest{Seq: 2, GroupID: "g", MemberID: &empty}
+	var a, b canon.Encoder
+	EncodeMessage(&a, none)
+	EncodeMessage(&b, blank)
+	if string(a.Buf) == string(b.Buf) {
+		t.Errorf("a null and an empty member id encode alike: %x", a.Buf)
+	}
+	if got := none.String(); got != "OffsetFetch#2 member=null epoch=0" {
+		t.Errorf("String() = %q", got)
+	}
+	if got := blank.String(); got != "OffsetFetch#2 member= epoch=0" {
+		t.Errorf("String() = %q", got)
+	}
+}

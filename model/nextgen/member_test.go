@@ -2,6 +2,7 @@ package nextgen
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -192,6 +193,11 @@ func TestMemberNewMemberErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a rebalance timeout of MaxInt32 fits", func(t *testing.T) {
+		if _, err := NewMember(memberConfig(func(c *MemberConfig) { c.RebalanceTimeout = math.MaxInt32 })); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("the config's slice is not kept", func(t *testing.T) {
 		cfg := memberConfig()
 		m, err := NewMember(cfg)
@@ -499,13 +505,22 @@ func TestMemberStaleResponses(t *testing.T) {
 			t.Errorf("after: %s", h.m)
 		}
 	})
-	t.Run("an answer with a negative epoch changes nothing but answers", func(t *testing.T) {
+	for _, e := range []spec.Epoch{-1, 0} {
+		t.Run("an answer with epoch "+itoa(int(e))+" changes nothing but answers", func(t *testing.T) {
+			h := stable(t, "{t-0}")
+			h.at(3020).fire(HeartbeatTimer)
+			checkOut(t, "answer", h.at(3030).ok(e, "{}"), cancelReq, "set heartbeat@6030")
+			if h.m.Epoch() != 1 || !h.m.Owned().Equal(mset(t, "{t-0}")) {
+				t.Errorf("after: %s", h.m)
+			}
+		})
+	}
+	t.Run("an answer with heartbeat interval 0 keeps the interval", func(t *testing.T) {
 		h := stable(t, "{t-0}")
 		h.at(3020).fire(HeartbeatTimer)
-		checkOut(t, "answer", h.at(3030).ok(-1, "{}"), cancelReq, "set heartbeat@6030")
-		if h.m.Epoch() != 1 || !h.m.Owned().Equal(mset(t, "{t-0}")) {
-			t.Errorf("after: %s", h.m)
-		}
+		r := okResp(t, h.m.ID(), 2, "null")
+		r.Seq, r.HeartbeatIntervalMs = h.last().Seq, 0
+		checkOut(t, "answer", h.at(3030).recv(r), cancelReq, "set heartbeat@6030")
 	})
 }
 
@@ -742,6 +757,23 @@ func TestMemberString(t *testing.T) {
 	for s := MemberUnsubscribed; s <= MemberFatal; s++ {
 		if strings.HasPrefix(s.String(), "member-state(") {
 			t.Errorf("state %d has no name", s)
+		}
+	}
+}
+
+// TestHeartbeatResponseString: an error response prints its code and
+// message, a success its member, epoch and assignment.
+func TestHeartbeatResponseString(t *testing.T) {
+	for _, c := range []struct {
+		r    HeartbeatResponse
+		want string
+	}{
+		{HeartbeatResponse{Seq: 4, Error: spec.FencedMemberEpoch, ErrorMessage: "boom", MemberID: "A-1", MemberEpoch: 3},
+			"HeartbeatResponse#4 error=FENCED_MEMBER_EPOCH boom"},
+		{HeartbeatResponse{MemberID: "A-1", MemberEpoch: 3}, "HeartbeatResponse member=A-1 epoch=3 assignment=null"},
+	} {
+		if got := c.r.String(); got != c.want {
+			t.Errorf("String() = %q, want %q", got, c.want)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package coordinator
 
 import (
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
@@ -313,6 +315,48 @@ func TestStaticMemberComesBack(t *testing.T) {
 	}
 }
 
+// TestStaticReplacementUnderAnotherMembersID: a static member that comes
+// back under the member id of another member replaces both records, as
+// Kafka's records overwrite the other member: that member's partitions are
+// released and its session timer cancelled.
+func TestStaticReplacementUnderAnotherMembersID(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}})
+	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}")})
+	h.step(300, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(400, nextgen.Receive{From: "S1", Msg: withInstance(hbOwned("S1", 2, "{}"), "i")})
+	h.step(1000, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.hb(3000, staticJoin("A", "i", "foo"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-2 foo-3}
+		cancel session(S1)
+		cancel session(A)
+		set session(A)@48000`)
+	if got := h.c.Owners().String(); got != "A:{foo-2 foo-3}" {
+		t.Fatalf("owners %s, want only S1's partitions, now A's", got)
+	}
+	if got := h.c.Members(); len(got) != 1 || got[0] != "A" {
+		t.Fatalf("members %v, want [A]", got)
+	}
+}
+
+// TestStaticMemberChangesInstanceID: a member that joins at epoch 0 under
+// an unused instance id keeps its record (validate.Join: ExistingMember)
+// and takes the new instance id; its old one is released, so another
+// member can join under it.
+func TestStaticMemberChangesInstanceID(t *testing.T) {
+	h := baseGroup(t, CoordinatorConfig{})
+	h.hb(1000, staticJoin("S", "j", "foo"), `
+		send coordinator->S HeartbeatResponse member=S epoch=3 assignment={foo-2 foo-3 foo-5}
+		set session(S)@46000`)
+	if m := h.mustMember("S"); m.InstanceID != "j" {
+		t.Fatalf("S has instance %q, want j", m.InstanceID)
+	}
+	h.hb(1100, staticJoin("T", "i", "foo"), `
+		send coordinator->T HeartbeatResponse member=T epoch=4 assignment={}
+		set session(T)@46100`)
+}
+
 // TestStaticReplacementWithNewSubscription: a static member that comes
 // back with a different subscription bumps the group epoch.
 func TestStaticReplacementWithNewSubscription(t *testing.T) {
@@ -368,6 +412,37 @@ func TestSlowRevokerFencedByRebalanceTimeout(t *testing.T) {
 	// The fenced member is unknown now and must rejoin with epoch 0.
 	h.hb(30400, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 		send coordinator->A HeartbeatResponse error=UNKNOWN_MEMBER_ID Member A is not a member of group g.`)
+}
+
+// TestFullHeartbeat: a regular heartbeat whose assignment did not change
+// gets it back only if it is full: rebalance timeout, subscription and
+// owned partitions all sent.
+func TestFullHeartbeat(t *testing.T) {
+	for _, tc := range []struct {
+		name                      string
+		timeout, subscribe, owned bool
+		want                      string
+	}{
+		{"all three", true, true, true, "assignment={foo-0 foo-1}"},
+		{"no rebalance timeout", false, true, true, "assignment=null"},
+		{"no subscription", true, false, true, "assignment=null"},
+		{"no owned partitions", true, true, false, "assignment=null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := twoMembers(t, CoordinatorConfig{})
+			r := hbNull("A", 2)
+			if tc.timeout {
+				r.RebalanceTimeoutMs = testRebalance
+			}
+			if tc.subscribe {
+				r.SubscribedTopicNames, r.SubscriptionSent = []string{"foo"}, true
+			}
+			if tc.owned {
+				r.TopicPartitions, r.OwnedSent = set("{foo-0 foo-1}"), true
+			}
+			h.hb(600, r, "send coordinator->A HeartbeatResponse member=A epoch=2 "+tc.want+"\nset session(A)@45600")
+		})
+	}
 }
 
 // TestLostResponse: a heartbeat at the previous epoch is accepted if it
@@ -605,6 +680,16 @@ func TestPreferredAssignor(t *testing.T) {
 	if got := u.c.Target().String(); got != "A:{bar-0 bar-1} B:{foo-0 foo-1}" {
 		t.Fatalf("target %s, want uniform's", got)
 	}
+	// The heartbeating member's own choice counts: B's join, asking for
+	// range, makes range the preferred assignor of the target it computes.
+	b := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
+	b.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
+	r = join("B", "foo", "bar")
+	r.ServerAssignor = ptr("range")
+	b.step(10, nextgen.Receive{From: "B", Msg: r})
+	if got := b.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
+		t.Fatalf("target %s, want range's", got)
+	}
 }
 
 // baseGroup is the group every rejection case starts from: A dynamic and S
@@ -660,6 +745,7 @@ func TestRejectedRequestsChangeNothing(t *testing.T) {
 		{name: "join without subscription", req: mod(join("C"), func(r *nextgen.HeartbeatRequest) { r.SubscriptionSent = false }), code: spec.InvalidRequest},
 		{name: "join with empty subscription", req: join("C"), code: spec.InvalidRequest},
 		{name: "join without member id (KIP-1082)", req: join("", "foo"), code: spec.InvalidRequest},
+		{name: "join with a space for member id", req: join(" ", "foo"), code: spec.InvalidRequest},
 		{name: "static leave without instance id", req: leave("S", spec.StaticLeaveEpoch), code: spec.InvalidRequest},
 		{name: "epoch -3", req: hbOwned("A", -3, "{}"), code: spec.InvalidRequest},
 		{name: "invalid owned partition", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.TopicPartitions = spec.Set{{Topic: "foo", Partition: -5}} }), code: spec.InvalidRequest},
@@ -735,11 +821,27 @@ func TestFaults(t *testing.T) {
 		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2} B:{foo-2}" {
 			t.Fatalf("owners %s", got)
 		}
+		// A gives foo-2 up: B stays its only holder.
+		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1} B:{foo-2}" {
+			t.Fatalf("owners %s after A's release", got)
+		}
 	})
 	t.Run("skip-epoch-check", func(t *testing.T) {
 		h := twoMembers(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck})
 		h.hb(600, hbOwned("A", 7, "{foo-0 foo-1}"), `
 			send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
+			set session(A)@45600`)
+		// A static member's epoch is not checked either.
+		s := baseGroup(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck})
+		s.hb(1000, withInstance(hbOwned("S", 7, "{foo-2 foo-3 foo-5}"), "i"), `
+			send coordinator->S HeartbeatResponse member=S epoch=3 assignment=null
+			set session(S)@46000`)
+		// Nor a dynamic member's rejoin at epoch 0, which is fenced
+		// before KAFKA-19233 without the fault (TestRejoinAtEpochZero).
+		old := twoMembers(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck, Semantics: nextgen.Semantics{BeforeKafka19233: true}})
+		old.hb(600, join("A", "foo"), `
+			send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
 			set session(A)@45600`)
 	})
 	t.Run("straight-to-target", func(t *testing.T) {
@@ -791,6 +893,39 @@ func TestRestartOnNewTarget(t *testing.T) {
 		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
 			t.Fatalf("owners %s, want foo-2 still held by A", got)
 		}
+		// The restart at 400 changed A's record (its target epoch), so
+		// its rebalance timer, armed at 200 for epoch 1, was re-armed.
+		if !strings.Contains(h.c.String(), "rebalance-timer=1@30400") {
+			t.Fatalf("A's rebalance timer not re-armed at 400:\n%s", h.c)
+		}
+	})
+	// An UNRELEASED_PARTITIONS member is restarted too. B has foo-2 and
+	// waits for foo-5 when foo shrinks to two partitions; B's heartbeat
+	// (the one that installs the new target) reports owning nothing.
+	// Today foo-2 is simply dropped (B waits for foo-1 at epoch 4); with
+	// the fault the report is ignored and B must revoke foo-2.
+	unreleased := func(t *testing.T, faults nextgen.Fault) *harness {
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 6}, Faults: faults})
+		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h.step(10, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+		h.step(20, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3 foo-4 foo-5}")})
+		h.step(30, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.step(40, nextgen.Receive{From: "C", Msg: hbOwned("C", 2, "{}")})
+		h.step(50, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.step(60, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1 foo-2}")})
+		h.step(70, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")})
+		h.step(80, nextgen.Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
+		h.expectMember("B", 3, reconcile.UnreleasedPartitions, "{foo-2}", "{}")
+		h.step(90, node.MetadataUpdate{Topics: spec.Topics{"foo": 2}})
+		h.step(100, nextgen.Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
+		h.expectGroup(4, 4, Reconciling)
+		return h
+	}
+	t.Run("today, unreleased", func(t *testing.T) {
+		unreleased(t, 0).expectMember("B", 4, reconcile.UnreleasedPartitions, "{}", "{}")
+	})
+	t.Run("restart-on-new-target, unreleased", func(t *testing.T) {
+		unreleased(t, nextgen.RestartOnNewTarget).expectMember("B", 3, reconcile.UnrevokedPartitions, "{}", "{foo-2}")
 	})
 }
 
@@ -839,6 +974,7 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 		{"negative session timeout", CoordinatorConfig{GroupID: "g", SessionTimeout: -1}},
 		{"negative heartbeat interval", CoordinatorConfig{GroupID: "g", HeartbeatInterval: -1}},
 		{"heartbeat interval not below session timeout", CoordinatorConfig{GroupID: "g", SessionTimeout: 5000, HeartbeatInterval: 5000}},
+		{"heartbeat interval beyond int32", CoordinatorConfig{GroupID: "g", SessionTimeout: math.MaxInt32 + 2, HeartbeatInterval: math.MaxInt32 + 1}},
 		{"negative max size", CoordinatorConfig{GroupID: "g", MaxSize: -1}},
 		{"unknown assignor", CoordinatorConfig{GroupID: "g", Assignors: []string{"uniform", "sticky"}}},
 		{"repeated assignor", CoordinatorConfig{GroupID: "g", Assignors: []string{"range", "range"}}},
@@ -851,6 +987,10 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 				t.Fatalf("no error; got\n%s", c)
 			}
 		})
+	}
+	// The largest heartbeat interval the int32 wire field holds is valid.
+	if _, err := NewCoordinator(CoordinatorConfig{GroupID: "g", SessionTimeout: math.MaxInt32 + 1, HeartbeatInterval: math.MaxInt32}); err != nil {
+		t.Fatalf("heartbeat interval MaxInt32: %v", err)
 	}
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 1}})
 	out := h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
@@ -920,4 +1060,86 @@ func TestObserverOutputs(t *testing.T) {
 	if out.Target != nil || out.Withheld != nil {
 		t.Errorf("A revokes: target %+v, withheld %+v, want neither", out.Target, out.Withheld)
 	}
+}
+
+// TestCheckInvariantsCatchesCorruption: CheckInvariants, which every test
+// step runs, reports each broken invariant. Each case corrupts one part of
+// the base group's state by hand (re-deriving the recorded group state
+// unless the state is what it corrupts) and expects the named complaint.
+func TestCheckInvariantsCatchesCorruption(t *testing.T) {
+	edit := func(c *Coordinator, id spec.MemberID, f func(*member)) {
+		m := c.members[id]
+		f(&m)
+		c.members[id] = m
+	}
+	for _, tc := range []struct {
+		name    string
+		corrupt func(c *Coordinator)
+		want    string
+	}{
+		{"recorded state", func(c *Coordinator) { c.state = Reconciling }, "state RECONCILING, but the group is STABLE"},
+		{"group epoch behind the target", func(c *Coordinator) { c.groupEpoch = 2 }, "group epoch 2, target epoch 3"},
+		{"member under another id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "X" }) }, `member "A" recorded as "X"`},
+		{"instance mapped elsewhere", func(c *Coordinator) { c.instances["i"] = "A" }, "instance i of S maps to"},
+		{"dynamic member parked", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = spec.StaticLeaveEpoch }) }, "dynamic member A at epoch -2"},
+		{"parked static member revoking", func(c *Coordinator) {
+			edit(c, "S", func(m *member) {
+				m.cur.Epoch, m.cur.State = spec.StaticLeaveEpoch, reconcile.UnrevokedPartitions
+				m.cur.Assigned, m.cur.PendingRevocation = set("{foo-2 foo-3}"), set("{foo-5}")
+			})
+		}, "parked static member S has partitions pending revocation {foo-5}"},
+		{"negative epoch", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = -1 }) }, "member A at epoch -1"},
+		{"epoch past the target", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = 4 }) }, "member A at epoch 4, past the target epoch 3"},
+		{"previous epoch ahead", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.PreviousEpoch = 4 }) }, "member A at epoch 3 has previous epoch 4"},
+		{"subscription repeats a topic", func(c *Coordinator) { edit(c, "A", func(m *member) { m.subscription = []string{"foo", "foo"} }) }, "subscription [foo foo] not sorted and distinct"},
+		{"subscription unsorted", func(c *Coordinator) { edit(c, "A", func(m *member) { m.subscription = []string{"foo", "bar"} }) }, "subscription [foo bar] not sorted and distinct"},
+		{"no session timer", func(c *Coordinator) { edit(c, "A", func(m *member) { m.sessionArmed = false }) }, "member A has no session timer"},
+		{"rebalance timer while stable", func(c *Coordinator) { edit(c, "A", func(m *member) { m.rebalanceArmed, m.rebalanceEpoch = true, 3 }) }, "rebalance timer armed=true"},
+		{"no target", func(c *Coordinator) { delete(c.target, "A") }, "member A has no target"},
+		{"target twice", func(c *Coordinator) { c.target["S"] = c.target["S"].Add(spec.TP("foo", 0)) }, "target gives {foo-0} twice"},
+		{"owner map missing a partition", func(c *Coordinator) { delete(c.owners, spec.TP("foo", 0)) }, "owner map has 5 partitions, members hold 6"},
+		{"owner map names another holder", func(c *Coordinator) { c.owners[spec.TP("foo", 0)] = []holder{{member: "S", epoch: 3}} }, "owners of foo-0 are"},
+		{"stale subscription metadata", func(c *Coordinator) { c.subscribed = spec.Topics{"foo": 4} }, "subscription metadata [foo:4] is stale"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := baseGroup(t, CoordinatorConfig{})
+			c := h.c.Clone()
+			tc.corrupt(c)
+			if tc.name != "recorded state" {
+				c.state = c.derivedState()
+			}
+			err := c.CheckInvariants()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("CheckInvariants() = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestRestartedReplacementAtEpochZero: with the RestartOnNewTarget fault
+// a member can be recorded at epoch 0. S1 parks; A's join installs a
+// target that gives half of S1's partitions to A; S2 replaces S1 (epoch 0,
+// previous 0) and, its target epoch having moved, is restarted from what
+// it holds, ignoring its empty owned list: it must revoke foo-2 and
+// foo-3, so it stays UNREVOKED_PARTITIONS at epoch 0, a current member
+// with a rebalance timer for epoch 0. With SkipEpochCheck too, its next
+// heartbeat passes whatever epoch it carries.
+func TestRestartedReplacementAtEpochZero(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}, Faults: nextgen.RestartOnNewTarget | nextgen.SkipEpochCheck})
+	h.step(0, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(100, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.step(200, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.hb(300, staticJoin("S2", "i", "foo"), `
+		send coordinator->S2 HeartbeatResponse member=S2 epoch=0 assignment={foo-0 foo-1}
+		cancel session(S1)
+		set rebalance(S2@0)@30300
+		set session(S2)@45300`)
+	h.expectMember("S2", 0, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2 foo-3}")
+	if !h.c.IsMember("S2") {
+		t.Fatal("S2 at epoch 0 is not a current member")
+	}
+	h.hb(400, withInstance(hbOwned("S2", 5, "{foo-0 foo-1}"), "i"), `
+		send coordinator->S2 HeartbeatResponse member=S2 epoch=2 assignment=null
+		cancel rebalance(S2@0)
+		set session(S2)@45400`)
 }
