@@ -1123,3 +1123,29 @@ func TestCoordinatorParkedSyncKeepsSession(t *testing.T) {
 		set session(B-2)@21000
 	`)
 }
+
+// TestCoordinatorSessionTimeoutBounds: a session timeout equal to either
+// bound is accepted (Kafka rejects only below group.min.session.timeout.ms
+// or above group.max.session.timeout.ms); one past either bound is not.
+func TestCoordinatorSessionTimeoutBounds(t *testing.T) {
+	for _, tc := range []struct {
+		session Millis
+		invalid bool
+	}{
+		{5999, true}, {6000, false}, {1800000, false}, {1800001, true},
+	} {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		req := coordJoin(1, "A", "", "range")
+		req.SessionTimeout = tc.session
+		out := h.c.Step(node.Input{Now: 1000, Event: Receive{From: "A", Msg: req}})
+		invalid := false
+		for _, env := range out.Messages {
+			if r, ok := env.Msg.(JoinGroupResponse); ok && r.Error == spec.InvalidSessionTimeout {
+				invalid = true
+			}
+		}
+		if invalid != tc.invalid {
+			t.Errorf("session timeout %d: rejected %v, want %v\n%s", tc.session, invalid, tc.invalid, out)
+		}
+	}
+}
