@@ -459,37 +459,38 @@ func semanticsWitness(o *checkOptions, changed func(flag string) bool) bool {
 	if !ok {
 		return false
 	}
-	for _, b := range []struct {
-		flag string
-		dst  *int
-		val  int
-	}{
-		{"members", &o.members, w.Members}, {"joins", &o.joins, w.Joins}, {"topics", &o.topics, w.Topics},
-		{"partitions", &o.partitions, w.Partitions}, {"crashes", &o.crashes, w.Crashes}, {"restarts", &o.restarts, w.Restarts},
-		{"leaves", &o.leaves, w.Leaves}, {"resubscribes", &o.resubscribes, w.Resubscribes}, {"drops", &o.drops, w.Drops},
-		{"duplicates", &o.duplicates, w.Duplicates},
-	} {
-		if !changed(b.flag) {
-			*b.dst = b.val
+	mine := o.bounds()
+	for i, b := range w.Bounds() {
+		if !changed(b.Name) {
+			*mine[i].P = *b.P
 		}
 	}
 	return true
 }
 
+// bounds lists o's integer bounds as core.CheckOptions.Bounds does, in
+// the same order and by the same names, each pointing into o.
+func (o *checkOptions) bounds() []core.Bound {
+	return []core.Bound{
+		{Name: "members", P: &o.members}, {Name: "joins", P: &o.joins}, {Name: "topics", P: &o.topics}, {Name: "partitions", P: &o.partitions},
+		{Name: "connectors", P: &o.connectors}, {Name: "tasks", P: &o.tasks}, {Name: "crashes", P: &o.crashes}, {Name: "restarts", P: &o.restarts},
+		{Name: "leaves", P: &o.leaves}, {Name: "resubscribes", P: &o.resubscribes}, {Name: "drops", P: &o.drops}, {Name: "duplicates", P: &o.duplicates},
+	}
+}
+
 func boundFlags(o checkOptions) string {
 	d := core.DefaultCheckOptions[classic.Faults]()
 	var b strings.Builder
+	for i, f := range o.bounds() {
+		if *f.P != *d.Bounds()[i].P {
+			fmt.Fprintf(&b, " --%s %d", f.Name, *f.P)
+		}
+	}
 	for _, f := range []struct {
-		name      string
-		got, dflt int
-	}{
-		{"members", o.members, d.Members}, {"joins", o.joins, d.Joins}, {"topics", o.topics, d.Topics},
-		{"partitions", o.partitions, d.Partitions}, {"connectors", o.connectors, 0}, {"tasks", o.tasks, 0},
-		{"crashes", o.crashes, d.Crashes}, {"restarts", o.restarts, d.Restarts},
-		{"leaves", o.leaves, d.Leaves}, {"resubscribes", o.resubscribes, d.Resubscribes}, {"drops", o.drops, d.Drops},
-		{"duplicates", o.duplicates, d.Duplicates}, {"leader-bounces", o.leaderBounces, 0}, {"max-rounds", o.maxRounds, 0},
-	} {
-		if f.got != f.dflt {
+		name string
+		got  int
+	}{{"leader-bounces", o.leaderBounces}, {"max-rounds", o.maxRounds}} {
+		if f.got != 0 {
 			fmt.Fprintf(&b, " --%s %d", f.name, f.got)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/rebalance-ref/rebalance/model/classic"
 	"os"
 	"path/filepath"
 	"slices"
@@ -338,5 +339,22 @@ func TestClaimGeneration(t *testing.T) {
 	var out bytes.Buffer
 	if err := runCheck(&out, o); err != nil {
 		t.Errorf("stale-claims-dropped with claims at the joined generation: %v\n%s", err, out.String())
+	}
+}
+
+// TestBoundsAgree: checkOptions.bounds and core.CheckOptions.Bounds name
+// the same bounds in the same order (semanticsWitness and boundFlags pair
+// them by position), and worldOptions carries each one across.
+func TestBoundsAgree(t *testing.T) {
+	var o checkOptions
+	for i, b := range o.bounds() {
+		*b.P = i + 1
+	}
+	wo := worldOptions(o, classic.Faults(0))
+	want := wo.Bounds()
+	for i, b := range o.bounds() {
+		if b.Name != want[i].Name || *b.P != *want[i].P {
+			t.Errorf("bound %d: check has %s=%d, the world %s=%d", i, b.Name, *b.P, want[i].Name, *want[i].P)
+		}
 	}
 }

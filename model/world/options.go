@@ -64,6 +64,25 @@ type CheckOptions[F any] struct {
 	EnvAnywhere bool
 }
 
+// Bound is one integer bound of a checked world: the name rebalance
+// check's flag gives it, and where it lives in a CheckOptions.
+type Bound struct {
+	Name string
+	P    *int
+}
+
+// Bounds lists o's integer bounds of the world's shape and the
+// environment's budget, in rebalance check's flag order and by its flag
+// names: members, joins, topics, partitions, connectors, tasks, crashes,
+// restarts, leaves, resubscribes, drops, duplicates.
+func (o *CheckOptions[F]) Bounds() []Bound {
+	return []Bound{
+		{"members", &o.Members}, {"joins", &o.Joins}, {"topics", &o.Topics}, {"partitions", &o.Partitions},
+		{"connectors", &o.Connectors}, {"tasks", &o.Tasks}, {"crashes", &o.Crashes}, {"restarts", &o.Restarts},
+		{"leaves", &o.Leaves}, {"resubscribes", &o.Resubscribes}, {"drops", &o.Drops}, {"duplicates", &o.Duplicates},
+	}
+}
+
 // DefaultCheckOptions is the world rebalance check explores by default,
 // for every family: three members, two of them settled in the group and
 // one that joins; two topics of two partitions; one crash, one leave and

@@ -201,10 +201,9 @@ func SemanticsWitness(names []string) (w core.CheckOptions[nextgen.Fault], ok bo
 			continue
 		}
 		x := *s.witness
-		w.Members, w.Joins = max(w.Members, x.Members), max(w.Joins, x.Joins)
-		w.Topics, w.Partitions = max(w.Topics, x.Topics), max(w.Partitions, x.Partitions)
-		w.Crashes, w.Restarts, w.Leaves = max(w.Crashes, x.Crashes), max(w.Restarts, x.Restarts), max(w.Leaves, x.Leaves)
-		w.Resubscribes, w.Drops, w.Duplicates = max(w.Resubscribes, x.Resubscribes), max(w.Drops, x.Drops), max(w.Duplicates, x.Duplicates)
+		for i, b := range w.Bounds() {
+			*b.P = max(*b.P, *x.Bounds()[i].P)
+		}
 		ok = true
 	}
 	return w, ok
