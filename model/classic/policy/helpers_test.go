@@ -176,29 +176,21 @@ func checkStable(p classic.Protocol, in classic.LeaderInput, res classic.LeaderR
 	if !ok || !sp.KeepsClaims() {
 		return nil
 	}
-	round := spec.Round{Topics: in.Topics, Subscriptions: map[spec.MemberID][]string{}, Claims: map[spec.MemberID]spec.Set{}, Assigned: spec.Assignment{}, Sticky: true}
-	for _, j := range in.Members {
-		round.Subscriptions[j.ID] = j.Subscription.Topics
-		round.Claims[j.ID] = j.Subscription.Owned
-	}
-	for id, a := range res.Assignments {
-		round.Assigned[id] = a.Assigned
-	}
 	var out []string
-	for _, v := range spec.CheckStableWhenBalanced(round) {
+	for _, v := range spec.CheckStableWhenBalanced(roundOf(in, res)) {
 		out = append(out, v.String())
 	}
 	return out
 }
 
-func checkResult(in classic.LeaderInput, res classic.LeaderResult, cooperative bool) []string {
-	var out []string
+// roundOf is the round a leader sends for in and res, as the member node
+// builds it for spec.CheckRound.
+func roundOf(in classic.LeaderInput, res classic.LeaderResult) spec.Round {
 	round := spec.Round{
 		Topics:        in.Topics,
 		Subscriptions: map[spec.MemberID][]string{},
 		Claims:        map[spec.MemberID]spec.Set{},
 		Assigned:      spec.Assignment{},
-		Cooperative:   cooperative,
 	}
 	for _, j := range in.Members {
 		round.Subscriptions[j.ID] = j.Subscription.Topics
@@ -207,6 +199,13 @@ func checkResult(in classic.LeaderInput, res classic.LeaderResult, cooperative b
 	for id, a := range res.Assignments {
 		round.Assigned[id] = a.Assigned
 	}
+	return round
+}
+
+func checkResult(in classic.LeaderInput, res classic.LeaderResult, cooperative bool) []string {
+	var out []string
+	round := roundOf(in, res)
+	round.Cooperative = cooperative
 	for _, v := range spec.CheckRound(round) {
 		out = append(out, v.String())
 	}
