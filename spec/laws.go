@@ -82,10 +82,14 @@ const (
 	// expire: the coordinator never expires the session of a member whose
 	// process is alive and still in the group, in a run where fewer than
 	// two messages were lost (one lost message may cost a retry, not a
-	// session), none was duplicated and none held up across a timer. KAFKA-19233 broke it: a fenced member's rejoin was refused
-	// until its session timed out. What the law checks today is this
-	// clause; the time bound on convergence each protocol states is not
-	// checked yet.
+	// session), none was duplicated and none held up across a timer;
+	// and a leader starts a scheduled delay that holds work back only when
+	// a member has departed (see CheckHeldBack). KAFKA-19233 broke the
+	// first clause: a fenced member's rejoin was refused until its
+	// session timed out; KAFKA-9848 the second: Connect's leader held the
+	// work of a round that never reached its workers for the delay,
+	// although no worker had left. A time bound on convergence for each
+	// protocol is not checked.
 	Timely Law = "Timely"
 	// NoSpuriousLoss: a live member that the coordinator still counts in
 	// the group is never told its resources are lost (a rebalance callback
@@ -301,6 +305,12 @@ type Round struct {
 	// judge CheckStableWhenBalanced on it. CheckRound ignores it: a leader
 	// does not refuse a round for moving too much.
 	Sticky bool
+	// Held is what the round's leader starts holding back, assigned to
+	// nobody, under a scheduled rebalance delay that the round starts
+	// (Designs II and III: the work of a departed member, kept for it to
+	// come back to); work that waits for a delay already running is not
+	// in it. Observers judge CheckHeldBack on it; CheckRound ignores it.
+	Held Set
 }
 
 // CheckRound validates an assignment round: AssignedOnce, KnownMembersOnly,

@@ -24,3 +24,27 @@ func TestCheckNoNeedlessWait(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckHeldBack: a round may hold work back for a scheduled delay only
+// when a member has departed.
+func TestCheckHeldBack(t *testing.T) {
+	held := Round{Assigned: Assignment{"A-1": Range("t", 0, 0)}, Held: Range("t", 1, 2)}
+	for _, tc := range []struct {
+		name     string
+		r        Round
+		departed bool
+		want     string
+	}{
+		{"held while a member is away", held, true, ""},
+		{"held with nobody away (KAFKA-9848)", held, false,
+			"Timely: the round holds {t-1 t-2} back for a scheduled delay although no member has departed"},
+		{"nothing held, nobody away", Round{Assigned: held.Assigned}, false, ""},
+		{"nothing held, a member away", Round{Assigned: held.Assigned}, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := violations(CheckHeldBack(tc.r, tc.departed)); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}

@@ -254,6 +254,9 @@ var historyCases = []struct {
 	{bug: "KAFKA-14639", protocol: "cooperative", fault: "stale-claims-dropped", members: 3, partitions: 5, joins: 1, claimGeneration: "assigned", liveness: true, law: "EventuallyConverged"},
 	{bug: "KAFKA-17049", protocol: "deferred", fault: "revocation-ignores-connectors", members: 2, connectors: 2, tasks: 2, joins: 1, liveness: true, law: "EventuallyConverged"},
 	{bug: "KAFKA-17049", protocol: "incremental", fault: "revocation-ignores-connectors", members: 2, connectors: 2, tasks: 2, joins: 1, liveness: true, law: "EventuallyConverged"},
+	// KAFKA-9848: the leader's own SyncGroup of generation 3 is lost, and
+	// generation 4's leader takes what generation 3 gave C for lost work.
+	{bug: "KAFKA-9848", protocol: "deferred", fault: "undelivered-assignment-held", members: 3, partitions: 3, joins: 2, drops: 1, law: "Timely"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its

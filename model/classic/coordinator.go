@@ -391,6 +391,12 @@ func (c *Coordinator) Leader() spec.MemberID { return c.leader }
 // NextMemberID is the number the next generated member id will carry.
 func (c *Coordinator) NextMemberID() uint64 { return c.nextMemberID }
 
+// IssuedIDs is how many member ids the coordinator has handed out, those
+// it handed out with MEMBER_ID_REQUIRED and that never joined included.
+// While every one of them is a member of a round, no member has departed
+// (the closed world's truth for the Timely law's delay clause).
+func (c *Coordinator) IssuedIDs() int { return int(c.nextMemberID - 1) }
+
 // Protocol returns the embedded protocol selected at the last completed
 // join; "" when the group is empty.
 func (c *Coordinator) Protocol() string { return c.protocol }

@@ -250,6 +250,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		Claims:        make(map[spec.MemberID]spec.Set, len(joined)),
 		Assigned:      make(spec.Assignment, len(full)),
 		Cooperative:   proto.Cooperative(),
+		Held:          slices.Clone(res.Held),
 	}
 	if s, ok := proto.(StickyProtocol); ok {
 		round.Sticky = s.KeepsClaims()

@@ -129,6 +129,13 @@ type LeaderResult struct {
 	// Memory replaces the leader's memory once the round's SyncGroup is
 	// sent.
 	Memory LeaderMemory
+	// Held is what the round starts holding back, assigned to nobody,
+	// under a scheduled rebalance delay that it starts (Designs II and
+	// III: the lost work of departed members, kept for them to come back
+	// to, KIP-415); empty when it starts no such delay. Work that waits for
+	// a delay already pending is not in it. The leader reports it in
+	// spec.Round.Held.
+	Held spec.Set
 }
 
 // LeaderMemory is the state a leader keeps between the rounds it leads

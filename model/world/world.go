@@ -87,6 +87,9 @@ func (r RoundRecord) String() string {
 	if len(rev) > 0 {
 		b.WriteString(" revoking " + strings.Join(rev, " "))
 	}
+	if !r.Round.Held.IsEmpty() {
+		fmt.Fprintf(&b, " holding %s", r.Round.Held)
+	}
 	return b.String()
 }
 
@@ -724,6 +727,11 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		for _, v := range spec.CheckRound(w.withDepartedClaims(rec.Round)) {
 			w.violate(v)
 		}
+		if !rec.Round.Held.IsEmpty() {
+			for _, v := range spec.CheckHeldBack(rec.Round, w.departed(rec.Round)) {
+				w.violate(v)
+			}
+		}
 	}
 	if out.Withheld != nil {
 		for _, v := range spec.CheckNoNeedlessWait(*out.Withheld) {
@@ -738,6 +746,25 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		}
 	}
 	w.check()
+}
+
+// IDIssuer is a coordinator that hands out member ids itself (the classic
+// coordinator). IssuedIDs counts every id it has handed out; every member
+// of a round holds one of them.
+type IDIssuer interface {
+	IssuedIDs() int
+}
+
+// departed reports whether some member id the group has had is missing
+// from round r: always true where the coordinator does not hand out ids
+// (the world cannot tell, so Timely's delay clause is not judged there).
+// Where it does, an id is handed out to one member once and never again,
+// and a member that leaves, is removed or restarts joins again with a new
+// one, so the group has lost a member exactly when fewer members are in
+// the round than ids were handed out.
+func (w *World[M, T, C, P]) departed(r spec.Round) bool {
+	ids, ok := w.Coordinator.(IDIssuer)
+	return !ok || ids.IssuedIDs() > len(r.Subscriptions)
 }
 
 // withDepartedClaims returns r, cooperative, with the claims of every

@@ -344,7 +344,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	lr.pending = spec.NewSet(pending...)
 
 	// Step 5: lost resources.
-	delay, toAssign, held := lr.handleLost(lost, prevMembers, &sched)
+	delay, toAssign, held, started := lr.handleLost(lost, prevMembers, &sched)
 	toAssign = toAssign.Union(created)
 
 	// Steps 6 and 7, kind by kind: load-balancing revocations, and
@@ -380,7 +380,11 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		Revoked:                  sched.revokedPrev,
 		Revocation:               unionOf(lr.revoked),
 	}
-	return lr.result(final, lr.revoked, delay, out)
+	res := lr.result(final, lr.revoked, delay, out)
+	if started {
+		res.Held = held
+	}
+	return res
 }
 
 // departedLeaders returns the leaders members report their claims were
@@ -398,24 +402,27 @@ func (lr *leaderRound) departedLeaders() []spec.MemberID {
 
 // handleLost is step 5 (Connect's handleLostAssignments). It may give lost
 // resources to candidates in lr.next, and returns the delay, the lost
-// resources to hand out least loaded, and the ones held back.
-func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s *schedule) (delay classic.Millis, reassign, held spec.Set) {
+// resources to hand out least loaded, the ones held back, and whether this
+// round starts the delay that holds them (no delay was pending: work that
+// waits for a pending delay, a departed member's or a pacing one, the
+// revocation back-off or Design III's step, is held but not started).
+func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s *schedule) (delay classic.Millis, reassign, held spec.Set, started bool) {
 	reset := func() {
 		s.candidates, s.scheduledAt = nil, 0
 	}
 	switch {
 	case lost.IsEmpty() && !s.revokedPrev:
 		reset()
-		return 0, nil, nil
+		return 0, nil, nil, false
 	case s.scheduledAt <= 0 && lr.containsAll(prevMembers) && (lost.IsEmpty() || !lr.in.Faults.Has(classic.UndeliveredAssignmentHeld)):
 		// No member departed: the lost resources were assignments some
 		// member never received.
-		return 0, lost, nil
+		return 0, lost, nil, false
 	case lr.p.maxDelay == 0 && !lr.in.Faults.Has(classic.DisabledDelayHoldsLost):
 		// Delays disabled: reassign at once (KAFKA-15693). Before that
 		// fix the lost resources fell through to the delay below, held
 		// for a delay of 0 that schedules nothing.
-		return 0, lost, nil
+		return 0, lost, nil, false
 	case s.scheduledAt > 0 && lr.now >= s.scheduledAt:
 		// The delay expired: round-robin over the candidates.
 		var cands []spec.MemberID
@@ -437,7 +444,7 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 		}
 		reset()
 		s.revokedPrev = false
-		return 0, reassign, nil
+		return 0, reassign, nil, false
 	}
 	for _, m := range lr.ids {
 		if lr.next[m].IsEmpty() {
@@ -448,9 +455,10 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 		delay = min(s.scheduledAt-lr.now, lr.p.maxDelay)
 	} else {
 		delay = lr.p.maxDelay
+		started = true
 	}
 	s.scheduledAt = lr.now + delay
-	return delay, nil, lost
+	return delay, nil, lost, started
 }
 
 // roundRobin gives the lost resources to the candidates in turn, connectors
