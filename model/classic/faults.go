@@ -87,12 +87,9 @@ const (
 	// holds back for the scheduled delay every resource that some member
 	// was given but does not report, although no member departed (Connect
 	// before KAFKA-9848: a lost SyncGroup response made the leader wait
-	// scheduled.rebalance.max.delay.ms before reassigning the tasks). No
-	// checked law reports it yet: the group still converges, within the
-	// round bound, only later. The time bound on convergence would
-	// (docs/history.md). With our members' redundant round after a delay
-	// (docs/protocols/classic.md) BoundedRounds breaks in some worlds, but
-	// that round is not Connect's.
+	// scheduled.rebalance.max.delay.ms before reassigning the tasks).
+	// Timely's delay clause reports it (spec.CheckHeldBack): the leader
+	// starts a delay that holds work although no member has departed.
 	UndeliveredAssignmentHeld
 	// LeaveKeepsWorking: a member that leaves the group sends its
 	// LeaveGroup but goes on working on what it owns, as a Connect worker
@@ -146,7 +143,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking or delayed round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},
 	{Fault: DisabledDelayHoldsLost, Name: "disabled-delay-holds-lost", Doc: "deferred/incremental with max delay 0: a departed member's resources are held with no rebalance to hand them out (KAFKA-15693; EventuallyConverged)"},
 	{Fault: LostToFirstCandidate, Name: "lost-to-first-candidate", Doc: "deferred/incremental: when the delay expires every lost resource goes to the first candidate (KAFKA-10413; EventuallyConverged with no-consecutive-revocation)"},
-	{Fault: UndeliveredAssignmentHeld, Name: "undelivered-assignment-held", Doc: "deferred/incremental: resources a member never received are held for the scheduled delay although nobody departed (KAFKA-9848; no law yet)"},
+	{Fault: UndeliveredAssignmentHeld, Name: "undelivered-assignment-held", Doc: "deferred/incremental: resources a member never received are held for the scheduled delay although nobody departed (KAFKA-9848; Timely)"},
 	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; CooperativeHandoff, ExclusiveOwnership)"},
 	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},

@@ -128,11 +128,13 @@ func TestSeedLeave(t *testing.T) {
 			g.want("held assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2}")
 			g.want("held delay", fmt.Sprint(g.delay()), fmt.Sprint(testMaxDelay))
 			g.want("held memory", fmt.Sprintf("scheduled-at=%d lost=%s", g.mem.ScheduledAt, g.mem.Lost), "scheduled-at=15000 lost={T-3}")
+			g.want("held: the round starts holding", g.last.Held.String(), "{T-3}")
 			// A rebalance inside the delay (say, a metadata refresh).
 			g.now = 9000
 			g.round()
 			g.want("inside assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2}")
 			g.want("inside delay", fmt.Sprint(g.delay()), "6000")
+			g.want("inside: T-3 waits for the pending delay", g.last.Held.String(), "{}")
 			// The delay expires: no candidate, so T-3 goes least loaded
 			// (A, B, C hold one each; ties by id).
 			g.now = 15000
@@ -140,6 +142,7 @@ func TestSeedLeave(t *testing.T) {
 			g.want("expired assigned", g.assigned(), "A:{T-0 T-3} B:{T-1} C:{T-2}")
 			g.want("expired delay", fmt.Sprint(g.delay()), "0")
 			g.want("expired memory", fmt.Sprintf("scheduled-at=%d lost=%s", g.mem.ScheduledAt, g.mem.Lost), "scheduled-at=0 lost={}")
+			g.want("expired held", g.last.Held.String(), "{}")
 		})
 	}
 }
@@ -863,9 +866,11 @@ func TestUndeliveredAssignment(t *testing.T) {
 				if faults == 0 {
 					g.want("assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2} D:{T-3}")
 					g.want("delay", fmt.Sprint(g.delay()), "0")
+					g.want("held", g.last.Held.String(), "{}")
 				} else {
 					g.want("assigned", g.assigned(), "A:{T-0} B:{T-1} C:{T-2} D:{}")
 					g.want("delay", fmt.Sprint(g.delay()), fmt.Sprint(testMaxDelay))
+					g.want("held", g.last.Held.String(), "{T-3}")
 				}
 			})
 		}
