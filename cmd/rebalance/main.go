@@ -53,7 +53,8 @@ func main() {
 	}
 }
 
-// listFaults prints every fault switch of both families, one per line.
+// listFaults prints every fault switch of both families, one per line,
+// a defence in depth with why no checked world shows it.
 func listFaults(out io.Writer) {
 	width := 0
 	for _, fi := range classic.FaultList {
@@ -62,11 +63,17 @@ func listFaults(out io.Writer) {
 	for _, fi := range nextgen.FaultList {
 		width = max(width, len(fi.Name))
 	}
+	line := func(name, family, doc, defence string) {
+		if defence != "" {
+			doc += " [defence in depth, no checked world shows it alone: " + defence + "]"
+		}
+		fmt.Fprintf(out, "%-*s %s: %s\n", width, name, family, doc)
+	}
 	for _, fi := range classic.FaultList {
-		fmt.Fprintf(out, "%-*s classic: %s\n", width, fi.Name, fi.Doc)
+		line(fi.Name, "classic", fi.Doc, fi.Defence)
 	}
 	for _, fi := range nextgen.FaultList {
-		fmt.Fprintf(out, "%-*s nextgen: %s\n", width, fi.Name, fi.Doc)
+		line(fi.Name, "nextgen", fi.Doc, fi.Defence)
 	}
 }
 

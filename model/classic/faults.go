@@ -32,12 +32,17 @@ const (
 	KeepRevoked
 	// SameGenerationClaimsKept: when two members claim a resource in the
 	// same generation, the cooperative assignors keep it with the first
-	// claimant instead of taking it from both. Reported as
-	// ExclusiveOwnership after a partition that left both members owning.
+	// claimant instead of taking it from both. A defence in depth (see
+	// FaultList): two claims of one resource in one round need two owners,
+	// which ExclusiveOwnership reports first; the assignor tests
+	// (model/classic/policy) catch it.
 	SameGenerationClaimsKept
 	// SkipGenerationCheck: the coordinator accepts a SyncGroup or Heartbeat
-	// from any generation. Reported as ExclusiveOwnership: a member of an
-	// old generation installs a stale assignment.
+	// from any generation. A defence in depth (see FaultList): a member
+	// sends them only for the generation it joined, over a connection that
+	// keeps its order, so only a duplicated JoinGroup lets an older
+	// generation's request reach a newer generation, whose answer then fits
+	// what the member owns; TestCoordinatorSkipGenerationCheck catches it.
 	SkipGenerationCheck
 	// SyncRebalanceResetsGeneration: a member whose SyncGroup is answered
 	// REBALANCE_IN_PROGRESS resets its generation and declares everything
@@ -135,9 +140,11 @@ var FaultList = node.Switches[Fault]{
 	{Fault: CooperativeNoWithholding, Name: "cooperative-no-withholding", Doc: "cooperative assignors hand a moving resource over in the round it is revoked (CooperativeHandoff, ExclusiveOwnership)"},
 	{Fault: SkipLeaderValidation, Name: "skip-leader-validation", Doc: "the leader sends its assignor's output unchecked"},
 	{Fault: KeepRevoked, Name: "keep-revoked", Doc: "members keep working on resources they were told to revoke (ExclusiveOwnership)"},
-	{Fault: SameGenerationClaimsKept, Name: "same-generation-claims-kept", Doc: "a resource claimed twice in one generation stays with a claimant (ExclusiveOwnership)"},
+	{Fault: SameGenerationClaimsKept, Name: "same-generation-claims-kept", Doc: "a resource claimed twice in one generation stays with a claimant",
+		Defence: "two members claim one resource in a round only if both own it, which ExclusiveOwnership reports first; the assignor tests catch it"},
 	{Fault: StaleClaimsDropped, Name: "stale-claims-dropped", Doc: "cooperative assignors ignore the claims of members below the round's highest generation (KAFKA-14639, with --claim-generation assigned; CooperativeHandoff, EventuallyConverged)"},
-	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation (ExclusiveOwnership)"},
+	{Fault: SkipGenerationCheck, Name: "skip-generation-check", Doc: "the coordinator accepts SyncGroup and Heartbeat from any generation",
+		Defence: "members send them only for the generation they joined, in order; after a duplicated JoinGroup the newer generation's answer fits what the member owns; coordinator unit tests catch it"},
 	{Fault: ZeroRebalanceTimeout, Name: "zero-rebalance-timeout", Doc: "the JoinGroup barrier falls at once, removing every member not yet rejoined (KAFKA-8653; BoundedRounds)"},
 	{Fault: UnknownMemberKeepsOwned, Name: "unknown-member-keeps-owned", Doc: "a JoinGroup answered UNKNOWN_MEMBER_ID leaves the member owning what it owned (KAFKA-12983; ExclusiveOwnership)"},
 	{Fault: NoConsecutiveRevocation, Name: "no-consecutive-revocation", Doc: "deferred: the round after a revoking or delayed round may not revoke for balance (KAFKA-12495; EventuallyConverged)"},

@@ -153,8 +153,12 @@ const (
 	// the partition epochs). Reported as ExclusiveOwnership.
 	AssignBeforeRelease Fault = 1 << iota
 	// SkipEpochCheck: the coordinator accepts heartbeats at any member
-	// epoch. Reported as ExclusiveOwnership (a fenced member's stale
-	// ownership is accepted back).
+	// epoch. A defence in depth (see FaultList): a member's heartbeats
+	// arrive in order, so the partitions a heartbeat at an old epoch
+	// reports owned are the member's latest and reconciling from them is
+	// safe; a request that arrives again later would break the unmodified
+	// protocol first (the hazard_duplicated_request scenario). The
+	// coordinator's unit tests catch it.
 	SkipEpochCheck
 	// StraightToTarget: a member in UNREVOKED_PARTITIONS moves to the new
 	// epoch while it still owns partitions it must revoke. Reported as
@@ -190,7 +194,8 @@ type FaultInfo = node.Switch[Fault]
 // FaultList is every fault switch of the next-gen protocol.
 var FaultList = node.Switches[Fault]{
 	{Fault: AssignBeforeRelease, Name: "assign-before-release", Doc: "the coordinator assigns a partition before its previous owner released it (ExclusiveOwnership)"},
-	{Fault: SkipEpochCheck, Name: "skip-epoch-check", Doc: "the coordinator accepts heartbeats at any member epoch (ExclusiveOwnership)"},
+	{Fault: SkipEpochCheck, Name: "skip-epoch-check", Doc: "the coordinator accepts heartbeats at any member epoch",
+		Defence: "heartbeats arrive in order, so a stale-epoch heartbeat reports the member's latest ownership; a request arriving twice breaks the unmodified protocol first; coordinator unit tests catch it"},
 	{Fault: StraightToTarget, Name: "straight-to-target", Doc: "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
 	{Fault: RestartOnNewTarget, Name: "restart-on-new-target", Doc: "KAFKA-16249: the coordinator restarts a member's reconciliation on every new target and drops its revocation acknowledgement (BoundedRounds)"},
 	{Fault: PerSetEpochUpdate, Name: "per-set-epoch-update", Doc: "KAFKA-16147: the coordinator updates partition epochs set by set and loses the owner of a partition whose revocation was undone (ExclusiveOwnership)"},

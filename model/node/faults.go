@@ -14,6 +14,12 @@ type Switch[F ~uint32] struct {
 	Name string
 	// Doc says what breaks and, in brackets, the law reported.
 	Doc string
+	// Defence, when not empty, marks a switch that removes a defence in
+	// depth: a check that guards against a situation no checked world
+	// produces while the protocol is correct, so no law can report the
+	// switch alone. It says why; unit tests below the worlds pin the check
+	// down instead. Every other switch has a committed counterexample.
+	Defence string
 }
 
 // Switches is every fault switch of a family, in the order their names

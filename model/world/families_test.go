@@ -680,3 +680,44 @@ func fairKeysDistinct[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *tes
 		t.Error("no state with a duplicated message was met")
 	}
 }
+
+// TestEverySwitchIsShown: every fault switch that is not a defence in
+// depth is named by the header of a committed counterexample of its
+// family (the checker shows it breaking a law), and a defence in depth is
+// named by none and says why no checked world shows it.
+func TestEverySwitchIsShown(t *testing.T) {
+	headers := func(dir string) string {
+		files, err := filepath.Glob(filepath.Join(dir, "counterexamples", "*.txt"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no counterexample files in %s: %v", dir, err)
+		}
+		var b strings.Builder
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := strings.Cut(string(data), "\n")
+			b.WriteString(first + " \n")
+		}
+		return b.String()
+	}
+	check := func(family, names, heads string, defence string) {
+		for _, name := range strings.Fields(names) {
+			shown := strings.Contains(heads, "--fault "+name+" ") || strings.Contains(heads, "--fault "+name+":")
+			switch {
+			case defence == "" && !shown:
+				t.Errorf("%s switch %s: no committed counterexample names it, and it is not marked a defence in depth", family, name)
+			case defence != "" && shown:
+				t.Errorf("%s switch %s is marked a defence in depth (%s), but a counterexample names it", family, name, defence)
+			}
+		}
+	}
+	classicHeads, nextgenHeads := headers(classicData), headers(nextgenData)
+	for _, sw := range classic.FaultList {
+		check("classic", sw.Name, classicHeads, sw.Defence)
+	}
+	for _, sw := range nextgen.FaultList {
+		check("nextgen", sw.Name, nextgenHeads, sw.Defence)
+	}
+}
