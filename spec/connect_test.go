@@ -79,6 +79,14 @@ func TestCheckConnectBalance(t *testing.T) {
 			v.Members[1].Subscription = nil
 			return v
 		}()},
+		{name: "ties name the first worker in name order", v: view(connect,
+			"{c/connector c-0 c-1 c-2 c-3}", "{d/connector d-0 d-1}", "{d-2 d-3}"),
+			// Connector c's tasks: A 4, B and C none, so B is named; d's: B
+			// and C 2 each, so B is named.
+			want: "Balance: c-0 [A B]: tasks: A owns 4 and B owns 2; c-0 could move\n" +
+				"Balance: c-0 [A C]: tasks: A owns 4 and C owns 2; c-0 could move\n" +
+				"Balance: [A B]: connector c: A runs 4 of its tasks and B runs 0\n" +
+				"Balance: [B A]: connector d: B runs 2 of its tasks and A runs 0"},
 		{name: "without connectors it is CheckBalance", v: view(plain, "{t-0 t-1 t-2 u-0}", "{t-3 u-1}"),
 			want: "Balance: t-0 [A B]: A owns 4 and B owns 2; t-0 could move"},
 		{name: "without connectors, per-topic imbalance is not reported", v: view(plain, "{t-0 t-1 t-2}", "{t-3 u-0 u-1}")},
