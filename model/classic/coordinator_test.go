@@ -1149,3 +1149,23 @@ func TestCoordinatorSessionTimeoutBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordinatorIssuedIDs: every member id the coordinator hands out
+// counts once, and a member that joins again after leaving counts again
+// under its new id, so IssuedIDs exceeds the members exactly when one has
+// departed (the closed world's truth for the Timely law's delay clause).
+func TestCoordinatorIssuedIDs(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	if got := h.c.IssuedIDs(); got != 0 {
+		t.Fatalf("a new coordinator has issued %d ids, want 0", got)
+	}
+	ids := coordForm(h, coordABC()...)
+	if got := h.c.IssuedIDs(); got != len(ids) {
+		t.Fatalf("after %d joins: %d ids issued, want %d", len(ids), got, len(ids))
+	}
+	h.recv("B", LeaveGroupRequest{Seq: 4, MemberID: coordIDOf(h, "B")})
+	h.recv("B", coordJoin(5, "B", "", "range"))
+	if got, members := h.c.IssuedIDs(), len(h.c.Members()); got != 4 || members != 3 {
+		t.Fatalf("after B left and joined again: %d ids issued for %d members, want 4 for 3", got, members)
+	}
+}
