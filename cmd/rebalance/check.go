@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -318,6 +319,12 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 // commands and its scenario-file writer, for counterexamples.
 func explore[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any, F any](wo core.CheckOptions[F], build func(core.CheckOptions[F]) (*core.Model[M, T, C, P], error), co checker.Options) (checker.Result, []string, func(comment, lines []string) (string, error), error) {
 	m, err := build(wo)
+	if sv := (*core.SetupViolation)(nil); errors.As(err, &sv) {
+		// A law broken by the setup itself: a failure with a
+		// counterexample of no steps, not a bad command line.
+		ce := checker.Counterexample{Law: sv.Violation.Law, Violation: sv.Violation, Loop: -1}
+		return checker.Result{Complete: true, Violations: []checker.Counterexample{ce}}, sv.Setup, sv.ScenarioFile, nil
+	}
 	if err != nil {
 		return checker.Result{}, nil, nil, usageError{err}
 	}
@@ -551,7 +558,11 @@ func printCheckTable(out io.Writer, results []checkResult) {
 	}
 	for _, r := range results {
 		for _, v := range r.Violations {
-			fmt.Fprintf(out, "\n%s: %s, a counterexample of %d steps\n", r.Protocol, v.Detail, v.Length)
+			if v.Length == 0 {
+				fmt.Fprintf(out, "\n%s: %s, broken by the setup itself (a counterexample of 0 steps)\n", r.Protocol, v.Detail)
+			} else {
+				fmt.Fprintf(out, "\n%s: %s, a counterexample of %d steps\n", r.Protocol, v.Detail, v.Length)
+			}
 			for i, l := range v.lines {
 				mark := " "
 				if i == v.LoopStart {

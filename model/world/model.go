@@ -104,9 +104,28 @@ type Model[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	init    *World[M, T, C, P]
 }
 
+// SetupViolation is NewModel's error when the setup commands already
+// break a law: a fault switch can break one before the model's first step
+// (KAFKA-9848's switch does, in any setup of two members). The setup is
+// then the whole counterexample.
+type SetupViolation struct {
+	Violation spec.Violation
+	// Setup is the setup commands that break it.
+	Setup    []string
+	scenario func(comment, lines []string) (string, error)
+}
+
+func (e *SetupViolation) Error() string { return "setup breaks a law: " + e.Violation.String() }
+
+// ScenarioFile is Model.ScenarioFile for the model that could not be
+// built: it replays lines on a fresh script of the same family.
+func (e *SetupViolation) ScenarioFile(comment, lines []string) (string, error) {
+	return e.scenario(comment, lines)
+}
+
 // NewModel builds the model of family f: it runs the setup commands and
 // reads the joiners' configurations. It returns an error for a setup that
-// does not run or breaks a law, a joiner that is not an add-member command,
+// does not run or breaks a law (a *SetupViolation), a joiner that is not an add-member command,
 // or nonsensical bounds.
 func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], cfg CheckConfig) (*Model[M, T, C, P], error) {
 	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds} {
@@ -130,7 +149,8 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	s.W.Rounds = nil
 	s.W.Verbose = false
 	if len(s.W.Violations) > 0 {
-		return nil, fmt.Errorf("setup breaks a law: %s", s.W.Violations[0])
+		return nil, &SetupViolation{Violation: s.W.Violations[0], Setup: slices.Clone(cfg.Setup),
+			scenario: func(comment, lines []string) (string, error) { return ScenarioFile(f, comment, lines) }}
 	}
 	// Setup verbs that change nothing the laws see (isolate, slow) do not
 	// refresh the previous view; every action of the model does.
