@@ -3,7 +3,6 @@ package nextgen
 import (
 	"errors"
 	"fmt"
-	"github.com/rebalance-ref/rebalance/model/canon"
 	"math"
 	"slices"
 	"strings"
@@ -209,11 +208,6 @@ type Member struct {
 	awaitSeq uint64 `canon:"seq"`
 
 	timers [RequestTimer + 1]node.TimerSlot
-
-	// memo is the member's last canonical encoding (a cache of the fields
-	// above, never read by the protocol). Step and Clone give the member a
-	// fresh one, so it never outlives a change.
-	memo *canon.Memo `canon:"-"`
 }
 
 // NewMember returns a member in state MemberUnsubscribed configured by cfg,
@@ -294,7 +288,6 @@ func memberTopics(topics []string) ([]string, error) {
 // HeartbeatResponse, and a Subscribe with no topics or an empty topic name
 // (all driver bugs).
 func (m *Member) Step(in node.Input) Output {
-	m.memo = new(canon.Memo)
 	var out Output
 	if memberStates.Final(m.state) {
 		return out
@@ -436,7 +429,6 @@ func (m *Member) View() spec.MemberView {
 // whole), so the copy shares them.
 func (m *Member) Clone() *Member {
 	c := *m
-	c.memo = new(canon.Memo)
 	return &c
 }
 

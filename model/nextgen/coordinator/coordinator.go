@@ -25,7 +25,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/rebalance-ref/rebalance/model/canon"
 	"maps"
 	"math"
 	"slices"
@@ -265,11 +264,6 @@ type Coordinator struct {
 	// forked marks the maps a Fork shares with the coordinator it was
 	// forked from: ownMaps copies them before the first write.
 	forked bool `canon:"-"`
-	// memo is the last canonical encoding of this coordinator (a cache
-	// of the fields above, never read by the protocol). Step, Fork and
-	// Clone give the coordinator a fresh one, so it never outlives a
-	// change.
-	memo *canon.Memo `canon:"-"`
 }
 
 // member is the coordinator's record of one member (ConsumerGroupMember).
@@ -376,7 +370,6 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 // Any other event or message, or a MetadataUpdate with an empty topic name
 // or a negative count, is a driver bug and panics.
 func (c *Coordinator) Step(in node.Input) nextgen.Output {
-	c.memo = new(canon.Memo)
 	s := &step{now: in.Now}
 	switch ev := in.Event.(type) {
 	case nextgen.Receive:
@@ -791,7 +784,6 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.target = maps.Clone(c.target)
 	n.owners = maps.Clone(c.owners)
 	n.forked = false
-	n.memo = new(canon.Memo)
 	return &n
 }
 
@@ -803,7 +795,6 @@ func (c *Coordinator) Fork() *Coordinator {
 	n := *c
 	n.members = maps.Clone(c.members)
 	n.forked = true
-	n.memo = new(canon.Memo)
 	return &n
 }
 

@@ -13,10 +13,6 @@ import (
 // the assignors are left out: they are fixed when the coordinator is made
 // and never change, so they are the same in every state a model compares.
 func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
-	e.Memoized(c.memo, func() { c.encodeCanon(e) })
-}
-
-func (c *Coordinator) encodeCanon(e *canon.Encoder) {
 	e.Bool(c.exists)
 	e.Int(int64(c.state))
 	e.Int(int64(c.groupEpoch))

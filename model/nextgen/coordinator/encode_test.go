@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
-	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -18,7 +16,7 @@ import (
 func TestEncoderCoversEveryField(t *testing.T) {
 	const encoder = "Coordinator.EncodeCanon"
 	nodetest.CheckEncoders(t,
-		nodetest.Encoded{Type: reflect.TypeFor[Coordinator](), Encoder: encoder, Handled: 16, LeftOut: []string{"cfg", "assignors", "forked", "memo"}},
+		nodetest.Encoded{Type: reflect.TypeFor[Coordinator](), Encoder: encoder, Handled: 15, LeftOut: []string{"cfg", "assignors", "forked"}},
 		nodetest.Encoded{Type: reflect.TypeFor[member](), Encoder: encoder, Handled: 14},
 		nodetest.Encoded{Type: reflect.TypeFor[reconcile.Member](), Encoder: encoder, Handled: 5},
 		nodetest.Encoded{Type: reflect.TypeFor[holder](), Encoder: encoder, Handled: 2},
@@ -60,31 +58,5 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 	d.members["B-1"] = m
 	if enc(d) == want {
 		t.Errorf("a changed session deadline leaves the encoding the same")
-	}
-}
-
-// TestEncodingAfterStep: the coordinator memoizes its encoding, and a
-// step forgets it: at one clock, the encoding of a fork after a join
-// differs from the one before and is what a fresh copy encodes.
-func TestEncodingAfterStep(t *testing.T) {
-	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-	enc := func(c *Coordinator) string {
-		e := &canon.Encoder{Now: 100}
-		c.EncodeCanon(e)
-		return string(e.Finish())
-	}
-	c := h.c.Fork()
-	before := enc(c)
-	if again := enc(c); again != before {
-		t.Fatalf("the same coordinator encodes differently at one clock")
-	}
-	c.Step(node.Input{Now: 100, Event: nextgen.Receive{From: "B", Msg: join("B", "foo")}})
-	after := enc(c)
-	if after == before {
-		t.Fatalf("a join changed nothing in the encoding: the memo outlived the step")
-	}
-	if fresh := enc(c.Clone()); after != fresh {
-		t.Fatalf("the encoding after the step differs from a fresh copy's")
 	}
 }
