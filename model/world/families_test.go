@@ -702,15 +702,13 @@ func TestEverySwitchIsShown(t *testing.T) {
 		}
 		return b.String()
 	}
-	check := func(family, names, heads string, defence string) {
-		for _, name := range strings.Fields(names) {
-			shown := strings.Contains(heads, "--fault "+name+" ") || strings.Contains(heads, "--fault "+name+":")
-			switch {
-			case defence == "" && !shown:
-				t.Errorf("%s switch %s: no committed counterexample names it, and it is not marked a defence in depth", family, name)
-			case defence != "" && shown:
-				t.Errorf("%s switch %s is marked a defence in depth (%s), but a counterexample names it", family, name, defence)
-			}
+	check := func(family, name, heads, defence string) {
+		shown := strings.Contains(heads, "--fault "+name+" ") || strings.Contains(heads, "--fault "+name+":")
+		switch {
+		case defence == "" && !shown:
+			t.Errorf("%s switch %s: no committed counterexample names it, and it is not marked a defence in depth", family, name)
+		case defence != "" && shown:
+			t.Errorf("%s switch %s is marked a defence in depth (%s), but a counterexample names it", family, name, defence)
 		}
 	}
 	classicHeads, nextgenHeads := headers(classicData), headers(nextgenData)

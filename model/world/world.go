@@ -727,10 +727,8 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		for _, v := range spec.CheckRound(w.withDepartedClaims(rec.Round)) {
 			w.violate(v)
 		}
-		if !rec.Round.Held.IsEmpty() {
-			for _, v := range spec.CheckHeldBack(rec.Round, w.departed(rec.Round)) {
-				w.violate(v)
-			}
+		for _, v := range spec.CheckHeldBack(rec.Round, w.departed(rec.Round)) {
+			w.violate(v)
 		}
 	}
 	if out.Withheld != nil {
