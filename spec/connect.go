@@ -31,6 +31,20 @@ func CheckConnectBalance(v View) []Violation {
 	if !hasConnectors(v) {
 		return CheckBalance(v)
 	}
+	return append(CheckConnectKindBalance(v), checkPerConnector(v)...)
+}
+
+// CheckConnectKindBalance is CheckConnectBalance without its per-connector
+// part: connectors and tasks each balanced on their own. It is what Kafka
+// Connect's placement promises in every quiet group: new and lost tasks go
+// to the least loaded members by total whatever their connector
+// (assignTasks), so a crash can leave one connector's tasks uneven while
+// the kinds stay balanced. The random runs with connectors converge to it;
+// the model checker judges the whole of CheckConnectBalance.
+func CheckConnectKindBalance(v View) []Violation {
+	if !hasConnectors(v) {
+		return CheckBalance(v)
+	}
 	var out []Violation
 	for _, kind := range []struct {
 		label string
@@ -49,7 +63,7 @@ func CheckConnectBalance(v View) []Violation {
 			out = append(out, x)
 		}
 	}
-	return append(out, checkPerConnector(v)...)
+	return out
 }
 
 // hasConnectors reports whether v.Topics has a connector or a current

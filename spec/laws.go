@@ -84,12 +84,16 @@ const (
 	// two messages were lost (one lost message may cost a retry, not a
 	// session), none was duplicated and none held up across a timer;
 	// and a leader starts a scheduled delay that holds work back only when
-	// a member has departed (see CheckHeldBack). KAFKA-19233 broke the
+	// a member has departed (see CheckHeldBack); and once the environment
+	// has fallen quiet, the group stops changing within the time its
+	// protocol states, in heartbeat intervals plus the delays it takes on
+	// purpose (see TimeBound and CheckTimeBound). KAFKA-19233 broke the
 	// first clause: a fenced member's rejoin was refused until its
 	// session timed out; KAFKA-9848 the second: Connect's leader held the
 	// work of a round that never reached its workers for the delay,
-	// although no worker had left. A time bound on convergence for each
-	// protocol is not checked.
+	// although no worker had left; KAFKA-13419 the third: a member
+	// dropped its member id on ILLEGAL_GENERATION, and the group waited
+	// for the old one until its session expired.
 	Timely Law = "Timely"
 	// NoSpuriousLoss: a live member that the coordinator still counts in
 	// the group is never told its resources are lost (a rebalance callback

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Withholding is what a next-gen coordinator decided for one member on one
@@ -56,4 +57,47 @@ func CheckHeldBack(r Round, departed bool) []Violation {
 	}
 	return []Violation{{Law: Timely,
 		Detail: fmt.Sprintf("the round holds %s back for a scheduled delay although no member has departed", r.Held)}}
+}
+
+// TimeBound is Timely's time clause for one protocol in one group: once
+// the environment has fallen quiet, the group stops changing within
+// Rounds rounds of at most Round each (the heartbeat intervals a round
+// may wait for its members to learn of it), plus Delays, the waits the
+// protocol takes on purpose (Connect's scheduled delays, back-offs and
+// step delays). A protocol states it (the closed world's
+// Family.TimeBound); what the environment forced before or after falling
+// quiet (a crashed member's session or rebalance timeout running out, a
+// lost message's retry) is the observer's to discount, not the bound's.
+type TimeBound struct {
+	Rounds int
+	Round  time.Duration
+	Delays time.Duration
+}
+
+// Total is Rounds × Round + Delays.
+func (b TimeBound) Total() time.Duration { return time.Duration(b.Rounds)*b.Round + b.Delays }
+
+// String prints "4 rounds of 3s + 20s of delays = 32s" (the delays only
+// when there are some).
+func (b TimeBound) String() string {
+	s := fmt.Sprintf("%d rounds of %s", b.Rounds, b.Round)
+	if b.Delays > 0 {
+		s += fmt.Sprintf(" + %s of delays", b.Delays)
+	}
+	return s + " = " + b.Total().String()
+}
+
+// CheckTimeBound judges Timely's time clause: a group that last changed
+// (an owner, a member, a generation or epoch) elapsed after it had
+// fallen quiet, and after the last wait the environment forced, broke it
+// when elapsed exceeds b.Total(). KAFKA-13419 broke it: a member that met
+// ILLEGAL_GENERATION dropped its member id as well as its generation and
+// rejoined as a new member, and the group waited for the old id until its
+// session timed out.
+func CheckTimeBound(elapsed time.Duration, b TimeBound) []Violation {
+	if elapsed <= b.Total() {
+		return nil
+	}
+	return []Violation{{Law: Timely,
+		Detail: fmt.Sprintf("the group last changed %s after the environment fell quiet, beyond its bound of %s", elapsed, b)}}
 }

@@ -1,6 +1,9 @@
 package spec
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestCheckNoNeedlessWait: a partition may be withheld from a member only
 // while another member holds it.
@@ -46,5 +49,27 @@ func TestCheckHeldBack(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCheckTimeBound: the group must stop changing within the bound, and
+// the violation says by how much and what the bound was made of.
+func TestCheckTimeBound(t *testing.T) {
+	b := TimeBound{Rounds: 2, Round: 3 * time.Second, Delays: 20 * time.Second}
+	for _, tc := range []struct {
+		elapsed time.Duration
+		b       TimeBound
+		want    string
+	}{
+		{0, TimeBound{}, ""},
+		{26 * time.Second, b, ""},
+		{26*time.Second + time.Millisecond, b,
+			"Timely: the group last changed 26.001s after the environment fell quiet, beyond its bound of 2 rounds of 3s + 20s of delays = 26s"},
+		{7 * time.Second, TimeBound{Rounds: 2, Round: 3 * time.Second},
+			"Timely: the group last changed 7s after the environment fell quiet, beyond its bound of 2 rounds of 3s = 6s"},
+	} {
+		if got := violations(CheckTimeBound(tc.elapsed, tc.b)); got != tc.want {
+			t.Errorf("CheckTimeBound(%s, %s):\ngot:  %s\nwant: %s", tc.elapsed, tc.b, got, tc.want)
+		}
 	}
 }

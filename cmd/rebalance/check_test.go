@@ -226,6 +226,7 @@ var historyCases = []struct {
 	with                        []string
 	members, topics, partitions int
 	joins, leaves, drops        int
+	duplicates                  int
 	crashes, restarts           int
 	resubscribes                int
 	maxDelay                    string
@@ -257,6 +258,10 @@ var historyCases = []struct {
 	// KAFKA-9848: the leader's own SyncGroup of generation 3 is lost, and
 	// generation 4's leader takes what generation 3 gave C for lost work.
 	{bug: "KAFKA-9848", protocol: "deferred", fault: "undelivered-assignment-held", members: 3, partitions: 3, joins: 2, drops: 1, law: "Timely"},
+	// KAFKA-13419: a duplicated JoinGroup starts a generation B is not
+	// in; B's next heartbeat meets ILLEGAL_GENERATION, and B drops its id.
+	{bug: "KAFKA-13419", protocol: "eager", fault: "illegal-generation-resets-member-id", members: 2, partitions: 2, leaves: 1, duplicates: 2, law: "Timely"},
+	{bug: "KAFKA-13419", protocol: "cooperative", fault: "illegal-generation-resets-member-id", members: 2, partitions: 2, leaves: 1, duplicates: 2, law: "Timely"},
 }
 
 // TestHistoryRefound: with its switch on, each historical bug breaks its
@@ -264,7 +269,7 @@ var historyCases = []struct {
 func TestHistoryRefound(t *testing.T) {
 	for _, c := range historyCases {
 		o := checkOptions{protocol: c.protocol, members: c.members, joins: c.joins, topics: max(1, c.topics), partitions: c.partitions,
-			leaves: c.leaves, drops: c.drops, crashes: c.crashes, restarts: c.restarts, resubscribes: c.resubscribes, maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness,
+			leaves: c.leaves, drops: c.drops, duplicates: c.duplicates, crashes: c.crashes, restarts: c.restarts, resubscribes: c.resubscribes, maxDelay: c.maxDelay, faults: c.with, workers: 2, noLiveness: !c.liveness,
 			claimGeneration: c.claimGeneration, connectors: c.connectors, tasks: c.tasks}
 		var out bytes.Buffer
 		if err := runCheck(&out, o); err != nil {

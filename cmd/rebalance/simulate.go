@@ -28,6 +28,12 @@ type simulateOptions struct {
 	faults     []string
 	listFaults bool
 	json       bool
+	// prompt gives the runs a prompt, ordered network that loses and
+	// duplicates nothing: the runs Timely's time clause judges.
+	prompt bool
+	// connectors runs the Connect designs over connectors and their tasks
+	// (deferred and incremental only).
+	connectors bool
 }
 
 // simResult is one protocol's summary; its JSON form is stable for scripts.
@@ -43,6 +49,11 @@ type simResult struct {
 	Violations     []simViolation `json:"violations"`
 	Unconverged    int            `json:"unconverged"`
 	Seed           uint64         `json:"seed"`
+	// TimeJudged counts the runs Timely's time clause judged (their
+	// network lost, duplicated and held up nothing), and SlowestSeconds
+	// is the longest any of them took, once quiet, to stop changing.
+	TimeJudged     int     `json:"time_judged"`
+	SlowestSeconds float64 `json:"slowest_seconds"`
 }
 
 // simViolation is a law broken in one run: the run, its seed (rerun it
@@ -70,7 +81,15 @@ every subscribed resource ends up owned by exactly one current member.
 
 It complements check: check explores every state within small bounds;
 simulate samples much longer paths with a larger environment (four members,
-slow networks where timers fire while messages are in flight).`,
+slow networks where timers fire while messages are in flight).
+
+Once quiet, the group must also stop changing within the time its protocol
+states (Timely's time clause: rounds of a heartbeat interval, plus the
+delays the protocol takes on purpose), but only a run whose network lost,
+duplicated and held up nothing is judged on it: each of those may cost one
+of the protocol's timeouts. --prompt gives every run such a network (in
+order, faster than every timer, no loss, no duplicate), so every run is
+judged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd.OutOrStdout(), o) },
 	}
@@ -82,6 +101,8 @@ slow networks where timers fire while messages are in flight).`,
 	f.StringSliceVar(&o.faults, "fault", nil, "turn on a named fault switch (repeatable); see --list-faults")
 	f.BoolVar(&o.listFaults, "list-faults", false, "list the fault switches and exit")
 	f.BoolVar(&o.json, "json", false, "print one JSON object per protocol instead of a table")
+	f.BoolVar(&o.connectors, "connectors", false, "deferred and incremental over Connect's resources: connector T with 3 tasks, U with 2 (--protocol all runs those two)")
+	f.BoolVar(&o.prompt, "prompt", false, "a prompt network: in order, faster than every timer, nothing lost or duplicated (every run judged on Timely's time bound)")
 	return c
 }
 
@@ -96,6 +117,13 @@ func runSimulate(out io.Writer, o simulateOptions) error {
 	}
 	if o.runs < 1 || o.steps < 1 {
 		return usageError{fmt.Errorf("--runs and --steps must be at least 1 (got %d and %d)", o.runs, o.steps)}
+	}
+	if o.connectors {
+		if o.protocol == "all" {
+			protocols = []string{"deferred", "incremental"}
+		} else if o.protocol != "deferred" && o.protocol != "incremental" {
+			return usageError{fmt.Errorf("--connectors: only the Connect designs (deferred, incremental) run connectors, not %s", o.protocol)}
+		}
 	}
 	faults, ngFaults, err := parseFaults(o.faults)
 	if err != nil {
@@ -183,6 +211,9 @@ func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol strin
 	for _, l := range simulateLaws {
 		r.Laws = append(r.Laws, string(l))
 	}
+	if o.prompt {
+		run.bounds.Prompt, run.bounds.Unordered, run.bounds.Drops, run.bounds.Duplicates = true, false, 0, 0
+	}
 	start := time.Now()
 	last := start
 	progress := !o.json && isTerminal(os.Stderr)
@@ -205,7 +236,7 @@ func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol strin
 		fail := func(law, detail string) {
 			seed := o.seed + uint64(i)
 			r.Violations = append(r.Violations, simViolation{Law: law, Detail: detail, Run: i, Seed: seed, Length: len(trail),
-				Reproduce: fmt.Sprintf("rebalance simulate --protocol %s --seed %d --runs 1 --steps %d%s", protocol, seed, o.steps, repeatedFlags("fault", o.faults))})
+				Reproduce: fmt.Sprintf("rebalance simulate --protocol %s --seed %d --runs 1 --steps %d%s%s%s", protocol, seed, o.steps, boolFlag("prompt", o.prompt), boolFlag("connectors", o.connectors), repeatedFlags("fault", o.faults))})
 		}
 		switch {
 		case !settled:
@@ -217,6 +248,11 @@ func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol strin
 			if vs := w.CheckConverged(run.balance); len(vs) > 0 {
 				r.Unconverged++
 				fail(string(vs[0].Law), vs[0].String())
+			} else if vs := w.CheckTimeBound(); len(vs) > 0 {
+				fail(string(vs[0].Law), vs[0].String())
+			} else if w.TimeJudged() {
+				r.TimeJudged++
+				r.SlowestSeconds = max(r.SlowestSeconds, w.SinceQuiet().Seconds())
 			}
 		}
 		r.Runs++
@@ -229,18 +265,36 @@ func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol strin
 	return r, nil
 }
 
+// boolFlag is " --name" when on.
+func boolFlag(name string, on bool) string {
+	if on {
+		return " --" + name
+	}
+	return ""
+}
+
 // simulateClassic runs a classic protocol: the leader's assignment rounds
 // are its rounds.
+//
+// With connectors, a Connect design runs over world.ConnectorTopics and
+// converges to what Connect's placement promises, connectors and tasks
+// each balanced (spec.CheckConnectKindBalance; per connector, the model
+// checker judges it).
 func simulateClassic(protocol string, o simulateOptions, faults classic.Faults) (simResult, error) {
 	b, err := world.DefaultBounds(protocol, faults)
+	topics, balance := world.DefaultTopics(), world.BalanceOf(protocol)
+	if o.connectors {
+		b, err = world.ConnectorBounds(protocol, faults)
+		topics, balance = world.ConnectorTopics(), spec.CheckConnectKindBalance
+	}
 	if err != nil {
 		return simResult{}, err
 	}
 	return simulate(protocol, o, simRun[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]{
 		newWorld: func() (*world.World, error) {
-			return world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, world.DefaultTopics())
+			return world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, topics)
 		},
-		bounds: b, horizon: 200000, balance: world.BalanceOf(protocol),
+		bounds: b, horizon: 200000, balance: balance,
 		rounds: func(w *world.World) int { return len(w.Rounds) },
 	})
 }

@@ -14,6 +14,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{protocol: "nextgen", runs: 1, steps: 0},
 		{protocol: "eager", runs: 0, steps: 10},
 		{protocol: "eager", runs: 1, steps: 1, faults: []string{"no-such-fault"}},
+		{protocol: "cooperative", runs: 1, steps: 1, connectors: true},
 	} {
 		var out bytes.Buffer
 		err := runSimulate(&out, o)
@@ -52,5 +53,54 @@ func TestSimulateNextgenFault(t *testing.T) {
 	err := runSimulate(&out, simulateOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
 	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExclusiveOwnership") {
 		t.Fatalf("straight-to-target: got %v, want ExclusiveOwnership reported:\n%s", err, out.String())
+	}
+}
+
+// TestSimulatePrompt: with --prompt every run is judged on Timely's time
+// clause and the slowest stays within the protocol's bound; KAFKA-16249's
+// coordinator is reported as Timely, with --prompt in the command that
+// reproduces it.
+func TestSimulatePrompt(t *testing.T) {
+	var out bytes.Buffer
+	if err := runSimulate(&out, simulateOptions{protocol: "eager", runs: 50, steps: 60, seed: 1, json: true, prompt: true}); err != nil {
+		t.Fatalf("clean run: %v\n%s", err, out.String())
+	}
+	var r simResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out.String())
+	}
+	if r.TimeJudged != 50 || r.SlowestSeconds <= 0 || r.SlowestSeconds > 6 {
+		t.Fatalf("want 50 runs judged within eager's 6 s, got %+v", r)
+	}
+	out.Reset()
+	err := runSimulate(&out, simulateOptions{protocol: "nextgen", runs: 300, steps: 80, seed: 1, prompt: true, faults: []string{"restart-on-new-target"}})
+	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "Timely: the group last changed") || !strings.Contains(out.String(), "--prompt --fault restart-on-new-target") {
+		t.Fatalf("restart-on-new-target: got %v, want Timely's time clause reported:\n%s", err, out.String())
+	}
+}
+
+// TestSimulateConnectors: --connectors runs the Connect designs over
+// connectors and tasks (--protocol all means those two), converging with
+// both kinds balanced, and a broken protocol is still caught there.
+func TestSimulateConnectors(t *testing.T) {
+	var out bytes.Buffer
+	if err := runSimulate(&out, simulateOptions{protocol: "all", runs: 30, steps: 60, seed: 1, json: true, connectors: true}); err != nil {
+		t.Fatalf("clean run: %v\n%s", err, out.String())
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r simResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, line)
+		}
+		got = append(got, r.Protocol)
+	}
+	if strings.Join(got, " ") != "deferred incremental" {
+		t.Fatalf("--protocol all --connectors ran %v, want deferred and incremental", got)
+	}
+	out.Reset()
+	err := runSimulate(&out, simulateOptions{protocol: "deferred", runs: 300, steps: 60, seed: 1, connectors: true, faults: []string{"keep-revoked"}})
+	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExclusiveOwnership") || !strings.Contains(out.String(), "--connectors") {
+		t.Fatalf("keep-revoked with connectors: got %v, want ExclusiveOwnership and --connectors in the command:\n%s", err, out.String())
 	}
 }

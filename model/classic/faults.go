@@ -128,6 +128,15 @@ const (
 	// (EventuallyConverged) in a world with connectors: the per-connector
 	// part of spec.CheckConnectBalance.
 	RevocationIgnoresConnectors
+	// IllegalGenerationResetsMemberID: a member whose SyncGroup or
+	// Heartbeat is answered ILLEGAL_GENERATION forgets its member id as
+	// well as its generation, and rejoins as a new member (Kafka's
+	// AbstractCoordinator before KAFKA-13419, apache/kafka c219fba, 2021:
+	// its resetGeneration reset the whole Generation). The coordinator
+	// still counts the old id, so the group waits for it until its session
+	// runs out. Reported as Timely (the time clause) by the random runs;
+	// the model checker has no clock to see it by.
+	IllegalGenerationResetsMemberID
 )
 
 // FaultInfo names and describes one fault switch.
@@ -152,6 +161,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: LostToFirstCandidate, Name: "lost-to-first-candidate", Doc: "deferred/incremental: when the delay expires every lost resource goes to the first candidate (KAFKA-10413; EventuallyConverged with no-consecutive-revocation)"},
 	{Fault: UndeliveredAssignmentHeld, Name: "undelivered-assignment-held", Doc: "deferred/incremental: resources a member never received are held for the scheduled delay although nobody departed (KAFKA-9848; Timely)"},
 	{Fault: LeaveKeepsWorking, Name: "leave-keeps-working", Doc: "a member that leaves keeps working on what it owns (KAFKA-9849; CooperativeHandoff, ExclusiveOwnership)"},
+	{Fault: IllegalGenerationResetsMemberID, Name: "illegal-generation-resets-member-id", Doc: "KAFKA-13419: a member answered ILLEGAL_GENERATION forgets its member id too and rejoins as a new member; the group waits out the old id's session (Timely, found by simulate)"},
 	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 }

@@ -64,6 +64,15 @@ const (
 	memberJoinSlack = Millis(5000)
 )
 
+// Heartbeat is the heartbeat interval a member with this configuration
+// uses: HeartbeatInterval, or Kafka's default when it is 0.
+func (cfg MemberConfig) Heartbeat() Millis {
+	if cfg.HeartbeatInterval == 0 {
+		return memberDefaultHeartbeatInterval
+	}
+	return cfg.HeartbeatInterval
+}
+
 // MemberState is where a member is in the classic membership protocol.
 //
 // The transitions (memberStates.Moves) are:

@@ -32,7 +32,7 @@ func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
 		m.joinGroup(now, out)
 	case spec.IllegalGeneration:
 		m.lose(out)
-		m.resetGeneration(false)
+		m.resetGeneration(m.cfg.Faults.Has(IllegalGenerationResetsMemberID))
 		m.joinGroup(now, out)
 	case spec.UnknownMemberID:
 		m.lose(out)
@@ -132,7 +132,7 @@ func (m *Member) heartbeatResponse(now Millis, r HeartbeatResponse, out *Output)
 		m.requestRejoin(now, false, out)
 	case spec.IllegalGeneration:
 		m.lose(out)
-		m.resetGeneration(false)
+		m.resetGeneration(m.cfg.Faults.Has(IllegalGenerationResetsMemberID))
 		m.joinGroup(now, out)
 	case spec.UnknownMemberID:
 		m.lose(out)

@@ -51,6 +51,16 @@ type RoundBounder interface {
 	RoundBound(g GroupShape) int
 }
 
+// DelayBounder is a Protocol whose leader holds work back on purpose
+// (Designs II and III): DelayBound is the most time its delays (scheduled
+// delays, back-offs, step delays) add up to, once the environment has
+// fallen quiet, over the RoundBound rounds of a group of that shape.
+// Timely's time clause adds it to the rounds' heartbeat intervals. A
+// protocol that takes no delays need not implement it.
+type DelayBounder interface {
+	DelayBound(g GroupShape) Millis
+}
+
 // StickyProtocol is a Protocol that may claim stickiness: when KeepsClaims
 // reports true, given claims that do not conflict and one subscription for
 // everyone, a round keeps as many claims as a balanced assignment can. The

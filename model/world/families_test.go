@@ -290,6 +290,9 @@ func randomRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *rapid.T, r
 	if r.only != "" {
 		w.Settle(r.quiet, 1000)
 		broken()
+		if vs := w.CheckTimeBound(); r.only == spec.Timely && len(vs) > 0 {
+			t.Fatalf("law broken: %s\nactions:\n  %s", vs[0], strings.Join(trail, "\n  "))
+		}
 		return
 	}
 	if !w.Settle(r.quiet, 1000) {
@@ -313,6 +316,9 @@ func randomRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *rapid.T, r
 	if len(vs) > 0 {
 		t.Fatalf("not converged: %s\nactions:\n  %s\nownership:\n%s\n%s", vs[0], strings.Join(trail, "\n  "), w.Ownership(), w.Coordinator)
 	}
+	if vs := w.CheckTimeBound(); len(vs) > 0 {
+		t.Fatalf("converged too late: %s\nactions:\n  %s", vs[0], strings.Join(trail, "\n  "))
+	}
 }
 
 func classicRun(protocol string, faults classic.Faults) (run[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig], error) {
@@ -322,6 +328,23 @@ func classicRun(protocol string, faults classic.Faults) (run[classic.Message, cl
 			return classicworld.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, classicworld.DefaultTopics())
 		},
 		bounds: b, balance: classicworld.BalanceOf(protocol), quiet: 200000, repair: rejoinStaleStatic,
+	}, err
+}
+
+// connectorRun is classicRun for a Connect design over connectors and
+// their tasks (classicworld.ConnectorBounds). Once quiet the group
+// converges to what Connect's placement promises, connectors and tasks
+// each balanced (spec.CheckConnectKindBalance): its placement of new and
+// lost tasks ignores their connector, so a crash can leave one
+// connector's tasks uneven (docs/checker.md; the model checker judges
+// per-connector balance too).
+func connectorRun(protocol string, faults classic.Faults) (run[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig], error) {
+	b, err := classicworld.ConnectorBounds(protocol, faults)
+	return run[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]{
+		world: func() (*classicworld.World, error) {
+			return classicworld.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, classicworld.ConnectorTopics())
+		},
+		bounds: b, balance: spec.CheckConnectKindBalance, quiet: 200000, repair: rejoinStaleStatic,
 	}, err
 }
 
@@ -390,6 +413,13 @@ func TestLawsHold(t *testing.T) {
 		}
 		t.Run(p, rapid.MakeCheck(func(t *rapid.T) { randomRun(t, r) }))
 	}
+	for _, p := range []string{"deferred", "incremental"} {
+		r, err := connectorRun(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(p+"-connectors", rapid.MakeCheck(func(t *rapid.T) { randomRun(t, r) }))
+	}
 	for _, c := range []struct {
 		name string
 		sem  nextgen.Semantics
@@ -400,6 +430,36 @@ func TestLawsHold(t *testing.T) {
 		r := nextgenRun(c.sem, 0)
 		t.Run(c.name, rapid.MakeCheck(func(t *rapid.T) { randomRun(t, r) }))
 	}
+}
+
+// prompt gives a run the network Timely's time clause judges: in order,
+// faster than every timer, nothing lost or duplicated.
+func prompt[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](r run[M, T, C, P]) run[M, T, C, P] {
+	r.bounds.Prompt, r.bounds.Unordered, r.bounds.Drops, r.bounds.Duplicates = true, false, 0, 0
+	return r
+}
+
+// TestTimeBoundWhenPrompt: with a prompt network every random run is
+// judged on Timely's time clause (randomRun calls CheckTimeBound), and
+// every protocol stops changing within the time it states once quiet.
+func TestTimeBoundWhenPrompt(t *testing.T) {
+	for _, p := range []string{"eager", "cooperative", "deferred", "incremental"} {
+		r, err := classicRun(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(p, rapid.MakeCheck(func(t *rapid.T) { randomRun(t, prompt(r)) }))
+	}
+	r := prompt(nextgenRun(nextgen.Semantics{}, 0))
+	t.Run("nextgen", rapid.MakeCheck(func(t *rapid.T) { randomRun(t, r) }))
+}
+
+// undeclaredDelays is a Connect policy that states its round bound but
+// not its delays (no classic.DelayBounder): Timely's time clause must
+// notice the scheduled delays it then takes.
+type undeclaredDelays struct {
+	classic.Protocol
+	classic.RoundBounder
 }
 
 // TestFaultsAreCaught turns on each fault switch and requires the property
@@ -445,6 +505,23 @@ func TestFaultsAreCaught(t *testing.T) {
 	// member waits a heartbeat for a partition only it holds.
 	r := nextgenRun(nextgen.Semantics{BeforeKafka19449: true}, 0)
 	t.Run("nextgen/before-kafka-19449", func(t *testing.T) { caught(t, r, spec.NoNeedlessWait) })
+	// Timely's time clause, in prompt runs: KAFKA-16249's coordinator
+	// leaves a member revoking until its rebalance timeout fences it; and
+	// Design II, stating no delays, takes its scheduled delays anyway.
+	r = prompt(nextgenRun(nextgen.Semantics{}, nextgen.RestartOnNewTarget))
+	t.Run("nextgen/restart-on-new-target", func(t *testing.T) { caught(t, r, spec.Timely) })
+	d, err := classicRun("deferred", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = prompt(d)
+	d.bounds.Members = slices.Clone(d.bounds.Members)
+	for i, m := range d.bounds.Members {
+		p := m.Protocols[0]
+		m.Protocols = []classic.Protocol{undeclaredDelays{p, p.(classic.RoundBounder)}}
+		d.bounds.Members[i] = m
+	}
+	t.Run("deferred/undeclared-delays", func(t *testing.T) { caught(t, d, spec.Timely) })
 }
 
 // caught requires random runs of r to break law.

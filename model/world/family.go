@@ -185,6 +185,16 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// SessionExpiry reports whether t, fired at the coordinator, expires
 	// the session of the member with id id (the Timely law).
 	SessionExpiry(t T) (id spec.MemberID, ok bool)
+	// Removes reports whether t, fired at the coordinator, takes member
+	// id out of the group because it did not answer in time: its session,
+	// or a next-gen member's rebalance timeout. Timely's time clause
+	// discounts such a wait (World.CheckTimeBound).
+	Removes(t T) (id spec.MemberID, ok bool)
+	// TimeBound is Timely's time clause for the group as it is: c its
+	// coordinator, members the configurations of its live processes,
+	// topics the world's topics. ok is false for a protocol that states
+	// none, which is then not judged.
+	TimeBound(c Coordinator[M, T, C], members []P, topics spec.Topics) (b spec.TimeBound, ok bool)
 	// LossesBeforeSessionExpiry is how many lost messages a run must have
 	// before the Timely law tolerates a live member's session expiring:
 	// spec.LostBeforeSessionExpiry, or fewer where the family's model of a

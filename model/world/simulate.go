@@ -1,6 +1,8 @@
 package world
 
 import (
+	"time"
+
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -28,7 +30,9 @@ func (w *World[M, T, C, P]) RandomWalk(b Bounds[P], u *Used, steps int, choose f
 // Settle lets the environment fall quiet: it heals every isolated process,
 // makes every application prompt, then advances the clock by horizon in
 // slices of step. It reports false if the world never drained (a livelock).
+// It records when the quiet began, for CheckTimeBound.
 func (w *World[M, T, C, P]) Settle(horizon, step node.Millis) bool {
+	w.QuietSince = w.Now
 	for _, name := range w.Names() {
 		if p := w.Processes[name]; p.Isolated || p.Slow {
 			p = w.own(name)
@@ -61,3 +65,42 @@ func converged(v spec.View, balance Balance) []spec.Violation {
 	}
 	return out
 }
+
+// CheckTimeBound judges Timely's time clause after Settle: the group must
+// have stopped changing within the bound its protocol states
+// (Family.TimeBound, for the group as it is) of the later of the quiet's
+// start and the last wait the environment forced (Removed). Only a run
+// whose network lost, duplicated and held up nothing is judged: each of
+// those may cost one of the protocol's timeouts (a retry after the
+// request timeout, a JoinGroup barrier waiting out the rebalance timeout
+// for a lost JoinGroup, a duplicated JoinGroup answered into a generation
+// the member has left), and the session clause says what they may not
+// cost. Random runs with Bounds.Prompt and neither drops nor duplicates
+// are always judged.
+func (w *World[M, T, C, P]) CheckTimeBound() []spec.Violation {
+	if !w.TimeJudged() {
+		return nil
+	}
+	var live []P
+	for _, name := range w.names {
+		if p := w.Processes[name]; p.Node != nil && !p.Node.Phase().Done() {
+			live = append(live, p.Config)
+		}
+	}
+	b, ok := w.Family.TimeBound(w.Coordinator, live, w.Topics)
+	if !ok {
+		return nil
+	}
+	return spec.CheckTimeBound(w.SinceQuiet(), b)
+}
+
+// SinceQuiet is how long after the environment fell quiet (Settle) the
+// group last changed, not counting the waits the environment forced
+// (Removed): what Timely's time clause bounds.
+func (w *World[M, T, C, P]) SinceQuiet() time.Duration {
+	return time.Duration(max(w.Changed-max(w.QuietSince, w.Removed), 0)) * time.Millisecond
+}
+
+// TimeJudged reports whether CheckTimeBound judges the run: its network
+// lost, duplicated and held up nothing.
+func (w *World[M, T, C, P]) TimeJudged() bool { return !w.networkExcuses(1) }

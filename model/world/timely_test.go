@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/classic/policy"
+	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -78,5 +81,49 @@ func TestTimely(t *testing.T) {
 				t.Errorf("Timely broken: %t, want %t (violations %v, lost %d, late %d, duplicated %d)", got, c.want, w.Violations, w.Lost, w.Late, w.Duplicated)
 			}
 		})
+	}
+}
+
+// TestTimeBounds: what each family states as Timely's time clause for a
+// group as it is. Classic: the selected protocol's round bound (the first
+// configured one before there is a selection) in rounds of the members'
+// longest heartbeat interval, plus the delays a Connect design states;
+// nothing for a protocol that states no round bound. Next-gen: three
+// heartbeat intervals, whatever the shape.
+func TestTimeBounds(t *testing.T) {
+	cw, err := classicworld.New(classic.CoordinatorConfig{GroupID: "g"}, spec.Topics{"T": 4, "U": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := func(p classic.Protocol, heartbeat classic.Millis, topics ...string) classic.MemberConfig {
+		return classic.MemberConfig{Protocols: []classic.Protocol{p}, HeartbeatInterval: heartbeat, Topics: topics}
+	}
+	deferred := policy.Deferred(policy.DeferredConfig{MaxDelay: 20000, BackoffMultiplier: 40})
+	for _, c := range []struct {
+		name    string
+		members []classic.MemberConfig
+		want    string // "" when not judged
+	}{
+		{"cooperative, one topic", []classic.MemberConfig{member(policy.Cooperative(), 1000, "T"), member(policy.Cooperative(), 0, "T")},
+			"2 rounds of 3s = 6s"},
+		{"cooperative, both topics", []classic.MemberConfig{member(policy.Cooperative(), 1000, "T"), member(policy.Cooperative(), 2000, "T", "U")},
+			"2 rounds of 2s = 4s"},
+		{"deferred", []classic.MemberConfig{member(deferred, 0, "T"), member(deferred, 0, "T")},
+			"3 rounds of 3s + 41.64s of delays = 50.64s"},
+		{"no round bound stated", []classic.MemberConfig{member(struct{ classic.Protocol }{policy.Cooperative()}, 0, "T")}, ""},
+	} {
+		b, ok := cw.Family.TimeBound(cw.Coordinator, c.members, cw.Topics)
+		if got := b.String(); !ok && c.want != "" || ok && got != c.want {
+			t.Errorf("%s: got %q (judged %v), want %q", c.name, got, ok, c.want)
+		}
+	}
+	cfg := ngworld.DefaultCoordinatorConfig()
+	cfg.HeartbeatInterval = 1500
+	nw, err := ngworld.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := nw.Family.TimeBound(nw.Coordinator, nil, nw.Topics); !ok || b.String() != "3 rounds of 1.5s = 4.5s" {
+		t.Errorf("nextgen: got %s (judged %v), want 3 rounds of 1.5s", b, ok)
 	}
 }

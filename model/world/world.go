@@ -123,6 +123,21 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// the Timely and NoSpuriousLoss laws. Not encoded either: the model
 	// keeps the same count in Used.Duplicates.
 	Duplicated int
+	// Changed is the clock at the last action that changed the view (an
+	// owner, a member, a generation or epoch, a subscription), QuietSince
+	// the clock when Settle let the environment fall quiet, and Removed
+	// the clock at the last member the coordinator took out of the group
+	// for not answering in time (Family.Removes) that no live process had
+	// given up: it was down, had left, or was a JoinGroup's orphan, a
+	// wait the environment forced. Timely's time clause reads them
+	// (CheckTimeBound). None is encoded: they are the observer's, like
+	// Lost.
+	Changed, QuietSince, Removed node.Millis
+
+	// abandoned is every member id a live process gave up while the
+	// coordinator still counted it (Timely). Not encoded; forks share it,
+	// so it is replaced, never appended to in place.
+	abandoned []abandonment
 	// Rounds is every assignment round a node reported so far.
 	Rounds []RoundRecord
 	// Violations collects every law violation found so far.
@@ -155,6 +170,14 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// never changes again (its forks share its nodes). Forks of it are not
 	// frozen; changing a frozen world panics.
 	frozen bool
+}
+
+// abandonment is a member id a live process gave up, at a time, while the
+// coordinator still counted it.
+type abandonment struct {
+	id      spec.MemberID
+	process string
+	at      node.Millis
 }
 
 // New returns a world of family f with coordinator c over topics, and no
@@ -538,6 +561,7 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 		w.Late++
 	}
 	name, id, atRisk := w.timelyAtRisk(i)
+	removes, known, answered := w.removes(i)
 	t, rest := w.Timers.Take(i)
 	w.Timers = rest
 	if t.At > w.Now {
@@ -549,10 +573,37 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 	} else {
 		w.stepMember(t.Node, ev)
 	}
+	if known && w.Coordinator.MemberNode(removes) == "" {
+		switch a := slices.IndexFunc(w.abandoned, func(a abandonment) bool { return a.id == removes }); {
+		case a >= 0:
+			w.violate(spec.Violation{Law: spec.Timely, Members: []string{w.abandoned[a].process}, Detail: fmt.Sprintf("the coordinator takes member %s out of the group for not answering, %d ms after %s gave that member id up while the group still counted it: the group waited for a member nobody would renew", removes, w.Now-w.abandoned[a].at, w.abandoned[a].process)})
+		case !answered:
+			w.Removed = w.Now
+		}
+	}
 	if atRisk && !w.Coordinator.IsMember(id) {
 		w.violate(spec.Violation{Law: spec.Timely, Members: []string{name}, Detail: fmt.Sprintf("the coordinator expires the session of %s (member %s), which is alive and in the group, after %d lost messages", name, id, w.Lost)})
 	}
 	return nil
+}
+
+// removes returns the member timer i may take out of the group
+// (Family.Removes), whether the coordinator counts it now, and whether a
+// live process answers for it: the process at the address the
+// coordinator has for it, in that incarnation, holding that member id.
+func (w *World[M, T, C, P]) removes(i int) (id spec.MemberID, counted, answered bool) {
+	if w.Timers[i].Node != node.CoordinatorNode {
+		return "", false, false
+	}
+	id, ok := w.Family.Removes(w.Timers[i].Timer)
+	addr := w.Coordinator.MemberNode(id)
+	if !ok || addr == "" {
+		return id, false, false
+	}
+	name := ProcessName(addr)
+	p, ok := w.Processes[name]
+	answered = ok && p.Node != nil && p.Address(name) == addr && p.Node.ID() == id && !p.Node.Phase().Done()
+	return id, true, answered
 }
 
 // StabilizeLimit bounds one Stabilize of the scenario language, so a
@@ -619,6 +670,9 @@ func (w *World[M, T, C, P]) stepMember(name string, e node.Event) {
 	p := w.own(name)
 	id := p.Node.ID()
 	out := p.Node.Step(node.Input{Now: w.Now, Event: e})
+	if id != "" && p.Node.ID() != id && !p.Node.Phase().Done() && w.Coordinator.MemberNode(id) != "" {
+		w.abandoned = append(slices.Clip(w.abandoned), abandonment{id: id, process: name, at: w.Now})
+	}
 	w.checkSpuriousLoss(name, id, out.Callbacks)
 	w.apply(name, out)
 }
@@ -830,7 +884,11 @@ func (w *World[M, T, C, P]) violate(v spec.Violation) {
 // again. A broken law is reported again on every step while it stays
 // broken, as before.
 func (w *World[M, T, C, P]) check() {
-	if w.lawsBroken || !w.viewUnchanged(w.prev) {
+	changed := !w.viewUnchanged(w.prev)
+	if changed {
+		w.Changed = w.Now
+	}
+	if w.lawsBroken || changed {
 		v := w.view(w.prev)
 		before := len(w.Violations)
 		for _, x := range spec.CheckState(v) {

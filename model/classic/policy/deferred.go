@@ -230,6 +230,26 @@ func (p connectPolicy) RoundBound(g classic.GroupShape) int {
 	return b
 }
 
+// DelayBound is one scheduled delay (MaxDelay: a departure the group
+// learns of once quiet starts a fresh one, and one already pending has at
+// most that much left) plus, for Design II, a revocation back-off in each
+// of its rounds (min(multiplierⁿ ms, MaxDelay) for the n-th successive
+// revoking round, KAFKA-12495) and, for Design III, a step delay in each
+// of its rounds (with delays disabled too). Loose, not tight: the sum is
+// what the rounds can take at most, not what one path takes.
+func (p connectPolicy) DelayBound(g classic.GroupShape) classic.Millis {
+	rounds := p.RoundBound(g)
+	d := max(p.maxDelay, 0)
+	for n := 1; n <= rounds; n++ {
+		if p.incremental {
+			d += p.stepDelay
+		} else {
+			d += backoff(n, p.backoff, p.maxDelay)
+		}
+	}
+	return d
+}
+
 // schedule is the part of the leader's memory that survives a generation
 // mismatch (as the fields of Connect's assignor do).
 type schedule struct {

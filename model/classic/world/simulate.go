@@ -37,6 +37,29 @@ func DefaultBounds(protocol string, faults classic.Faults) (core.Bounds[classic.
 	return b, nil
 }
 
+// ConnectorTopics is the resource universe of the random runs with
+// connectors: connector T with three tasks and connector U with two
+// (spec.Topics.AddConnector).
+func ConnectorTopics() spec.Topics { return spec.Topics{}.AddConnector("T", 3).AddConnector("U", 2) }
+
+// ConnectorBounds is DefaultBounds for a Connect design (deferred or
+// incremental) over ConnectorTopics: every worker runs both connectors, as
+// Connect workers run whatever the cluster is configured with, so nobody
+// changes subscription; the rest of the budget is DefaultBounds'.
+func ConnectorBounds(protocol string, faults classic.Faults) (core.Bounds[classic.MemberConfig], error) {
+	b, err := DefaultBounds(protocol, faults)
+	if err != nil {
+		return b, err
+	}
+	b.Members = append([]classic.MemberConfig(nil), b.Members...)
+	for i := range b.Members {
+		b.Members[i].Topics = []string{"T", "U"}
+		b.Members[i].Metadata = ConnectorTopics()
+	}
+	b.Resubscribes, b.TopicChoices = 0, nil
+	return b, nil
+}
+
 // BalanceOf is the balance law the named protocol's default assignor
 // promises, judged with Coverage once the group converges: eager runs
 // range, which spreads each topic over its subscribers within one

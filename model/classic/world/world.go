@@ -16,6 +16,7 @@ package world
 import (
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
@@ -174,6 +175,49 @@ func (Family) Detects(t classic.Timer) bool {
 // SessionExpiry: the coordinator's session timer of a member.
 func (Family) SessionExpiry(t classic.Timer) (spec.MemberID, bool) {
 	return t.Member, t.Kind == classic.SessionTimer
+}
+
+// Removes: the coordinator's session timer of a member.
+func (Family) Removes(t classic.Timer) (spec.MemberID, bool) {
+	return t.Member, t.Kind == classic.SessionTimer
+}
+
+// TimeBound is the protocol's round bound (classic.RoundBounder) in rounds
+// of one heartbeat interval (the members' longest), plus its delays
+// (classic.DelayBounder), for the group as it is: its live members and
+// the resources they subscribe to. A round waits at most one interval:
+// the coordinator starts it at a JoinGroup (a member that joins, or one
+// that rejoins to change its subscription or after revoking) or at a
+// session timeout, every other member learns of it from its next
+// heartbeat's REBALANCE_IN_PROGRESS and rejoins at once, the JoinGroup
+// barrier falls when the last one has rejoined, and SyncGroup follows at
+// once; a cooperative follow-up round starts at once, when the revoking
+// member rejoins. The protocol is the one the coordinator selected, or
+// the first one the members configure before there is one; a protocol
+// that states no round bound is not judged.
+func (Family) TimeBound(c core.Coordinator[classic.Message, classic.Timer, classic.Callback], members []classic.MemberConfig, topics spec.Topics) (spec.TimeBound, bool) {
+	var p classic.Protocol
+	var heartbeat classic.Millis
+	var subscribed []string
+	for _, m := range members {
+		heartbeat = max(heartbeat, m.Heartbeat())
+		subscribed = append(subscribed, m.Topics...)
+		for _, q := range m.Protocols {
+			if p == nil && (c.Protocol() == "" || q.Name() == c.Protocol()) {
+				p = q
+			}
+		}
+	}
+	rb, ok := p.(classic.RoundBounder)
+	if !ok {
+		return spec.TimeBound{}, false
+	}
+	g := classic.GroupShape{Members: len(members), Resources: len(topics.Resources(subscribed...))}
+	b := spec.TimeBound{Rounds: rb.RoundBound(g), Round: time.Duration(heartbeat) * time.Millisecond}
+	if db, ok := p.(classic.DelayBounder); ok {
+		b.Delays = time.Duration(db.DelayBound(g)) * time.Millisecond
+	}
+	return b, true
 }
 
 // LossesBeforeSessionExpiry is 1, not spec.LostBeforeSessionExpiry: a

@@ -708,6 +708,10 @@ func (c *Coordinator) IsMember(id spec.MemberID) bool {
 	return ok && m.cur.Epoch >= 0
 }
 
+// HeartbeatInterval is the interval the coordinator gives its members
+// (CoordinatorConfig.HeartbeatInterval, defaulted).
+func (c *Coordinator) HeartbeatInterval() nextgen.Millis { return c.cfg.HeartbeatInterval }
+
 // MemberNode returns the node name the member's last accepted regular
 // heartbeat came from, or "" for an unknown member.
 func (c *Coordinator) MemberNode(id spec.MemberID) string {

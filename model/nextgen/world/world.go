@@ -19,6 +19,7 @@ package world
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
@@ -169,6 +170,25 @@ func (Family) AdjustView(mv spec.MemberView) spec.MemberView {
 // SessionExpiry: the coordinator's session timer of a member.
 func (Family) SessionExpiry(t nextgen.Timer) (spec.MemberID, bool) {
 	return t.Member, t.Kind == nextgen.SessionTimer
+}
+
+// Removes: the coordinator's session timer of a member, and its
+// rebalance timer (a member that does not revoke in time is fenced).
+func (Family) Removes(t nextgen.Timer) (spec.MemberID, bool) {
+	return t.Member, t.Kind == nextgen.SessionTimer || t.Kind == nextgen.RebalanceTimer
+}
+
+// TimeBound is three heartbeat intervals, whatever the group's shape: a
+// group that changed computes a new target at the heartbeat that brings
+// the change, or at the next one of any member (one interval); every
+// member learns its new target at its next heartbeat (a second); a member
+// that must revoke does so and acknowledges at once, and a member waiting
+// for a partition so released gets it at its next heartbeat (a third).
+// A member that does not revoke is the environment's doing (a crash, a
+// slow application): its rebalance timeout or session is a wait the
+// observer discounts (Removes). The next-gen protocol takes no delays.
+func (Family) TimeBound(c core.Coordinator[nextgen.Message, nextgen.Timer, nextgen.Callback], _ []nextgen.MemberConfig, _ spec.Topics) (spec.TimeBound, bool) {
+	return spec.TimeBound{Rounds: 3, Round: time.Duration(c.(coord).HeartbeatInterval()) * time.Millisecond}, true
 }
 
 // LossesBeforeSessionExpiry is spec.LostBeforeSessionExpiry: one lost
