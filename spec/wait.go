@@ -77,10 +77,14 @@ type TimeBound struct {
 // Total is Rounds × Round + Delays.
 func (b TimeBound) Total() time.Duration { return time.Duration(b.Rounds)*b.Round + b.Delays }
 
-// String prints "4 rounds of 3s + 20s of delays = 32s" (the delays only
-// when there are some).
+// String prints "4 rounds of 3s + 20s of delays = 32s" ("1 round"; the
+// delays only when there are some).
 func (b TimeBound) String() string {
-	s := fmt.Sprintf("%d rounds of %s", b.Rounds, b.Round)
+	unit := "rounds"
+	if b.Rounds == 1 {
+		unit = "round"
+	}
+	s := fmt.Sprintf("%d %s of %s", b.Rounds, unit, b.Round)
 	if b.Delays > 0 {
 		s += fmt.Sprintf(" + %s of delays", b.Delays)
 	}

@@ -67,6 +67,8 @@ func TestCheckTimeBound(t *testing.T) {
 			"Timely: the group last changed 26.001s after the environment fell quiet, beyond its bound of 2 rounds of 3s + 20s of delays = 26s"},
 		{7 * time.Second, TimeBound{Rounds: 2, Round: 3 * time.Second},
 			"Timely: the group last changed 7s after the environment fell quiet, beyond its bound of 2 rounds of 3s = 6s"},
+		{4 * time.Second, TimeBound{Rounds: 1, Round: 3 * time.Second},
+			"Timely: the group last changed 4s after the environment fell quiet, beyond its bound of 1 round of 3s = 3s"},
 	} {
 		if got := violations(CheckTimeBound(tc.elapsed, tc.b)); got != tc.want {
 			t.Errorf("CheckTimeBound(%s, %s):\ngot:  %s\nwant: %s", tc.elapsed, tc.b, got, tc.want)

@@ -9,6 +9,7 @@ import (
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -116,6 +117,19 @@ func TestTimeBounds(t *testing.T) {
 		if got := b.String(); !ok && c.want != "" || ok && got != c.want {
 			t.Errorf("%s: got %q (judged %v), want %q", c.name, got, ok, c.want)
 		}
+	}
+	// Once the coordinator has selected a protocol, that one states the
+	// bound, whatever order a member lists its protocols in.
+	a := classic.MemberConfig{Name: "A", Protocols: []classic.Protocol{policy.Cooperative(), policy.Eager(nil)}, Topics: []string{"T"}, Metadata: cw.Topics}
+	if err := cw.AddMember(a); err != nil {
+		t.Fatal(err)
+	}
+	if !cw.Stabilize(core.StabilizeLimit) || cw.Coordinator.Protocol() != "cooperative" {
+		t.Fatalf("the group did not settle on cooperative: %s", cw.Coordinator)
+	}
+	b, ok := cw.Family.TimeBound(cw.Coordinator, []classic.MemberConfig{member(policy.Eager(nil), 0, "T"), a, a}, cw.Topics)
+	if want := "3 rounds of 3s = 9s"; !ok || b.String() != want { // eager's would be 2 rounds
+		t.Errorf("selected cooperative: got %s (judged %v), want %s", b, ok, want)
 	}
 	cfg := ngworld.DefaultCoordinatorConfig()
 	cfg.HeartbeatInterval = 1500

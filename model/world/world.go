@@ -589,8 +589,10 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 
 // removes returns the member timer i may take out of the group
 // (Family.Removes), whether the coordinator counts it now, and whether a
-// live process answers for it: the process at the address the
-// coordinator has for it, in that incarnation, holding that member id.
+// live process answers for it: the process the coordinator has it from,
+// still holding that member id (an incarnation never holds an earlier
+// one's id: the classic coordinator hands each id out once, and a
+// next-gen incarnation makes its own).
 func (w *World[M, T, C, P]) removes(i int) (id spec.MemberID, counted, answered bool) {
 	if w.Timers[i].Node != node.CoordinatorNode {
 		return "", false, false
@@ -602,7 +604,7 @@ func (w *World[M, T, C, P]) removes(i int) (id spec.MemberID, counted, answered 
 	}
 	name := ProcessName(addr)
 	p, ok := w.Processes[name]
-	answered = ok && p.Node != nil && p.Address(name) == addr && p.Node.ID() == id && !p.Node.Phase().Done()
+	answered = ok && p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done()
 	return id, true, answered
 }
 
