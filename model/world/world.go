@@ -561,7 +561,7 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 		w.Late++
 	}
 	name, id, atRisk := w.timelyAtRisk(i)
-	removes, known, answered := w.removes(i)
+	removes, counted, answered := w.removes(i)
 	t, rest := w.Timers.Take(i)
 	w.Timers = rest
 	if t.At > w.Now {
@@ -573,7 +573,7 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 	} else {
 		w.stepMember(t.Node, ev)
 	}
-	if known && w.Coordinator.MemberNode(removes) == "" {
+	if counted && w.Coordinator.MemberNode(removes) == "" {
 		switch a := slices.IndexFunc(w.abandoned, func(a abandonment) bool { return a.id == removes }); {
 		case a >= 0:
 			w.violate(spec.Violation{Law: spec.Timely, Members: []string{w.abandoned[a].process}, Detail: fmt.Sprintf("the coordinator takes member %s out of the group for not answering, %d ms after %s gave that member id up while the group still counted it: the group waited for a member nobody would renew", removes, w.Now-w.abandoned[a].at, w.abandoned[a].process)})
