@@ -45,7 +45,12 @@ func (m *Member) timerFired(now Millis, t Timer, out *Output) {
 // rejoin as soon as the SyncGroup completes (the round in flight must end
 // first). Joining: the JoinGroup in flight is the rejoin; when fresh, the
 // member's subscription changed and it sends a fresh JoinGroup carrying the
-// new one at once. Unjoined: nothing, Start will join.
+// new one at once, under its member id. A member that has no id yet waits
+// for the round in flight and rejoins after it, as Kafka's client does (it
+// never has two JoinGroups in flight): the coordinator makes a member of
+// every JoinGroup without an id, so a second one would leave an orphan in
+// the generation, assigned work nobody does until its session expires.
+// Unjoined: nothing, Start will join.
 func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
 	switch m.state {
 	case Stable:
@@ -53,7 +58,10 @@ func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
 	case AwaitingSync:
 		m.rejoinAfterSync = true
 	case Joining:
-		if fresh {
+		switch {
+		case fresh && m.id == "":
+			m.rejoinAfterSync = true
+		case fresh:
 			m.prepareJoin(out)
 			m.sendJoin(now, out)
 		}

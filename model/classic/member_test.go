@@ -944,11 +944,20 @@ func TestMemberSubscribe(t *testing.T) {
 		want:   "send A->coordinator JoinGroup#3 member=A-1 protocols=[eager=topics=[t];owned={};gen=1;leader=L-1]\nset request@35000\ncallback revoked {u-0} gen=1\ncallback revoked {t-0} gen=1\n",
 		state:  Joining,
 	}, {
-		name:   "joining sends a fresh JoinGroup",
+		name:   "joining under a member id sends a fresh JoinGroup",
+		cfg:    testConfig(),
+		setup:  func(h *harness) { h.round(set(h.t, "{t-0}")); h.step(RequestRejoin{Reason: "test"}) },
+		topics: []string{"t", "u"},
+		want:   "send A->coordinator JoinGroup#4 member=A-1 protocols=[coop=topics=[t u];owned={t-0};gen=1;leader=L-1]\nset request@35000\n",
+		state:  Joining,
+	}, {
+		// A second JoinGroup without an id would make a second member
+		// (an orphan): the member rejoins once the round in flight ends.
+		name:   "joining without a member id waits for the round in flight",
 		cfg:    testConfig(),
 		setup:  func(h *harness) { h.step(node.Start{}) },
 		topics: []string{"t", "u"},
-		want:   "send A->coordinator JoinGroup#2 member=- protocols=[coop=topics=[t u];owned={};gen=-1;leader=-]\nset request@35000\n",
+		want:   "",
 		state:  Joining,
 	}, {
 		name:   "the same subscription is a no-op",
@@ -971,8 +980,18 @@ func TestMemberSubscribe(t *testing.T) {
 			}
 		})
 	}
-	// The recorded subscription is what Start joins with.
+	// A member that had no id when its subscription changed rejoins with
+	// the new one, under its id, as soon as its first round completes.
 	h := newHarness(t, testConfig())
+	h.step(node.Start{})
+	h.step(node.Subscribe{Topics: []string{"t", "u"}})
+	h.joinResp(JoinGroupResponse{})
+	h.syncResp(Assignment{Assigned: set(t, "{t-0}"), Leader: "L-1"})
+	if got := string(h.join.Protocols[0].Metadata); h.m.State() != Joining || h.join.MemberID != "A-1" || got != "topics=[t u];owned={t-0};gen=1;leader=L-1" {
+		t.Errorf("after its first round: state %s, JoinGroup member=%s with %s; want a rejoin as A-1 with topics [t u]", h.m.State(), h.join.MemberID, got)
+	}
+	// The recorded subscription is what Start joins with.
+	h = newHarness(t, testConfig())
 	h.step(node.Subscribe{Topics: []string{"u"}})
 	h.step(node.Start{})
 	if got := string(h.join.Protocols[0].Metadata); got != "topics=[u];owned={};gen=-1;leader=-" {

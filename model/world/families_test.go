@@ -501,6 +501,21 @@ func TestFaultsAreCaught(t *testing.T) {
 		r := nextgenRun(nextgen.Semantics{}, fi.Fault)
 		t.Run("nextgen/"+fi.Name, func(t *testing.T) { caught(t, r, spec.ExclusiveOwnership) })
 	}
+	// KAFKA-13419: a member meets ILLEGAL_GENERATION only after a
+	// duplicated JoinGroup, so this run may duplicate more, and it is rare
+	// even so (about one run in 300), so it gets more checks.
+	r13419, err := classicRun("cooperative", classic.IllegalGenerationResetsMemberID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r13419.bounds.Duplicates = 12
+	t.Run("cooperative/illegal-generation-resets-member-id", func(t *testing.T) {
+		if err := flag.Set("rapid.checks", "6000"); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = flag.Set("rapid.checks", "2000") }()
+		caught(t, r13419, spec.Timely)
+	})
 	// A behaviour selector the random runs catch: before KAFKA-19449 a
 	// member waits a heartbeat for a partition only it holds.
 	r := nextgenRun(nextgen.Semantics{BeforeKafka19449: true}, 0)
