@@ -184,9 +184,11 @@ func (Family) Removes(t nextgen.Timer) (spec.MemberID, bool) {
 // member learns its new target at its next heartbeat (a second); a member
 // that must revoke does so and acknowledges at once, and a member waiting
 // for a partition so released gets it at its next heartbeat (a third).
-// A member that does not revoke is the environment's doing (a crash, a
-// slow application): its rebalance timeout or session is a wait the
-// observer discounts (Removes). The next-gen protocol takes no delays.
+// A member that does not revoke because it crashed is the environment's
+// doing: its rebalance timeout or session is a wait the observer
+// discounts (Removes; World.Removed). A live member left revoking until
+// its rebalance timeout is not discounted: that wait is the protocol's
+// (KAFKA-16249). The next-gen protocol takes no delays.
 func (Family) TimeBound(c core.Coordinator[nextgen.Message, nextgen.Timer, nextgen.Callback], _ []nextgen.MemberConfig, _ spec.Topics) (spec.TimeBound, bool) {
 	return spec.TimeBound{Rounds: 3, Round: time.Duration(c.(coord).HeartbeatInterval()) * time.Millisecond}, true
 }
