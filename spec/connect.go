@@ -28,9 +28,7 @@ import (
 // resource, the result is exactly CheckBalance(v): with topic-partitions
 // only, the task kind is every resource and there is no connector.
 func CheckConnectBalance(v View) []Violation {
-	if !hasConnectors(v) {
-		return CheckBalance(v)
-	}
+	// Without connectors in v.Topics the per-connector part finds none.
 	return append(CheckConnectKindBalance(v), checkPerConnector(v)...)
 }
 

@@ -212,7 +212,7 @@ func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol strin
 		r.Laws = append(r.Laws, string(l))
 	}
 	if o.prompt {
-		run.bounds.Prompt, run.bounds.Unordered, run.bounds.Drops, run.bounds.Duplicates = true, false, 0, 0
+		run.bounds = run.bounds.PromptNetwork()
 	}
 	start := time.Now()
 	last := start

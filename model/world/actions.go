@@ -103,6 +103,14 @@ type Bounds[P any] struct {
 	PromptApps bool
 }
 
+// PromptNetwork returns b with the network Timely's time clause judges:
+// in order (the family's own), faster than every timer, and losing and
+// duplicating nothing.
+func (b Bounds[P]) PromptNetwork() Bounds[P] {
+	b.Prompt, b.Unordered, b.Drops, b.Duplicates = true, false, 0, 0
+	return b
+}
+
 // Used counts the environment actions a run has taken.
 type Used struct {
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int

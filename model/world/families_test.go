@@ -435,7 +435,7 @@ func TestLawsHold(t *testing.T) {
 // prompt gives a run the network Timely's time clause judges: in order,
 // faster than every timer, nothing lost or duplicated.
 func prompt[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](r run[M, T, C, P]) run[M, T, C, P] {
-	r.bounds.Prompt, r.bounds.Unordered, r.bounds.Drops, r.bounds.Duplicates = true, false, 0, 0
+	r.bounds = r.bounds.PromptNetwork()
 	return r
 }
 

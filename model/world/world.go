@@ -589,22 +589,16 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 
 // removes returns the member timer i may take out of the group
 // (Family.Removes), whether the coordinator counts it now, and whether a
-// live process answers for it: the process the coordinator has it from,
-// still holding that member id (an incarnation never holds an earlier
-// one's id: the classic coordinator hands each id out once, and a
-// next-gen incarnation makes its own).
+// live process answers for it (holder).
 func (w *World[M, T, C, P]) removes(i int) (id spec.MemberID, counted, answered bool) {
 	if w.Timers[i].Node != node.CoordinatorNode {
 		return "", false, false
 	}
 	id, ok := w.Family.Removes(w.Timers[i].Timer)
-	addr := w.Coordinator.MemberNode(id)
-	if !ok || addr == "" {
+	if !ok || w.Coordinator.MemberNode(id) == "" {
 		return id, false, false
 	}
-	name := ProcessName(addr)
-	p, ok := w.Processes[name]
-	answered = ok && p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done()
+	_, answered = w.holder(id)
 	return id, true, answered
 }
 
@@ -708,14 +702,23 @@ func (w *World[M, T, C, P]) timelyAtRisk(i int) (name string, id spec.MemberID, 
 	if !ok || id == "" || !w.Coordinator.IsMember(id) {
 		return "", "", false
 	}
-	for _, name := range w.Names() {
-		p := w.Processes[name]
-		if p.Node == nil || p.Node.ID() != id || p.Node.Phase().Done() {
-			continue
-		}
-		return name, id, true
+	name, ok = w.holder(id)
+	return name, id, ok
+}
+
+// holder returns the live process that answers for member id: the one the
+// coordinator has id from, still holding it and not done. An incarnation
+// never holds an earlier one's id (the classic coordinator hands each id
+// out once, and a next-gen incarnation makes its own), so the id alone
+// decides.
+func (w *World[M, T, C, P]) holder(id spec.MemberID) (name string, ok bool) {
+	addr := w.Coordinator.MemberNode(id)
+	if addr == "" {
+		return "", false
 	}
-	return "", "", false
+	name = ProcessName(addr)
+	p, ok := w.Processes[name]
+	return name, ok && p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done()
 }
 
 // checkSpuriousLoss reports NoSpuriousLoss when member name, whose member
