@@ -51,9 +51,20 @@ const (
 	// group must converge: the convergence laws are judged at the end of
 	// the history.
 	Quiet
+	// Subscribed: Process subscribes to Topics from Call on (a
+	// subscription change; History.Subscriptions holds each process's
+	// first). What it owns of a topic it no longer subscribes to counts
+	// as being revoked (spec.MemberView.Revoking) until it releases it.
+	Subscribed
+	// Reached: Process reached Generation (classic) or member epoch
+	// (next-gen) under Member at Call: a JoinGroup or heartbeat response
+	// that the client acted on, with no callback of its own (a member
+	// whose assignment did not change). It sets the process's member id
+	// and generation as a callback's call does.
+	Reached
 )
 
-var observationNames = [...]string{"?", "assigned", "revoked", "lost", "crashed", "joined", "removed", "quiet"}
+var observationNames = [...]string{"?", "assigned", "revoked", "lost", "crashed", "joined", "removed", "quiet", "subscribed", "reached"}
 
 // String names the kind ("assigned", "revoked", ...).
 func (k ObservationKind) String() string {
@@ -83,9 +94,17 @@ type Observation struct {
 	// Resources is what Assigned, Revoked or Lost is about; empty for the
 	// other kinds.
 	Resources Set
+	// Topics is the subscription a Subscribed observation starts (any
+	// order; empty for none); empty for the other kinds.
+	Topics []string
 	// Call and Return bound the observation: Call <= Return. Point events
-	// (Crashed, Joined, Removed, Quiet) have Call == Return.
+	// (Crashed, Joined, Removed, Quiet, Subscribed, Reached) have Call ==
+	// Return.
 	Call, Return Nanos
+	// Source says where the observation was read from (a trace's line
+	// number), 0 when nowhere. The checks carry it into their reports and
+	// never judge by it.
+	Source int
 }
 
 // String prints the observation on one line:
@@ -102,13 +121,16 @@ func (o Observation) String() string {
 		b.WriteString(" " + o.Process)
 	}
 	b.WriteString(" " + o.Kind.String())
+	if o.Kind == Subscribed {
+		b.WriteString(" [" + strings.Join(o.Topics, " ") + "]")
+	}
 	if !o.Resources.IsEmpty() {
 		b.WriteString(" " + o.Resources.String())
 	}
 	if o.Member != "" {
 		b.WriteString(" member=" + string(o.Member))
 	}
-	if o.Generation != NoGeneration && o.Kind <= Lost {
+	if o.Generation != NoGeneration && (o.Kind <= Lost || o.Kind == Reached) {
 		fmt.Fprintf(&b, " gen=%d", o.Generation)
 	}
 	return b.String()
@@ -142,7 +164,9 @@ type History struct {
 // Return != Call, a callback without a process or with an invalid
 // resource set, resources on an observation that is not a callback, a
 // generation below NoGeneration, a Joined or Removed without a member or
-// in a history that does not claim CoordinatorObserved, a process with no
+// in a history that does not claim CoordinatorObserved, a Subscribed
+// without a process, a Reached without a process, member or generation,
+// topics on an observation that is not a Subscribed, a process with no
 // subscription. A history that validates can be checked; one that does not
 // is refused whole rather than judged in part.
 func (h History) Validate() error {
@@ -170,6 +194,17 @@ func (h History) Validate() error {
 			if !h.CoordinatorObserved {
 				bad(i, o, "a membership change in a history that does not claim CoordinatorObserved")
 			}
+		case Subscribed:
+			if o.Process == "" {
+				bad(i, o, "a subscription change needs a process")
+			}
+		case Reached:
+			if o.Process == "" || o.Member == "" {
+				bad(i, o, "a generation reached needs a process and a member id")
+			}
+			if o.Generation < 0 {
+				bad(i, o, "a generation reached needs a generation")
+			}
 		case Quiet:
 		default:
 			bad(i, o, "unknown kind")
@@ -177,6 +212,9 @@ func (h History) Validate() error {
 		}
 		if o.Kind > Lost && !o.Resources.IsEmpty() {
 			bad(i, o, "only a callback is about resources")
+		}
+		if o.Kind != Subscribed && len(o.Topics) > 0 {
+			bad(i, o, "only a subscription change has topics")
 		}
 		if o.Generation < NoGeneration {
 			bad(i, o, "generation %d is below %d", o.Generation, NoGeneration)

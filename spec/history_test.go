@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,8 @@ func TestHistoryValidate(t *testing.T) {
 		{Kind: Lost, Process: "A", Member: "A-1", Generation: 1, Resources: Range("t", 1, 1), Call: 55, Return: 58},
 		{Kind: Crashed, Process: "A", Call: 60, Return: 60},
 		{Kind: Quiet, Call: 70, Return: 70},
+		{Kind: Subscribed, Process: "A", Topics: []string{"t", "u"}, Call: 80, Return: 80},
+		{Kind: Reached, Process: "A", Member: "A-2", Generation: 0, Call: 90, Return: 90},
 	}
 	if err := (History{Topics: Topics{"t": 2}, Subscriptions: subs, CoordinatorObserved: true, Observations: good}).Validate(); err != nil {
 		t.Fatalf("a good history: %v", err)
@@ -36,12 +39,17 @@ func TestHistoryValidate(t *testing.T) {
 		{Observation{Kind: Lost, Process: "B", Call: 1, Return: 2}, `process "B" has no subscription`},
 		{Observation{Kind: Crashed, Process: "A", Resources: Range("t", 0, 0), Call: 1, Return: 1}, "only a callback is about resources"},
 		{Observation{Kind: Assigned, Process: "A", Generation: -2, Call: 1, Return: 1}, "generation -2 is below -1"},
+		{Observation{Kind: Subscribed, Topics: []string{"t"}}, "a subscription change needs a process"},
+		{Observation{Kind: Reached, Process: "A", Generation: 1}, "needs a process and a member id"},
+		{Observation{Kind: Reached, Process: "A", Member: "A-1", Generation: NoGeneration}, "needs a generation"},
+		{Observation{Kind: Quiet, Topics: []string{"t"}}, "only a subscription change has topics"},
+		{Observation{Kind: Subscribed, Process: "A", Call: 1, Return: 2}, "Return == Call"},
 	}
 	for _, tc := range cases {
 		h := History{Subscriptions: subs, CoordinatorObserved: true, Observations: append(append([]Observation{}, good...), tc.o)}
 		err := h.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "observation 7") {
-			t.Errorf("%v: got %v, want an error about observation 7 with %q", tc.o, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), fmt.Sprintf("observation %d ", len(good))) {
+			t.Errorf("%v: got %v, want an error about observation %d with %q", tc.o, err, len(good), tc.want)
 		}
 	}
 }
@@ -73,15 +81,17 @@ func TestObservationString(t *testing.T) {
 		{Observation{Kind: Joined, Member: "C-1", Generation: 4, Call: 9, Return: 9}, "[9] joined member=C-1"},
 		{Observation{Kind: Crashed, Process: "A", Generation: 3, Call: 5, Return: 5}, "[5] A crashed"},
 		{Observation{Kind: Quiet, Call: 11, Return: 11}, "[11] quiet"},
+		{Observation{Kind: Subscribed, Process: "A", Generation: NoGeneration, Topics: []string{"u", "t"}, Call: 12, Return: 12}, "[12] A subscribed [u t]"},
+		{Observation{Kind: Reached, Process: "A", Member: "A-1", Generation: 5, Call: 13, Return: 13}, "[13] A reached member=A-1 gen=5"},
 	} {
 		if got := tc.o.String(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
-	if got := ObservationKind(len(observationNames)).String(); got != "observation(8)" {
+	if got := ObservationKind(len(observationNames)).String(); got != "observation(10)" {
 		t.Errorf("an unknown kind prints %q", got)
 	}
-	if got := Quiet.String(); got != "quiet" {
+	if got := Reached.String(); got != "reached" {
 		t.Errorf("the last kind prints %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -38,6 +39,11 @@ type Result struct {
 	// IllegalResources are the resources whose sub-history is not
 	// linearizable, sorted (empty unless Linearizable is Illegal).
 	IllegalResources []spec.Resource
+	// IllegalAt holds, for each of IllegalResources, the observation of
+	// the earliest operation (by call) that the longest partial
+	// linearization of its sub-history leaves out: where the history
+	// stops being explainable.
+	IllegalAt []spec.Observation
 	// HTMLPath is the visualization written for an Illegal verdict ("" if
 	// none was written).
 	HTMLPath string
@@ -54,6 +60,9 @@ type Result struct {
 	// ConvergenceJudged reports that the history has a Quiet observation,
 	// so the convergence laws were judged at its end.
 	ConvergenceJudged bool
+
+	// info is porcupine's linearization info, for WriteHTML.
+	info porcupine.LinearizationInfo
 }
 
 // OK reports whether the history is linearizable (Unknown is not OK) and
@@ -133,49 +142,79 @@ func Check(h spec.History, opts Options) (Result, error) {
 	}
 	views := Views(h)
 	res.Views = len(views)
-	res.Violations = judge(h, views, balance)
+	res.Violations = Judge(h, views, balance)
 	res.CoordinatorObserved = coordinatorObserved(h)
 	res.ConvergenceJudged = slices.ContainsFunc(h.Observations, func(o spec.Observation) bool { return o.Kind == spec.Quiet })
 
-	model := Model()
-	ops := Operations(h)
-	res.Operations = len(ops)
-	verdict, info := porcupine.CheckOperationsVerbose(model, ops, opts.Timeout)
-	res.Linearizable = verdict
-	if verdict != porcupine.Illegal {
+	lin := Linearize(h, opts.Timeout)
+	res.Linearizable, res.Operations = lin.Linearizable, lin.Operations
+	res.IllegalResources, res.IllegalAt = lin.IllegalResources, lin.IllegalAt
+	if res.Linearizable != porcupine.Illegal {
 		return res, nil
 	}
-	res.IllegalResources = illegalResources(ops, info)
-	info.AddAnnotations(annotations(h, res.Violations))
-	path, err := writeHTML(model, info, opts)
+	lin.info.AddAnnotations(annotations(h, res.Violations))
+	path, err := writeHTML(Model(), lin.info, opts)
 	res.HTMLPath = path
 	return res, err
 }
 
+// Linearize runs porcupine alone over h (which must Validate): the
+// Result's Linearizable, Operations, IllegalResources and IllegalAt, and
+// the linearization info WriteHTML draws.
+func Linearize(h spec.History, timeout time.Duration) Result {
+	ops := Operations(h)
+	verdict, info := porcupine.CheckOperationsVerbose(Model(), ops, timeout)
+	res := Result{Linearizable: verdict, Operations: len(ops), info: info}
+	if verdict == porcupine.Illegal {
+		res.IllegalResources, res.IllegalAt = illegalResources(ops, info)
+	}
+	return res
+}
+
+// WriteHTML writes porcupine's visualization of lin (a Linearize result)
+// to w, with the coordinator's and the environment's observations of h
+// and the law violations vs marked on its timeline.
+func WriteHTML(w io.Writer, h spec.History, lin Result, vs []Violation) error {
+	lin.info.AddAnnotations(annotations(h, vs))
+	return porcupine.Visualize(Model(), lin.info, w)
+}
+
 // illegalResources returns the resources of the partitions (as Model's
 // Partition makes them) whose longest partial linearization is shorter
-// than the partition.
-func illegalResources(ops []porcupine.Operation, info porcupine.LinearizationInfo) []spec.Resource {
+// than the partition and, for each, the observation of the earliest
+// operation that linearization leaves out.
+func illegalResources(ops []porcupine.Operation, info porcupine.LinearizationInfo) ([]spec.Resource, []spec.Observation) {
 	parts := partition(ops)
 	partials := info.PartialLinearizations()
 	var out []spec.Resource
+	var at []spec.Observation
 	for i, part := range parts {
-		longest := 0
+		var longest []int
 		if i < len(partials) {
 			for _, p := range partials[i] {
-				longest = max(longest, len(p))
-			}
-		}
-		if longest < len(part) {
-			for _, op := range part {
-				if in := op.Input.(Input); in.Kind == Acquire || in.Kind == Release {
-					out = append(out, in.Resource)
-					break
+				if len(p) > len(longest) {
+					longest = p
 				}
 			}
 		}
+		if len(longest) == len(part) {
+			continue
+		}
+		for _, op := range part {
+			if in := op.Input.(Input); in.Kind == Acquire || in.Kind == Release {
+				out = append(out, in.Resource)
+				break
+			}
+		}
+		first := -1
+		for j, op := range part {
+			if !slices.Contains(longest, j) && (first < 0 || op.Call < part[first].Call) {
+				first = j
+			}
+		}
+		at = append(at, *part[first].Metadata.(*spec.Observation))
 	}
-	return out
+	return out, at
 }
 
 // annotations marks the coordinator's and the environment's observations,

@@ -3,7 +3,6 @@ package ownership
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -195,58 +194,76 @@ func Model() porcupine.Model {
 }
 
 func describeMetadata(md any) string {
-	if o, ok := md.(spec.Observation); ok {
+	if o, ok := md.(*spec.Observation); ok {
 		return o.String()
 	}
 	return ""
 }
 
 // partition returns one sub-history per resource, in resource order, each
-// keeping the order of ops.
+// keeping the order of ops. A crash goes to the sub-histories of the
+// resources its process acquires or releases anywhere in ops, a fence to
+// those its membership acquires. It takes one pass to index and one to
+// place, so that long histories split in linear time.
 func partition(ops []porcupine.Operation) [][]porcupine.Operation {
-	type scope struct {
-		processes   map[string]bool
-		memberships map[membership]bool
+	index := map[spec.Resource]int{}
+	byProcess := map[string][]int{}        // the partitions a process touches
+	byMembership := map[membership][]int{} // the partitions a membership acquires
+	type processIn struct {
+		process string
+		i       int
 	}
-	scopes := map[spec.Resource]*scope{}
+	type membershipIn struct {
+		m membership
+		i int
+	}
+	seenP, seenM := map[processIn]bool{}, map[membershipIn]bool{}
+	var resources []spec.Resource
 	for _, op := range ops {
 		in := op.Input.(Input)
 		if in.Kind != Acquire && in.Kind != Release {
 			continue
 		}
-		sc := scopes[in.Resource]
-		if sc == nil {
-			sc = &scope{processes: map[string]bool{}, memberships: map[membership]bool{}}
-			scopes[in.Resource] = sc
+		i, ok := index[in.Resource]
+		if !ok {
+			i = len(resources)
+			index[in.Resource] = i
+			resources = append(resources, in.Resource)
 		}
-		sc.processes[in.Process] = true
-		if in.Kind == Acquire {
-			sc.memberships[membership{in.Member, in.Membership}] = true
+		if k := (processIn{in.Process, i}); !seenP[k] {
+			seenP[k] = true
+			byProcess[in.Process] = append(byProcess[in.Process], i)
+		}
+		if k := (membershipIn{membership{in.Member, in.Membership}, i}); in.Kind == Acquire && !seenM[k] {
+			seenM[k] = true
+			byMembership[k.m] = append(byMembership[k.m], i)
 		}
 	}
-	var out [][]porcupine.Operation
-	for _, r := range slices.SortedFunc(maps.Keys(scopes), spec.Resource.Compare) {
-		sc := scopes[r]
-		var sub []porcupine.Operation
-		for _, op := range ops {
-			in := op.Input.(Input)
-			switch in.Kind {
-			case Acquire, Release:
-				if in.Resource != r {
-					continue
-				}
-			case Crash:
-				if !sc.processes[in.Process] {
-					continue
-				}
-			case Fence:
-				if !sc.memberships[membership{in.Member, in.Membership}] {
-					continue
-				}
+	parts := make([][]porcupine.Operation, len(resources))
+	for _, op := range ops {
+		in := op.Input.(Input)
+		switch in.Kind {
+		case Acquire, Release:
+			i := index[in.Resource]
+			parts[i] = append(parts[i], op)
+		case Crash:
+			for _, i := range byProcess[in.Process] {
+				parts[i] = append(parts[i], op)
 			}
-			sub = append(sub, op)
+		case Fence:
+			for _, i := range byMembership[membership{in.Member, in.Membership}] {
+				parts[i] = append(parts[i], op)
+			}
 		}
-		out = append(out, sub)
+	}
+	order := make([]int, len(resources))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return resources[a].Compare(resources[b]) })
+	out := make([][]porcupine.Operation, len(order))
+	for k, i := range order {
+		out[k] = parts[i]
 	}
 	return out
 }
@@ -254,9 +271,9 @@ func partition(ops []porcupine.Operation) [][]porcupine.Operation {
 // Operations returns the porcupine operations of h (see the package
 // documentation), in the order of h.Observations, one per resource of each
 // callback. Each operation's ClientId is its process's index in
-// h.Processes() (fences: one past the last process) and its Metadata is the
-// spec.Observation it came from. h should Validate; observations of unknown
-// kinds are skipped.
+// h.Processes() (fences: one past the last process) and its Metadata
+// points to the spec.Observation of h it came from. h should Validate;
+// observations of unknown kinds are skipped.
 func Operations(h spec.History) []porcupine.Operation {
 	procs := h.Processes()
 	client := func(p string) int {
@@ -264,8 +281,9 @@ func Operations(h spec.History) []porcupine.Operation {
 		return i
 	}
 	ms := numberMemberships(h)
-	var ops []porcupine.Operation
-	for i, o := range h.Observations {
+	ops := make([]porcupine.Operation, 0, len(h.Observations))
+	for i := range h.Observations {
+		o := &h.Observations[i]
 		op := func(in Input) porcupine.Operation {
 			id := len(procs)
 			if in.Kind != Fence {

@@ -2,6 +2,8 @@ package ownership
 
 import (
 	"fmt"
+
+	"github.com/google/go-cmp/cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -128,7 +130,9 @@ func (s *sim) crash(p *simProc) {
 }
 
 func (s *sim) expel(p *simProc) {
-	at := max(s.now, p.busy)
+	// After the instant of p's Joined: within one instant the checks
+	// apply Removed before Joined.
+	at := max(s.now, p.busy, p.since+1)
 	s.point(spec.Removed, p, at)
 	p.busy = at
 	for _, r := range p.owns {
@@ -379,6 +383,96 @@ func TestModelPure(t *testing.T) {
 					t.Fatalf("state %d changed from %q to %q", i, seen[i], got)
 				}
 			}
+		}
+	})
+}
+
+// fullJudge is Judge without scoping: every state law on every whole
+// view, a violation reported at the instant it begins. TestJudgerScoped
+// holds the Judger to it.
+func fullJudge(h spec.History, views []TimedView, balance func(spec.View) []spec.Violation) []Violation {
+	var out []Violation
+	prevState := map[string]bool{}
+	for i, tv := range views {
+		if i > 0 {
+			for _, x := range spec.CheckStep(views[i-1].View, tv.View) {
+				if len(x.Members) == 1 && slices.Contains(tv.Renewed, x.Members[0]) {
+					continue
+				}
+				out = append(out, Violation{x, tv.At, tv.Observations})
+			}
+		}
+		state := map[string]bool{}
+		for _, x := range spec.CheckState(tv.View) {
+			state[x.String()] = true
+			if !prevState[x.String()] {
+				out = append(out, Violation{x, tv.At, tv.Observations})
+			}
+		}
+		prevState = state
+	}
+	j := NewJudger(balance)
+	if len(views) > 0 {
+		j.prev, j.started = views[len(views)-1], true
+	}
+	return append(out, j.End(h)...)
+}
+
+// viewsOf yields the views of h, every process's built again at every
+// instant.
+func viewsOf(h spec.History, yield func(TimedView) bool) { views(h, true, yield) }
+
+// TestJudgerScoped: views built only for the changed processes are the
+// views built whole, and judging only the resources the changed processes
+// touch finds exactly what judging every whole view finds, on simulated
+// histories broken at random (observations moved in time, dropped, or
+// given another generation or resources).
+func TestJudgerScoped(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h, _ := simulate(t)
+		h.Observations = slices.Clone(h.Observations)
+		for range rapid.IntRange(0, 4).Draw(t, "breaks") {
+			if len(h.Observations) == 0 {
+				break
+			}
+			i := rapid.IntRange(0, len(h.Observations)-1).Draw(t, "observation")
+			o := &h.Observations[i]
+			switch rapid.IntRange(0, 3).Draw(t, "break") {
+			case 0:
+				h.Observations = slices.Delete(h.Observations, i, i+1)
+			case 1:
+				d := spec.Nanos(rapid.IntRange(-50, 50).Draw(t, "shift"))
+				o.Call, o.Return = max(0, o.Call+d), max(0, o.Return+d)
+			case 2:
+				o.Generation = spec.Generation(rapid.IntRange(-1, 5).Draw(t, "generation"))
+			case 3:
+				if o.Kind <= spec.Lost {
+					o.Resources = spec.NewSet(spec.TP("t", int32(rapid.IntRange(0, 4).Draw(t, "partition"))))
+				}
+			}
+		}
+		if h.Validate() != nil {
+			t.Skip("the break made an invalid history")
+		}
+		views := Views(h)
+		var rebuilt []TimedView
+		views0 := func(tv TimedView) bool { rebuilt = append(rebuilt, tv); return true }
+		viewsOf(h, views0)
+		if diff := cmp.Diff(rebuilt, views); diff != "" {
+			t.Fatalf("views built only for the changed processes differ from views built whole (-whole +changed):\n%s", diff)
+		}
+		got := Judge(h, views, spec.CheckBalance)
+		want := fullJudge(h, views, spec.CheckBalance)
+		key := func(vs []Violation) []string {
+			var out []string
+			for _, v := range vs {
+				out = append(out, fmt.Sprintf("%d %s", v.At, v.Violation))
+			}
+			slices.Sort(out)
+			return out
+		}
+		if !slices.Equal(key(got), key(want)) {
+			t.Fatalf("scoped judge:\n%s\nfull judge:\n%s\nhistory:\n%s", strings.Join(key(got), "\n"), strings.Join(key(want), "\n"), text(h))
 		}
 	})
 }

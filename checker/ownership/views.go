@@ -3,6 +3,7 @@ package ownership
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/spec"
@@ -21,6 +22,11 @@ type TimedView struct {
 	// starts over, so the step into this view does not compare it with
 	// the earlier membership's.
 	Renewed []string
+	// Changed names the processes whose view may differ from the previous
+	// view's, sorted: those with an observation at At, and those whose
+	// member id the coordinator started or stopped counting at At. Every
+	// other process's view is the same as before.
+	Changed []string
 }
 
 // edge is one effect of one observation on the views.
@@ -35,17 +41,20 @@ type edge struct {
 const (
 	edgeRemoved = iota
 	edgeJoined
-	edgeCall    // a callback's call: member id, generation, acquisition
-	edgeCrash   // a crash
-	edgeRelease // a Revoked or Lost return
+	edgeCall       // a callback's call or a Reached: member id, generation, acquisition
+	edgeCrash      // a crash
+	edgeSubscribed // a subscription change
+	edgeRelease    // a Revoked or Lost return
 )
 
 func edges(h spec.History) []edge {
 	var out []edge
 	for i, o := range h.Observations {
 		switch o.Kind {
-		case spec.Assigned:
+		case spec.Assigned, spec.Reached:
 			out = append(out, edge{o.Call, edgeCall, i})
+		case spec.Subscribed:
+			out = append(out, edge{o.Call, edgeSubscribed, i})
 		case spec.Revoked, spec.Lost:
 			out = append(out, edge{o.Call, edgeCall, i}, edge{o.Return, edgeRelease, i})
 		case spec.Crashed:
@@ -72,24 +81,41 @@ type process struct {
 	id   spec.MemberID
 	gen  spec.Generation
 	owns spec.Set
+	// sub is the subscription, sorted; shared with the views, so replaced,
+	// never changed in place.
+	sub []string
+	// revoking is the part of owns outside sub since a subscription
+	// change dropped its topics.
+	revoking spec.Set
 }
 
 // coordinatorObserved reports whether h claims to hold every membership
 // change of the coordinator.
 func coordinatorObserved(h spec.History) bool { return h.CoordinatorObserved }
 
-// Views returns the views h passes through, one per instant at which a view
-// can change, in time order, derived by the rules of the package
+// Views returns the views h passes through (ViewSeq, collected).
+func Views(h spec.History) []TimedView { return slices.Collect(ViewSeq(h)) }
+
+// ViewSeq yields the views h passes through, one per instant at which a
+// view can change, in time order, derived by the rules of the package
 // documentation. Every process with a subscription appears in every view;
 // the views share their Subscription and Owns slices, so treat them as
-// read-only.
+// read-only. A long history is judged view by view without holding them
+// all.
 // h should Validate; observations of unknown kinds are skipped.
-func Views(h spec.History) []TimedView {
+func ViewSeq(h spec.History) iter.Seq[TimedView] {
+	return func(yield func(TimedView) bool) { views(h, false, yield) }
+}
+
+// views yields the views of h; with rebuild, every process's view is
+// built again at every instant (the tests' reference), otherwise only the
+// changed ones'.
+func views(h spec.History, rebuild bool, yield func(TimedView) bool) {
 	coord := coordinatorObserved(h)
 	subs, names := sortedSubscriptions(h), h.Processes()
 	procs := map[string]*process{}
-	for n := range subs {
-		procs[n] = &process{gen: spec.NoGeneration}
+	for n, sub := range subs {
+		procs[n] = &process{gen: spec.NoGeneration, sub: sub}
 	}
 	at := map[spec.Nanos][]int{} // the observations called or returning at an instant
 	for i, o := range h.Observations {
@@ -100,7 +126,8 @@ func Views(h spec.History) []TimedView {
 	}
 	joined := map[spec.MemberID]bool{}
 	renewed := map[spec.MemberID]bool{} // at the current instant
-	var out []TimedView
+	changed := map[string]bool{}        // at the current instant
+	var members []spec.MemberView       // of the last view, in names order
 	es := edges(h)
 	for i, e := range es {
 		o := h.Observations[e.index]
@@ -109,11 +136,25 @@ func Views(h spec.History) []TimedView {
 			p = &process{gen: spec.NoGeneration}
 			procs[o.Process] = p
 		}
+		if e.effect == edgeRemoved || e.effect == edgeJoined {
+			for n, q := range procs {
+				if q.id == o.Member {
+					changed[n] = true
+				}
+			}
+		} else {
+			changed[o.Process] = true
+		}
 		switch e.effect {
 		case edgeRelease:
 			p.owns = p.owns.Minus(o.Resources)
+			p.revoking = p.revoking.Minus(o.Resources)
 		case edgeCrash:
-			*p = process{gen: spec.NoGeneration}
+			*p = process{gen: spec.NoGeneration, sub: p.sub}
+		case edgeSubscribed:
+			p.sub = slices.Sorted(slices.Values(o.Topics))
+			p.sub = slices.Compact(p.sub)
+			p.revoking = p.owns.Filter(func(r spec.Resource) bool { return !slices.Contains(p.sub, r.Topic) })
 		case edgeRemoved:
 			joined[o.Member] = false
 		case edgeJoined:
@@ -135,20 +176,38 @@ func Views(h spec.History) []TimedView {
 			}
 			if o.Kind == spec.Assigned {
 				p.owns = p.owns.Union(o.Resources)
+				p.revoking = p.revoking.Minus(o.Resources)
 			}
 		}
 		if i+1 == len(es) || es[i+1].at != e.at {
-			tv := TimedView{At: e.at, View: makeView(h, names, subs, procs, joined, coord), Observations: observationsAt(h, at[e.at])}
+			// Only the changed processes' views are built again.
+			next := make([]spec.MemberView, len(names))
+			for k, name := range names {
+				if members == nil || changed[name] || rebuild {
+					next[k] = memberView(name, subs, procs, joined, coord)
+				} else {
+					next[k] = members[k]
+				}
+			}
+			members = next
+			tv := TimedView{At: e.at, View: spec.View{Topics: h.Topics, Members: next}, Observations: observationsAt(h, at[e.at])}
 			for _, name := range names {
 				if p := procs[name]; p != nil && p.id != "" && renewed[p.id] {
 					tv.Renewed = append(tv.Renewed, name)
 				}
 			}
+			for _, name := range names {
+				if changed[name] {
+					tv.Changed = append(tv.Changed, name)
+				}
+			}
 			clear(renewed)
-			out = append(out, tv)
+			clear(changed)
+			if !yield(tv) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // observationsAt returns the observations of h with the indices idx,
@@ -193,34 +252,156 @@ func (v Violation) String() string {
 	return fmt.Sprintf("at %d: %s", v.At, v.Violation)
 }
 
-// judge runs the laws over views: CheckState on each (reporting a
-// violation at the instant it begins), CheckStep between successive views
-// and, when h has a Quiet observation, CheckCoverage and balance on the
-// view at the end.
-func judge(h spec.History, views []TimedView, balance func(spec.View) []spec.Violation) []Violation {
-	var out []Violation
-	prevState := map[string]bool{}
-	var prev *TimedView
-	for i := range views {
-		tv := &views[i]
-		if prev != nil {
-			for _, x := range spec.CheckStep(prev.View, tv.View) {
-				if len(x.Members) == 1 && slices.Contains(tv.Renewed, x.Members[0]) {
-					continue // a new membership of the same id starts over
-				}
-				out = append(out, Violation{x, tv.At, tv.Observations})
-			}
-		}
-		state := map[string]bool{}
-		for _, x := range spec.CheckState(tv.View) {
-			key := x.String()
-			state[key] = true
-			if !prevState[key] {
-				out = append(out, Violation{x, tv.At, tv.Observations})
-			}
-		}
-		prevState, prev = state, tv
+// Judge runs the laws over views (Views of h): CheckState on each
+// (reporting a violation at the instant it begins), CheckStep between
+// successive views and, when h has a Quiet observation, CheckCoverage and
+// balance on the view at the end.
+func Judge(h spec.History, views []TimedView, balance func(spec.View) []spec.Violation) []Violation {
+	j := NewJudger(balance)
+	for _, tv := range views {
+		j.View(tv)
 	}
+	return j.End(h)
+}
+
+// Judger is Judge one view at a time, for histories too long to hold
+// every view. After the first view it judges the state laws only on the
+// resources that the changed processes (TimedView.Changed) own before or
+// after the step: every state law is about one resource, and the others'
+// verdicts cannot change.
+type Judger struct {
+	balance func(spec.View) []spec.Violation
+	prev    TimedView
+	started bool
+	// unknown names the current members that own something at
+	// NoGeneration in the last view.
+	unknown []string
+	// ongoing holds the state violations that last, by resource, each by
+	// its printed form.
+	ongoing map[spec.Resource]map[string]bool
+	out     []Violation
+}
+
+// NewJudger returns a Judger with balance as the balance law.
+func NewJudger(balance func(spec.View) []spec.Violation) *Judger {
+	return &Judger{balance: balance, ongoing: map[spec.Resource]map[string]bool{}}
+}
+
+// View judges the next view: the step from the previous one, and the
+// state laws, each violation reported at the instant it begins.
+func (j *Judger) View(tv TimedView) {
+	if j.started {
+		// CheckStep finds nothing between two equal views of a member but
+		// a current member that owns something at NoGeneration; the
+		// members that did not change are judged from that alone.
+		names := tv.Changed
+		for _, n := range j.unknown {
+			if !slices.Contains(tv.Changed, n) {
+				names = append(slices.Clip(names), n)
+			}
+		}
+		slices.Sort(names)
+		for _, x := range spec.CheckStep(only(j.prev.View, names), only(tv.View, names)) {
+			if len(x.Members) == 1 && slices.Contains(tv.Renewed, x.Members[0]) {
+				continue // a new membership of the same id starts over
+			}
+			j.out = append(j.out, Violation{x, tv.At, tv.Observations})
+		}
+	}
+	judged, was := tv.View, j.ongoing
+	if j.started {
+		var in spec.Set
+		judged, in = scope(j.prev.View, tv.View, tv.Changed)
+		was = map[spec.Resource]map[string]bool{}
+		for _, r := range in {
+			was[r] = j.ongoing[r]
+			delete(j.ongoing, r)
+		}
+	} else {
+		j.ongoing = map[spec.Resource]map[string]bool{}
+	}
+	for _, x := range spec.CheckState(judged) {
+		key := x.String()
+		if j.ongoing[x.Resource] == nil {
+			j.ongoing[x.Resource] = map[string]bool{}
+		}
+		j.ongoing[x.Resource][key] = true
+		if !was[x.Resource][key] {
+			j.out = append(j.out, Violation{x, tv.At, tv.Observations})
+		}
+	}
+	j.unknown = slices.DeleteFunc(j.unknown, func(n string) bool { return slices.Contains(tv.Changed, n) })
+	for _, m := range only(tv.View, tv.Changed).Members {
+		if m.Current && m.ID != "" && m.Generation == spec.NoGeneration && !m.Owns.IsEmpty() {
+			j.unknown = append(j.unknown, m.Name)
+		}
+	}
+	if !j.started {
+		j.unknown = nil
+		for _, m := range tv.View.Members {
+			if m.Current && m.ID != "" && m.Generation == spec.NoGeneration && !m.Owns.IsEmpty() {
+				j.unknown = append(j.unknown, m.Name)
+			}
+		}
+	}
+	j.prev, j.started = tv, true
+}
+
+// scope returns next restricted to the resources whose verdict the step
+// from prev can change (every member's Owns and Revoking cut down to
+// them, and the members left owning none of them dropped: every state law
+// is about what a member owns), and those resources: for each changed process, what it gained or
+// lost, and everything it owns before or after when its standing changed
+// (Current, Fenced, its subscription or what it is revoking).
+func scope(prev, next spec.View, changed []string) (spec.View, spec.Set) {
+	var rs []spec.Resource
+	for _, name := range changed {
+		p, _ := prev.Member(name)
+		n, _ := next.Member(name)
+		if p.Current != n.Current || p.Fenced != n.Fenced || !slices.Equal(p.Subscription, n.Subscription) || !p.Revoking.Equal(n.Revoking) {
+			rs = append(append(rs, p.Owns...), n.Owns...)
+			continue
+		}
+		rs = append(append(rs, p.Owns.Minus(n.Owns)...), n.Owns.Minus(p.Owns)...)
+	}
+	in := spec.NewSet(rs...)
+	out := next
+	out.Members = nil
+	for _, m := range next.Members {
+		if m.Owns, m.Revoking = cut(m.Owns, in), cut(m.Revoking, in); !m.Owns.IsEmpty() {
+			out.Members = append(out.Members, m)
+		}
+	}
+	return out, in
+}
+
+// only returns v with only the members named in names (sorted).
+func only(v spec.View, names []string) spec.View {
+	out := v
+	out.Members = nil
+	for _, n := range names {
+		if m, ok := v.Member(n); ok {
+			out.Members = append(out.Members, m)
+		}
+	}
+	return out
+}
+
+// cut returns s ∩ in, looking up each of in (a few resources) in s.
+func cut(s, in spec.Set) spec.Set {
+	var out spec.Set
+	for _, r := range in {
+		if _, ok := slices.BinarySearchFunc(s, r, spec.Resource.Compare); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// End judges the convergence laws at the end of h, when h has a Quiet
+// observation, and returns every violation found.
+func (j *Judger) End(h spec.History) []Violation {
+	out := j.out
 	var quiet []spec.Observation
 	end := spec.Nanos(0)
 	for i, o := range h.Observations {
@@ -236,10 +417,10 @@ func judge(h spec.History, views []TimedView, balance func(spec.View) []spec.Vio
 	}
 	slices.SortStableFunc(quiet, func(a, b spec.Observation) int { return cmp.Compare(a.Call, b.Call) })
 	last := makeView(h, h.Processes(), sortedSubscriptions(h), nil, nil, false)
-	if prev != nil {
-		last = prev.View
+	if j.started {
+		last = j.prev.View
 	}
-	for _, x := range append(spec.CheckCoverage(last), balance(last)...) {
+	for _, x := range append(spec.CheckCoverage(last), j.balance(last)...) {
 		out = append(out, Violation{x, end, quiet})
 	}
 	return out
@@ -250,15 +431,23 @@ func judge(h spec.History, views []TimedView, balance func(spec.View) []spec.Vio
 // has no id, NoGeneration and owns nothing; a live one is Current when the
 // coordinator was not observed or counts its id.
 func makeView(h spec.History, names []string, subs map[string][]string, procs map[string]*process, joined map[spec.MemberID]bool, coord bool) spec.View {
-	v := spec.View{Topics: h.Topics}
+	v := spec.View{Topics: h.Topics, Members: make([]spec.MemberView, 0, len(names))}
 	for _, n := range names {
-		m := spec.MemberView{Name: n, Generation: spec.NoGeneration, Subscription: subs[n]}
-		if p := procs[n]; p != nil && p.live {
-			m.ID, m.Generation, m.Owns = p.id, p.gen, p.owns
-			m.Current = !coord || (p.id != "" && joined[p.id])
-		}
-		m.Fenced = !m.Current
-		v.Members = append(v.Members, m)
+		v.Members = append(v.Members, memberView(n, subs, procs, joined, coord))
 	}
 	return v.Sort()
+}
+
+// memberView is the view of process n (see makeView).
+func memberView(n string, subs map[string][]string, procs map[string]*process, joined map[spec.MemberID]bool, coord bool) spec.MemberView {
+	m := spec.MemberView{Name: n, Generation: spec.NoGeneration, Subscription: subs[n]}
+	if p := procs[n]; p != nil {
+		m.Subscription = p.sub
+	}
+	if p := procs[n]; p != nil && p.live {
+		m.ID, m.Generation, m.Owns, m.Revoking = p.id, p.gen, p.owns, p.revoking
+		m.Current = !coord || (p.id != "" && joined[p.id])
+	}
+	m.Fenced = !m.Current
+	return m
 }

@@ -3,9 +3,10 @@
 //	rebalance check [flags]      model-check every protocol exhaustively at small bounds
 //	rebalance simulate [flags]   sample longer random runs of every protocol
 //	rebalance serve [flags]      a Kafka endpoint whose group coordinator is the reference
+//	rebalance trace check FILE   judge traces of other implementations (the oracle)
 //
 // Exit status: 0 when every law holds, 1 when one is violated, 2 on a usage
-// error.
+// error or unreadable input.
 package main
 
 import (
@@ -25,8 +26,12 @@ import (
 // usageError marks errors caused by bad flags or arguments (exit status 2).
 type usageError struct{ error }
 
-// violationError marks a run that found a violated law (exit status 1).
+// errViolation marks a run that found a violated law (exit status 1).
 var errViolation = errors.New("a law is violated")
+
+// errUnreadable marks input that could not be read, reported already
+// (exit status 2).
+var errUnreadable = errors.New("unreadable input")
 
 func main() {
 	root := &cobra.Command{
@@ -37,13 +42,15 @@ func main() {
 		Version:       version(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheckCmd(), newSimulateCmd(), newServeCmd())
+	root.AddCommand(newCheckCmd(), newSimulateCmd(), newServeCmd(), newTraceCmd())
 	err := root.Execute()
 	var ue usageError
 	switch {
 	case err == nil:
 	case errors.Is(err, errViolation):
 		os.Exit(1)
+	case errors.Is(err, errUnreadable):
+		os.Exit(2)
 	case errors.As(err, &ue):
 		fmt.Fprintln(os.Stderr, "rebalance:", err)
 		os.Exit(2)

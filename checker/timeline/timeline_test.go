@@ -1,0 +1,68 @@
+package timeline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// TestFromViews: a holding becomes one segment per stretch of the same
+// standing (split where its member is fenced), lanes are the universe in
+// resource order, and a holding still open at the end ends there.
+func TestFromViews(t *testing.T) {
+	owns := func(name string, fenced bool, rs ...spec.Resource) spec.MemberView {
+		return spec.MemberView{Name: name, Current: !fenced, Fenced: fenced, Owns: spec.NewSet(rs...)}
+	}
+	topics := spec.Topics{"t": 2}
+	steps := []Step{
+		{At: 0, View: spec.View{Topics: topics, Members: []spec.MemberView{owns("A", false, spec.TP("t", 0), spec.TP("t", 1))}}},
+		{At: 2, View: spec.View{Topics: topics, Members: []spec.MemberView{owns("A", true, spec.TP("t", 0), spec.TP("t", 1)), owns("B", false, spec.TP("t", 1))}}},
+		{At: 3, View: spec.View{Topics: topics, Members: []spec.MemberView{owns("A", true), owns("B", false, spec.TP("t", 0), spec.TP("t", 1))}}},
+	}
+	got := FromViews("x", steps, 5)
+	want := Timeline{Title: "x", Lanes: []string{"t-0", "t-1"}, Segments: []Segment{
+		{Lane: "t-0", Owner: "A", From: 0, To: 2},
+		{Lane: "t-0", Owner: "A", From: 2, To: 3, Zombie: true},
+		{Lane: "t-0", Owner: "B", From: 3, To: 5},
+		{Lane: "t-1", Owner: "A", From: 0, To: 2},
+		{Lane: "t-1", Owner: "A", From: 2, To: 3, Zombie: true},
+		{Lane: "t-1", Owner: "B", From: 2, To: 5},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("timeline (-want +got):\n%s", diff)
+	}
+	slot, rows := subRows(got.Segments)
+	if !cmp.Equal(slot, []int{0, 0, 0, 0, 0, 1}) || rows["t-0"] != 1 || rows["t-1"] != 2 {
+		t.Fatalf("sub-rows %v %v: want B's t-1 in a second row beside A's", slot, rows)
+	}
+	var b bytes.Buffer
+	if err := got.WriteSVG(&b, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"<svg", "t-0", "t-1", ">A<", ">B<"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the SVG has no %q", s)
+		}
+	}
+}
+
+// TestValidate: a timeline that cannot be drawn is refused with what is
+// wrong, and nothing is written.
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		tl   Timeline
+		want string
+	}{
+		{Timeline{Lanes: []string{"a", "a"}}, `lane "a" listed twice`},
+		{Timeline{Lanes: []string{"a"}, Segments: []Segment{{Lane: "b", Owner: "A"}}}, `unknown lane "b"`},
+		{Timeline{Lanes: []string{"a"}, Segments: []Segment{{Lane: "a", Owner: "A", From: 2, To: 1}}}, "ends at 1 before it starts at 2"},
+	} {
+		var b bytes.Buffer
+		if err := tc.tl.WriteSVG(&b, 0, 0); err == nil || !strings.Contains(err.Error(), tc.want) || b.Len() > 0 {
+			t.Errorf("%+v: got %v (%d bytes), want %q", tc.tl, err, b.Len(), tc.want)
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Limits bound what Read takes in, so that no input can exhaust memory
+// unannounced. The zero value means the defaults.
+type Limits struct {
+	// MaxLine is the longest line in bytes (default 1 MiB).
+	MaxLine int
+	// MaxEvents is the most events (default 20,000,000).
+	MaxEvents int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxLine <= 0 {
+		l.MaxLine = 1 << 20
+	}
+	if l.MaxEvents <= 0 {
+		l.MaxEvents = 20_000_000
+	}
+	return l
+}
+
+// LineError is what is wrong with one line of a trace.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+// Error prints "line N: what is wrong".
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+// Unwrap returns the cause.
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Read reads a whole trace and checks it: the header first, with the
+// format and version this package knows; then one JSON object per line,
+// with no unknown field and no field its kind does not carry, times that
+// never go backwards, callbacks called no later than they return,
+// resources that parse and are distinct, topics that never shrink,
+// generations not below -1, joined and removed only in a trace whose
+// header claims the coordinator, a removed member the coordinator
+// counted, and no event of a crashed process before it restarts. The first
+// thing wrong is returned as a *LineError, and no trace: a trace is judged
+// whole or not at all.
+func Read(r io.Reader, lim Limits) (*Trace, error) {
+	lim = lim.withDefaults()
+	br := bufio.NewReaderSize(r, 64<<10)
+	tr := &Trace{}
+	st := newState()
+	for n := 1; ; n++ {
+		line, err := readLine(br, lim.MaxLine)
+		if errors.Is(err, io.EOF) && line == nil {
+			if n == 1 {
+				return nil, &LineError{1, errors.New("empty trace: want a header line")}
+			}
+			return tr, nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, &LineError{n, err}
+		}
+		if n == 1 {
+			if tr.Header, err = readHeader(line); err != nil {
+				return nil, &LineError{1, err}
+			}
+			st.coordinator, st.unit = tr.Header.Coordinator, Units[tr.Header.Unit]
+			continue
+		}
+		if len(tr.Events) == lim.MaxEvents {
+			return nil, &LineError{n, fmt.Errorf("more than %d events (the reader's limit)", lim.MaxEvents)}
+		}
+		e, err := decodeEvent(line)
+		if err == nil {
+			e.Line = n
+			e.set, err = e.ResourceSet()
+		}
+		if err == nil {
+			err = st.accept(e)
+		}
+		if err != nil {
+			return nil, &LineError{n, err}
+		}
+		tr.Events = append(tr.Events, e)
+	}
+}
+
+// readLine returns the next line without its newline; io.EOF with a nil
+// line at the end. A line longer than max is an error, read no further.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > max+1 || (len(line) > max && !bytes.HasSuffix(line, []byte("\n"))) {
+			return nil, fmt.Errorf("longer than %d bytes", max)
+		}
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(line) == 0 {
+				return nil, io.EOF
+			}
+			return line, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// strict decodes one JSON object from line into v, refusing unknown
+// fields and anything after the object.
+func strict(line []byte, v any) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return errors.New("empty line")
+	}
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return fmt.Errorf("not a trace event: %v", err)
+	}
+	if d.More() {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
+func readHeader(line []byte) (Header, error) {
+	var h Header
+	if err := strict(line, &h); err != nil {
+		return h, fmt.Errorf("header: %v", err)
+	}
+	return h, h.validate()
+}
+
+// validate reports what is wrong with h.
+func (h Header) validate() error {
+	switch {
+	case h.Format != Format:
+		return fmt.Errorf("header: format %q, want %q", h.Format, Format)
+	case h.Version != Version:
+		return fmt.Errorf("header: version %d; this reader knows version %d", h.Version, Version)
+	case h.Protocol != "" && !slices.Contains(Protocols, h.Protocol):
+		return fmt.Errorf("header: protocol %q, want one of %v", h.Protocol, Protocols)
+	case Units[h.Unit] == 0:
+		return fmt.Errorf("header: unit %q, want ns, us, ms or s", h.Unit)
+	case h.MaxRounds < 0:
+		return fmt.Errorf("header: max_rounds %d is negative", h.MaxRounds)
+	}
+	return nil
+}
+
+// Protocols lists the protocols a header may name.
+var Protocols = []string{"eager", "cooperative", "deferred", "incremental", "nextgen"}
+
+func decodeEvent(line []byte) (Event, error) {
+	var e Event
+	if err := strict(line, &e); err != nil {
+		return e, err
+	}
+	if what := e.shape(); what != "" {
+		return e, errors.New(what)
+	}
+	return e, nil
+}
+
+// state is what the reader remembers to judge the next line.
+type state struct {
+	coordinator bool
+	unit        int64 // nanoseconds per unit of time
+	last        int64
+	lastLine    int
+	crashed     map[string]int // process → the line of its crash, while down
+	counted     map[string]bool
+	topics      map[string]int32
+}
+
+func newState() *state {
+	return &state{unit: 1, crashed: map[string]int{}, counted: map[string]bool{}, topics: map[string]int32{}}
+}
+
+// accept checks e against everything before it and records it.
+func (s *state) accept(e Event) error {
+	switch {
+	case e.T < 0:
+		return fmt.Errorf("time %d is negative", e.T)
+	case e.T > math.MaxInt64/s.unit:
+		return fmt.Errorf("time %d does not fit in nanoseconds", e.T)
+	case e.T < s.last:
+		return fmt.Errorf("time %d goes backwards (line %d was at %d)", e.T, s.lastLine, s.last)
+	case e.Call != nil && *e.Call > e.T:
+		return fmt.Errorf("%s callback called at %d after it returned at %d", e.Kind, *e.Call, e.T)
+	case e.Call != nil && *e.Call < 0:
+		return fmt.Errorf("call time %d is negative", *e.Call)
+	case e.Generation != nil && *e.Generation < int32(spec.NoGeneration):
+		return fmt.Errorf("generation %d is below %d", *e.Generation, spec.NoGeneration)
+	case e.Kind == GenerationReached && *e.Generation < 0:
+		return fmt.Errorf("a generation event needs a generation of 0 or more, not %d", *e.Generation)
+	case (e.Kind == Joined || e.Kind == Removed) && !s.coordinator:
+		return fmt.Errorf("a %s event in a trace whose header does not claim the coordinator (\"coordinator\": true)", e.Kind)
+	case e.API != "" && !slices.Contains(APIs, e.API):
+		return fmt.Errorf("unknown group API %q (known: %v)", e.API, APIs)
+	}
+	if err := distinct("topic", e.Topics); err != nil {
+		return err
+	}
+	if at, down := s.crashed[e.Process]; down && e.Kind != Restart {
+		return fmt.Errorf("process %q crashed at line %d and has not restarted", e.Process, at)
+	}
+	switch e.Kind {
+	case Crash:
+		s.crashed[e.Process] = e.Line
+	case Restart:
+		delete(s.crashed, e.Process)
+	case Joined:
+		s.counted[e.Member] = true
+	case Removed:
+		if !s.counted[e.Member] {
+			return fmt.Errorf("removed: member %q is not counted by the coordinator (no joined event since it was last removed)", e.Member)
+		}
+		s.counted[e.Member] = false
+	case Topic:
+		if e.Partitions < 1 {
+			return fmt.Errorf("topic %q with %d partitions: want at least 1", e.Topic, e.Partitions)
+		}
+		if was := s.topics[e.Topic]; e.Partitions < was {
+			return fmt.Errorf("topic %q shrinks from %d to %d partitions (topics never shrink)", e.Topic, was, e.Partitions)
+		}
+		s.topics[e.Topic] = e.Partitions
+	}
+	s.last, s.lastLine = e.T, e.Line
+	return nil
+}
+
+// distinct reports a name listed twice or empty.
+func distinct(what string, names []string) error {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n == "" {
+			return fmt.Errorf("an empty %s name", what)
+		}
+		if seen[n] {
+			return fmt.Errorf("%s %q listed twice", what, n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// ResourceSet parses e's resources into a set; it is an error for one not
+// to parse or to be listed twice.
+func (e Event) ResourceSet() (spec.Set, error) {
+	rs := make([]spec.Resource, 0, len(e.Resources))
+	for _, s := range e.Resources {
+		r, err := spec.ParseResource(s)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	set := spec.NewSet(rs...)
+	if set.Len() != len(rs) {
+		return nil, fmt.Errorf("a resource is listed twice in %v", e.Resources)
+	}
+	return set, nil
+}

@@ -1,0 +1,174 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+const header = `{"format":"rebalance-trace","version":1,"protocol":"cooperative","coordinator":true}`
+
+// TestReadRefuses: each kind of bad input is refused with its line and
+// what is wrong, never read in part.
+func TestReadRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"empty", ``, "line 1: empty trace"},
+		{"no header", `{"t":1,"kind":"quiet"}`, `line 1: header: not a trace event: json: unknown field "t"`},
+		{"not json", `{"not":"a trace"`, "line 1: header: not a trace event"},
+		{"wrong format", `{"format":"x","version":1}`, `line 1: header: format "x"`},
+		{"future version", `{"format":"rebalance-trace","version":2}`, "line 1: header: version 2; this reader knows version 1"},
+		{"unknown protocol", `{"format":"rebalance-trace","version":1,"protocol":"magic"}`, `protocol "magic"`},
+		{"negative max rounds", `{"format":"rebalance-trace","version":1,"max_rounds":-1}`, "max_rounds -1 is negative"},
+		{"truncated line", header + "\n" + `{"t":1,"kind":"ass`, "line 2: not a trace event: unexpected EOF"},
+		{"two values", header + "\n" + `{"t":1,"kind":"quiet"} {"t":2,"kind":"quiet"}`, "line 2: more than one JSON value"},
+		{"blank line", header + "\n\n" + `{"t":1,"kind":"quiet"}`, "line 2: empty line"},
+		{"unknown kind", header + "\n" + `{"t":1,"kind":"teleported","process":"A"}`, `line 2: unknown event kind "teleported"`},
+		{"unknown field", header + "\n" + `{"t":1,"kind":"quiet","colour":"red"}`, `line 2: not a trace event: json: unknown field "colour"`},
+		{"field of another kind", header + "\n" + `{"t":1,"kind":"quiet","process":"A"}`, `line 2: a quiet event carries no "process"`},
+		{"missing field", header + "\n" + `{"t":1,"kind":"assigned","process":"A"}`, `line 2: a assigned event needs "resources"`},
+		{"time backwards", header + "\n" + `{"t":9,"kind":"quiet"}` + "\n" + `{"t":5,"kind":"quiet"}`, "line 3: time 5 goes backwards (line 2 was at 9)"},
+		{"negative time", header + "\n" + `{"t":-1,"kind":"quiet"}`, "line 2: time -1 is negative"},
+		{"called after return", header + "\n" + `{"t":5,"call":6,"kind":"assigned","process":"A","resources":["t-0"]}`, "called at 6 after it returned at 5"},
+		{"bad resource", header + "\n" + `{"t":5,"kind":"assigned","process":"A","resources":["t"]}`, `line 2: resource "t": want topic-N`},
+		{"resource twice", header + "\n" + `{"t":5,"kind":"assigned","process":"A","resources":["t-0","t-0"]}`, "listed twice"},
+		{"generation below -1", header + "\n" + `{"t":5,"kind":"assigned","process":"A","generation":-3,"resources":["t-0"]}`, "generation -3 is below -1"},
+		{"joined without coordinator", `{"format":"rebalance-trace","version":1}` + "\n" + `{"t":1,"kind":"joined","member":"m"}`, "does not claim the coordinator"},
+		{"unknown member removed", header + "\n" + `{"t":1,"kind":"removed","member":"m"}`, `line 2: removed: member "m" is not counted`},
+		{"event of a crashed process", header + "\n" + `{"t":1,"kind":"crash","process":"A"}` + "\n" + `{"t":2,"kind":"revoked","process":"A","resources":["t-0"]}`, `line 3: process "A" crashed at line 2 and has not restarted`},
+		{"topic shrinks", header + "\n" + `{"t":1,"kind":"topic","topic":"t","partitions":4}` + "\n" + `{"t":2,"kind":"topic","topic":"t","partitions":2}`, "shrinks from 4 to 2"},
+		{"unknown api", header + "\n" + `{"t":1,"kind":"request","api":"Produce"}`, `unknown group API "Produce"`},
+		{"subscription twice", header + "\n" + `{"t":1,"kind":"join","process":"A","topics":["t","t"]}`, `topic "t" listed twice`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := Read(strings.NewReader(tc.in), Limits{})
+			var le *LineError
+			if err == nil || !errors.As(err, &le) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a line error containing %q", err, tc.want)
+			}
+			if tr != nil {
+				t.Fatalf("a refused trace was returned: %+v", tr)
+			}
+		})
+	}
+}
+
+// TestReadLimits: a line or a trace beyond the limits is refused at the
+// line where it goes beyond them.
+func TestReadLimits(t *testing.T) {
+	long := header + "\n" + `{"t":1,"kind":"quiet"}` + strings.Repeat(" ", 200) + "\n"
+	if _, err := Read(strings.NewReader(long), Limits{MaxLine: 100}); err == nil || !strings.Contains(err.Error(), "line 2: longer than 100 bytes") {
+		t.Fatalf("a long line: %v", err)
+	}
+	many := header + "\n" + strings.Repeat(`{"t":1,"kind":"quiet"}`+"\n", 4)
+	if _, err := Read(strings.NewReader(many), Limits{MaxEvents: 3}); err == nil || !strings.Contains(err.Error(), "line 5: more than 3 events") {
+		t.Fatalf("too many events: %v", err)
+	}
+	if tr, err := Read(strings.NewReader(many), Limits{MaxEvents: 4}); err != nil || len(tr.Events) != 4 {
+		t.Fatalf("at the limit: %v", err)
+	}
+}
+
+// TestRecorderRoundTrip: what a Recorder writes reads back as the same
+// events, and an event Read would refuse is refused by the Recorder
+// without being written.
+func TestRecorderRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	clock := int64(0)
+	r, err := NewRecorder(&buf, Header{Group: "g", Protocol: "nextgen", Coordinator: true}, func() int64 { clock += 10; return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := []Event{
+		{Kind: Topic, Topic: "t", Partitions: 2},
+		{Kind: Join, Process: "A", Client: "kgo", Topics: []string{"t"}},
+		{Kind: Joined, Member: "m1"},
+		{Kind: GenerationReached, Process: "A", Member: "m1", Generation: Int32(1)},
+		{Kind: Assigned, Call: Int64(35), Process: "A", Member: "m1", Generation: Int32(1), Resources: []string{"t-0", "t-1"}},
+		{Kind: Request, Member: "m1", API: "ConsumerGroupHeartbeat", Generation: Int32(1)},
+		{Kind: Response, Member: "m1", API: "ConsumerGroupHeartbeat", Generation: Int32(1), Error: Int16(0)},
+		{Kind: Quiet},
+	}
+	for _, e := range events {
+		if err := r.Record(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := buf.Len()
+	if err := r.Record(Event{Kind: Removed, Member: "m2"}); err == nil || !strings.Contains(err.Error(), "line 10: removed") {
+		t.Fatalf("an unknown member's removal: %v", err)
+	}
+	if buf.Len() != before {
+		t.Fatal("a refused event was written")
+	}
+	tr, err := Read(&buf, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range events {
+		events[i].T = int64(10 * (i + 1))
+		events[i].Line = i + 2
+		events[i].set, _ = events[i].ResourceSet()
+	}
+	if diff := cmp.Diff(events, tr.Events, cmp.AllowUnexported(Event{})); diff != "" {
+		t.Fatalf("read back (-written +read):\n%s", diff)
+	}
+	if tr.Header.Group != "g" || tr.Header.Format != Format {
+		t.Fatalf("header %+v", tr.Header)
+	}
+	var again bytes.Buffer
+	if err := Write(&again, tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr2, err := Read(&again, Limits{}); err != nil || !cmp.Equal(tr, tr2, cmp.AllowUnexported(Event{})) {
+		t.Fatalf("Write does not read back: %v", err)
+	}
+}
+
+// TestHistory: the observations a trace turns into, with their lines.
+func TestHistory(t *testing.T) {
+	in := header + `
+{"t":0,"kind":"topic","topic":"t","partitions":2}
+{"t":1,"kind":"join","process":"A","topics":["t"]}
+{"t":2,"kind":"joined","member":"a1"}
+{"t":3,"kind":"generation","process":"A","member":"a1","generation":1}
+{"t":5,"call":4,"kind":"assigned","process":"B","member":"b1","generation":1,"resources":["t-1"]}
+{"t":6,"kind":"subscribe","process":"A","topics":["t","u"]}
+{"t":7,"kind":"request","api":"Heartbeat","member":"a1","generation":1}
+{"t":8,"kind":"crash","process":"B"}
+{"t":9,"kind":"quiet"}
+`
+	tr, err := Read(strings.NewReader(in), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, c := tr.History()
+	want := spec.History{
+		Topics:              spec.Topics{"t": 2},
+		Subscriptions:       map[string][]string{"A": {"t"}, "B": {"t"}},
+		CoordinatorObserved: true,
+		Observations: []spec.Observation{
+			{Kind: spec.Joined, Member: "a1", Generation: spec.NoGeneration, Call: 2, Return: 2, Source: 4},
+			{Kind: spec.Reached, Process: "A", Member: "a1", Generation: 1, Call: 3, Return: 3, Source: 5},
+			{Kind: spec.Assigned, Process: "B", Member: "b1", Generation: 1, Resources: spec.NewSet(spec.TP("t", 1)), Call: 4, Return: 5, Source: 6},
+			{Kind: spec.Subscribed, Process: "A", Generation: spec.NoGeneration, Topics: []string{"t", "u"}, Call: 6, Return: 6, Source: 7},
+			{Kind: spec.Crashed, Process: "B", Generation: spec.NoGeneration, Call: 8, Return: 8, Source: 9},
+			{Kind: spec.Quiet, Generation: spec.NoGeneration, Call: 9, Return: 9, Source: 10},
+		},
+	}
+	if diff := cmp.Diff(want, h); diff != "" {
+		t.Fatalf("history (-want +got):\n%s", diff)
+	}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	wantC := Carried{Ownership: true, Generations: true, Universe: true, Unsubscribed: []string{"B"}, Quiet: 10, Wire: 1}
+	if diff := cmp.Diff(wantC, c); diff != "" {
+		t.Fatalf("carried (-want +got):\n%s", diff)
+	}
+}
