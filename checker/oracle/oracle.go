@@ -68,9 +68,13 @@ type Report struct {
 	Carried  trace.Carried `json:"carried"`
 	Verdicts []Verdict     `json:"verdicts"`
 	HTML     string        `json:"html,omitempty"`
-	SVG      string        `json:"svg,omitempty"`
-	Views    int           `json:"views"`
-	Ops      int           `json:"operations"`
+	// Replay is the command that judges the trace again: rebalance replay
+	// with the trace's name (CheckFile: its path, unless Options.Name
+	// names it otherwise).
+	Replay string `json:"replay,omitempty"`
+	SVG    string `json:"svg,omitempty"`
+	Views  int    `json:"views"`
+	Ops    int    `json:"operations"`
 }
 
 // OK reports whether no law is broken. Laws not judged do not make a
@@ -109,7 +113,9 @@ func CheckFile(path string, opts Options) (Report, error) {
 	if opts.Name == "" {
 		opts.Name = path
 	}
-	return Check(tr, opts)
+	rep, err := Check(tr, opts)
+	rep.Replay = "rebalance replay " + opts.Name
+	return rep, err
 }
 
 // Check judges tr. It returns an error only when a failing trace's

@@ -46,6 +46,9 @@ func (r Report) String() string {
 	if r.HTML != "" {
 		fmt.Fprintf(&b, "  porcupine visualization: %s\n", r.HTML)
 	}
+	if !r.OK() && r.Replay != "" {
+		fmt.Fprintf(&b, "  replay: %s\n", r.Replay)
+	}
 	return b.String()
 }
 

@@ -578,7 +578,9 @@ func printCheckTable(out io.Writer, results []checkResult) {
 			}
 			fmt.Fprintln(out, "own = the protocol's step (fair), env = the environment's.")
 			if v.Scenario != "" {
-				fmt.Fprintf(out, "written to %s\n", v.Scenario)
+				fmt.Fprintf(out, "written to %s; replay it with: rebalance replay %s\n", v.Scenario, v.Scenario)
+			} else if v.Length > 0 {
+				fmt.Fprintln(out, "give --scenarios DIR to write it as a file that rebalance replay plays again")
 			}
 		}
 	}

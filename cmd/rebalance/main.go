@@ -4,6 +4,7 @@
 //	rebalance simulate [flags]   sample longer random runs of every protocol
 //	rebalance serve [flags]      a Kafka endpoint whose group coordinator is the reference
 //	rebalance trace check FILE   judge traces of other implementations (the oracle)
+//	rebalance replay FILE        replay a counterexample file or a trace
 //
 // Exit status: 0 when every law holds, 1 when one is violated, 2 on a usage
 // error or unreadable input.
@@ -34,16 +35,7 @@ var errViolation = errors.New("a law is violated")
 var errUnreadable = errors.New("unreadable input")
 
 func main() {
-	root := &cobra.Command{
-		Use:           "rebalance",
-		Short:         "Executable reference for group rebalancing protocols (Kafka's eager, cooperative, deferred, incremental, next-gen)",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       version(),
-	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheckCmd(), newSimulateCmd(), newServeCmd(), newTraceCmd())
-	err := root.Execute()
+	err := newRootCmd().Execute()
 	var ue usageError
 	switch {
 	case err == nil:
@@ -58,6 +50,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rebalance:", err)
 		os.Exit(2)
 	}
+}
+
+// newRootCmd returns the rebalance command with its subcommands.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rebalance",
+		Short:         "Executable reference for group rebalancing protocols (Kafka's eager, cooperative, deferred, incremental, next-gen)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version(),
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newCheckCmd(), newSimulateCmd(), newServeCmd(), newTraceCmd(), newReplayCmd())
+	return root
 }
 
 // listFaults prints every fault switch of both families, one per line,

@@ -49,46 +49,51 @@ porcupine's HTML visualization.
 Exit status: 0 when no law is broken in any trace, 1 when one is, 2 when a
 trace cannot be read or on a usage error.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
-			if o.out == "" {
-				o.out = filepath.Join(os.TempDir(), "rebalance-trace")
-			}
-			out := cmd.OutOrStdout()
-			failed := false
-			var unreadable error
-			for _, f := range files {
-				rep, err := oracle.CheckFile(f, oracle.Options{OutDir: o.out, Timeout: o.timeout})
-				if err != nil && rep.Name == "" {
-					unreadable = errors.Join(unreadable, err)
-					fmt.Fprintf(cmd.ErrOrStderr(), "rebalance: trace %v\n", err)
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				failed = failed || !rep.OK()
-				if o.asJSON {
-					b, err := json.Marshal(rep)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(out, string(b))
-					continue
-				}
-				fmt.Fprint(out, rep)
-			}
-			switch {
-			case unreadable != nil:
-				return errUnreadable
-			case failed:
-				return errViolation
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, files []string) error { return checkTraces(cmd, files, o) },
 	}
 	f := c.Flags()
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON report per trace, one per line")
 	f.StringVar(&o.out, "out", "", "directory for the pictures of failing traces (default $TMPDIR/rebalance-trace)")
 	f.DurationVar(&o.timeout, "timeout", time.Minute, "bound on porcupine's check of each trace (0: none); past it, linearizability is not judged")
 	return c
+}
+
+// checkTraces judges each trace in files and prints its report (text or
+// JSON): errViolation when one breaks a law, errUnreadable when one cannot
+// be read (each reported on stderr).
+func checkTraces(cmd *cobra.Command, files []string, o traceCheckOptions) error {
+	if o.out == "" {
+		o.out = filepath.Join(os.TempDir(), "rebalance-trace")
+	}
+	out := cmd.OutOrStdout()
+	failed := false
+	var unreadable error
+	for _, f := range files {
+		rep, err := oracle.CheckFile(f, oracle.Options{OutDir: o.out, Timeout: o.timeout})
+		if err != nil && rep.Name == "" {
+			unreadable = errors.Join(unreadable, err)
+			fmt.Fprintf(cmd.ErrOrStderr(), "rebalance: trace %v\n", err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		failed = failed || !rep.OK()
+		if o.asJSON {
+			b, err := json.Marshal(rep)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(out, string(b))
+			continue
+		}
+		fmt.Fprint(out, rep)
+	}
+	switch {
+	case unreadable != nil:
+		return errUnreadable
+	case failed:
+		return errViolation
+	}
+	return nil
 }

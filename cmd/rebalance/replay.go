@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	"github.com/rebalance-ref/rebalance/model/script"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	core "github.com/rebalance-ref/rebalance/model/world"
+	"github.com/spf13/cobra"
+)
+
+func newReplayCmd() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Replay a counterexample file (rebalance check --scenarios) or judge a trace again",
+		Long: `replay takes what a failure left behind and plays it again:
+
+  - a counterexample file written by rebalance check --scenarios: its commands
+    run on a fresh closed world of the protocol its first line names (with the
+    bounds, fault switches and behaviour selectors it records), the replayed
+    file is compared with the recorded one line by line, and the laws the
+    replay breaks are listed;
+  - a trace (its first line is a trace header): it is judged as rebalance
+    trace check judges it.
+
+A simulate failure replays with the command it prints (rebalance simulate
+--seed N --runs 1 with its flags).
+
+Exit status: 0 when the replay breaks no law, 1 when it breaks one, 2 when the
+file cannot be read or does not replay.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+				return checkTraces(cmd, []string{args[0]}, traceCheckOptions{out: out})
+			}
+			return replayCounterexample(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], string(b))
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "for a trace: directory for the pictures of a failing trace (default $TMPDIR/rebalance-trace)")
+	return c
+}
+
+// replayCounterexample replays the counterexample file at path (text).
+func replayCounterexample(out, errOut io.Writer, path, text string) error {
+	ce, err := script.ParseCounterexample(text)
+	if err != nil {
+		fmt.Fprintf(errOut, "rebalance: replay %s: %v\n", path, err)
+		return errUnreadable
+	}
+	lines := append(slices.Clone(ce.Commands), "ownership", "check")
+	comment := commentOf(text)
+	var replayed string
+	var broken []string
+	if ce.Protocol == "nextgen" {
+		replayed, broken, err = replayOn(ngworld.NewScript(), comment, lines)
+	} else {
+		replayed, broken, err = replayOn(classicworld.NewScript(), comment, lines)
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "rebalance: replay %s: %v\n", path, err)
+		return errUnreadable
+	}
+	fmt.Fprintf(out, "replay %s: protocol %s, %d commands; the file records %s broken\n", path, ce.Protocol, len(ce.Commands), ce.Law)
+	if replayed == text {
+		fmt.Fprintln(out, "  the replay prints exactly what the file records")
+	} else {
+		n, want, got := firstDifference(text, replayed)
+		fmt.Fprintf(out, "  the replay differs from the file from line %d:\n    recorded: %s\n    replayed: %s\n", n, want, got)
+	}
+	if len(broken) == 0 {
+		fmt.Fprintln(out, "  no law broken on the way (a convergence law is judged once the environment falls quiet: go test ./model/world -run TestCounterexamples)")
+		return nil
+	}
+	for _, v := range broken {
+		fmt.Fprintf(out, "  broken: %s\n", v)
+	}
+	return errViolation
+}
+
+// replayOn runs lines on s as a scenario file with comment, and returns
+// the file it makes and the violations the world recorded.
+func replayOn[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *core.Script[M, T, C, P], comment, lines []string) (string, []string, error) {
+	text, err := script.File(comment, lines, s.Run)
+	if err != nil {
+		return "", nil, err
+	}
+	var broken []string
+	if s.W != nil {
+		for _, v := range s.W.Violations {
+			broken = append(broken, v.String())
+		}
+	}
+	return text, broken, nil
+}
+
+// commentOf returns the comment lines that open text, without "# ".
+func commentOf(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		c, ok := strings.CutPrefix(l, "#")
+		if !ok {
+			break
+		}
+		out = append(out, strings.TrimPrefix(c, " "))
+	}
+	return out
+}
+
+// firstDifference returns the first line (1-based) at which a and b
+// differ, and the two lines there ("(end)" past the end of one).
+func firstDifference(a, b string) (int, string, string) {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; ; i++ {
+		x, y := "(end)", "(end)"
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y || (i >= len(la) && i >= len(lb)) {
+			return i + 1, x, y
+		}
+	}
+}
