@@ -204,6 +204,10 @@ func (m *Member) Crash() {
 	}()
 }
 
+// CutConnections closes every connection the member has open, as a
+// network fault does; it may connect again (kgo retries).
+func (m *Member) CutConnections() { m.dialer.drop() }
+
 // toSet turns a kgo partition map into a resource set.
 func toSet(ps map[string][]int32) spec.Set {
 	var rs []spec.Resource
@@ -249,6 +253,16 @@ func (d *cutDialer) cut() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.dead = true
+	for _, c := range d.conns {
+		c.Close()
+	}
+	d.conns = slices.Delete(d.conns, 0, len(d.conns))
+}
+
+// drop closes every connection made so far; new ones may be made.
+func (d *cutDialer) drop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, c := range d.conns {
 		c.Close()
 	}

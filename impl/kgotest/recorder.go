@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rebalance-ref/rebalance/spec"
+	"github.com/rebalance-ref/rebalance/spec/trace"
 )
 
 // Recorder collects one group's history. It is safe for concurrent use:
@@ -170,6 +171,16 @@ func (r *Recorder) History() spec.History {
 		h.Subscriptions[p] = slices.Clone(s)
 	}
 	return h
+}
+
+// Trace returns what was recorded so far as a trace (spec/trace) with
+// header hdr, for the oracle or `rebalance trace check`: the history
+// written by trace.FromHistory.
+func (r *Recorder) Trace(hdr trace.Header) (*trace.Trace, error) {
+	if hdr.Group == "" {
+		hdr.Group = r.group
+	}
+	return trace.FromHistory(r.History(), hdr)
 }
 
 // Owned returns what each live process owns according to its callbacks.

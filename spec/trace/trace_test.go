@@ -2,11 +2,13 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -115,7 +117,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 		events[i].Line = i + 2
 		events[i].set, _ = events[i].ResourceSet()
 	}
-	if diff := cmp.Diff(events, tr.Events, cmp.AllowUnexported(Event{})); diff != "" {
+	if diff := gocmp.Diff(events, tr.Events, gocmp.AllowUnexported(Event{})); diff != "" {
 		t.Fatalf("read back (-written +read):\n%s", diff)
 	}
 	if tr.Header.Group != "g" || tr.Header.Format != Format {
@@ -125,7 +127,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 	if err := Write(&again, tr); err != nil {
 		t.Fatal(err)
 	}
-	if tr2, err := Read(&again, Limits{}); err != nil || !cmp.Equal(tr, tr2, cmp.AllowUnexported(Event{})) {
+	if tr2, err := Read(&again, Limits{}); err != nil || !gocmp.Equal(tr, tr2, gocmp.AllowUnexported(Event{})) {
 		t.Fatalf("Write does not read back: %v", err)
 	}
 }
@@ -161,14 +163,63 @@ func TestHistory(t *testing.T) {
 			{Kind: spec.Quiet, Generation: spec.NoGeneration, Call: 9, Return: 9, Source: 10},
 		},
 	}
-	if diff := cmp.Diff(want, h); diff != "" {
+	if diff := gocmp.Diff(want, h); diff != "" {
 		t.Fatalf("history (-want +got):\n%s", diff)
 	}
 	if err := h.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	wantC := Carried{Ownership: true, Generations: true, Universe: true, Unsubscribed: []string{"B"}, Quiet: 10, Wire: 1}
-	if diff := cmp.Diff(wantC, c); diff != "" {
+	if diff := gocmp.Diff(wantC, c); diff != "" {
 		t.Fatalf("carried (-want +got):\n%s", diff)
+	}
+}
+
+// TestFromHistory: a history written as a trace reads back to the same
+// history, but for the order of its observations and their lines; a
+// crashed process that comes back gets a restart.
+func TestFromHistory(t *testing.T) {
+	h := spec.History{
+		Topics:              spec.Topics{"t": 2},
+		Subscriptions:       map[string][]string{"A": {"t"}, "B": {"t"}},
+		CoordinatorObserved: true,
+		Observations: []spec.Observation{
+			{Kind: spec.Joined, Member: "a1", Generation: spec.NoGeneration, Call: 1, Return: 1},
+			{Kind: spec.Assigned, Process: "A", Member: "a1", Generation: 1, Resources: spec.Range("t", 0, 1), Call: 2, Return: 9},
+			{Kind: spec.Assigned, Process: "B", Member: "b1", Generation: 1, Call: 3, Return: 4},
+			{Kind: spec.Crashed, Process: "A", Generation: spec.NoGeneration, Call: 10, Return: 10},
+			{Kind: spec.Removed, Member: "a1", Generation: spec.NoGeneration, Call: 12, Return: 12},
+			{Kind: spec.Assigned, Process: "A", Member: "a2", Generation: 2, Resources: spec.Range("t", 0, 0), Call: 14, Return: 15},
+			{Kind: spec.Quiet, Generation: spec.NoGeneration, Call: 20, Return: 20},
+		},
+	}
+	tr, err := FromHistory(h, Header{Protocol: "cooperative"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []Kind
+	for _, e := range tr.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	want := []Kind{Topic, Join, Join, Joined, GenerationReached, Assigned, Crash, Removed, Restart, Assigned, Quiet}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("events %v, want %v", kinds, want)
+	}
+	back, _ := tr.History()
+	for i := range back.Observations {
+		back.Observations[i].Source = 0
+	}
+	order := func(os []spec.Observation) []spec.Observation {
+		out := slices.Clone(os)
+		slices.SortStableFunc(out, func(a, b spec.Observation) int { return cmp.Compare(a.Return, b.Return) })
+		return out
+	}
+	h.Observations = order(h.Observations)
+	h.Observations[1].Kind, h.Observations[1].Call = spec.Reached, 4 // B's callback on nothing, at its return
+	if diff := gocmp.Diff(h, back); diff != "" {
+		t.Fatalf("read back (-history +trace's):\n%s", diff)
+	}
+	if _, err := FromHistory(spec.History{Observations: []spec.Observation{{Kind: spec.Assigned}}}, Header{}); err == nil {
+		t.Fatal("an invalid history was written")
 	}
 }
