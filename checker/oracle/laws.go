@@ -84,19 +84,12 @@ func (j *judge) laws() ([]Verdict, int) {
 	}
 	views := 0
 	if j.c.Ownership {
-		jd := ownership.NewJudger(func(v spec.View) []spec.Violation {
+		views, j.found = ownership.JudgeSeq(j.h, func(v spec.View) []spec.Violation {
 			if balance == nil {
 				return nil
 			}
 			return balance(v)
-		})
-		ex := j.existingJudge()
-		for tv := range ownership.ViewSeq(j.h) {
-			jd.View(tv)
-			ex(tv)
-			views++
-		}
-		j.found = jd.End(j.h)
+		}, j.existingJudge())
 		if j.c.Universe {
 			// ExistingOnly is judged against the topics as they were at
 			// each instant, not as they ended.

@@ -149,3 +149,47 @@ func mustRead(t *testing.T, s string) *trace.Trace {
 	}
 	return tr
 }
+
+// TestDocsShowTheOutputs: every output docs/oracle.md shows after a line
+// "$ rebalance trace check --out out checker/oracle/testdata/NAME.ndjson"
+// is that example's golden output, and every trace it shows is the file.
+func TestDocsShowTheOutputs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "oracle.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	shown := 0
+	for i, l := range lines {
+		name, ok := strings.CutPrefix(l, "$ rebalance trace check --out out checker/oracle/testdata/")
+		if !ok {
+			continue
+		}
+		if i+2 >= len(lines) || lines[i+2] != "```text" {
+			t.Fatalf("line %d: want a text block after the command", i+1)
+		}
+		end := slices.Index(lines[i+3:], "```")
+		if end < 0 {
+			t.Fatalf("line %d: the block does not end", i+3)
+		}
+		got := strings.Join(lines[i+3:i+3+end], "\n") + "\n"
+		want, err := os.ReadFile(filepath.Join("testdata", strings.TrimSuffix(name, ".ndjson")+".out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("docs/oracle.md line %d shows another output of %s (-golden +docs):\n%s", i+1, name, diff)
+		}
+		shown++
+	}
+	pass, err := os.ReadFile(filepath.Join("testdata", "pass.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "```json\n"+string(pass)+"```") {
+		t.Error("docs/oracle.md does not show pass.ndjson as it is")
+	}
+	if shown < 2 {
+		t.Fatalf("docs/oracle.md shows %d outputs, want at least 2", shown)
+	}
+}

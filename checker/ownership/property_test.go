@@ -420,10 +420,11 @@ func fullJudge(h spec.History, views []TimedView, balance func(spec.View) []spec
 
 // viewsOf yields the views of h, every process's built again at every
 // instant.
-func viewsOf(h spec.History, yield func(TimedView) bool) { views(h, true, yield) }
+func viewsOf(h spec.History, yield func(TimedView) bool) { views(h, true, false, yield) }
 
 // TestJudgerScoped: views built only for the changed processes are the
-// views built whole, and judging only the resources the changed processes
+// views built whole, JudgeSeq (views built in place) finds what Judge
+// finds, and judging only the resources the changed processes
 // touch finds exactly what judging every whole view finds, on simulated
 // histories broken at random (observations moved in time, dropped, or
 // given another generation or resources).
@@ -470,6 +471,9 @@ func TestJudgerScoped(t *testing.T) {
 			}
 			slices.Sort(out)
 			return out
+		}
+		if _, seq := JudgeSeq(h, spec.CheckBalance, nil); !slices.Equal(key(seq), key(got)) {
+			t.Fatalf("JudgeSeq:\n%s\nJudge:\n%s", strings.Join(key(seq), "\n"), strings.Join(key(got), "\n"))
 		}
 		if !slices.Equal(key(got), key(want)) {
 			t.Fatalf("scoped judge:\n%s\nfull judge:\n%s\nhistory:\n%s", strings.Join(key(got), "\n"), strings.Join(key(want), "\n"), text(h))

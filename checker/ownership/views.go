@@ -27,6 +27,9 @@ type TimedView struct {
 	// member id the coordinator started or stopped counting at At. Every
 	// other process's view is the same as before.
 	Changed []string
+	// Before holds the views of the Changed processes in the previous
+	// view, in the same order (nil for the first view).
+	Before []spec.MemberView
 }
 
 // edge is one effect of one observation on the views.
@@ -48,7 +51,7 @@ const (
 )
 
 func edges(h spec.History) []edge {
-	var out []edge
+	out := make([]edge, 0, 2*len(h.Observations))
 	for i, o := range h.Observations {
 		switch o.Kind {
 		case spec.Assigned, spec.Reached:
@@ -101,33 +104,33 @@ func Views(h spec.History) []TimedView { return slices.Collect(ViewSeq(h)) }
 // documentation. Every process with a subscription appears in every view;
 // the views share their Subscription and Owns slices, so treat them as
 // read-only. A long history is judged view by view without holding them
-// all.
+// all (see also JudgeSeq).
 // h should Validate; observations of unknown kinds are skipped.
 func ViewSeq(h spec.History) iter.Seq[TimedView] {
-	return func(yield func(TimedView) bool) { views(h, false, yield) }
+	return func(yield func(TimedView) bool) { views(h, false, false, yield) }
 }
 
-// views yields the views of h; with rebuild, every process's view is
+// views yields the views of h. With rebuild, every process's view is
 // built again at every instant (the tests' reference), otherwise only the
-// changed ones'.
-func views(h spec.History, rebuild bool, yield func(TimedView) bool) {
+// changed ones'. With shared, every view yielded is the same member slice,
+// changed in place: a view is good only until the next is asked for.
+func views(h spec.History, rebuild, shared bool, yield func(TimedView) bool) {
 	coord := coordinatorObserved(h)
 	subs, names := sortedSubscriptions(h), h.Processes()
+	index := make(map[string]int, len(names))
+	for k, n := range names {
+		index[n] = k
+	}
 	procs := map[string]*process{}
 	for n, sub := range subs {
 		procs[n] = &process{gen: spec.NoGeneration, sub: sub}
 	}
-	at := map[spec.Nanos][]int{} // the observations called or returning at an instant
-	for i, o := range h.Observations {
-		at[o.Call] = append(at[o.Call], i)
-		if o.Return != o.Call {
-			at[o.Return] = append(at[o.Return], i)
-		}
-	}
+	stamps := stampsOf(h) // the observations called or returning, by instant
+	next := 0
 	joined := map[spec.MemberID]bool{}
 	renewed := map[spec.MemberID]bool{} // at the current instant
 	changed := map[string]bool{}        // at the current instant
-	var members []spec.MemberView       // of the last view, in names order
+	var cur []spec.MemberView           // the last view, in names order
 	es := edges(h)
 	for i, e := range es {
 		o := h.Observations[e.index]
@@ -179,35 +182,81 @@ func views(h spec.History, rebuild bool, yield func(TimedView) bool) {
 				p.revoking = p.revoking.Minus(o.Resources)
 			}
 		}
-		if i+1 == len(es) || es[i+1].at != e.at {
-			// Only the changed processes' views are built again.
-			next := make([]spec.MemberView, len(names))
+		if i+1 < len(es) && es[i+1].at == e.at {
+			continue
+		}
+		tv := TimedView{At: e.at}
+		for n := range changed {
+			if _, viewed := index[n]; viewed {
+				tv.Changed = append(tv.Changed, n)
+			}
+		}
+		slices.Sort(tv.Changed)
+		if cur == nil {
+			cur = make([]spec.MemberView, len(names))
 			for k, name := range names {
-				if members == nil || changed[name] || rebuild {
-					next[k] = memberView(name, subs, procs, joined, coord)
-				} else {
-					next[k] = members[k]
+				cur[k] = memberView(name, subs, procs, joined, coord)
+			}
+		} else {
+			// Only the changed processes' views are built again.
+			for _, name := range tv.Changed {
+				k := index[name]
+				tv.Before = append(tv.Before, cur[k])
+				cur[k] = memberView(name, subs, procs, joined, coord)
+			}
+			if rebuild {
+				for k, name := range names {
+					cur[k] = memberView(name, subs, procs, joined, coord)
 				}
 			}
-			members = next
-			tv := TimedView{At: e.at, View: spec.View{Topics: h.Topics, Members: next}, Observations: observationsAt(h, at[e.at])}
+		}
+		members := cur
+		if !shared {
+			members = slices.Clone(cur)
+		}
+		tv.View = spec.View{Topics: h.Topics, Members: members}
+		for next < len(stamps) && stamps[next].at < e.at {
+			next++
+		}
+		var idx []int
+		for ; next < len(stamps) && stamps[next].at == e.at; next++ {
+			idx = append(idx, int(stamps[next].i))
+		}
+		tv.Observations = observationsAt(h, idx)
+		for id := range renewed {
 			for _, name := range names {
-				if p := procs[name]; p != nil && p.id != "" && renewed[p.id] {
+				if procs[name].id == id {
 					tv.Renewed = append(tv.Renewed, name)
 				}
 			}
-			for _, name := range names {
-				if changed[name] {
-					tv.Changed = append(tv.Changed, name)
-				}
-			}
-			clear(renewed)
-			clear(changed)
-			if !yield(tv) {
-				return
-			}
+		}
+		slices.Sort(tv.Renewed)
+		clear(renewed)
+		clear(changed)
+		if !yield(tv) {
+			return
 		}
 	}
+}
+
+// stamp is an observation (its index) called or returning at an instant.
+type stamp struct {
+	at spec.Nanos
+	i  int32
+}
+
+// stampsOf returns the calls and returns of h's observations by instant,
+// then index.
+func stampsOf(h spec.History) []stamp {
+	out := make([]stamp, 0, 2*len(h.Observations))
+	for i, o := range h.Observations {
+		out = append(out, stamp{o.Call, int32(i)})
+		if o.Return != o.Call {
+			out = append(out, stamp{o.Return, int32(i)})
+		}
+	}
+	slices.SortFunc(out, func(a, b stamp) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.i, b.i)) })
+	return out
 }
 
 // observationsAt returns the observations of h with the indices idx,
@@ -264,6 +313,24 @@ func Judge(h spec.History, views []TimedView, balance func(spec.View) []spec.Vio
 	return j.End(h)
 }
 
+// JudgeSeq is Judge over ViewSeq(h) without keeping the views: each view
+// is built in place of the last, and each, before it is judged, goes to
+// each (when not nil), for as long as the call lasts. It returns the
+// number of views and the violations.
+func JudgeSeq(h spec.History, balance func(spec.View) []spec.Violation, each func(TimedView)) (int, []Violation) {
+	j := NewJudger(balance)
+	n := 0
+	views(h, false, true, func(tv TimedView) bool {
+		if each != nil {
+			each(tv)
+		}
+		j.View(tv)
+		n++
+		return true
+	})
+	return n, j.End(h)
+}
+
 // Judger is Judge one view at a time, for histories too long to hold
 // every view. After the first view it judges the state laws only on the
 // resources that the changed processes (TimedView.Changed) own before or
@@ -288,20 +355,26 @@ func NewJudger(balance func(spec.View) []spec.Violation) *Judger {
 }
 
 // View judges the next view: the step from the previous one, and the
-// state laws, each violation reported at the instant it begins.
+// state laws, each violation reported at the instant it begins. It reads
+// the previous views of the changed processes from tv.Before, and keeps
+// tv only as the last view (for End).
 func (j *Judger) View(tv TimedView) {
+	changedNow := only(tv.View, tv.Changed).Members
 	if j.started {
 		// CheckStep finds nothing between two equal views of a member but
 		// a current member that owns something at NoGeneration; the
 		// members that did not change are judged from that alone.
-		names := tv.Changed
+		prev, next := spec.View{Members: slices.Clone(tv.Before)}, spec.View{Members: slices.Clone(changedNow)}
 		for _, n := range j.unknown {
 			if !slices.Contains(tv.Changed, n) {
-				names = append(slices.Clip(names), n)
+				m, _ := tv.View.Member(n)
+				prev.Members = append(prev.Members, m)
+				next.Members = append(next.Members, m)
 			}
 		}
-		slices.Sort(names)
-		for _, x := range spec.CheckStep(only(j.prev.View, names), only(tv.View, names)) {
+		prev.Sort()
+		next.Sort()
+		for _, x := range spec.CheckStep(prev, next) {
 			if len(x.Members) == 1 && slices.Contains(tv.Renewed, x.Members[0]) {
 				continue // a new membership of the same id starts over
 			}
@@ -311,7 +384,7 @@ func (j *Judger) View(tv TimedView) {
 	judged, was := tv.View, j.ongoing
 	if j.started {
 		var in spec.Set
-		judged, in = scope(j.prev.View, tv.View, tv.Changed)
+		judged, in = scope(tv.Before, tv.View, tv.Changed)
 		was = map[spec.Resource]map[string]bool{}
 		for _, r := range in {
 			was[r] = j.ongoing[r]
@@ -331,38 +404,35 @@ func (j *Judger) View(tv TimedView) {
 		}
 	}
 	j.unknown = slices.DeleteFunc(j.unknown, func(n string) bool { return slices.Contains(tv.Changed, n) })
-	for _, m := range only(tv.View, tv.Changed).Members {
+	check := changedNow
+	if !j.started {
+		j.unknown, check = nil, tv.View.Members
+	}
+	for _, m := range check {
 		if m.Current && m.ID != "" && m.Generation == spec.NoGeneration && !m.Owns.IsEmpty() {
 			j.unknown = append(j.unknown, m.Name)
-		}
-	}
-	if !j.started {
-		j.unknown = nil
-		for _, m := range tv.View.Members {
-			if m.Current && m.ID != "" && m.Generation == spec.NoGeneration && !m.Owns.IsEmpty() {
-				j.unknown = append(j.unknown, m.Name)
-			}
 		}
 	}
 	j.prev, j.started = tv, true
 }
 
 // scope returns next restricted to the resources whose verdict the step
-// from prev can change (every member's Owns and Revoking cut down to
-// them, and the members left owning none of them dropped: every state law
-// is about what a member owns), and those resources: for each changed process, what it gained or
-// lost, and everything it owns before or after when its standing changed
-// (Current, Fenced, its subscription or what it is revoking).
-func scope(prev, next spec.View, changed []string) (spec.View, spec.Set) {
+// can change (every member's Owns and Revoking cut down to them, and the
+// members left owning none of them dropped: every state law is about what
+// a member owns), and those resources: for each changed process (before
+// holds their previous views, in order), what it gained or lost, and
+// everything it owns before or after when its standing changed (Current,
+// Fenced, its subscription or what it is revoking).
+func scope(before []spec.MemberView, next spec.View, changed []string) (spec.View, spec.Set) {
 	var rs []spec.Resource
-	for _, name := range changed {
-		p, _ := prev.Member(name)
+	for i, name := range changed {
+		p := before[i]
 		n, _ := next.Member(name)
 		if p.Current != n.Current || p.Fenced != n.Fenced || !slices.Equal(p.Subscription, n.Subscription) || !p.Revoking.Equal(n.Revoking) {
 			rs = append(append(rs, p.Owns...), n.Owns...)
 			continue
 		}
-		rs = append(append(rs, p.Owns.Minus(n.Owns)...), n.Owns.Minus(p.Owns)...)
+		rs = symmetricDifference(rs, p.Owns, n.Owns)
 	}
 	in := spec.NewSet(rs...)
 	out := next
@@ -387,8 +457,31 @@ func only(v spec.View, names []string) spec.View {
 	return out
 }
 
+// symmetricDifference appends to dst what is in one of a and b and not
+// the other.
+func symmetricDifference(dst []spec.Resource, a, b spec.Set) []spec.Resource {
+	i, k := 0, 0
+	for i < len(a) || k < len(b) {
+		switch {
+		case k == len(b) || i < len(a) && a[i].Compare(b[k]) < 0:
+			dst = append(dst, a[i])
+			i++
+		case i == len(a) || a[i].Compare(b[k]) > 0:
+			dst = append(dst, b[k])
+			k++
+		default:
+			i++
+			k++
+		}
+	}
+	return dst
+}
+
 // cut returns s ∩ in, looking up each of in (a few resources) in s.
 func cut(s, in spec.Set) spec.Set {
+	if len(s) == 0 || len(in) == 0 {
+		return nil
+	}
 	var out spec.Set
 	for _, r := range in {
 		if _, ok := slices.BinarySearchFunc(s, r, spec.Resource.Compare); ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/rebalance-ref/rebalance/checker/oracle"
@@ -62,6 +63,9 @@ trace cannot be read or on a usage error.`,
 // JSON): errViolation when one breaks a law, errUnreadable when one cannot
 // be read (each reported on stderr).
 func checkTraces(cmd *cobra.Command, files []string, o traceCheckOptions) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(oracle.GCPercent))
+	}
 	if o.out == "" {
 		o.out = filepath.Join(os.TempDir(), "rebalance-trace")
 	}

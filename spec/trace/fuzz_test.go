@@ -49,3 +49,40 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastDecoder: every line the fast decoder takes, encoding/json
+// decodes (strictly, as Read does) to the same event.
+func FuzzFastDecoder(f *testing.F) {
+	for _, s := range []string{
+		`{"t":1,"call":0,"kind":"assigned","process":"A","member":"m","generation":-1,"resources":["t-0","t-1"]}`,
+		`{"t":5,"kind":"topic","topic":"t","partitions":3}`,
+		`{"t":5,"kind":"response","api":"Heartbeat","error":27}`,
+		`{"t":5,"kind":"join","process":"A","topics":[]}`,
+		` { "t" : 0 , "kind" : "quiet" } `,
+		`{"T":1,"kind":"quiet"}`,
+		`{"t":1,"t":2,"kind":"quiet"}`,
+		`{"t":1e3,"kind":"quiet"}`,
+		`{"t":01,"kind":"quiet"}`,
+		`{"t":1,"kind":"qu\u0069et"}`,
+		`{"t":9223372036854775808,"kind":"quiet"}`,
+		`{"t":1,"kind":"quiet","call":null}`,
+		`{"t":1,"kind":"quiet"} x`,
+		"{\"t\":1,\"kind\":\"\xff\"}",
+		`{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, ok := newFastDecoder().decode(line)
+		if !ok {
+			return
+		}
+		var want Event
+		if err := strict(line, &want); err != nil {
+			t.Fatalf("the fast decoder took %q, which encoding/json refuses: %v", line, err)
+		}
+		if !cmp.Equal(want, got, cmp.AllowUnexported(Event{})) {
+			t.Fatalf("%q decodes differently (-encoding/json +fast):\n%s", line, cmp.Diff(want, got, cmp.AllowUnexported(Event{})))
+		}
+	})
+}

@@ -56,9 +56,17 @@ func (e *LineError) Unwrap() error { return e.Err }
 // whole or not at all.
 func Read(r io.Reader, lim Limits) (*Trace, error) {
 	lim = lim.withDefaults()
-	br := bufio.NewReaderSize(r, 64<<10)
 	tr := &Trace{}
+	if n, ok, err := countLines(r); err != nil {
+		return nil, &LineError{1, err}
+	} else if ok {
+		// Grown once: a million events copied again and again as the
+		// slice grows cost more than reading them.
+		tr.Events = make([]Event, 0, min(n, lim.MaxEvents))
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
 	st := newState()
+	fast := newFastDecoder()
 	for n := 1; ; n++ {
 		line, err := readLine(br, lim.MaxLine)
 		if errors.Is(err, io.EOF) && line == nil {
@@ -80,7 +88,7 @@ func Read(r io.Reader, lim Limits) (*Trace, error) {
 		if len(tr.Events) == lim.MaxEvents {
 			return nil, &LineError{n, fmt.Errorf("more than %d events (the reader's limit)", lim.MaxEvents)}
 		}
-		e, err := decodeEvent(line)
+		e, err := decodeEvent(fast, line)
 		if err == nil {
 			e.Line = n
 			e.set, err = e.ResourceSet()
@@ -93,6 +101,33 @@ func Read(r io.Reader, lim Limits) (*Trace, error) {
 		}
 		tr.Events = append(tr.Events, e)
 	}
+}
+
+// countLines counts the lines left in r when r can seek back (a file, a
+// bytes.Reader), and leaves it where it was; false when r cannot seek,
+// an error when it cannot seek back.
+func countLines(r io.Reader) (int, bool, error) {
+	s, ok := r.(io.ReadSeeker)
+	if !ok {
+		return 0, false, nil
+	}
+	at, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, false, nil
+	}
+	n := 0
+	buf := make([]byte, 256<<10)
+	for {
+		k, err := s.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			break
+		}
+	}
+	if _, err := s.Seek(at, io.SeekStart); err != nil {
+		return 0, false, fmt.Errorf("counting the lines: cannot seek back: %v", err)
+	}
+	return n, true, nil
 }
 
 // readLine returns the next line without its newline; io.EOF with a nil
@@ -166,10 +201,15 @@ func (h Header) validate() error {
 // Protocols lists the protocols a header may name.
 var Protocols = []string{"eager", "cooperative", "deferred", "incremental", "nextgen"}
 
-func decodeEvent(line []byte) (Event, error) {
-	var e Event
-	if err := strict(line, &e); err != nil {
-		return e, err
+// decodeEvent decodes one event line, by fast when it can, and checks
+// its fields against its kind.
+func decodeEvent(fast *fastDecoder, line []byte) (Event, error) {
+	e, ok := fast.decode(line)
+	if !ok {
+		e = Event{}
+		if err := strict(line, &e); err != nil {
+			return e, err
+		}
 	}
 	if what := e.shape(); what != "" {
 		return e, errors.New(what)
