@@ -1,0 +1,137 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// diff is one difference between kfake's answer and ours: which API and
+// field, what each side said (member ids replaced by member names), and
+// where (group, step, member) for the failure message.
+type diff struct {
+	API, Field  string
+	Kfake, Ours string
+	Where       string
+}
+
+func (d diff) String() string {
+	return fmt.Sprintf("%s: %s %s: kfake %s, ours %s", d.Where, d.API, d.Field, d.Kfake, d.Ours)
+}
+
+// Classifications of an expected difference (docs/conformance.md).
+const (
+	kfakeBug   = "kfake bug"
+	deliberate = "deliberate difference"
+	oursBug    = "bug of ours"
+)
+
+// expected is a known difference: the suite stays green when it shows,
+// and fails when a difference matches no row, or when a hand-written
+// sequence that shows a row no longer does.
+type expected struct {
+	ID    string
+	Class string
+	// Why, in one line; docs/conformance.md says more.
+	Why string
+	// Diffs are the differences the row explains: a diff is explained
+	// when it matches one of them.
+	Diffs []pattern
+}
+
+// pattern matches a diff: API, Field, Kfake and Ours must equal the
+// diff's; an empty field matches anything; a field ending in "*" matches a
+// prefix, one between two "*" a substring.
+type pattern struct{ API, Field, Kfake, Ours string }
+
+func (e expected) matches(d diff) bool {
+	for _, p := range e.Diffs {
+		if match(p.API, d.API) && match(p.Field, d.Field) && match(p.Kfake, d.Kfake) && match(p.Ours, d.Ours) {
+			return true
+		}
+	}
+	return false
+}
+
+func match(pattern, s string) bool {
+	if pattern == "" {
+		return true
+	}
+	if p, ok := strings.CutSuffix(pattern, "*"); ok {
+		if inner, ok := strings.CutPrefix(p, "*"); ok {
+			return strings.Contains(s, inner)
+		}
+		return strings.HasPrefix(s, p)
+	}
+	return pattern == s
+}
+
+// expectedDiffs is the table of known differences; docs/conformance.md
+// has one row per entry, with the command that reproduces it.
+var expectedDiffs = []expected{
+	{
+		ID: "K1", Class: kfakeBug,
+		Why: "kfake's join barrier does not wait for member ids handed out with MEMBER_ID_REQUIRED (Kafka's hasAllMembersJoined does)",
+		Diffs: []pattern{
+			{API: "JoinGroup", Field: "answered", Kfake: "answered JoinGroup error=NONE", Ours: "parked"},
+			{API: "DescribeGroups", Field: "state", Kfake: "CompletingRebalance", Ours: "PreparingRebalance"},
+		},
+	},
+	{
+		ID: "K2", Class: kfakeBug,
+		Why: "kfake keeps an empty group's protocol type, so a JoinGroup of another protocol type is INCONSISTENT_GROUP_PROTOCOL (Kafka accepts any in Empty)",
+		Diffs: []pattern{
+			{API: "JoinGroup", Field: "error", Kfake: "INCONSISTENT_GROUP_PROTOCOL", Ours: "MEMBER_ID_REQUIRED"},
+		},
+	},
+	{
+		ID: "K3", Class: deliberate,
+		Why: "kfake replaces a zero-byte assignment of a consumer-protocol group by an encoded empty ConsumerMemberAssignment (a workaround for clients; Kafka passes the bytes through)",
+		Diffs: []pattern{
+			{API: "SyncGroup", Field: "assignment", Kfake: "empty ConsumerMemberAssignment", Ours: `""`},
+			{API: "DescribeGroups", Field: "assignments", Kfake: "*empty ConsumerMemberAssignment*"},
+		},
+	},
+}
+
+// classify returns the ids of the expected rows the diffs match, sorted
+// and distinct, and the diffs no row matches.
+func classify(diffs []diff) (ids []string, unknown []diff) {
+	for _, d := range diffs {
+		found := false
+		for _, e := range expectedDiffs {
+			if e.matches(d) {
+				found = true
+				if !slices.Contains(ids, e.ID) {
+					ids = append(ids, e.ID)
+				}
+				break
+			}
+		}
+		if !found {
+			unknown = append(unknown, d)
+		}
+	}
+	slices.Sort(ids)
+	return ids, unknown
+}
+
+// checkDiffs fails t for every unknown difference and, when want is not
+// nil, unless exactly the expected rows want showed.
+func checkDiffs(t testing.TB, diffs []diff, want []string) {
+	t.Helper()
+	ids, unknown := classify(diffs)
+	for _, d := range unknown {
+		t.Errorf("new difference: %s", d)
+	}
+	if want != nil {
+		want = slices.Sorted(slices.Values(want))
+		if !slices.Equal(ids, want) {
+			t.Errorf("expected differences %v, got %v", want, ids)
+		}
+	}
+	for _, d := range diffs {
+		t.Logf("difference: %s", d)
+	}
+}
