@@ -79,12 +79,6 @@ func newFake(t testing.TB) *fake {
 	return f
 }
 
-// count is how many observed requests reached kfake's loop.
-func (f *fake) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.seen
-}
 
 // waitSeen waits until n observed requests reached kfake's loop. The
 // request counted n-th is handled when the next one is.

@@ -93,6 +93,29 @@ var expectedDiffs = []expected{
 			{API: "DescribeGroups", Field: "assignments", Kfake: "*empty ConsumerMemberAssignment*"},
 		},
 	},
+	{
+		ID: "K4", Class: kfakeBug,
+		Why: "kfake sets HeartbeatIntervalMs on every ConsumerGroupHeartbeat response; Kafka leaves it 0 on errors and leaves (cosmetic: clients read it only on success)",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "heartbeatInterval", Kfake: "5000", Ours: "0"},
+		},
+	},
+	{
+		ID: "K5", Class: deliberate,
+		Why: "kfake computes the new target assignment in the leave or fence itself; Kafka bumps the group epoch and computes the target on the next heartbeat (the group is ASSIGNING meanwhile)",
+		Diffs: []pattern{
+			{API: "ConsumerGroupDescribe", Field: "state", Ours: "assigning"},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch"},
+		},
+	},
+	{
+		ID: "K6", Class: kfakeBug,
+		Why: "kfake leaves a static member parked at epoch -2 out of the group state; Kafka counts it as not reconciled (RECONCILING)",
+		Diffs: []pattern{
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "stable", Ours: "reconciling"},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "empty", Ours: "reconciling"},
+		},
+	},
 }
 
 // classify returns the ids of the expected rows the diffs match, sorted

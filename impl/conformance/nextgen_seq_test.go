@@ -1,0 +1,138 @@
+package conformance
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+)
+
+// ngSequences are the hand-written KIP-848 sequences; range marks those
+// whose members all ask for the range assignor (assignments compared
+// exactly); want lists the expected differences each shows.
+var ngSequences = []struct {
+	name  string
+	rng   bool
+	setup func(r *ngRun)
+	run   func(r *ngRun)
+	want  []string
+}{
+	{"JoinOne", false, func(r *ngRun) { r.member("a", "", "", "orders", "payments") }, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hb("a", hbFull)
+		r.hb("a", hbKeepAlive)
+	}, nil},
+	{"JoinTwoRange", true, func(r *ngRun) {
+		r.member("a", "", "range", "orders", "payments")
+		r.member("b", "", "range", "orders", "payments")
+	}, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hb("a", hbFull)
+		r.hb("b", hbJoin)      // b's partitions are still a's
+		r.hb("a", hbFull)      // a must revoke
+		r.hb("a", hbFull)      // a reports the revocation done
+		r.hb("b", hbFull)      // b gets its partitions
+		r.hb("a", hbKeepAlive) // stable
+		r.hb("b", hbKeepAlive)
+	}, nil},
+	{"JoinTwoUniform", false, func(r *ngRun) {
+		r.member("a", "", "", "orders", "payments")
+		r.member("b", "", "", "orders", "payments")
+	}, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hb("b", hbJoin)
+		r.hb("a", hbFull)
+		r.hb("a", hbFull)
+		r.hb("b", hbFull)
+		r.hb("a", hbFull)
+		r.hb("b", hbFull)
+	}, nil},
+	{"StaleAndFutureEpoch", true, func(r *ngRun) {
+		r.member("a", "", "range", "orders")
+		r.member("b", "", "range", "orders")
+		r.member("c", "", "range", "orders")
+	}, func(r *ngRun) {
+		r.hb("a", hbJoin) // epoch 1
+		r.hb("b", hbJoin) // epoch 2
+		r.hb("a", hbFull) // a revokes
+		r.hb("a", hbFull) // a at epoch 2
+		r.hb("b", hbFull)
+		r.hb("a", hbStale)  // epoch 1 with owned ⊆ assigned: Kafka accepts the previous epoch
+		r.hb("c", hbJoin)   // epoch 3
+		r.hb("b", hbFull)   // b revokes at epoch 2
+		r.hb("b", hbFull)   // b at 3
+		r.hb("b", hbStale)  // epoch 2 (previous), owned ⊆ assigned: accepted
+		r.hb("b", hbOlder)  // epoch 1: FENCED_MEMBER_EPOCH
+		r.hb("a", hbFuture) // FENCED_MEMBER_EPOCH
+		r.hb("a", hbFull)   // still a member
+	}, []string{"K4"}},
+	{"Leave", false, func(r *ngRun) {
+		r.member("a", "", "", "orders")
+		r.member("b", "", "", "orders")
+	}, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hb("b", hbJoin)
+		r.hb("a", hbFull)
+		r.hb("b", hbLeave) // -1
+		r.hb("a", hbFull)  // a gets everything back
+		r.hb("b", hbFull)  // UNKNOWN_MEMBER_ID
+		r.hb("a", hbLeave) // the group is empty
+	}, []string{"K4", "K5"}},
+	{"StaticLeave", false, func(r *ngRun) {
+		r.member("a", "instance-a", "", "orders")
+		r.member("b", "", "", "orders")
+	}, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hb("a", hbFull)
+		r.hb("b", hbJoin)
+		r.hb("a", hbFull)
+		r.hb("a", hbFull)
+		r.hb("b", hbFull)
+		r.hb("a", hbStaticLeave) // -2: a's partitions stay reserved
+		r.hb("b", hbFull)
+		r.hb("a", hbJoin) // a comes back under its instance id
+		r.hb("a", hbFull)
+	}, []string{"K4", "K6"}},
+	{"UnknownMember", false, func(r *ngRun) { r.member("a", "", "", "orders") }, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hb("a", hbUnknown) // UNKNOWN_MEMBER_ID
+	}, []string{"K4"}},
+}
+
+// TestNextGenHarnessCatchesABrokenCoordinator shows the comparison can
+// fail: with the SkipEpochCheck fault our core accepts a stale epoch.
+func TestNextGenHarnessCatchesABrokenCoordinator(t *testing.T) {
+	f := newFake(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := newNGRun(ctx, t, f, "nextgen-broken", nextgen.SkipEpochCheck)
+	r.member("a", "", "", "orders")
+	r.hb("a", hbJoin)
+	r.hb("a", hbFull)
+	r.hb("a", hbFuture)
+	_, unknown := classify(r.diffs)
+	if len(unknown) == 0 || unknown[0].Kfake != "FENCED_MEMBER_EPOCH" || unknown[0].Ours != "NONE" {
+		t.Fatalf("want a new difference FENCED_MEMBER_EPOCH against NONE first, got %v", r.diffs)
+	}
+}
+
+func TestNextGenSequences(t *testing.T) {
+	f := newFake(t)
+	for _, sq := range ngSequences {
+		t.Run(sq.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r := newNGRun(ctx, t, f, "nextgen-"+sq.name, 0)
+			r.deterministic = sq.rng
+			sq.setup(r)
+			sq.run(r)
+			want := sq.want
+			if want == nil {
+				want = []string{}
+			}
+			checkDiffs(t, r.diffs, want)
+			t.Logf("%d requests", r.requests)
+		})
+	}
+}
