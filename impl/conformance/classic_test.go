@@ -310,7 +310,7 @@ func respCode(resp kmsg.Response) int16 {
 func errName(code int16) string { return spec.ErrorCode(code).String() }
 
 func (r *classicRun) diff(c *classicCall, field, k, o string) {
-	r.diffs = append(r.diffs, diff{API: c.api, Field: field, Kfake: k, Ours: o,
+	r.diffs = append(r.diffs, diff{API: c.api, Field: field, Kfake: k, Ours: o, Group: r.group, Step: r.step,
 		Where: fmt.Sprintf("%s step %d (%s)", r.group, c.step, c.member)})
 }
 
@@ -454,7 +454,7 @@ func (r *classicRun) compareState() {
 	where := fmt.Sprintf("%s after step %d", r.group, r.step)
 	add := func(field, k, o string) {
 		if k != o {
-			r.diffs = append(r.diffs, diff{API: "DescribeGroups", Field: field, Kfake: k, Ours: o, Where: where})
+			r.diffs = append(r.diffs, diff{API: "DescribeGroups", Field: field, Kfake: k, Ours: o, Where: where, Group: r.group, Step: r.step, State: true})
 		}
 	}
 	add("state", g.State, d.State.String())

@@ -79,7 +79,6 @@ func newFake(t testing.TB) *fake {
 	return f
 }
 
-
 // waitSeen waits until n observed requests reached kfake's loop. The
 // request counted n-th is handled when the next one is.
 func (f *fake) waitSeen(ctx context.Context, n int) bool {

@@ -14,6 +14,12 @@ type diff struct {
 	API, Field  string
 	Kfake, Ours string
 	Where       string
+	// Group and Step say after which request of which sequence the
+	// difference was seen; State marks a difference in the group's state
+	// (DescribeGroups, ConsumerGroupDescribe) rather than in an answer.
+	Group string
+	Step  int
+	State bool
 }
 
 func (d diff) String() string {
@@ -68,7 +74,8 @@ func match(pattern, s string) bool {
 }
 
 // expectedDiffs is the table of known differences; docs/conformance.md
-// has one row per entry, with the command that reproduces it.
+// has one row per entry, with the command that reproduces it. A diff is
+// explained by the first row that matches it, so the broad rows come last.
 var expectedDiffs = []expected{
 	{
 		ID: "K1", Class: kfakeBug,
@@ -101,14 +108,6 @@ var expectedDiffs = []expected{
 		},
 	},
 	{
-		ID: "K5", Class: deliberate,
-		Why: "kfake computes the new target assignment in the leave or fence itself; Kafka bumps the group epoch and computes the target on the next heartbeat (the group is ASSIGNING meanwhile)",
-		Diffs: []pattern{
-			{API: "ConsumerGroupDescribe", Field: "state", Ours: "assigning"},
-			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch"},
-		},
-	},
-	{
 		ID: "K6", Class: kfakeBug,
 		Why: "kfake leaves a static member parked at epoch -2 out of the group state; Kafka counts it as not reconciled (RECONCILING)",
 		Diffs: []pattern{
@@ -116,25 +115,99 @@ var expectedDiffs = []expected{
 			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "empty", Ours: "reconciling"},
 		},
 	},
+	{
+		ID: "K7", Class: deliberate,
+		Why: "our core takes only member ids the client made (KIP-1082) and answers an empty MemberId at epoch 0 INVALID_REQUEST; kfake, like Kafka before 4.0, makes one up",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (MemberId can't be empty.)"},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "stable", Ours: "error GROUP_ID_NOT_FOUND"},
+			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "1", Ours: "0"},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Kfake: "1", Ours: "0"},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "client-*", Ours: ""},
+		},
+	},
+	{
+		ID: "K8", Class: kfakeBug,
+		Why: "kfake accepts a ConsumerGroupHeartbeat at epoch -2 without InstanceId (fencing a dynamic member, parking a static one); Kafka answers INVALID_REQUEST \"InstanceId can't be null.\"",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (InstanceId can't be null.)"},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "empty", Ours: "stable"},
+			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "2", Ours: "1"},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "", Ours: "member-a=1"},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "member-a=-2", Ours: "member-a=1"},
+		},
+	},
+	{
+		ID: "K9", Class: kfakeBug,
+		Why: "kfake accepts a join (epoch 0) without RebalanceTimeoutMs (-1) or with a null or empty SubscribedTopicNames; Kafka answers INVALID_REQUEST",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (RebalanceTimeoutMs must be provided in first request.)"},
+			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (SubscribedTopicNames must be set in first request.)"},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "stable", Ours: "error GROUP_ID_NOT_FOUND"},
+			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "1", Ours: "0"},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Kfake: "1", Ours: "0"},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "member-a=1", Ours: ""},
+		},
+	},
+	{
+		ID: "K5", Class: deliberate,
+		Why: "kfake computes the new target assignment in the leave or fence itself; Kafka bumps the group epoch and computes the target on the next heartbeat (the group is ASSIGNING meanwhile)",
+		Diffs: []pattern{
+			{API: "ConsumerGroupDescribe", Field: "state", Ours: "assigning"},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch"},
+		},
+	},
 }
 
 // classify returns the ids of the expected rows the diffs match, sorted
-// and distinct, and the diffs no row matches.
+// and distinct, and the diffs no row matches. A difference in an answer is
+// explained by the first row that matches it. A difference in the group's
+// state seen after a request whose answer differed too is first matched
+// against the rows that explained the answers of that step (it is most
+// likely their consequence), then against every row.
 func classify(diffs []diff) (ids []string, unknown []diff) {
+	type at struct {
+		group string
+		step  int
+	}
+	roots := map[at][]int{}
+	add := func(i int) {
+		if !slices.Contains(ids, expectedDiffs[i].ID) {
+			ids = append(ids, expectedDiffs[i].ID)
+		}
+	}
 	for _, d := range diffs {
-		found := false
-		for _, e := range expectedDiffs {
-			if e.matches(d) {
-				found = true
-				if !slices.Contains(ids, e.ID) {
-					ids = append(ids, e.ID)
-				}
+		if d.State {
+			continue
+		}
+		i := slices.IndexFunc(expectedDiffs, func(e expected) bool { return e.matches(d) })
+		if i < 0 {
+			unknown = append(unknown, d)
+			continue
+		}
+		add(i)
+		roots[at{d.Group, d.Step}] = append(roots[at{d.Group, d.Step}], i)
+	}
+	for _, d := range diffs {
+		if !d.State {
+			continue
+		}
+		rows := roots[at{d.Group, d.Step}]
+		i := -1
+		for _, r := range rows {
+			if expectedDiffs[r].matches(d) {
+				i = r
 				break
 			}
 		}
-		if !found {
-			unknown = append(unknown, d)
+		if i < 0 {
+			i = slices.IndexFunc(expectedDiffs, func(e expected) bool { return e.matches(d) })
 		}
+		if i < 0 {
+			unknown = append(unknown, d)
+			continue
+		}
+		add(i)
 	}
 	slices.Sort(ids)
 	return ids, unknown

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 )
 
@@ -98,6 +100,25 @@ var ngSequences = []struct {
 		r.hb("a", hbJoin)
 		r.hb("a", hbUnknown) // UNKNOWN_MEMBER_ID
 	}, []string{"K4"}},
+	// Probes of requests a well-behaved client does not send.
+	{"JoinWithoutMemberID", false, func(r *ngRun) { r.member("a", "", "", "orders") }, func(r *ngRun) {
+		r.hbWith("a", hbJoin, func(q *kmsg.ConsumerGroupHeartbeatRequest) { q.MemberID = "" })
+	}, []string{"K7"}},
+	{"DynamicMemberStaticLeave", false, func(r *ngRun) { r.member("a", "", "", "orders") }, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hb("a", hbStaticLeave) // -2 without an instance id
+	}, []string{"K8"}},
+	{"StaticLeaveWithoutInstanceID", false, func(r *ngRun) { r.member("a", "instance-a", "", "orders") }, func(r *ngRun) {
+		r.hb("a", hbJoin)
+		r.hbWith("a", hbStaticLeave, func(q *kmsg.ConsumerGroupHeartbeatRequest) { q.InstanceID = nil }) // what kgo sends
+	}, []string{"K8"}},
+	{"JoinWithoutRebalanceTimeout", false, func(r *ngRun) { r.member("a", "", "", "orders") }, func(r *ngRun) {
+		r.hbWith("a", hbJoin, func(q *kmsg.ConsumerGroupHeartbeatRequest) { q.RebalanceTimeoutMillis = -1 })
+	}, []string{"K9"}},
+	{"JoinWithoutSubscription", false, func(r *ngRun) { r.member("a", "", "", "orders") }, func(r *ngRun) {
+		r.hbWith("a", hbJoin, func(q *kmsg.ConsumerGroupHeartbeatRequest) { q.SubscribedTopicNames = nil })
+		r.hbWith("a", hbJoin, func(q *kmsg.ConsumerGroupHeartbeatRequest) { q.SubscribedTopicNames = []string{} })
+	}, []string{"K9"}},
 }
 
 // TestNextGenHarnessCatchesABrokenCoordinator shows the comparison can
