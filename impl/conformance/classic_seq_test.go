@@ -106,6 +106,19 @@ var classicSequences = []struct {
 		r.syncEmpty("a", "b") // b's assignment is zero bytes
 		r.heartbeat("b", 0)
 	}, []string{"K3"}},
+	{"LeaveWhileJoinParked", func(r *classicRun) {
+		r.joinAll("a")
+		r.sync("a")
+		r.joinAll("b") // b's JoinGroup is parked until a rejoins
+		r.leave("b")   // Kafka answers the parked JoinGroup UNKNOWN_MEMBER_ID
+		r.join("a")
+		r.sync("a")
+	}, []string{"K10"}},
+	{"GroupThatDoesNotExist", func(r *classicRun) {
+		r.heartbeatAs("a", "nobody")
+		r.sync("a")
+		r.leave("a")
+	}, []string{"K11", "K12"}},
 	{"EmptyGroupTakesAnotherProtocolType", func(r *classicRun) {
 		r.joinAll("a")
 		r.sync("a")

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -62,11 +61,14 @@ type classicCall struct {
 	oDone  bool
 	kDone  bool
 	done   bool // compared
+	// probe marks a request that does not use the member's own id: its
+	// answer does not change what the member knows.
+	probe bool
 }
 
 // classicRun is one sequence against one group on both sides.
 type classicRun struct {
-	t     testing.TB
+	t     harnessT
 	ctx   context.Context
 	f     *fake
 	group string
@@ -87,19 +89,21 @@ type classicRun struct {
 
 	diffs    []diff
 	requests int
+	// probe marks the next request sent as a probe (classicCall.probe).
+	probe bool
 	// stopped is set when the sequence diverged in a way that is the
 	// protocol's freedom (two leaders chosen differently): later answers
 	// would differ for that reason alone.
 	stopped string
 }
 
-func newClassicRun(ctx context.Context, t testing.TB, f *fake, group string, names ...string) *classicRun {
+func newClassicRun(ctx context.Context, t harnessT, f *fake, group string, names ...string) *classicRun {
 	return newClassicRunFaults(ctx, t, f, group, 0, names...)
 }
 
 // newClassicRunFaults is newClassicRun with fault switches on our core
 // (for the test that shows the harness catches a broken coordinator).
-func newClassicRunFaults(ctx context.Context, t testing.TB, f *fake, group string, faults classic.Faults, names ...string) *classicRun {
+func newClassicRunFaults(ctx context.Context, t harnessT, f *fake, group string, faults classic.Faults, names ...string) *classicRun {
 	core, err := classic.NewCoordinator(classic.CoordinatorConfig{GroupID: group, Faults: faults})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +191,8 @@ func (r *classicRun) send(member, api string, build func(v classicView, nameOf f
 	m := r.members[member]
 	r.step++
 	r.requests++
-	c := &classicCall{step: r.step, member: member, api: api, kreq: build(m.k, r.kName), oreq: build(m.o, r.oName)}
+	c := &classicCall{step: r.step, member: member, api: api, kreq: build(m.k, r.kName), oreq: build(m.o, r.oName), probe: r.probe}
+	r.probe = false
 	r.calls = append(r.calls, c)
 
 	// kfake first: wait until its loop took the request, so that the
@@ -326,6 +331,35 @@ func (r *classicRun) compare(c *classicCall) {
 			r.diff(c, field, k, o)
 		}
 	}
+	// A client whose member id is unknown, or who left, starts over
+	// without one.
+	defer func() {
+		if c.probe {
+			return
+		}
+		kc := respCode(c.kp.resp)
+		if lr, ok := c.kp.resp.(*kmsg.LeaveGroupResponse); ok && len(lr.Members) == 1 {
+			kc = lr.Members[0].ErrorCode
+		}
+		if spec.ErrorCode(kc) == spec.UnknownMemberID || (c.api == "LeaveGroup" && kc == 0) {
+			m.k = classicView{gen: -1}
+		}
+		oc := spec.None
+		switch o := c.oResp.(type) {
+		case classic.JoinGroupResponse:
+			oc = o.Error
+		case classic.SyncGroupResponse:
+			oc = o.Error
+		case classic.HeartbeatResponse:
+			oc = o.Error
+		}
+		if len(c.oLeave) == 1 {
+			oc = c.oLeave[0].Error
+		}
+		if oc == spec.UnknownMemberID || (c.api == "LeaveGroup" && oc == spec.None) {
+			m.o = classicView{gen: -1}
+		}
+	}()
 	switch kr := c.kp.resp.(type) {
 	case *kmsg.JoinGroupResponse:
 		o := c.oResp.(classic.JoinGroupResponse)
@@ -570,6 +604,7 @@ func (r *classicRun) heartbeat(member string, genDelta int32) *classicCall {
 
 // heartbeatAs sends a heartbeat with a member id nobody has.
 func (r *classicRun) heartbeatAs(member, id string) *classicCall {
+	r.probe = true
 	return r.send(member, "Heartbeat", func(v classicView, nameOf func(string) string) kmsg.Request {
 		q := kmsg.NewPtrHeartbeatRequest()
 		q.Version = 4

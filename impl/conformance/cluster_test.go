@@ -22,8 +22,19 @@ const (
 	settle = 20 * time.Millisecond
 	// answerWait bounds the wait for an answer our coordinator gave at
 	// once.
-	answerWait = 3 * time.Second
+	answerWait = time.Second
 )
+
+// harnessT is what a run needs of its test: a *testing.T for the
+// hand-written sequences, a *rapid.T for generated ones.
+type harnessT interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Fatal(args ...any)
+	Cleanup(func())
+}
 
 // topics of every cluster: name → partitions.
 var clusterTopics = map[string]int32{"orders": 6, "payments": 3}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -45,7 +44,7 @@ type ngMember struct {
 }
 
 type ngRun struct {
-	t     testing.TB
+	t     harnessT
 	ctx   context.Context
 	f     *fake
 	group string
@@ -66,7 +65,7 @@ type ngRun struct {
 	diffs    []diff
 }
 
-func newNGRun(ctx context.Context, t testing.TB, f *fake, group string, faults nextgen.Fault) *ngRun {
+func newNGRun(ctx context.Context, t harnessT, f *fake, group string, faults nextgen.Fault) *ngRun {
 	table := map[string][16]byte{}
 	topics := spec.Topics{}
 	for name, n := range clusterTopics {
