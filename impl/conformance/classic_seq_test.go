@@ -119,6 +119,16 @@ var classicSequences = []struct {
 		r.sync("a")
 		r.leave("a")
 	}, []string{"K11", "K12"}},
+	{"RejoinWhileSyncParked", func(r *classicRun) {
+		r.joinAll("a")
+		r.sync("a")
+		r.joinAll("b")
+		r.join("a")             // generation 2, a leads
+		r.sync("b")             // parked until a's
+		r.members["b"].meta = 2 // b's subscription changes
+		r.join("b")             // Kafka answers b's SyncGroup REBALANCE_IN_PROGRESS
+		r.join("a")             // every member rejoined: the barrier falls (not in kfake)
+	}, []string{"K14"}},
 	{"EmptyGroupTakesAnotherProtocolType", func(r *classicRun) {
 		r.joinAll("a")
 		r.sync("a")

@@ -194,6 +194,7 @@ func (r *classicRun) send(member, api string, build func(v classicView, nameOf f
 	c := &classicCall{step: r.step, member: member, api: api, kreq: build(m.k, r.kName), oreq: build(m.o, r.oName), probe: r.probe}
 	r.probe = false
 	r.calls = append(r.calls, c)
+	r.t.Logf("step %d: %s sends %s (kfake: %s, ours: %s)", r.step, member, api, reqText(c.kreq, r.kName), reqText(c.oreq, r.oName))
 
 	// kfake first: wait until its loop took the request, so that the
 	// next request is handled after it.
@@ -231,9 +232,26 @@ func (r *classicRun) send(member, api string, build func(v classicView, nameOf f
 	default:
 		r.t.Fatalf("unexpected request %T", q)
 	}
-	r.settle()
+	// The state first: kfake handles the DescribeGroups after the request,
+	// so its answers to the request are on their way when the state comes.
 	r.compareState()
+	r.settle()
 	return c
+}
+
+// reqText prints a request with member ids as names.
+func reqText(q kmsg.Request, nameOf func(string) string) string {
+	switch x := q.(type) {
+	case *kmsg.JoinGroupRequest:
+		return fmt.Sprintf("member=%s protocols=%s", nameOf(x.MemberID), x.Protocols[0].Metadata)
+	case *kmsg.SyncGroupRequest:
+		return fmt.Sprintf("member=%s gen=%d assignments=%d", nameOf(x.MemberID), x.Generation, len(x.GroupAssignment))
+	case *kmsg.HeartbeatRequest:
+		return fmt.Sprintf("member=%s gen=%d", nameOf(x.MemberID), x.Generation)
+	case *kmsg.LeaveGroupRequest:
+		return fmt.Sprintf("member=%s", nameOf(x.Members[0].MemberID))
+	}
+	return fmt.Sprintf("%T", q)
 }
 
 func (r *classicRun) must(err error) {
@@ -474,7 +492,7 @@ func (r *classicRun) compareState() {
 	req := kmsg.NewPtrDescribeGroupsRequest()
 	req.Version = 5
 	req.Groups = []string{r.group}
-	ctx, cancel := context.WithTimeout(r.ctx, answerWait)
+	ctx, cancel := context.WithTimeout(r.ctx, requestWait)
 	defer cancel()
 	w := r.members[r.order[0]].wire
 	r.f.sent++

@@ -19,10 +19,12 @@ const (
 	// answered by kfake anyway (after kfake has handled it and a later
 	// request): kfake answers on the same loop turn, so only goroutine
 	// scheduling and loopback I/O stand between the two.
-	settle = 20 * time.Millisecond
-	// answerWait bounds the wait for an answer our coordinator gave at
-	// once.
-	answerWait = time.Second
+	settle = 10 * time.Millisecond
+	// answerWait bounds the wait for an answer our coordinator gave (and
+	// kfake gave before the DescribeGroups that follows, if it did).
+	answerWait = 250 * time.Millisecond
+	// requestWait bounds a request the harness needs answered.
+	requestWait = 5 * time.Second
 )
 
 // harnessT is what a run needs of its test: a *testing.T for the

@@ -3,7 +3,10 @@ package conformance
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // diff is one difference between kfake's answer and ours: which API and
@@ -40,6 +43,10 @@ type expected struct {
 	Class string
 	// Why, in one line; docs/conformance.md says more.
 	Why string
+	// Stops says the two coordinators' states part for good after this
+	// difference: a generated sequence stops comparing there, as every
+	// later answer could differ for this reason alone.
+	Stops bool
 	// Diffs are the differences the row explains: a diff is explained
 	// when it matches one of them.
 	Diffs []pattern
@@ -48,11 +55,26 @@ type expected struct {
 // pattern matches a diff: API, Field, Kfake and Ours must equal the
 // diff's; an empty field matches anything; a field ending in "*" matches a
 // prefix, one between two "*" a substring.
-type pattern struct{ API, Field, Kfake, Ours string }
+type pattern struct {
+	API, Field, Kfake, Ours string
+	// Values, when set, must also hold of the two values.
+	Values func(kfake, ours string) bool
+	// Consequence restricts the pattern to a difference in the group's
+	// state seen after a request whose answer differed in a way this row
+	// explains.
+	Consequence bool
+}
 
-func (e expected) matches(d diff) bool {
+func (e expected) matches(d diff) bool { return e.matchesAs(d, false) }
+
+// matchesAs is matches; consequence allows the Consequence patterns.
+func (e expected) matchesAs(d diff, consequence bool) bool {
 	for _, p := range e.Diffs {
-		if match(p.API, d.API) && match(p.Field, d.Field) && match(p.Kfake, d.Kfake) && match(p.Ours, d.Ours) {
+		if p.Consequence && !consequence {
+			continue
+		}
+		if match(p.API, d.API) && match(p.Field, d.Field) && match(p.Kfake, d.Kfake) && match(p.Ours, d.Ours) &&
+			(p.Values == nil || p.Values(d.Kfake, d.Ours)) {
 			return true
 		}
 	}
@@ -119,10 +141,12 @@ var expectedDiffs = []expected{
 		Why: "our core takes only member ids the client made (KIP-1082) and answers an empty MemberId at epoch 0 INVALID_REQUEST; kfake, like Kafka before 4.0, makes one up",
 		Diffs: []pattern{
 			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (MemberId can't be empty.)"},
-			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "stable", Ours: "error GROUP_ID_NOT_FOUND"},
-			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "1", Ours: "0"},
-			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Kfake: "1", Ours: "0"},
-			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "client-*", Ours: ""},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "stable", Ours: "error GROUP_ID_NOT_FOUND", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "1", Ours: "0", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Kfake: "1", Ours: "0", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "client-*", Ours: "", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "members", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignments", Consequence: true},
 		},
 	},
 	{
@@ -130,10 +154,12 @@ var expectedDiffs = []expected{
 		Why: "kfake accepts a ConsumerGroupHeartbeat at epoch -2 without InstanceId (fencing a dynamic member, parking a static one); Kafka answers INVALID_REQUEST \"InstanceId can't be null.\"",
 		Diffs: []pattern{
 			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (InstanceId can't be null.)"},
-			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "empty", Ours: "stable"},
-			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "2", Ours: "1"},
-			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "", Ours: "member-a=1"},
-			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "member-a=-2", Ours: "member-a=1"},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "empty", Ours: "stable", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "2", Ours: "1", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "", Ours: "member-a=1", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "member-a=-2", Ours: "member-a=1", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "members", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignments", Consequence: true},
 		},
 	},
 	{
@@ -142,10 +168,12 @@ var expectedDiffs = []expected{
 		Diffs: []pattern{
 			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (RebalanceTimeoutMs must be provided in first request.)"},
 			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "INVALID_REQUEST (SubscribedTopicNames must be set in first request.)"},
-			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "stable", Ours: "error GROUP_ID_NOT_FOUND"},
-			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "1", Ours: "0"},
-			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Kfake: "1", Ours: "0"},
-			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "member-a=1", Ours: ""},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "stable", Ours: "error GROUP_ID_NOT_FOUND", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Kfake: "1", Ours: "0", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Kfake: "1", Ours: "0", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Kfake: "member-a=1", Ours: "", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "members", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignments", Consequence: true},
 		},
 	},
 	{
@@ -169,6 +197,67 @@ var expectedDiffs = []expected{
 		Why: "a classic core is the coordinator of one group and exists from its start (Empty); kfake describes a group it never created as Dead, as Kafka does, and so does impl/kafkaserver in front of our cores",
 		Diffs: []pattern{
 			{API: "DescribeGroups", Field: "state", Kfake: "Dead", Ours: "Empty"},
+		},
+	},
+	{
+		ID: "K13", Class: kfakeBug,
+		Why: "kfake answers a ConsumerGroupHeartbeat at a non-zero epoch for a group that does not exist UNKNOWN_MEMBER_ID and creates the group; Kafka answers GROUP_ID_NOT_FOUND and creates nothing (only epoch 0 creates a group)",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "UNKNOWN_MEMBER_ID", Ours: "GROUP_ID_NOT_FOUND (Consumer group *"},
+			{API: "ConsumerGroupDescribe", Field: "state", Kfake: "empty", Ours: "error GROUP_ID_NOT_FOUND"},
+		},
+	},
+	{
+		ID: "K14", Class: kfakeBug, Stops: true,
+		Why: "kfake never answers a member's parked SyncGroup when the same member's JoinGroup with new metadata starts a rebalance (its one waitingReply is overwritten, and the join is not counted, so the new barrier waits for the rebalance timeout); Kafka answers the SyncGroup REBALANCE_IN_PROGRESS and the barrier falls when every member rejoined",
+		Diffs: []pattern{
+			{API: "SyncGroup", Field: "answered", Kfake: "parked", Ours: "answered SyncGroupResponse#0 error=REBALANCE_IN_PROGRESS"},
+			{API: "JoinGroup", Field: "answered", Kfake: "parked", Ours: "answered JoinGroupResponse#0 gen=*"},
+			{API: "DescribeGroups", Field: "state", Kfake: "PreparingRebalance", Ours: "CompletingRebalance"},
+		},
+	},
+	{
+		ID: "K15", Class: kfakeBug, Stops: true,
+		Why: "a member that revoked what it had to while a newer target asks it to revoke more: Kafka moves it to its epoch + 1 (CurrentAssignmentBuilder, UNREVOKED_PARTITIONS), kfake keeps its epoch",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "memberEpoch", Values: func(k, o string) bool {
+				kn, err1 := strconv.Atoi(k)
+				on, err2 := strconv.Atoi(o)
+				return err1 == nil && err2 == nil && on == kn+1
+			}},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Consequence: true},
+		},
+	},
+	{
+		ID: "K16", Class: kfakeBug, Stops: true,
+		Why: "kfake keeps a member's previous epoch when the member starts revoking at its current epoch; Kafka sets the previous epoch to the current one then (updateMemberEpoch), so a heartbeat at the older epoch is fenced in Kafka and accepted by kfake",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "FENCED_MEMBER_EPOCH (The consumer group member has a smaller member epoch*"},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "state", Consequence: true},
+		},
+	},
+	{
+		ID: "K17", Class: kfakeBug, Stops: true,
+		Why: "kfake leaves a static member parked at epoch -2 out of the target assignment, so its partitions are targeted to others (who wait for them) and it comes back to its old, stale target; Kafka keeps the parked member in the target",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "assignment", Values: func(k, o string) bool {
+				ks, err1 := spec.ParseSet(k)
+				os, err2 := spec.ParseSet(o)
+				return err1 == nil && err2 == nil && !ks.Equal(os) && os.Minus(ks).IsEmpty()
+			}},
+			{API: "ConsumerGroupDescribe", Field: "assignments", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "state", Consequence: true},
+		},
+	},
+	{
+		ID: "K18", Class: kfakeBug, Stops: true,
+		Why: "a static member rejoining after a -2 leave whose inherited assignment must shrink: kfake reconciles it with no owned list (as if it still owned everything), so it stays at epoch 0 revoking; Kafka reads the join's empty owned list and moves it to the target epoch at once",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "memberEpoch", Kfake: "0", Values: func(_, o string) bool { return o != "0" }},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "state", Consequence: true},
 		},
 	},
 	{
@@ -217,7 +306,7 @@ func classify(diffs []diff) (ids []string, unknown []diff) {
 		rows := roots[at{d.Group, d.Step}]
 		i := -1
 		for _, r := range rows {
-			if expectedDiffs[r].matches(d) {
+			if expectedDiffs[r].matchesAs(d, true) {
 				i = r
 				break
 			}
@@ -233,6 +322,18 @@ func classify(diffs []diff) (ids []string, unknown []diff) {
 	}
 	slices.Sort(ids)
 	return ids, unknown
+}
+
+// stopper returns the id of the first expected row with Stops that the
+// diffs show, or "".
+func stopper(diffs []diff) string {
+	ids, _ := classify(diffs)
+	for _, id := range ids {
+		if i := slices.IndexFunc(expectedDiffs, func(e expected) bool { return e.ID == id }); expectedDiffs[i].Stops {
+			return id
+		}
+	}
+	return ""
 }
 
 // checkDiffs fails t for every unknown difference and, when want is not

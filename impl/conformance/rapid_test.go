@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,11 +17,21 @@ import (
 // mapped away).
 const defaultSeed = 20261202
 
+// userFlags are the flags the command line set, read before the suite
+// sets any.
+var userFlags struct {
+	once sync.Once
+	set  map[string]bool
+}
+
 // rapidDefaults sets rapid's seed, number of checks and fail file to the
 // suite's defaults unless the command line set them, and returns the seed.
 func rapidDefaults(t *testing.T, checks int) string {
-	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	userFlags.once.Do(func() {
+		userFlags.set = map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { userFlags.set[f.Name] = true })
+	})
+	set := userFlags.set
 	defaults := map[string]string{
 		"rapid.seed":       fmt.Sprint(defaultSeed),
 		"rapid.checks":     fmt.Sprint(checks),
@@ -45,7 +57,7 @@ type tally struct {
 }
 
 func (s *tally) report(t *testing.T) {
-	t.Logf("%d sequences, %d requests compared; %d sequences stopped early at a leader the two chose differently; expected differences seen: %v",
+	t.Logf("%d sequences, %d requests compared; %d sequences stopped early (a leader the two chose differently, or a difference after which the states part); expected differences seen (sequences): %v",
 		s.sequences, s.requests, s.stopped, s.seen)
 }
 
@@ -66,54 +78,61 @@ func TestClassicRapid(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		r := newClassicRun(ctx, rt, f, fmt.Sprintf("classic-rapid-%d", n), "a", "b", "c")
-		member := rapid.SampledFrom(r.order)
 		rt.Repeat(map[string]func(*rapid.T){
-			"new": func(rt *rapid.T) {
-				m := r.members[member.Draw(rt, "member")]
-				if m.k.id != "" || m.o.id != "" {
-					rt.Skip("has an id")
+			"step": func(rt *rapid.T) {
+				if r.stopped != "" {
+					return
 				}
-				r.join(m.name)
-				r.join(m.name)
-			},
-			"rejoin": func(rt *rapid.T) {
-				m := r.members[member.Draw(rt, "member")]
-				if m.k.id == "" {
-					rt.Skip("no id")
+				// Every move valid now: a new member joins (its
+				// MEMBER_ID_REQUIRED and its join with the id, as one
+				// move, so that no id handed out waits while others join);
+				// a member with an id rejoins (perhaps with a new
+				// subscription), syncs, heartbeats (its generation, one
+				// above or one below) or leaves; anyone sends a heartbeat
+				// with an id nobody has.
+				var moves []string
+				for _, name := range r.order {
+					m := r.members[name]
+					if m.k.id == "" && m.o.id == "" {
+						moves = append(moves, "new "+name)
+						continue
+					}
+					if m.k.id == "" || m.o.id == "" {
+						continue // the two disagree: only a difference got here
+					}
+					for _, mv := range []string{"rejoin", "resubscribe", "sync", "heartbeat", "heartbeat", "heartbeat+1", "heartbeat-1", "leave"} {
+						moves = append(moves, mv+" "+name)
+					}
 				}
-				if rapid.Bool().Draw(rt, "new subscription") {
-					m.meta++
+				moves = append(moves, "unknown a")
+				move, name, _ := strings.Cut(rapid.SampledFrom(moves).Draw(rt, "move"), " ")
+				switch move {
+				case "new":
+					r.join(name)
+					r.join(name)
+				case "resubscribe":
+					r.members[name].meta++
+					r.join(name)
+				case "rejoin":
+					r.join(name)
+				case "sync":
+					r.sync(name)
+				case "heartbeat":
+					r.heartbeat(name, 0)
+				case "heartbeat+1":
+					r.heartbeat(name, 1)
+				case "heartbeat-1":
+					r.heartbeat(name, -1)
+				case "leave":
+					r.leave(name)
+				case "unknown":
+					r.heartbeatAs(name, "nobody")
 				}
-				r.join(m.name)
-			},
-			"sync": func(rt *rapid.T) {
-				m := r.members[member.Draw(rt, "member")]
-				if m.k.id == "" {
-					rt.Skip("no id")
+				if id := stopper(r.diffs); id != "" && r.stopped == "" {
+					r.stopped = "after " + id
 				}
-				r.sync(m.name)
-			},
-			"heartbeat": func(rt *rapid.T) {
-				m := r.members[member.Draw(rt, "member")]
-				if m.k.id == "" {
-					rt.Skip("no id")
-				}
-				r.heartbeat(m.name, rapid.SampledFrom([]int32{0, 0, 0, 1, -1}).Draw(rt, "generation delta"))
-			},
-			"unknown": func(rt *rapid.T) {
-				r.heartbeatAs(member.Draw(rt, "member"), "nobody")
-			},
-			"leave": func(rt *rapid.T) {
-				m := r.members[member.Draw(rt, "member")]
-				if m.k.id == "" {
-					rt.Skip("no id")
-				}
-				r.leave(m.name)
 			},
 			"": func(rt *rapid.T) {
-				if r.stopped != "" {
-					rt.Skip("stopped")
-				}
 				if _, unknown := classify(r.diffs); len(unknown) > 0 {
 					rt.Fatalf("new difference: %s", unknown[0])
 				}
@@ -129,6 +148,103 @@ func TestClassicRapid(t *testing.T) {
 		if r.stopped != "" {
 			st.stopped++
 			rt.Logf("stopped: %s", r.stopped)
+		}
+		for _, id := range ids {
+			st.seen[id]++
+		}
+	})
+	st.report(t)
+}
+
+// TestNextGenRapid drives both KIP-848 coordinators with generated
+// sequences from three members (the third static): joins, full and
+// keep-alive heartbeats, subscription changes, heartbeats at the previous,
+// an older or a future epoch, leaves (-1), static leaves (-2) and a member
+// nobody knows. Half the sequences use the range assignor, deterministic
+// on both sides, and compare assignments exactly; the others leave the
+// assignor to the coordinators (kfake's own sticky "uniform", Kafka's
+// uniform here) and compare the ownership properties only.
+func TestNextGenRapid(t *testing.T) {
+	rapidDefaults(t, 40)
+	f := newFake(t)
+	st := &tally{seen: map[string]int{}}
+	n := 0
+	subsets := [][]string{{"orders"}, {"payments"}, {"orders", "payments"}}
+	rapid.Check(t, func(rt *rapid.T) {
+		n++
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r := newNGRun(ctx, rt, f, fmt.Sprintf("nextgen-rapid-%d", n), 0)
+		assignor := ""
+		if rapid.Bool().Draw(rt, "range") {
+			assignor, r.deterministic = "range", true
+		}
+		for _, name := range []string{"a", "b", "c"} {
+			instance := ""
+			if name == "c" {
+				instance = "instance-c"
+			}
+			r.member(name, instance, assignor, rapid.SampledFrom(subsets).Draw(rt, "subscription "+name)...)
+		}
+		stopped := ""
+		rt.Repeat(map[string]func(*rapid.T){
+			"step": func(rt *rapid.T) {
+				if stopped != "" {
+					return
+				}
+				// Every move valid now: a member out of the group joins;
+				// a member in it sends a full or keep-alive heartbeat,
+				// changes its subscription, sends a heartbeat at the
+				// previous (from epoch 2) or an older (from 3) epoch, at a future
+				// epoch, leaves, or (static) leaves for a while; anyone
+				// sends a heartbeat with an id nobody has.
+				var moves []string
+				for _, name := range []string{"a", "b", "c"} {
+					m := r.members[name]
+					switch {
+					case !m.k.in && !m.o.in:
+						moves = append(moves, "join "+name)
+					case m.k.in && m.o.in:
+						for _, mv := range []string{"full", "full", "keepalive", "keepalive", "subscribe", "future", "leave"} {
+							moves = append(moves, mv+" "+name)
+						}
+						if m.k.epoch >= 2 && m.o.epoch >= 2 {
+							moves = append(moves, "stale "+name)
+						}
+						if m.k.epoch >= 3 && m.o.epoch >= 3 {
+							moves = append(moves, "older "+name)
+						}
+						if m.instance != "" {
+							moves = append(moves, "static-leave "+name)
+						}
+					}
+				}
+				moves = append(moves, "unknown a")
+				move, name, _ := strings.Cut(rapid.SampledFrom(moves).Draw(rt, "move"), " ")
+				kind := map[string]hbKind{"join": hbJoin, "full": hbFull, "keepalive": hbKeepAlive, "subscribe": hbFull,
+					"future": hbFuture, "leave": hbLeave, "stale": hbStale, "older": hbOlder, "static-leave": hbStaticLeave, "unknown": hbUnknown}[move]
+				if move == "subscribe" {
+					r.members[name].subs = rapid.SampledFrom(subsets).Draw(rt, "subscription")
+				}
+				r.hb(name, kind)
+				if id := stopper(r.diffs); id != "" {
+					stopped = "after " + id
+				}
+			},
+			"": func(rt *rapid.T) {
+				if _, unknown := classify(r.diffs); len(unknown) > 0 {
+					rt.Fatalf("new difference: %s", unknown[0])
+				}
+			},
+		})
+		ids, unknown := classify(r.diffs)
+		for _, d := range unknown {
+			rt.Errorf("new difference: %s", d)
+		}
+		st.sequences++
+		st.requests += r.requests
+		if stopped != "" {
+			st.stopped++
 		}
 		for _, id := range ids {
 			st.seen[id]++
