@@ -63,6 +63,8 @@ type ngRun struct {
 	step     int
 	requests int
 	diffs    []diff
+	// context is the diff context of the step being compared.
+	context string
 }
 
 func newNGRun(ctx context.Context, t harnessT, f *fake, group string, faults nextgen.Fault) *ngRun {
@@ -234,6 +236,12 @@ func (r *ngRun) hbWith(member string, kind hbKind, edit func(*kmsg.ConsumerGroup
 	kr := kresp.(*kmsg.ConsumerGroupHeartbeatResponse)
 
 	r.fireDue()
+	r.context = ""
+	for _, id := range r.core.Members() {
+		if s, _ := r.core.Member(id); s.Epoch == spec.StaticLeaveEpoch {
+			r.context = "parked-static"
+		}
+	}
 	var or nextgen.HeartbeatResponse
 	creq, err := kwire.ConsumerGroupHeartbeatRequestFromKafka(oq, r.ids)
 	if err != nil {
@@ -277,7 +285,7 @@ func (r *ngRun) advance(v ngView, kind hbKind, resp nextgen.HeartbeatResponse) n
 }
 
 func (r *ngRun) diff(api, field, k, o string) {
-	r.diffs = append(r.diffs, diff{API: api, Field: field, Kfake: k, Ours: o, Where: fmt.Sprintf("%s step %d", r.group, r.step), Group: r.group, Step: r.step})
+	r.diffs = append(r.diffs, diff{API: api, Field: field, Kfake: k, Ours: o, Where: fmt.Sprintf("%s step %d", r.group, r.step), Group: r.group, Step: r.step, Context: r.context})
 }
 
 func (r *ngRun) compare(m *ngMember, kind hbKind, k, o nextgen.HeartbeatResponse) {
@@ -299,7 +307,11 @@ func (r *ngRun) compare(m *ngMember, kind hbKind, k, o nextgen.HeartbeatResponse
 		// Under "uniform" the two targets differ (kfake's own sticky
 		// assignor, Kafka's uniform here), and with them what each member
 		// must revoke and so its epoch: only what does not depend on the
-		// target is compared.
+		// target is compared, and that an accepted heartbeat never leaves
+		// a member at epoch 0.
+		if (k.MemberEpoch == 0) != (o.MemberEpoch == 0) {
+			check("memberEpoch", fmt.Sprint(k.MemberEpoch), fmt.Sprint(o.MemberEpoch))
+		}
 		return
 	}
 	check("memberEpoch", fmt.Sprint(k.MemberEpoch), fmt.Sprint(o.MemberEpoch))
@@ -405,9 +417,13 @@ func (r *ngRun) ownership(g ngGroup) string {
 
 func (r *ngRun) compareGroup() {
 	k, o := r.kfakeGroup(), r.oursGroup()
+	context := r.context
+	if o.epoch > o.targetEpoch {
+		context += " target-behind"
+	}
 	add := func(field, kv, ov string) {
 		if kv != ov {
-			r.diffs = append(r.diffs, diff{API: "ConsumerGroupDescribe", Field: field, Kfake: kv, Ours: ov, Group: r.group, Step: r.step, State: true,
+			r.diffs = append(r.diffs, diff{API: "ConsumerGroupDescribe", Field: field, Kfake: kv, Ours: ov, Group: r.group, Step: r.step, State: true, Context: context,
 				Where: fmt.Sprintf("%s after step %d", r.group, r.step)})
 		}
 	}
@@ -415,11 +431,25 @@ func (r *ngRun) compareGroup() {
 	add("assignmentEpoch", fmt.Sprint(k.targetEpoch), fmt.Sprint(o.targetEpoch))
 	add("ownership", r.ownership(k), r.ownership(o))
 	add("members", membersText(k.memberEpochs), membersText(o.memberEpochs))
+	if !r.deterministic {
+		// Whether members are reconciled depends on the targets; whether
+		// the group has members and whether its target is behind its
+		// epoch does not.
+		add("state", coarseState(k.state), coarseState(o.state))
+	}
 	if r.deterministic {
 		add("state", k.state, o.state)
 		add("memberEpochs", epochsText(k.memberEpochs), epochsText(o.memberEpochs))
 		add("assignments", assignedText(k.assigned), assignedText(o.assigned))
 	}
+}
+
+// coarseState merges the states that depend on the targets.
+func coarseState(s string) string {
+	if s == "stable" || s == "reconciling" {
+		return "stable or reconciling"
+	}
+	return s
 }
 
 func membersText(m map[string]int32) string {
