@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // diff is one difference between kfake's answer and ours: which API and
@@ -22,7 +24,8 @@ type diff struct {
 	State bool
 	// Context names circumstances of the step that a row may require,
 	// separated by spaces: "parked-static" when a static member was parked
-	// at epoch -2 on our side before the request; "target-behind" (group
+	// at epoch -2 on our side before the request, "was-parked" when one
+	// was at any earlier step of the sequence; "target-behind" (group
 	// state only) when our group's epoch is ahead of its target's after
 	// the request (Kafka computes the target on the next heartbeat).
 	Context string
@@ -265,13 +268,41 @@ var expectedDiffs = []expected{
 		ID: "K17", Class: kfakeBug, Stops: true,
 		Why: "kfake leaves a static member parked at epoch -2 out of the target assignment, so its partitions are targeted to others (who wait for them) and it comes back to its old, stale target (and with only parked members left, the target epoch is not advanced at all); Kafka keeps the parked member in the target",
 		Diffs: []pattern{
-			{API: "ConsumerGroupHeartbeat", Field: "assignment", Context: "parked-static"},
-			{API: "ConsumerGroupHeartbeat", Field: "memberEpoch", Context: "parked-static"},
-			{API: "ConsumerGroupHeartbeat", Field: "assignmentSent", Context: "parked-static"},
-			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Context: "parked-static"},
+			{API: "ConsumerGroupHeartbeat", Field: "assignment", Context: "was-parked"},
+			{API: "ConsumerGroupHeartbeat", Field: "memberEpoch", Context: "was-parked"},
+			{API: "ConsumerGroupHeartbeat", Field: "assignmentSent", Context: "was-parked"},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Context: "was-parked"},
+			{API: "ConsumerGroupHeartbeat", Field: "error", Context: "was-parked"},
 			{API: "ConsumerGroupDescribe", Field: "assignments", Consequence: true},
 			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "state", Context: "was-parked"},
+		},
+	},
+	{
+		ID: "K19", Class: deliberate, Stops: true,
+		Why: "a member that changes its subscription while revoking: kfake takes the partitions of topics it no longer subscribes to out of its assignment at once (a later Kafka behaviour); the October 2024 Kafka our core follows keeps them until the new target revokes them",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "assignment", Context: "resubscribed", Values: func(k, o string) bool {
+				ks, err1 := spec.ParseSet(k)
+				os, err2 := spec.ParseSet(o)
+				return err1 == nil && err2 == nil && !ks.Equal(os) && ks.Minus(os).IsEmpty()
+			}},
+			{API: "ConsumerGroupHeartbeat", Field: "memberEpoch", Consequence: true},
 			{API: "ConsumerGroupDescribe", Field: "state", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignments", Consequence: true},
+		},
+	},
+	{
+		ID: "K20", Class: kfakeBug, Stops: true,
+		Why: "kfake lets a static member rejoin (epoch 0) under its own member id while that incarnation is still active; Kafka answers UNRELEASED_INSTANCE_ID unless the old one left with -2",
+		Diffs: []pattern{
+			{API: "ConsumerGroupHeartbeat", Field: "error", Kfake: "NONE", Ours: "UNRELEASED_INSTANCE_ID*"},
+			{API: "ConsumerGroupDescribe", Field: "memberEpochs", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "state", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignments", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "groupEpoch", Consequence: true},
+			{API: "ConsumerGroupDescribe", Field: "assignmentEpoch", Consequence: true},
 		},
 	},
 	{

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // ngSequences are the hand-written KIP-848 sequences; exact marks those
@@ -140,6 +141,24 @@ var ngSequences = []struct {
 		r.hb("c", hbStaticLeave) // -2 before c heard of it
 		r.hb("c", hbJoin)        // c is back owning nothing: Kafka moves it to epoch 2 at once
 	}, []string{"K4", "K18"}},
+	{"ResubscribeWhileRevoking", true, func(r *ngRun) {
+		r.member("a", "", "range", "orders", "payments")
+		r.member("b", "", "range", "orders", "payments")
+	}, func(r *ngRun) {
+		r.hb("a", hbJoin)      // a owns everything
+		r.hb("b", hbJoin)      // a must give up orders 3-5 and payments 2
+		r.hb("a", hbKeepAlive) // a is told: keep orders 0-2, payments 0-1
+		r.members["a"].subs = []string{"orders"}
+		// a drops payments from its subscription while it still owns
+		// what it must revoke.
+		r.hbWith("a", hbFull, func(q *kmsg.ConsumerGroupHeartbeatRequest) {
+			q.Topics = r.topicsOf(spec.NewSet(append(spec.Range("orders", 0, 5), spec.Range("payments", 0, 2)...)...))
+		})
+	}, []string{"K19"}},
+	{"StaticMemberRejoinsWhileActive", true, func(r *ngRun) { r.member("c", "instance-c", "", "orders") }, func(r *ngRun) {
+		r.hb("c", hbJoin)
+		r.hb("c", hbJoin) // the same member id at epoch 0 again, without a -2 first
+	}, []string{"K20"}},
 	{"UnknownMember", true, func(r *ngRun) { r.member("a", "", "", "orders") }, func(r *ngRun) {
 		r.hb("a", hbJoin)
 		r.hb("a", hbUnknown) // UNKNOWN_MEMBER_ID

@@ -65,6 +65,8 @@ type ngRun struct {
 	diffs    []diff
 	// context is the diff context of the step being compared.
 	context string
+	// wasParked is set once a static member was parked at -2 on our side.
+	wasParked bool
 }
 
 func newNGRun(ctx context.Context, t harnessT, f *fake, group string, faults nextgen.Fault) *ngRun {
@@ -159,19 +161,7 @@ func (r *ngRun) build(m *ngMember, v ngView, kind hbKind) *kmsg.ConsumerGroupHea
 	if m.instance != "" {
 		q.InstanceID = kmsg.StringPtr(m.instance)
 	}
-	owned := func(s spec.Set) {
-		q.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
-		byTopic := map[string][]int32{}
-		for _, p := range s {
-			byTopic[p.Topic] = append(byTopic[p.Topic], p.Partition)
-		}
-		for _, name := range slices.Sorted(maps.Keys(byTopic)) {
-			t := kmsg.NewConsumerGroupHeartbeatRequestTopic()
-			t.TopicID, _ = r.ids.TopicID(name)
-			t.Partitions = byTopic[name]
-			q.Topics = append(q.Topics, t)
-		}
-	}
+	owned := func(s spec.Set) { q.Topics = r.topicsOf(s) }
 	full := func() {
 		q.RebalanceTimeoutMillis = rebalanceTimeoutMs
 		q.SubscribedTopicNames = slices.Clone(m.subs)
@@ -209,6 +199,22 @@ func (r *ngRun) build(m *ngMember, v ngView, kind hbKind) *kmsg.ConsumerGroupHea
 	return q
 }
 
+// topicsOf is s as a heartbeat's owned partitions.
+func (r *ngRun) topicsOf(s spec.Set) []kmsg.ConsumerGroupHeartbeatRequestTopic {
+	out := []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	byTopic := map[string][]int32{}
+	for _, p := range s {
+		byTopic[p.Topic] = append(byTopic[p.Topic], p.Partition)
+	}
+	for _, name := range slices.Sorted(maps.Keys(byTopic)) {
+		t := kmsg.NewConsumerGroupHeartbeatRequestTopic()
+		t.TopicID, _ = r.ids.TopicID(name)
+		t.Partitions = byTopic[name]
+		out = append(out, t)
+	}
+	return out
+}
+
 // hb sends one heartbeat of member to both sides and compares the answers
 // and then the groups.
 func (r *ngRun) hb(member string, kind hbKind) { r.hbWith(member, kind, nil) }
@@ -240,7 +246,15 @@ func (r *ngRun) hbWith(member string, kind hbKind, edit func(*kmsg.ConsumerGroup
 	for _, id := range r.core.Members() {
 		if s, _ := r.core.Member(id); s.Epoch == spec.StaticLeaveEpoch {
 			r.context = "parked-static"
+			r.wasParked = true
 		}
+	}
+	if r.wasParked {
+		r.context += " was-parked"
+	}
+	if before, ok := r.core.Member(spec.MemberID(m.id)); ok && oq.SubscribedTopicNames != nil &&
+		!slices.Equal(before.Subscription, slices.Sorted(slices.Values(oq.SubscribedTopicNames))) {
+		r.context += " resubscribed"
 	}
 	var or nextgen.HeartbeatResponse
 	creq, err := kwire.ConsumerGroupHeartbeatRequestFromKafka(oq, r.ids)
@@ -336,6 +350,7 @@ type ngGroup struct {
 	memberEpochs       map[string]int32
 	subs               map[string][]string
 	assigned           map[string]spec.Set
+	target             map[string]spec.Set
 }
 
 func (r *ngRun) kfakeGroup() ngGroup {
@@ -351,32 +366,37 @@ func (r *ngRun) kfakeGroup() ngGroup {
 	r.requests++
 	g := resp.(*kmsg.ConsumerGroupDescribeResponse).Groups[0]
 	out := ngGroup{state: strings.ToLower(g.State), epoch: g.Epoch, targetEpoch: g.AssignmentEpoch,
-		memberEpochs: map[string]int32{}, subs: map[string][]string{}, assigned: map[string]spec.Set{}}
+		memberEpochs: map[string]int32{}, subs: map[string][]string{}, assigned: map[string]spec.Set{}, target: map[string]spec.Set{}}
 	if g.ErrorCode != 0 {
 		out.state = "error " + errName(g.ErrorCode)
 	}
 	for _, m := range g.Members {
 		out.memberEpochs[m.MemberID] = m.MemberEpoch
 		out.subs[m.MemberID] = slices.Sorted(slices.Values(m.SubscribedTopics))
-		var rs []spec.Resource
-		for _, tp := range m.Assignment.TopicPartitions {
-			name, ok := r.ids.TopicName(tp.TopicID)
-			if !ok {
-				name = fmt.Sprintf("unknown-topic-%x", tp.TopicID[:4])
-			}
-			for _, p := range tp.Partitions {
-				rs = append(rs, spec.TP(name, p))
-			}
-		}
-		out.assigned[m.MemberID] = spec.NewSet(rs...)
+		out.assigned[m.MemberID] = r.kfakeSet(m.Assignment)
+		out.target[m.MemberID] = r.kfakeSet(m.TargetAssignment)
 	}
 	return out
+}
+
+func (r *ngRun) kfakeSet(a kmsg.Assignment) spec.Set {
+	var rs []spec.Resource
+	for _, tp := range a.TopicPartitions {
+		name, ok := r.ids.TopicName(tp.TopicID)
+		if !ok {
+			name = fmt.Sprintf("unknown-topic-%x", tp.TopicID[:4])
+		}
+		for _, p := range tp.Partitions {
+			rs = append(rs, spec.TP(name, p))
+		}
+	}
+	return spec.NewSet(rs...)
 }
 
 func (r *ngRun) oursGroup() ngGroup {
 	c := r.core
 	out := ngGroup{state: strings.ToLower(c.State().String()), epoch: int32(c.GroupEpoch()), targetEpoch: int32(c.TargetEpoch()),
-		memberEpochs: map[string]int32{}, subs: map[string][]string{}, assigned: map[string]spec.Set{}}
+		memberEpochs: map[string]int32{}, subs: map[string][]string{}, assigned: map[string]spec.Set{}, target: map[string]spec.Set{}}
 	if !c.Exists() {
 		out.state = "error GROUP_ID_NOT_FOUND"
 	}
@@ -385,13 +405,16 @@ func (r *ngRun) oursGroup() ngGroup {
 		out.memberEpochs[string(id)] = int32(s.Epoch)
 		out.subs[string(id)] = s.Subscription
 		out.assigned[string(id)] = s.Assigned
+		out.target[string(id)] = s.Target
 	}
 	return out
 }
 
 // ownership checks the properties every assignment must have: each
-// assigned partition exists, its member subscribes to its topic, and no
-// partition is assigned to two members.
+// assigned partition exists, no partition is assigned to two members, and
+// each member's target is within its subscription. (An assigned partition
+// may be of a topic the member no longer subscribes to while it revokes
+// it: Kafka keeps it assigned until then.)
 func (r *ngRun) ownership(g ngGroup) string {
 	var bad []string
 	owner := map[spec.Resource]string{}
@@ -400,13 +423,17 @@ func (r *ngRun) ownership(g ngGroup) string {
 			if n, ok := r.topic[p.Topic]; !ok || p.Partition < 0 || p.Partition >= n {
 				bad = append(bad, fmt.Sprintf("%s holds %s, which does not exist", id, p))
 			}
-			if !slices.Contains(g.subs[id], p.Topic) {
-				bad = append(bad, fmt.Sprintf("%s holds %s without subscribing to it", id, p))
-			}
 			if o, ok := owner[p]; ok {
 				bad = append(bad, fmt.Sprintf("%s and %s both hold %s", o, id, p))
 			}
 			owner[p] = id
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(g.target)) {
+		for _, p := range g.target[id] {
+			if !slices.Contains(g.subs[id], p.Topic) {
+				bad = append(bad, fmt.Sprintf("%s is targeted %s without subscribing to it", id, p))
+			}
 		}
 	}
 	if len(bad) == 0 {
