@@ -157,6 +157,7 @@ func TestClassicHarnessCatchesABrokenCoordinator(t *testing.T) {
 
 func TestClassicSequences(t *testing.T) {
 	f := newFake(t)
+	st := newTally()
 	for _, sq := range classicSequences {
 		t.Run(sq.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -172,7 +173,14 @@ func TestClassicSequences(t *testing.T) {
 				want = []string{}
 			}
 			checkDiffs(t, r.diffs, want)
-			t.Logf("%d requests", r.requests)
+			ids, _ := classify(r.diffs)
+			for _, id := range ids {
+				st.seen[id]++
+			}
+			st.sequences++
+			st.requests += r.requests
+			st.describes += r.describes
 		})
 	}
+	st.report(t)
 }

@@ -87,8 +87,10 @@ type classicRun struct {
 	// names maps each side's member ids to member names.
 	kNames, oNames map[string]string
 
-	diffs    []diff
-	requests int
+	diffs []diff
+	// requests counts the group requests sent to both sides, describes
+	// the state comparisons (a DescribeGroups and our core's Describe).
+	requests, describes int
 	// probe marks the next request sent as a probe (classicCall.probe).
 	probe bool
 	// stopped is set when the sequence diverged in a way that is the
@@ -270,13 +272,19 @@ func (r *classicRun) settle() {
 		if c.done {
 			continue
 		}
-		if c.oDone {
+		switch {
+		case c.oDone:
 			c.kDone = c.kp.wait(answerWait)
-		} else {
+		case c.step == r.step:
+			// Sent in this step and parked on our side: kfake's answer,
+			// if it gave one, is on its way.
 			if !graced {
 				time.Sleep(settle)
 				graced = true
 			}
+			c.kDone = c.kp.answered()
+		default:
+			// Parked on both sides since an earlier step.
 			c.kDone = c.kp.answered()
 		}
 		switch {
@@ -500,7 +508,7 @@ func (r *classicRun) compareState() {
 	if err != nil {
 		r.t.Fatalf("DescribeGroups: %v", err)
 	}
-	r.requests++
+	r.describes++
 	g := resp.(*kmsg.DescribeGroupsResponse).Groups[0]
 	d := r.core.Describe()
 	where := fmt.Sprintf("%s after step %d", r.group, r.step)

@@ -19,7 +19,7 @@ const (
 	// answered by kfake anyway (after kfake has handled it and a later
 	// request): kfake answers on the same loop turn, so only goroutine
 	// scheduling and loopback I/O stand between the two.
-	settle = 10 * time.Millisecond
+	settle = 5 * time.Millisecond
 	// answerWait bounds the wait for an answer our coordinator gave (and
 	// kfake gave before the DescribeGroups that follows, if it did).
 	answerWait = 250 * time.Millisecond

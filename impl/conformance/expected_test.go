@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -381,5 +382,40 @@ func checkDiffs(t harnessT, diffs []diff, want []string) {
 	}
 	for _, d := range diffs {
 		t.Logf("difference: %s", d)
+	}
+}
+
+// TestEveryExpectedDifferenceHasASequence makes sure each row of
+// expectedDiffs is shown by a hand-written sequence (whose test then fails
+// if it stops showing it), and that the ids are distinct.
+func TestEveryExpectedDifferenceHasASequence(t *testing.T) {
+	shown := map[string]bool{}
+	for _, sq := range classicSequences {
+		for _, id := range sq.want {
+			shown[id] = true
+		}
+	}
+	for _, sq := range ngSequences {
+		for _, id := range sq.want {
+			shown[id] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range expectedDiffs {
+		if seen[e.ID] {
+			t.Errorf("row %s appears twice", e.ID)
+		}
+		seen[e.ID] = true
+		if !shown[e.ID] {
+			t.Errorf("row %s (%s) is shown by no hand-written sequence", e.ID, e.Why)
+		}
+		if e.Class != kfakeBug && e.Class != deliberate && e.Class != oursBug {
+			t.Errorf("row %s has no classification", e.ID)
+		}
+	}
+	for id := range shown {
+		if !seen[id] {
+			t.Errorf("a sequence expects %s, which is not a row", id)
+		}
 	}
 }

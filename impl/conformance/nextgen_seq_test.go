@@ -206,6 +206,7 @@ func TestNextGenHarnessCatchesABrokenCoordinator(t *testing.T) {
 
 func TestNextGenSequences(t *testing.T) {
 	f := newFake(t)
+	st := newTally()
 	for _, sq := range ngSequences {
 		t.Run(sq.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -219,7 +220,14 @@ func TestNextGenSequences(t *testing.T) {
 				want = []string{}
 			}
 			checkDiffs(t, r.diffs, want)
-			t.Logf("%d requests", r.requests)
+			ids, _ := classify(r.diffs)
+			for _, id := range ids {
+				st.seen[id]++
+			}
+			st.sequences++
+			st.requests += r.requests
+			st.describes += r.describes
 		})
 	}
+	st.report(t)
 }

@@ -58,11 +58,13 @@ type ngRun struct {
 	// assignments are compared exactly, not only by their properties.
 	deterministic bool
 
-	timers   map[nextgen.Timer]nextgen.Millis
-	members  map[string]*ngMember
-	step     int
-	requests int
-	diffs    []diff
+	timers  map[nextgen.Timer]nextgen.Millis
+	members map[string]*ngMember
+	step    int
+	// requests counts the heartbeats sent to both sides, describes the
+	// state comparisons (a ConsumerGroupDescribe and our core's state).
+	requests, describes int
+	diffs               []diff
 	// context is the diff context of the step being compared.
 	context string
 	// wasParked is set once a static member was parked at -2 on our side.
@@ -363,7 +365,7 @@ func (r *ngRun) kfakeGroup() ngGroup {
 	if err != nil {
 		r.t.Fatalf("ConsumerGroupDescribe: %v", err)
 	}
-	r.requests++
+	r.describes++
 	g := resp.(*kmsg.ConsumerGroupDescribeResponse).Groups[0]
 	out := ngGroup{state: strings.ToLower(g.State), epoch: g.Epoch, targetEpoch: g.AssignmentEpoch,
 		memberEpochs: map[string]int32{}, subs: map[string][]string{}, assigned: map[string]spec.Set{}, target: map[string]spec.Set{}}

@@ -50,15 +50,21 @@ func rapidDefaults(t *testing.T, checks int) string {
 	return seed
 }
 
-// tally counts what the generated sequences compared.
+// tally counts what the sequences compared.
 type tally struct {
-	sequences, requests, stopped int
-	seen                         map[string]int
+	sequences, requests, describes int
+	// stopped counts the sequences that stopped comparing early, by
+	// reason: "leader" (the two chose different leaders, the protocol's
+	// freedom) or the id of an expected row with Stops.
+	stopped map[string]int
+	seen    map[string]int
 }
 
+func newTally() *tally { return &tally{stopped: map[string]int{}, seen: map[string]int{}} }
+
 func (s *tally) report(t *testing.T) {
-	t.Logf("%d sequences, %d requests compared; %d sequences stopped early (a leader the two chose differently, or a difference after which the states part); expected differences seen (sequences): %v",
-		s.sequences, s.requests, s.stopped, s.seen)
+	t.Logf("%d sequences, %d requests sent to both and their answers compared, %d state comparisons; sequences stopped early, by reason: %v; expected differences seen (in how many sequences): %v",
+		s.sequences, s.requests, s.describes, s.stopped, s.seen)
 }
 
 // TestClassicRapid drives both classic coordinators with generated
@@ -69,9 +75,9 @@ func (s *tally) report(t *testing.T) {
 // and leaves. Any difference that no row of expectedDiffs explains fails
 // the test.
 func TestClassicRapid(t *testing.T) {
-	rapidDefaults(t, 25)
+	rapidDefaults(t, 30)
 	f := newFake(t)
-	st := &tally{seen: map[string]int{}}
+	st := newTally()
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
@@ -145,8 +151,12 @@ func TestClassicRapid(t *testing.T) {
 		}
 		st.sequences++
 		st.requests += r.requests
-		if r.stopped != "" {
-			st.stopped++
+		st.describes += r.describes
+		switch {
+		case strings.HasPrefix(r.stopped, "after "):
+			st.stopped[strings.TrimPrefix(r.stopped, "after ")]++
+		case r.stopped != "":
+			st.stopped["leader"]++
 			rt.Logf("stopped: %s", r.stopped)
 		}
 		for _, id := range ids {
@@ -165,9 +175,9 @@ func TestClassicRapid(t *testing.T) {
 // assignor to the coordinators (kfake's own sticky "uniform", Kafka's
 // uniform here) and compare the ownership properties only.
 func TestNextGenRapid(t *testing.T) {
-	rapidDefaults(t, 40)
+	rapidDefaults(t, 100)
 	f := newFake(t)
-	st := &tally{seen: map[string]int{}}
+	st := newTally()
 	n := 0
 	subsets := [][]string{{"orders"}, {"payments"}, {"orders", "payments"}}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -247,8 +257,9 @@ func TestNextGenRapid(t *testing.T) {
 		}
 		st.sequences++
 		st.requests += r.requests
+		st.describes += r.describes
 		if stopped != "" {
-			st.stopped++
+			st.stopped[strings.TrimPrefix(stopped, "after ")]++
 		}
 		for _, id := range ids {
 			st.seen[id]++
