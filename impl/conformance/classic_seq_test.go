@@ -80,6 +80,50 @@ var classicSequences = []struct {
 		r.sync("a")
 		r.sync("b")
 	}, nil},
+	// Static membership (KIP-345).
+	{"StaticJoinAndRestartFollower", func(r *classicRun) {
+		r.static("a", "instance-a")
+		r.static("b", "instance-b")
+		r.join("a") // a static member joins at once, without MEMBER_ID_REQUIRED
+		r.sync("a")
+		r.join("b")
+		r.join("a")
+		r.sync("a")
+		r.sync("b")
+		r.restart("b")      // b comes back under a new member id: no rebalance
+		r.sync("b")         // and gets its assignment back
+		r.heartbeatOld("b") // b's old member id is fenced
+		r.heartbeat("b", 0)
+		r.heartbeat("a", 0)
+	}, nil},
+	{"StaticRestartLeader", func(r *classicRun) {
+		r.static("a", "instance-a")
+		r.static("b", "instance-b")
+		r.join("a")
+		r.sync("a")
+		r.join("b")
+		r.join("a")
+		r.sync("a")
+		r.sync("b")
+		r.restart("a") // the leader: SkipAssignment (KIP-814)
+		r.sync("a")
+		r.heartbeatOld("a")
+		r.heartbeat("b", 0)
+	}, nil},
+	{"StaticLeave", func(r *classicRun) {
+		r.static("a", "instance-a")
+		r.static("b", "instance-b")
+		r.join("a")
+		r.sync("a")
+		r.join("b")
+		r.join("a")
+		r.sync("a")
+		r.sync("b")
+		r.leave("b") // by instance id
+		r.heartbeat("a", 0)
+		r.join("a")
+		r.sync("a")
+	}, nil},
 	// Probes of corners where the two may differ.
 	{"PendingMemberHoldsTheBarrier", func(r *classicRun) {
 		r.join("a") // MEMBER_ID_REQUIRED: a's id is pending

@@ -44,7 +44,13 @@ type classicMember struct {
 	wire *wireClient
 	// meta is the metadata version the member joins with.
 	meta int
-	k, o classicView
+	// instance is the static member's instance id (KIP-345), "" for a
+	// dynamic member.
+	instance string
+	k, o     classicView
+	// oldK and oldO are the views before the last restart of a static
+	// member (its previous member id).
+	oldK, oldO classicView
 }
 
 // classicCall is one request sent to both sides.
@@ -183,9 +189,16 @@ func name(m map[string]string, id string) string {
 	return "unknown-id"
 }
 
+// side is what a request builder knows of the side it builds for.
+type side struct {
+	kfake bool
+	// name maps the side's member ids to member names.
+	name func(id string) string
+}
+
 // send sends the same request to both sides: build makes it from the
 // member's view on each side.
-func (r *classicRun) send(member, api string, build func(v classicView, nameOf func(string) string) kmsg.Request) *classicCall {
+func (r *classicRun) send(member, api string, build func(v classicView, sd side) kmsg.Request) *classicCall {
 	r.t.Helper()
 	if r.stopped != "" {
 		return nil
@@ -193,7 +206,7 @@ func (r *classicRun) send(member, api string, build func(v classicView, nameOf f
 	m := r.members[member]
 	r.step++
 	r.requests++
-	c := &classicCall{step: r.step, member: member, api: api, kreq: build(m.k, r.kName), oreq: build(m.o, r.oName), probe: r.probe}
+	c := &classicCall{step: r.step, member: member, api: api, kreq: build(m.k, side{kfake: true, name: r.kName}), oreq: build(m.o, side{name: r.oName}), probe: r.probe}
 	r.probe = false
 	r.calls = append(r.calls, c)
 	r.t.Logf("step %d: %s sends %s (kfake: %s, ours: %s)", r.step, member, api, reqText(c.kreq, r.kName), reqText(c.oreq, r.oName))
@@ -414,10 +427,10 @@ func (r *classicRun) compare(c *classicCall) {
 			}
 			var km, om []string
 			for _, x := range kr.Members {
-				km = append(km, r.kName(x.MemberID)+"="+string(x.ProtocolMetadata))
+				km = append(km, r.kName(x.MemberID)+"/"+deref(x.InstanceID)+"="+string(x.ProtocolMetadata))
 			}
 			for _, x := range o.Members {
-				om = append(om, r.oName(string(x.MemberID))+"="+string(x.Metadata))
+				om = append(om, r.oName(string(x.MemberID))+"/"+x.InstanceID+"="+string(x.Metadata))
 			}
 			sort.Strings(km)
 			sort.Strings(om)
@@ -557,13 +570,14 @@ func (r *classicRun) joinOther(member, protocolType string) *classicCall {
 
 func (r *classicRun) joinWith(member, protocolType, protocol string) *classicCall {
 	m := r.members[member]
-	return r.send(member, "JoinGroup", func(v classicView, nameOf func(string) string) kmsg.Request {
+	return r.send(member, "JoinGroup", func(v classicView, sd side) kmsg.Request {
 		q := kmsg.NewPtrJoinGroupRequest()
 		q.Version = 9
 		q.Group = r.group
 		q.SessionTimeoutMillis = sessionTimeoutMs
 		q.RebalanceTimeoutMillis = rebalanceTimeoutMs
 		q.MemberID = v.id
+		q.InstanceID = m.instancePtr()
 		q.ProtocolType = protocolType
 		p := kmsg.NewJoinGroupRequestProtocol()
 		p.Name = protocol
@@ -590,17 +604,18 @@ func (r *classicRun) syncEmpty(member string, empty ...string) *classicCall {
 }
 
 func (r *classicRun) syncWith(member string, omit, empty []string) *classicCall {
-	return r.send(member, "SyncGroup", func(v classicView, nameOf func(string) string) kmsg.Request {
+	return r.send(member, "SyncGroup", func(v classicView, sd side) kmsg.Request {
 		q := kmsg.NewPtrSyncGroupRequest()
 		q.Version = 5
 		q.Group = r.group
 		q.Generation = v.gen
 		q.MemberID = v.id
+		q.InstanceID = r.members[member].instancePtr()
 		q.ProtocolType = kmsg.StringPtr(classicProtocolType)
 		q.Protocol = kmsg.StringPtr(classicProtocol)
 		if v.leader == v.id && v.id != "" {
 			for _, id := range v.members {
-				n := nameOf(id)
+				n := sd.name(id)
 				if slices.Contains(omit, n) {
 					continue
 				}
@@ -618,12 +633,53 @@ func (r *classicRun) syncWith(member string, omit, empty []string) *classicCall 
 }
 
 func (r *classicRun) heartbeat(member string, genDelta int32) *classicCall {
-	return r.send(member, "Heartbeat", func(v classicView, nameOf func(string) string) kmsg.Request {
+	return r.send(member, "Heartbeat", func(v classicView, sd side) kmsg.Request {
 		q := kmsg.NewPtrHeartbeatRequest()
 		q.Version = 4
 		q.Group = r.group
 		q.Generation = v.gen + genDelta
 		q.MemberID = v.id
+		q.InstanceID = r.members[member].instancePtr()
+		return q
+	})
+}
+
+// static makes member a static member with the given instance id.
+func (r *classicRun) static(member, instance string) { r.members[member].instance = instance }
+
+func (m *classicMember) instancePtr() *string {
+	if m.instance == "" {
+		return nil
+	}
+	return kmsg.StringPtr(m.instance)
+}
+
+// restart is a static member's process starting again: it forgets its
+// member id and joins with its instance id (KIP-345); what it knew before
+// is kept for heartbeatOld.
+func (r *classicRun) restart(member string) *classicCall {
+	m := r.members[member]
+	m.oldK, m.oldO = m.k, m.o
+	m.k, m.o = classicView{gen: -1}, classicView{gen: -1}
+	return r.join(member)
+}
+
+// heartbeatOld sends a heartbeat of the static member's previous
+// incarnation (its old member id, generation and instance id).
+func (r *classicRun) heartbeatOld(member string) *classicCall {
+	m := r.members[member]
+	r.probe = true
+	return r.send(member, "Heartbeat", func(v classicView, sd side) kmsg.Request {
+		old := m.oldO
+		if sd.kfake {
+			old = m.oldK
+		}
+		q := kmsg.NewPtrHeartbeatRequest()
+		q.Version = 4
+		q.Group = r.group
+		q.Generation = old.gen
+		q.MemberID = old.id
+		q.InstanceID = m.instancePtr()
 		return q
 	})
 }
@@ -631,7 +687,7 @@ func (r *classicRun) heartbeat(member string, genDelta int32) *classicCall {
 // heartbeatAs sends a heartbeat with a member id nobody has.
 func (r *classicRun) heartbeatAs(member, id string) *classicCall {
 	r.probe = true
-	return r.send(member, "Heartbeat", func(v classicView, nameOf func(string) string) kmsg.Request {
+	return r.send(member, "Heartbeat", func(v classicView, sd side) kmsg.Request {
 		q := kmsg.NewPtrHeartbeatRequest()
 		q.Version = 4
 		q.Group = r.group
@@ -642,12 +698,13 @@ func (r *classicRun) heartbeatAs(member, id string) *classicCall {
 }
 
 func (r *classicRun) leave(member string) *classicCall {
-	return r.send(member, "LeaveGroup", func(v classicView, nameOf func(string) string) kmsg.Request {
+	return r.send(member, "LeaveGroup", func(v classicView, sd side) kmsg.Request {
 		q := kmsg.NewPtrLeaveGroupRequest()
 		q.Version = 5
 		q.Group = r.group
 		lm := kmsg.NewLeaveGroupRequestMember()
 		lm.MemberID = v.id
+		lm.InstanceID = r.members[member].instancePtr()
 		q.Members = append(q.Members, lm)
 		return q
 	})

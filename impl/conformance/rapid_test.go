@@ -84,6 +84,7 @@ func TestClassicRapid(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		r := newClassicRun(ctx, rt, f, fmt.Sprintf("classic-rapid-%d", n), "a", "b", "c")
+		r.static("c", "instance-c")
 		rt.Repeat(map[string]func(*rapid.T){
 			"step": func(rt *rapid.T) {
 				if r.stopped != "" {
@@ -91,11 +92,13 @@ func TestClassicRapid(t *testing.T) {
 				}
 				// Every move valid now: a new member joins (its
 				// MEMBER_ID_REQUIRED and its join with the id, as one
-				// move, so that no id handed out waits while others join);
-				// a member with an id rejoins (perhaps with a new
-				// subscription), syncs, heartbeats (its generation, one
-				// above or one below) or leaves; anyone sends a heartbeat
-				// with an id nobody has.
+				// move, so that no id handed out waits while others join;
+				// the static member c joins at once); a member with an id
+				// rejoins (perhaps with a new subscription), syncs,
+				// heartbeats (its generation, one above or one below) or
+				// leaves; c restarts under its instance id, and its old
+				// incarnation heartbeats; anyone sends a heartbeat with an
+				// id nobody has.
 				var moves []string
 				for _, name := range r.order {
 					m := r.members[name]
@@ -109,13 +112,25 @@ func TestClassicRapid(t *testing.T) {
 					for _, mv := range []string{"rejoin", "resubscribe", "sync", "heartbeat", "heartbeat", "heartbeat+1", "heartbeat-1", "leave"} {
 						moves = append(moves, mv+" "+name)
 					}
+					if m.instance != "" {
+						moves = append(moves, "restart "+name)
+						if m.oldK.id != "" && m.oldO.id != "" {
+							moves = append(moves, "heartbeat-old "+name)
+						}
+					}
 				}
 				moves = append(moves, "unknown a")
 				move, name, _ := strings.Cut(rapid.SampledFrom(moves).Draw(rt, "move"), " ")
 				switch move {
 				case "new":
 					r.join(name)
-					r.join(name)
+					if r.members[name].instance == "" {
+						r.join(name)
+					}
+				case "restart":
+					r.restart(name)
+				case "heartbeat-old":
+					r.heartbeatOld(name)
 				case "resubscribe":
 					r.members[name].meta++
 					r.join(name)
