@@ -63,6 +63,8 @@ type Options struct {
 	// Timeout bounds the linearizability check (0: none); a check that
 	// runs out of time leaves Linearizable not judged.
 	Timeout time.Duration
+	// Limits bound what CheckFile reads (zero: trace's defaults).
+	Limits trace.Limits
 }
 
 // Report is the judgement of one trace.
@@ -103,7 +105,7 @@ func (r Report) Verdict(law spec.Law) (Verdict, bool) {
 	return Verdict{}, false
 }
 
-// CheckFile reads the trace at path (trace.Read with default limits) and
+// CheckFile reads the trace at path (trace.Read with Options.Limits) and
 // checks it; Options.Name defaults to path.
 func CheckFile(path string, opts Options) (Report, error) {
 	f, err := os.Open(path)
@@ -111,7 +113,7 @@ func CheckFile(path string, opts Options) (Report, error) {
 		return Report{}, err
 	}
 	defer f.Close()
-	tr, err := trace.Read(f, trace.Limits{})
+	tr, err := trace.Read(f, opts.Limits)
 	if err != nil {
 		return Report{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rebalance-ref/rebalance/checker/oracle"
+	"github.com/rebalance-ref/rebalance/spec/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -26,6 +27,7 @@ type traceCheckOptions struct {
 	asJSON  bool
 	out     string
 	timeout time.Duration
+	limits  trace.Limits
 }
 
 func newTraceCheckCmd() *cobra.Command {
@@ -56,6 +58,8 @@ trace cannot be read or on a usage error.`,
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON report per trace, one per line")
 	f.StringVar(&o.out, "out", "", "directory for the pictures of failing traces (default $TMPDIR/rebalance-trace)")
 	f.DurationVar(&o.timeout, "timeout", time.Minute, "bound on porcupine's check of each trace (0: none); past it, linearizability is not judged")
+	f.IntVar(&o.limits.MaxEvents, "max-events", trace.DefaultMaxEvents, "refuse a trace of more events")
+	f.Int64Var(&o.limits.MaxBytes, "max-bytes", trace.DefaultMaxBytes, "refuse a trace of more bytes")
 	return c
 }
 
@@ -73,7 +77,7 @@ func checkTraces(cmd *cobra.Command, files []string, o traceCheckOptions) error 
 	failed := false
 	var unreadable error
 	for _, f := range files {
-		rep, err := oracle.CheckFile(f, oracle.Options{OutDir: o.out, Timeout: o.timeout})
+		rep, err := oracle.CheckFile(f, oracle.Options{OutDir: o.out, Timeout: o.timeout, Limits: o.limits})
 		if err != nil && rep.Name == "" {
 			unreadable = errors.Join(unreadable, err)
 			fmt.Fprintf(cmd.ErrOrStderr(), "rebalance: trace %v\n", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"slices"
 
@@ -18,16 +19,29 @@ import (
 type Limits struct {
 	// MaxLine is the longest line in bytes (default 1 MiB).
 	MaxLine int
-	// MaxEvents is the most events (default 20,000,000).
+	// MaxEvents is the most events (default 5,000,000).
 	MaxEvents int
+	// MaxBytes is the most bytes (default 512 MiB: about five million
+	// events, which take some 3 GiB to judge).
+	MaxBytes int64
 }
+
+// The default limits.
+const (
+	DefaultMaxLine   = 1 << 20
+	DefaultMaxEvents = 5_000_000
+	DefaultMaxBytes  = 512 << 20
+)
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxLine <= 0 {
-		l.MaxLine = 1 << 20
+		l.MaxLine = DefaultMaxLine
 	}
 	if l.MaxEvents <= 0 {
-		l.MaxEvents = 20_000_000
+		l.MaxEvents = DefaultMaxEvents
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
 	}
 	return l
 }
@@ -57,7 +71,7 @@ func (e *LineError) Unwrap() error { return e.Err }
 func Read(r io.Reader, lim Limits) (*Trace, error) {
 	lim = lim.withDefaults()
 	tr := &Trace{}
-	if n, ok, err := countLines(r); err != nil {
+	if n, ok, err := countLines(r, lim.MaxBytes); err != nil {
 		return nil, &LineError{1, err}
 	} else if ok {
 		// Grown once: a million events copied again and again as the
@@ -67,8 +81,12 @@ func Read(r io.Reader, lim Limits) (*Trace, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	st := newState()
 	fast := newFastDecoder()
+	var read int64
 	for n := 1; ; n++ {
 		line, err := readLine(br, lim.MaxLine)
+		if read += int64(len(line)) + 1; read > lim.MaxBytes+1 {
+			return nil, &LineError{n, fmt.Errorf("the trace goes past %d bytes (the reader's limit)", lim.MaxBytes)}
+		}
 		if errors.Is(err, io.EOF) && line == nil {
 			if n == 1 {
 				return nil, &LineError{1, errors.New("empty trace: want a header line")}
@@ -104,22 +122,29 @@ func Read(r io.Reader, lim Limits) (*Trace, error) {
 }
 
 // countLines counts the lines left in r when r can seek back (a file, a
-// bytes.Reader), and leaves it where it was; false when r cannot seek,
-// an error when it cannot seek back.
-func countLines(r io.Reader) (int, bool, error) {
+// bytes.Reader), and leaves it where it was; false when r cannot seek or
+// holds more than max bytes (Read refuses it at the limit), an error when
+// it cannot seek back.
+func countLines(r io.Reader, max int64) (int, bool, error) {
 	s, ok := r.(io.ReadSeeker)
 	if !ok {
 		return 0, false, nil
+	}
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+			return 0, false, nil
+		}
 	}
 	at, err := s.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return 0, false, nil
 	}
-	n := 0
+	n, total := 0, int64(0)
 	buf := make([]byte, 256<<10)
-	for {
+	for total <= max {
 		k, err := s.Read(buf)
 		n += bytes.Count(buf[:k], []byte{'\n'})
+		total += int64(k)
 		if err != nil {
 			break
 		}
@@ -127,7 +152,7 @@ func countLines(r io.Reader) (int, bool, error) {
 	if _, err := s.Seek(at, io.SeekStart); err != nil {
 		return 0, false, fmt.Errorf("counting the lines: cannot seek back: %v", err)
 	}
-	return n, true, nil
+	return n, total <= max, nil
 }
 
 // readLine returns the next line without its newline; io.EOF with a nil

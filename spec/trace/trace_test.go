@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -74,6 +76,41 @@ func TestReadLimits(t *testing.T) {
 	if tr, err := Read(strings.NewReader(many), Limits{MaxEvents: 4}); err != nil || len(tr.Events) != 4 {
 		t.Fatalf("at the limit: %v", err)
 	}
+	// An endless stream of good events is refused where it goes past the
+	// byte limit, without reading on.
+	endless := io.MultiReader(strings.NewReader(header+"\n"), &repeat{line: []byte(`{"t":1,"kind":"quiet"}` + "\n")})
+	if _, err := Read(endless, Limits{MaxBytes: 1 << 20}); err == nil || !strings.Contains(err.Error(), "goes past 1048576 bytes") || !strings.Contains(err.Error(), "line 45") {
+		t.Fatalf("an endless trace: %v", err)
+	}
+	// A file of a gigabyte of zeros (sparse: nothing is written) is
+	// refused at its first line.
+	f, err := os.CreateTemp(t.TempDir(), "zeros")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(f, Limits{}); err == nil || !strings.Contains(err.Error(), "line 1: longer than 1048576 bytes") {
+		t.Fatalf("a gigabyte of zeros: %v", err)
+	}
+}
+
+// repeat reads line again and again, for ever.
+type repeat struct {
+	line []byte
+	at   int
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		k := copy(p[n:], r.line[r.at:])
+		n += k
+		r.at = (r.at + k) % len(r.line)
+	}
+	return n, nil
 }
 
 // TestRecorderRoundTrip: what a Recorder writes reads back as the same
