@@ -163,10 +163,14 @@ func Check(h spec.History, opts Options) (Result, error) {
 // the linearization info WriteHTML draws.
 func Linearize(h spec.History, timeout time.Duration) Result {
 	ops := Operations(h)
-	verdict, info := porcupine.CheckOperationsVerbose(Model(), ops, timeout)
-	res := Result{Linearizable: verdict, Operations: len(ops), info: info}
-	if verdict == porcupine.Illegal {
-		res.IllegalResources, res.IllegalAt = illegalResources(ops, info)
+	// The plain check first: the verbose one, which keeps what the
+	// visualization draws, is needed only for an Illegal history.
+	res := Result{Linearizable: porcupine.CheckOperationsTimeout(Model(), ops, timeout), Operations: len(ops)}
+	if res.Linearizable == porcupine.Illegal {
+		res.Linearizable, res.info = porcupine.CheckOperationsVerbose(Model(), ops, timeout)
+	}
+	if res.Linearizable == porcupine.Illegal {
+		res.IllegalResources, res.IllegalAt = illegalResources(ops, res.info)
 	}
 	return res
 }
