@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
@@ -43,7 +44,7 @@ file cannot be read or does not replay.`,
 				return usageError{err}
 			}
 			if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
-				return checkTraces(cmd, []string{args[0]}, traceCheckOptions{out: out})
+				return checkTraces(cmd, []string{args[0]}, traceCheckOptions{out: out, timeout: time.Minute})
 			}
 			return replayCounterexample(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], string(b))
 		},
