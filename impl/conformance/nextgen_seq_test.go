@@ -219,14 +219,7 @@ func TestNextGenSequences(t *testing.T) {
 			if want == nil {
 				want = []string{}
 			}
-			checkDiffs(t, r.diffs, want)
-			ids, _ := classify(r.diffs)
-			for _, id := range ids {
-				st.seen[id]++
-			}
-			st.sequences++
-			st.requests += r.requests
-			st.describes += r.describes
+			st.add(t, r.diffs, want, r.requests, r.describes)
 		})
 	}
 	st.report(t)

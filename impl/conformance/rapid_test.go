@@ -62,6 +62,21 @@ type tally struct {
 
 func newTally() *tally { return &tally{stopped: map[string]int{}, seen: map[string]int{}} }
 
+// add counts one sequence that sent requests and described the group
+// describes times: every difference it found is an expected row (t errs
+// on a new one) and, when want is not nil, exactly the rows want names.
+func (s *tally) add(t harnessT, diffs []diff, want []string, requests, describes int) {
+	t.Helper()
+	checkDiffs(t, diffs, want)
+	ids, _ := classify(diffs)
+	for _, id := range ids {
+		s.seen[id]++
+	}
+	s.sequences++
+	s.requests += requests
+	s.describes += describes
+}
+
 func (s *tally) report(t *testing.T) {
 	t.Logf("%d sequences, %d requests sent to both and their answers compared, %d state comparisons; sequences stopped early, by reason: %v; expected differences seen (in how many sequences): %v",
 		s.sequences, s.requests, s.describes, s.stopped, s.seen)
@@ -160,22 +175,13 @@ func TestClassicRapid(t *testing.T) {
 			},
 		})
 		r.finish()
-		ids, unknown := classify(r.diffs)
-		for _, d := range unknown {
-			rt.Errorf("new difference: %s", d)
-		}
-		st.sequences++
-		st.requests += r.requests
-		st.describes += r.describes
+		st.add(rt, r.diffs, nil, r.requests, r.describes)
 		switch {
 		case strings.HasPrefix(r.stopped, "after "):
 			st.stopped[strings.TrimPrefix(r.stopped, "after ")]++
 		case r.stopped != "":
 			st.stopped["leader"]++
 			rt.Logf("stopped: %s", r.stopped)
-		}
-		for _, id := range ids {
-			st.seen[id]++
 		}
 	})
 	st.report(t)
@@ -266,18 +272,9 @@ func TestNextGenRapid(t *testing.T) {
 				}
 			},
 		})
-		ids, unknown := classify(r.diffs)
-		for _, d := range unknown {
-			rt.Errorf("new difference: %s", d)
-		}
-		st.sequences++
-		st.requests += r.requests
-		st.describes += r.describes
+		st.add(rt, r.diffs, nil, r.requests, r.describes)
 		if stopped != "" {
 			st.stopped[strings.TrimPrefix(stopped, "after ")]++
-		}
-		for _, id := range ids {
-			st.seen[id]++
 		}
 	})
 	st.report(t)

@@ -83,8 +83,8 @@ func Read(r io.Reader, lim Limits) (*Trace, error) {
 	fast := newFastDecoder()
 	var read int64
 	for n := 1; ; n++ {
-		line, err := readLine(br, lim.MaxLine)
-		if read += int64(len(line)) + 1; read > lim.MaxBytes+1 {
+		line, took, err := readLine(br, lim.MaxLine)
+		if read += int64(took); read > lim.MaxBytes {
 			return nil, &LineError{n, fmt.Errorf("the trace goes past %d bytes (the reader's limit)", lim.MaxBytes)}
 		}
 		if errors.Is(err, io.EOF) && line == nil {
@@ -155,28 +155,33 @@ func countLines(r io.Reader, max int64) (int, bool, error) {
 	return n, total <= max, nil
 }
 
-// readLine returns the next line without its newline; io.EOF with a nil
-// line at the end. A line longer than max is an error, read no further.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
+// readLine returns the next line without its newline and how many bytes
+// it took, newline included; io.EOF with a nil line at the end. A line
+// longer than max is an error, read no further. The line is good until
+// the next call.
+func readLine(br *bufio.Reader, max int) ([]byte, int, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if line == nil && err == nil && len(chunk) <= max+1 {
+			return chunk[:len(chunk)-1], len(chunk), nil // the usual case, not copied
+		}
 		line = append(line, chunk...)
 		if len(line) > max+1 || (len(line) > max && !bytes.HasSuffix(line, []byte("\n"))) {
-			return nil, fmt.Errorf("longer than %d bytes", max)
+			return nil, len(line), fmt.Errorf("longer than %d bytes", max)
 		}
 		switch {
 		case err == nil:
-			return line[:len(line)-1], nil
+			return line[:len(line)-1], len(line), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
 			if len(line) == 0 {
-				return nil, io.EOF
+				return nil, 0, io.EOF
 			}
-			return line, nil
+			return line, len(line), nil
 		default:
-			return nil, err
+			return nil, len(line), err
 		}
 	}
 }

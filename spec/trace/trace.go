@@ -268,10 +268,6 @@ func (e Event) shape() string {
 	return ""
 }
 
-// IsCallback reports whether k is a rebalance callback with a call and a
-// return time.
-func (k Kind) IsCallback() bool { return k == Assigned || k == Revoked || k == Lost }
-
 // Trace is a whole trace: its header and its events in file order.
 type Trace struct {
 	Header Header

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -258,5 +260,159 @@ func TestFromHistory(t *testing.T) {
 	}
 	if _, err := FromHistory(spec.History{Observations: []spec.Observation{{Kind: spec.Assigned}}}, Header{}); err == nil {
 		t.Fatal("an invalid history was written")
+	}
+}
+
+// TestFastDecoderTakes: the fast decoder takes the plain lines a Recorder
+// writes (or a person), whitespace included, and declines what only
+// encoding/json may decide: another spelling of a key, an escape, a
+// fraction, a leading zero, null, a key twice, a value too large, bytes
+// that are not UTF-8, anything after the object.
+func TestFastDecoderTakes(t *testing.T) {
+	for _, line := range []string{
+		`{"t":1,"call":0,"kind":"assigned","process":"A","member":"m","generation":-1,"resources":["t-0","t-1"]}`,
+		`{"t":5,"kind":"topic","topic":"t","partitions":3}`,
+		`{"t":5,"kind":"response","api":"Heartbeat","error":27,"instance":"i","client":"c"}`,
+		`{"t":5,"kind":"join","process":"A","topics":[]}`,
+		"\t{ \"t\" : 0 ,\r\"kind\" : \"quiet\" , \"topics\" : [ \"a\" , \"b\" ] } ",
+		`{"t":0,"kind":"qu€et"}`,
+		`{}`,
+	} {
+		got, ok := newFastDecoder().decode([]byte(line))
+		var want Event
+		if err := strict([]byte(line), &want); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if !ok || !gocmp.Equal(want, got, gocmp.AllowUnexported(Event{})) {
+			t.Errorf("%q: taken %v, %+v, want %+v", line, ok, got, want)
+		}
+	}
+	for _, line := range []string{
+		`{"T":1}`, `{"t":1,"kind":"qu\u0069et"}`, `{"t":1.5}`, `{"t":1e3}`, `{"t":01}`, `{"t":-}`, `{"call":null}`,
+		`{"t":1,"t":2}`, `{"generation":2147483648}`, `{"error":32768}`, "{\"kind\":\"\xff\"}", `{"t":1} x`,
+		`{"t":1 "kind":"quiet"}`, `{"t" 1}`, `{"resources":["a" "b"]}`, `{"resources":"a"}`, `{"topics":[1]}`,
+		`["t"]`, `{"t":1`, `{"kind":"a`, "{\"kind\":\"a\nb\"}", `{"colour":"red"}`, `{"t":1,}`, `{"process":1}`,
+	} {
+		if _, ok := newFastDecoder().decode([]byte(line)); ok {
+			t.Errorf("%q: taken, want it left to encoding/json", line)
+		}
+	}
+}
+
+// TestFastDecoderInterns: names that repeat share their bytes, up to a
+// bound on the table.
+func TestFastDecoderInterns(t *testing.T) {
+	d := newFastDecoder()
+	a, _ := d.decode([]byte(`{"process":"A","resources":["t-0"]}`))
+	b, _ := d.decode([]byte(`{"process":"A","resources":["t-0"]}`))
+	if unsafe.StringData(a.Process) != unsafe.StringData(b.Process) || unsafe.StringData(a.Resources[0]) != unsafe.StringData(b.Resources[0]) {
+		t.Error("a repeated name is not interned")
+	}
+	for i := range 1<<16 + 10 {
+		d.decode([]byte(fmt.Sprintf(`{"process":"P%d"}`, i)))
+	}
+	if n := len(d.names); n > 1<<16+1 {
+		t.Errorf("the table holds %d names, want at most %d", n, 1<<16+1)
+	}
+}
+
+// TestReadBoundaries: a line of exactly the line limit and a trace of
+// exactly the byte limit are read; one byte more is refused. A trace read
+// from a seekable input is held in one allocation of its events.
+func TestReadBoundaries(t *testing.T) {
+	event := `{"t":1,"kind":"quiet"}`
+	in := header + "\n" + event + "\n" + event + "\n"
+	if tr, err := Read(strings.NewReader(in), Limits{MaxLine: len(header)}); err != nil || len(tr.Events) != 2 {
+		t.Fatalf("lines at the limit: %v", err)
+	}
+	if _, err := Read(strings.NewReader(in), Limits{MaxLine: len(header) - 1}); err == nil || !strings.Contains(err.Error(), "line 1: longer than") {
+		t.Fatalf("a line one byte over: %v", err)
+	}
+	if tr, err := Read(strings.NewReader(in), Limits{MaxBytes: int64(len(in))}); err != nil || len(tr.Events) != 2 {
+		t.Fatalf("a trace at the byte limit: %v", err)
+	}
+	if _, err := Read(strings.NewReader(in), Limits{MaxBytes: int64(len(in)) - 1}); err == nil || !strings.Contains(err.Error(), "line 3: the trace goes past") {
+		t.Fatalf("a trace one byte over: %v", err)
+	}
+	tr, err := Read(strings.NewReader(in), Limits{})
+	if err != nil || cap(tr.Events) != 3 {
+		t.Fatalf("events held in %d, want room for the 3 lines counted (%v)", cap(tr.Events), err)
+	}
+	tr, err = Read(strings.NewReader(in), Limits{MaxBytes: int64(len(in)) - 10})
+	if err == nil || tr != nil {
+		t.Fatal("a seekable trace over the byte limit was read")
+	}
+	for _, tc := range []struct{ in, want string }{
+		{header + "\n" + `{"t":1,"kind":"topic","topic":"t","partitions":-1}`, "with -1 partitions: want at least 1"},
+		{header + "\n" + `{"t":1,"kind":"topic","topic":"t","partitions":2}` + "\n" + `{"t":2,"kind":"topic","topic":"t","partitions":2}`, ""},
+		{`{"format":"rebalance-trace","version":1,"unit":"s"}` + "\n" + `{"t":9223372036,"kind":"quiet"}`, ""},
+		{`{"format":"rebalance-trace","version":1,"unit":"s"}` + "\n" + `{"t":9223372037,"kind":"quiet"}`, "does not fit in nanoseconds"},
+		{header + "\n" + `{"t":5,"call":5,"kind":"assigned","process":"A","resources":["t-0"]}`, ""},
+		{header + "\n" + `{"t":5,"call":-1,"kind":"assigned","process":"A","resources":["t-0"]}`, "call time -1 is negative"},
+		{header + "\n" + `{"t":5,"kind":"assigned","process":"A","generation":-1,"resources":["t-0"]}`, ""},
+		{header + "\n" + `{"t":5,"kind":"generation","process":"A","member":"m","generation":-1}`, "needs a generation of 0 or more"},
+		{header + "\n" + `{"t":5,"kind":"generation","process":"A","member":"m","generation":0}`, ""},
+		{`{"format":"rebalance-trace","version":1,"unit":"hours"}`, `unit "hours"`},
+		{`{"format":"rebalance-trace","version":1,"max_rounds":0}`, ""},
+	} {
+		_, err := Read(strings.NewReader(tc.in), Limits{})
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestUnits: times are read in the header's unit.
+func TestUnits(t *testing.T) {
+	for unit, ns := range map[string]spec.Nanos{"": 5, "ns": 5, "us": 5e3, "ms": 5e6, "s": 5e9} {
+		tr, err := Read(strings.NewReader(`{"format":"rebalance-trace","version":1,"unit":"`+unit+`"}`+"\n"+`{"t":5,"call":5,"kind":"assigned","process":"A","resources":["t-0"]}`), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := tr.History()
+		if got := h.Observations[0].Call; got != ns || tr.Nanos(5) != ns {
+			t.Errorf("unit %q: 5 is %d ns, want %d", unit, got, ns)
+		}
+	}
+	if _, err := FromHistory(spec.History{}, Header{Unit: "ms"}); err == nil {
+		t.Error("a history written in milliseconds")
+	}
+	if _, err := NewRecorder(io.Discard, Header{Unit: "days"}, nil); err == nil {
+		t.Error("a recorder with an unknown unit")
+	}
+}
+
+// TestHistoryWithoutTopics: without topic events the universe is what
+// the callbacks name, and callbacks on nothing become generation events
+// only with a member and a generation.
+func TestHistoryWithoutTopics(t *testing.T) {
+	tr, err := Read(strings.NewReader(`{"format":"rebalance-trace","version":1}`+"\n"+
+		`{"t":1,"kind":"assigned","process":"A","resources":["t-4","u-0"]}`+"\n"+
+		`{"t":2,"kind":"join","process":"B"}`), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, c := tr.History()
+	if !gocmp.Equal(h.Topics, spec.Topics{"t": 5, "u": 1}) || c.Universe || !slices.Equal(c.Unsubscribed, []string{"A"}) {
+		t.Fatalf("universe %v, carried %+v", h.Topics, c)
+	}
+	if _, ok := h.Subscriptions["B"]; ok {
+		t.Fatal("a join without topics gave a subscription")
+	}
+	h2 := spec.History{Topics: spec.Topics{"t": 1}, Subscriptions: map[string][]string{"A": {"t"}}, Observations: []spec.Observation{
+		{Kind: spec.Assigned, Process: "A", Member: "", Generation: 1, Call: 1, Return: 1},
+		{Kind: spec.Assigned, Process: "A", Member: "a", Generation: spec.NoGeneration, Call: 2, Return: 2},
+		{Kind: spec.Assigned, Process: "A", Member: "a", Generation: 0, Call: 3, Return: 3},
+	}}
+	tr2, err := FromHistory(h2, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []Kind
+	for _, e := range tr2.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	if !slices.Equal(kinds, []Kind{Topic, Join, GenerationReached}) {
+		t.Fatalf("events %v: want only the callback with a member and a generation kept", kinds)
 	}
 }
