@@ -2,6 +2,9 @@ package timeline
 
 import (
 	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +67,42 @@ func TestValidate(t *testing.T) {
 		if err := tc.tl.WriteSVG(&b, 0, 0); err == nil || !strings.Contains(err.Error(), tc.want) || b.Len() > 0 {
 			t.Errorf("%+v: got %v (%d bytes), want %q", tc.tl, err, b.Len(), tc.want)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/golden.svg")
+
+// TestGoldenSVG: the drawing of a timeline with a zombie's holding, two
+// owners of one resource at once, an alarm and a quiet mark is the one
+// in testdata/golden.svg (looked at when it was written; -update
+// rewrites it). Any change to the geometry shows here.
+func TestGoldenSVG(t *testing.T) {
+	tl := Timeline{
+		Title: "golden", XLabel: "time (s)", Lanes: []string{"t-0", "t-1", "t-2"},
+		Segments: []Segment{
+			{Lane: "t-0", Owner: "A", From: 0, To: 4},
+			{Lane: "t-0", Owner: "A", From: 4, To: 6, Zombie: true},
+			{Lane: "t-0", Owner: "B", From: 5, To: 10},
+			{Lane: "t-1", Owner: "B", From: 1, To: 10},
+			{Lane: "t-2", Owner: "C", From: 2, To: 2},
+		},
+		Marks: []Mark{{At: 5, Label: "ExclusiveOwnership (line 9)", Alarm: true}, {At: 8, Label: "quiet"}},
+	}
+	var got bytes.Buffer
+	if err := tl.WriteSVG(&got, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "golden.svg")
+	if *update {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, got.Bytes()) {
+		t.Fatalf("the drawing differs from %s; look at both, then rewrite it with -update", path)
 	}
 }
