@@ -416,3 +416,62 @@ func TestHistoryWithoutTopics(t *testing.T) {
 		t.Fatalf("events %v: want only the callback with a member and a generation kept", kinds)
 	}
 }
+
+// TestLongLines: lines longer than the reader's buffer, and a last line
+// without a newline, are read up to the limit exactly.
+func TestLongLines(t *testing.T) {
+	long := `{"t":1,"kind":"join","process":"` + strings.Repeat("p", 100<<10) + `"}`
+	in := header + "\n" + long + "\n"
+	for _, tc := range []struct {
+		in      string
+		maxLine int
+		ok      bool
+	}{
+		{in, len(long), true},
+		{in, len(long) - 1, false},
+		{header + "\n" + long, len(long), true},
+		{header + "\n" + long, len(long) - 1, false},
+		{header + "\n" + `{"t":1,"kind":"quiet"}`, len(header), true},
+	} {
+		tr, err := Read(strings.NewReader(tc.in), Limits{MaxLine: tc.maxLine})
+		if tc.ok != (err == nil) || tc.ok && tr.Events[0].Line != 2 {
+			t.Errorf("a line of %d bytes with the limit at %d: %v", len(tc.in)-len(header)-1, tc.maxLine, err)
+		}
+		if !tc.ok && !strings.Contains(err.Error(), fmt.Sprintf("line 2: longer than %d bytes", tc.maxLine)) {
+			t.Errorf("want line 2 refused, got %v", err)
+		}
+	}
+}
+
+// failingWriter fails every write after the first n.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.n == 0 {
+		return 0, errors.New("disk full")
+	}
+	w.n--
+	return len(p), nil
+}
+
+// TestRecorderWriteError: a write that fails is reported with its line,
+// and every later Record returns the same error.
+func TestRecorderWriteError(t *testing.T) {
+	r, err := NewRecorder(&failingWriter{n: 2}, Header{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Record(Event{T: 1, Kind: Quiet}); err != nil {
+		t.Fatal(err)
+	}
+	err = r.Record(Event{T: 2, Kind: Quiet})
+	if err == nil || err.Error() != "trace: write line 3: disk full" {
+		t.Fatalf("got %v", err)
+	}
+	if again := r.Record(Event{T: 3, Kind: Quiet}); again != err {
+		t.Fatalf("a later Record returned %v", again)
+	}
+	if _, err := NewRecorder(&failingWriter{}, Header{}, nil); err == nil {
+		t.Fatal("a header that cannot be written")
+	}
+}
