@@ -2,8 +2,11 @@ package ownership
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // TestViews pins the derivation rules on one history: ownership from
@@ -70,5 +73,38 @@ B id=- gen=-1 fenced owns={} subs=[t]
 `
 	if got := b.String(); got != want {
 		t.Errorf("views:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestJudgeStanding: a violation that ends and begins again because a
+// member's standing changed (the coordinator removes it and counts it
+// again) with nothing it owns changing is reported each time it begins;
+// JudgeSeq counts the views it judged.
+func TestJudgeStanding(t *testing.T) {
+	h := mustHistory(t, `
+		topics t=1
+		subs A=t B=t
+		[0] joined member=A-1
+		[0] joined member=B-1
+		[1..2] A assigned {t-0} member=A-1 gen=1
+		[2..3] B assigned {t-0} member=B-1 gen=1
+		[5] removed member=A-1
+		[7] joined member=A-1
+		[9] quiet`)
+	var got []string
+	n, vs := JudgeSeq(h, func(spec.View) []spec.Violation { return nil }, nil)
+	for _, v := range vs {
+		got = append(got, v.String())
+	}
+	want := []string{
+		"at 2: ExclusiveOwnership: t-0 [A B]: owned by more than one member that is not fenced",
+		"at 7: ExclusiveOwnership: t-0 [A B]: owned by more than one member that is not fenced",
+		"at 9: Coverage: t-0 [A B]: owned by 2 current members, want 1",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if views := Views(h); n != len(views) || n != 5 {
+		t.Fatalf("JudgeSeq judged %d views, Views has %d, want 5", n, len(views))
 	}
 }
