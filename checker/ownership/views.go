@@ -422,13 +422,14 @@ func (j *Judger) View(tv TimedView) {
 // a member owns), and those resources: for each changed process (before
 // holds their previous views, in order), what it gained or lost, and
 // everything it owns before or after when its standing changed (Current,
-// Fenced, its subscription or what it is revoking).
+// and so Fenced; its subscription or what it is revoking).
 func scope(before []spec.MemberView, next spec.View, changed []string) (spec.View, spec.Set) {
 	var rs []spec.Resource
 	for i, name := range changed {
 		p := before[i]
 		n, _ := next.Member(name)
-		if p.Current != n.Current || p.Fenced != n.Fenced || !slices.Equal(p.Subscription, n.Subscription) || !p.Revoking.Equal(n.Revoking) {
+		// Fenced is !Current in every view made here.
+		if p.Current != n.Current || !slices.Equal(p.Subscription, n.Subscription) || !p.Revoking.Equal(n.Revoking) {
 			rs = append(append(rs, p.Owns...), n.Owns...)
 			continue
 		}
