@@ -204,12 +204,17 @@ func illegalResources(ops []porcupine.Operation, info porcupine.LinearizationInf
 		if len(longest) == len(part) {
 			continue
 		}
+		var r spec.Resource
 		for _, op := range part {
 			if in := op.Input.(Input); in.Kind == Acquire || in.Kind == Release {
-				out = append(out, in.Resource)
+				r = in.Resource
 				break
 			}
 		}
+		if slices.Contains(out, r) {
+			continue // a later piece of a resource already found (see split)
+		}
+		out = append(out, r)
 		first := -1
 		for j, op := range part {
 			if !slices.Contains(longest, j) && (first < 0 || op.Call < part[first].Call) {

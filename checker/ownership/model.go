@@ -3,6 +3,7 @@ package ownership
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -200,12 +201,91 @@ func describeMetadata(md any) string {
 	return ""
 }
 
-// partition returns one sub-history per resource, in resource order, each
+// partition returns the sub-histories of ops that porcupine checks one by
+// one: each resource's (byResource), cut at its free instants (split), in
+// resource order, then time order.
+func partition(ops []porcupine.Operation) [][]porcupine.Operation {
+	var out [][]porcupine.Operation
+	for _, part := range byResource(ops) {
+		out = append(out, split(part)...)
+	}
+	return out
+}
+
+// split cuts one resource's sub-history at its free instants: before an
+// operation that is called after every earlier one (by call) returned,
+// when no process holds the resource after those. A process's operations
+// never overlap (else nothing is cut), so every legal linearization of
+// what comes before reaches the same state there: the processes whose
+// last operation is an acquire hold it, here none, and the fences before
+// it have fenced their memberships. So each piece can start from Init,
+// with the earlier fences of the memberships that acquire in it carried
+// into it (they are points before its operations, so porcupine orders
+// them first). Short pieces keep porcupine's work, whose cache grows
+// with the square of a sub-history's length, small on long traces.
+func split(part []porcupine.Operation) [][]porcupine.Operation {
+	ops := slices.Clone(part)
+	slices.SortStableFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	lastReturn := map[string]int64{}
+	holding := map[string]bool{}
+	var cuts []int
+	maxReturn := int64(math.MinInt64)
+	for i, op := range ops {
+		in := op.Input.(Input)
+		if i > 0 && op.Call > maxReturn && len(holding) == 0 {
+			cuts = append(cuts, i)
+		}
+		maxReturn = max(maxReturn, op.Return)
+		if in.Kind == Fence {
+			continue
+		}
+		if r, ok := lastReturn[in.Process]; ok && op.Call <= r {
+			return [][]porcupine.Operation{part} // overlapping operations of one process
+		}
+		lastReturn[in.Process] = op.Return
+		if in.Kind == Acquire {
+			holding[in.Process] = true
+		} else {
+			delete(holding, in.Process)
+		}
+	}
+	if len(cuts) == 0 {
+		return [][]porcupine.Operation{part}
+	}
+	var pieces [][]porcupine.Operation
+	var fences []porcupine.Operation // before the piece
+	from := 0
+	for _, to := range append(cuts, len(ops)) {
+		piece := ops[from:to:to]
+		acquirers := map[membership]bool{}
+		for _, op := range piece {
+			if in := op.Input.(Input); in.Kind == Acquire {
+				acquirers[membership{in.Member, in.Membership}] = true
+			}
+		}
+		var carried []porcupine.Operation
+		for _, f := range fences {
+			if in := f.Input.(Input); acquirers[membership{in.Member, in.Membership}] {
+				carried = append(carried, f)
+			}
+		}
+		pieces = append(pieces, append(carried, piece...))
+		for _, op := range piece {
+			if op.Input.(Input).Kind == Fence {
+				fences = append(fences, op)
+			}
+		}
+		from = to
+	}
+	return pieces
+}
+
+// byResource returns one sub-history per resource, in resource order, each
 // keeping the order of ops. A crash goes to the sub-histories of the
 // resources its process acquires or releases anywhere in ops, a fence to
 // those its membership acquires. It takes one pass to index and one to
 // place, so that long histories split in linear time.
-func partition(ops []porcupine.Operation) [][]porcupine.Operation {
+func byResource(ops []porcupine.Operation) [][]porcupine.Operation {
 	index := map[spec.Resource]int{}
 	byProcess := map[string][]int{}        // the partitions a process touches
 	byMembership := map[membership][]int{} // the partitions a membership acquires

@@ -418,6 +418,53 @@ func fullJudge(h spec.History, views []TimedView, balance func(spec.View) []spec
 	return append(out, j.End(h)...)
 }
 
+// brokenHistory is a simulated history broken at random: observations
+// moved in time, dropped, or given another generation or resources.
+func brokenHistory(t *rapid.T) spec.History {
+	h, _ := simulate(t)
+	h.Observations = slices.Clone(h.Observations)
+	for range rapid.IntRange(0, 4).Draw(t, "breaks") {
+		if len(h.Observations) == 0 {
+			break
+		}
+		i := rapid.IntRange(0, len(h.Observations)-1).Draw(t, "observation")
+		o := &h.Observations[i]
+		switch rapid.IntRange(0, 3).Draw(t, "break") {
+		case 0:
+			h.Observations = slices.Delete(h.Observations, i, i+1)
+		case 1:
+			d := spec.Nanos(rapid.IntRange(-50, 50).Draw(t, "shift"))
+			o.Call, o.Return = max(0, o.Call+d), max(0, o.Return+d)
+		case 2:
+			o.Generation = spec.Generation(rapid.IntRange(-1, 5).Draw(t, "generation"))
+		case 3:
+			if o.Kind <= spec.Lost {
+				o.Resources = spec.NewSet(spec.TP("t", int32(rapid.IntRange(0, 4).Draw(t, "partition"))))
+			}
+		}
+	}
+	return h
+}
+
+// TestSplitAgrees: porcupine's verdict with each resource's sub-history
+// cut at its free instants (split) is its verdict on the whole
+// sub-history, on simulated histories broken at random.
+func TestSplitAgrees(t *testing.T) {
+	whole := Model()
+	whole.Partition = byResource
+	rapid.Check(t, func(t *rapid.T) {
+		h := brokenHistory(t)
+		if h.Validate() != nil {
+			t.Skip("the break made an invalid history")
+		}
+		ops := Operations(h)
+		cut, all := porcupine.CheckOperations(Model(), ops), porcupine.CheckOperations(whole, ops)
+		if cut != all {
+			t.Fatalf("cut at free instants: linearizable %v; whole: %v\n%s", cut, all, text(h))
+		}
+	})
+}
+
 // viewsOf yields the views of h, every process's built again at every
 // instant.
 func viewsOf(h spec.History, yield func(TimedView) bool) { views(h, true, false, yield) }
@@ -430,28 +477,7 @@ func viewsOf(h spec.History, yield func(TimedView) bool) { views(h, true, false,
 // given another generation or resources).
 func TestJudgerScoped(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h, _ := simulate(t)
-		h.Observations = slices.Clone(h.Observations)
-		for range rapid.IntRange(0, 4).Draw(t, "breaks") {
-			if len(h.Observations) == 0 {
-				break
-			}
-			i := rapid.IntRange(0, len(h.Observations)-1).Draw(t, "observation")
-			o := &h.Observations[i]
-			switch rapid.IntRange(0, 3).Draw(t, "break") {
-			case 0:
-				h.Observations = slices.Delete(h.Observations, i, i+1)
-			case 1:
-				d := spec.Nanos(rapid.IntRange(-50, 50).Draw(t, "shift"))
-				o.Call, o.Return = max(0, o.Call+d), max(0, o.Return+d)
-			case 2:
-				o.Generation = spec.Generation(rapid.IntRange(-1, 5).Draw(t, "generation"))
-			case 3:
-				if o.Kind <= spec.Lost {
-					o.Resources = spec.NewSet(spec.TP("t", int32(rapid.IntRange(0, 4).Draw(t, "partition"))))
-				}
-			}
-		}
+		h := brokenHistory(t)
 		if h.Validate() != nil {
 			t.Skip("the break made an invalid history")
 		}
