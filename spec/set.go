@@ -102,7 +102,7 @@ func (s Set) Minus(o Set) Set {
 	if len(o) == 0 || len(s) == 0 {
 		return s
 	}
-	var out Set
+	out := make(Set, 0, len(s))
 	j := 0
 	for _, r := range s {
 		for j < len(o) && o[j].Less(r) {
@@ -112,6 +112,9 @@ func (s Set) Minus(o Set) Set {
 			continue
 		}
 		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -186,6 +186,7 @@ func (j *judge) existingJudge() func(ownership.TimedView) {
 	universe := spec.Topics{}
 	next := 0
 	ongoing := map[string]map[string]bool{} // member → violations that last
+	var members []spec.MemberView           // reused from view to view
 	first := true
 	return func(tv ownership.TimedView) {
 		grew := first
@@ -195,12 +196,17 @@ func (j *judge) existingJudge() func(ownership.TimedView) {
 			grew = true
 		}
 		first = false
-		v := spec.View{Topics: universe}
+		v := spec.View{Topics: universe, Members: members[:0]}
 		for _, m := range tv.View.Members {
-			if grew || slices.Contains(tv.Changed, m.Name) {
-				v.Members = append(v.Members, m)
+			if !grew && !slices.Contains(tv.Changed, m.Name) {
+				continue
 			}
+			if len(ongoing[m.Name]) == 0 && within(m.Owns, universe) {
+				continue // nothing begins or ends
+			}
+			v.Members = append(v.Members, m)
 		}
+		members = v.Members
 		now := map[string]map[string]bool{}
 		for _, m := range v.Members {
 			now[m.Name] = map[string]bool{}
@@ -214,6 +220,16 @@ func (j *judge) existingJudge() func(ownership.TimedView) {
 		}
 		maps.Copy(ongoing, now)
 	}
+}
+
+// within reports whether every resource of rs is in universe.
+func within(rs spec.Set, universe spec.Topics) bool {
+	for _, r := range rs {
+		if !universe.Has(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // line is the trace line of a violation: the first event of the instant

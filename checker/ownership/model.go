@@ -207,10 +207,15 @@ func describeMetadata(md any) string {
 func partition(ops []porcupine.Operation) [][]porcupine.Operation {
 	var out [][]porcupine.Operation
 	for _, part := range byResource(ops) {
-		out = append(out, split(part)...)
+		out = append(out, split(part, minPiece)...)
 	}
 	return out
 }
+
+// minPiece is the fewest operations split leaves in a piece before it
+// cuts: a piece of that length costs porcupine little, and fewer pieces
+// cost less to start.
+const minPiece = 64
 
 // split cuts one resource's sub-history at its free instants: before an
 // operation that is called after every earlier one (by call) returned,
@@ -223,17 +228,20 @@ func partition(ops []porcupine.Operation) [][]porcupine.Operation {
 // into it (they are points before its operations, so porcupine orders
 // them first). Short pieces keep porcupine's work, whose cache grows
 // with the square of a sub-history's length, small on long traces.
-func split(part []porcupine.Operation) [][]porcupine.Operation {
+// Pieces have at least min operations, but the last.
+func split(part []porcupine.Operation, min int) [][]porcupine.Operation {
 	ops := slices.Clone(part)
 	slices.SortStableFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	lastReturn := map[string]int64{}
 	holding := map[string]bool{}
 	var cuts []int
 	maxReturn := int64(math.MinInt64)
+	from := 0
 	for i, op := range ops {
 		in := op.Input.(Input)
-		if i > 0 && op.Call > maxReturn && len(holding) == 0 {
+		if i-from >= min && op.Call > maxReturn && len(holding) == 0 {
 			cuts = append(cuts, i)
+			from = i
 		}
 		maxReturn = max(maxReturn, op.Return)
 		if in.Kind == Fence {
@@ -254,7 +262,7 @@ func split(part []porcupine.Operation) [][]porcupine.Operation {
 	}
 	var pieces [][]porcupine.Operation
 	var fences []porcupine.Operation // before the piece
-	from := 0
+	from = 0
 	for _, to := range append(cuts, len(ops)) {
 		piece := ops[from:to:to]
 		acquirers := map[membership]bool{}
@@ -319,7 +327,16 @@ func byResource(ops []porcupine.Operation) [][]porcupine.Operation {
 			byMembership[k.m] = append(byMembership[k.m], i)
 		}
 	}
+	sizes := make([]int, len(resources))
+	for _, op := range ops {
+		if in := op.Input.(Input); in.Kind == Acquire || in.Kind == Release {
+			sizes[index[in.Resource]]++
+		}
+	}
 	parts := make([][]porcupine.Operation, len(resources))
+	for i, n := range sizes {
+		parts[i] = make([]porcupine.Operation, 0, n)
+	}
 	for _, op := range ops {
 		in := op.Input.(Input)
 		switch in.Kind {

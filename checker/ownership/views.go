@@ -151,7 +151,7 @@ func views(h spec.History, rebuild, shared bool, yield func(TimedView) bool) {
 		switch e.effect {
 		case edgeRelease:
 			p.owns = p.owns.Minus(o.Resources)
-			p.revoking = p.revoking.Minus(o.Resources)
+			p.revoking = p.revoking.Minus(o.Resources) // nothing to do when empty
 		case edgeCrash:
 			*p = process{gen: spec.NoGeneration, sub: p.sub}
 		case edgeSubscribed:
@@ -343,6 +343,10 @@ type Judger struct {
 	// unknown names the current members that own something at
 	// NoGeneration in the last view.
 	unknown []string
+	// Buffers View reuses from call to call.
+	prevBuf, nextBuf, members, changed []spec.MemberView
+	rs                                 []spec.Resource
+	was                                map[spec.Resource]map[string]bool
 	// ongoing holds the state violations that last, by resource, each by
 	// its printed form.
 	ongoing map[spec.Resource]map[string]bool
@@ -359,12 +363,12 @@ func NewJudger(balance func(spec.View) []spec.Violation) *Judger {
 // the previous views of the changed processes from tv.Before, and keeps
 // tv only as the last view (for End).
 func (j *Judger) View(tv TimedView) {
-	changedNow := only(tv.View, tv.Changed).Members
+	changedNow := j.only(tv.View, tv.Changed)
 	if j.started {
 		// CheckStep finds nothing between two equal views of a member but
 		// a current member that owns something at NoGeneration; the
 		// members that did not change are judged from that alone.
-		prev, next := spec.View{Members: slices.Clone(tv.Before)}, spec.View{Members: slices.Clone(changedNow)}
+		prev, next := spec.View{Members: append(j.prevBuf[:0], tv.Before...)}, spec.View{Members: append(j.nextBuf[:0], changedNow...)}
 		for _, n := range j.unknown {
 			if !slices.Contains(tv.Changed, n) {
 				m, _ := tv.View.Member(n)
@@ -374,6 +378,7 @@ func (j *Judger) View(tv TimedView) {
 		}
 		prev.Sort()
 		next.Sort()
+		j.prevBuf, j.nextBuf = prev.Members, next.Members
 		for _, x := range spec.CheckStep(prev, next) {
 			if len(x.Members) == 1 && slices.Contains(tv.Renewed, x.Members[0]) {
 				continue // a new membership of the same id starts over
@@ -384,8 +389,12 @@ func (j *Judger) View(tv TimedView) {
 	judged, was := tv.View, j.ongoing
 	if j.started {
 		var in spec.Set
-		judged, in = scope(tv.Before, tv.View, tv.Changed)
-		was = map[spec.Resource]map[string]bool{}
+		judged, in = j.scope(tv.Before, tv.View, tv.Changed)
+		if j.was == nil {
+			j.was = map[spec.Resource]map[string]bool{}
+		}
+		clear(j.was)
+		was = j.was
 		for _, r := range in {
 			was[r] = j.ongoing[r]
 			delete(j.ongoing, r)
@@ -423,8 +432,10 @@ func (j *Judger) View(tv TimedView) {
 // holds their previous views, in order), what it gained or lost, and
 // everything it owns before or after when its standing changed (Current,
 // and so Fenced; its subscription or what it is revoking).
-func scope(before []spec.MemberView, next spec.View, changed []string) (spec.View, spec.Set) {
-	var rs []spec.Resource
+// The view and the set it returns live in j's buffers, until the next
+// call.
+func (j *Judger) scope(before []spec.MemberView, next spec.View, changed []string) (spec.View, spec.Set) {
+	rs := j.rs[:0]
 	for i, name := range changed {
 		p := before[i]
 		n, _ := next.Member(name)
@@ -435,27 +446,30 @@ func scope(before []spec.MemberView, next spec.View, changed []string) (spec.Vie
 		}
 		rs = symmetricDifference(rs, p.Owns, n.Owns)
 	}
-	in := spec.NewSet(rs...)
+	slices.SortFunc(rs, spec.Resource.Compare)
+	in := spec.Set(slices.Compact(rs))
+	j.rs = rs
 	out := next
-	out.Members = nil
+	out.Members = j.members[:0]
 	for _, m := range next.Members {
 		if m.Owns, m.Revoking = cut(m.Owns, in), cut(m.Revoking, in); !m.Owns.IsEmpty() {
 			out.Members = append(out.Members, m)
 		}
 	}
+	j.members = out.Members
 	return out, in
 }
 
-// only returns v with only the members named in names (sorted).
-func only(v spec.View, names []string) spec.View {
-	out := v
-	out.Members = nil
+// only returns the members of v named in names (sorted), in j's buffer
+// until the next call.
+func (j *Judger) only(v spec.View, names []string) []spec.MemberView {
+	j.changed = j.changed[:0]
 	for _, n := range names {
 		if m, ok := v.Member(n); ok {
-			out.Members = append(out.Members, m)
+			j.changed = append(j.changed, m)
 		}
 	}
-	return out
+	return j.changed
 }
 
 // symmetricDifference appends to dst what is in one of a and b and not
