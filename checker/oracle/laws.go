@@ -215,7 +215,7 @@ func (j *judge) existingJudge() func(ownership.TimedView) {
 			name, key := x.Members[0], x.String()
 			now[name][key] = true
 			if !ongoing[name][key] {
-				j.existing = append(j.existing, ownership.Violation{Violation: x, At: tv.At, Observations: tv.Observations})
+				j.existing = append(j.existing, ownership.Violation{Violation: x, At: tv.At, Observations: slices.Clone(tv.Observations)})
 			}
 		}
 		maps.Copy(ongoing, now)

@@ -131,6 +131,8 @@ func views(h spec.History, rebuild, shared bool, yield func(TimedView) bool) {
 	renewed := map[spec.MemberID]bool{} // at the current instant
 	changed := map[string]bool{}        // at the current instant
 	var cur []spec.MemberView           // the last view, in names order
+	var idx []int                       // the observations at an instant
+	var obs []spec.Observation          // the same, when shared
 	es := edges(h)
 	for i, e := range es {
 		o := h.Observations[e.index]
@@ -218,11 +220,16 @@ func views(h spec.History, rebuild, shared bool, yield func(TimedView) bool) {
 		for next < len(stamps) && stamps[next].at < e.at {
 			next++
 		}
-		var idx []int
+		idx = idx[:0]
 		for ; next < len(stamps) && stamps[next].at == e.at; next++ {
 			idx = append(idx, int(stamps[next].i))
 		}
-		tv.Observations = observationsAt(h, idx)
+		if shared {
+			obs = observationsInto(obs[:0], h, idx)
+			tv.Observations = obs
+		} else {
+			tv.Observations = observationsInto(nil, h, idx)
+		}
 		for id := range renewed {
 			for _, name := range names {
 				if procs[name].id == id {
@@ -259,20 +266,18 @@ func stampsOf(h spec.History) []stamp {
 	return out
 }
 
-// observationsAt returns the observations of h with the indices idx,
-// sorted by Call, Return, then history order.
-func observationsAt(h spec.History, idx []int) []spec.Observation {
-	idx = slices.Clone(idx)
+// observationsInto appends to dst the observations of h with the indices
+// idx (sorted in place), sorted by Call, Return, then history order.
+func observationsInto(dst []spec.Observation, h spec.History, idx []int) []spec.Observation {
 	slices.Sort(idx)
 	slices.SortStableFunc(idx, func(a, b int) int {
 		oa, ob := h.Observations[a], h.Observations[b]
 		return cmp.Or(cmp.Compare(oa.Call, ob.Call), cmp.Compare(oa.Return, ob.Return))
 	})
-	out := make([]spec.Observation, len(idx))
-	for i, j := range idx {
-		out[i] = h.Observations[j]
+	for _, j := range idx {
+		dst = append(dst, h.Observations[j])
 	}
-	return out
+	return dst
 }
 
 // sortedSubscriptions returns h's subscriptions, each sorted; the views
@@ -314,8 +319,9 @@ func Judge(h spec.History, views []TimedView, balance func(spec.View) []spec.Vio
 }
 
 // JudgeSeq is Judge over ViewSeq(h) without keeping the views: each view
-// is built in place of the last, and each, before it is judged, goes to
-// each (when not nil), for as long as the call lasts. It returns the
+// (its members and observations) is built in place of the last, and each,
+// before it is judged, goes to each (when not nil), good for as long as
+// the call lasts: what each keeps of it, it copies. It returns the
 // number of views and the violations.
 func JudgeSeq(h spec.History, balance func(spec.View) []spec.Violation, each func(TimedView)) (int, []Violation) {
 	j := NewJudger(balance)
@@ -383,7 +389,7 @@ func (j *Judger) View(tv TimedView) {
 			if len(x.Members) == 1 && slices.Contains(tv.Renewed, x.Members[0]) {
 				continue // a new membership of the same id starts over
 			}
-			j.out = append(j.out, Violation{x, tv.At, tv.Observations})
+			j.out = append(j.out, Violation{x, tv.At, slices.Clone(tv.Observations)})
 		}
 	}
 	judged, was := tv.View, j.ongoing
@@ -409,7 +415,7 @@ func (j *Judger) View(tv TimedView) {
 		}
 		j.ongoing[x.Resource][key] = true
 		if !was[x.Resource][key] {
-			j.out = append(j.out, Violation{x, tv.At, tv.Observations})
+			j.out = append(j.out, Violation{x, tv.At, slices.Clone(tv.Observations)})
 		}
 	}
 	j.unknown = slices.DeleteFunc(j.unknown, func(n string) bool { return slices.Contains(tv.Changed, n) })
