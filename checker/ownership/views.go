@@ -349,9 +349,13 @@ type Judger struct {
 	// unknown names the current members that own something at
 	// NoGeneration in the last view.
 	unknown []string
+	// owners holds, for each resource, the processes that own it in the
+	// last view.
+	owners map[spec.Resource][]string
 	// Buffers View reuses from call to call.
 	prevBuf, nextBuf, members, changed []spec.MemberView
 	rs                                 []spec.Resource
+	names                              []string
 	was                                map[spec.Resource]map[string]bool
 	// ongoing holds the state violations that last, by resource, each by
 	// its printed form.
@@ -394,6 +398,7 @@ func (j *Judger) View(tv TimedView) {
 	}
 	judged, was := tv.View, j.ongoing
 	if j.started {
+		j.own(tv.Before, tv.View, tv.Changed)
 		var in spec.Set
 		judged, in = j.scope(tv.Before, tv.View, tv.Changed)
 		if j.was == nil {
@@ -407,6 +412,12 @@ func (j *Judger) View(tv TimedView) {
 		}
 	} else {
 		j.ongoing = map[spec.Resource]map[string]bool{}
+		j.owners = map[spec.Resource][]string{}
+		for _, m := range tv.View.Members {
+			for _, r := range m.Owns {
+				j.owners[r] = append(j.owners[r], m.Name)
+			}
+		}
 	}
 	for _, x := range spec.CheckState(judged) {
 		key := x.String()
@@ -455,15 +466,46 @@ func (j *Judger) scope(before []spec.MemberView, next spec.View, changed []strin
 	slices.SortFunc(rs, spec.Resource.Compare)
 	in := spec.Set(slices.Compact(rs))
 	j.rs = rs
+	// Only the members that own one of in now (j.owners, kept up to date
+	// by View) are left after the cut.
+	names := j.names[:0]
+	for _, r := range in {
+		names = append(names, j.owners[r]...)
+	}
+	slices.Sort(names)
+	j.names = slices.Compact(names)
 	out := next
 	out.Members = j.members[:0]
-	for _, m := range next.Members {
+	for _, name := range j.names {
+		m, _ := next.Member(name)
 		if m.Owns, m.Revoking = cut(m.Owns, in), cut(m.Revoking, in); !m.Owns.IsEmpty() {
 			out.Members = append(out.Members, m)
 		}
 	}
 	j.members = out.Members
 	return out, in
+}
+
+// own brings j.owners up to the step from before (the changed processes'
+// previous views, in order) to next.
+func (j *Judger) own(before []spec.MemberView, next spec.View, changed []string) {
+	for i, name := range changed {
+		n, _ := next.Member(name)
+		a, b := before[i].Owns, n.Owns
+		for x, y := 0, 0; x < len(a) || y < len(b); {
+			switch {
+			case y == len(b) || x < len(a) && a[x].Compare(b[y]) < 0: // given up
+				j.owners[a[x]] = slices.DeleteFunc(j.owners[a[x]], func(o string) bool { return o == name })
+				x++
+			case x == len(a) || a[x].Compare(b[y]) > 0: // taken
+				j.owners[b[y]] = append(j.owners[b[y]], name)
+				y++
+			default:
+				x++
+				y++
+			}
+		}
+	}
 }
 
 // only returns the members of v named in names (sorted), in j's buffer
