@@ -168,11 +168,3 @@ func mustFile(t *testing.T, name string) string {
 	}
 	return string(b)
 }
-
-// TestFileSafe: a name becomes a file name of letters, digits, '.', '_'
-// and '-'.
-func TestFileSafe(t *testing.T) {
-	if got := fileSafe("Az09._-/ ü:x@[`{"); got != "Az09._-____x____" {
-		t.Fatalf("got %q", got)
-	}
-}

@@ -59,7 +59,7 @@ func (r *Report) pictures(tr *trace.Trace, h spec.History, lin ownership.Result,
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return fmt.Errorf("oracle %q: pictures: %w", opts.Name, err)
 	}
-	base := filepath.Join(opts.OutDir, fileSafe(filepath.Base(opts.Name)))
+	base := filepath.Join(opts.OutDir, ownership.FileSafe(filepath.Base(opts.Name)))
 	tl := r.timeline(tr, h)
 	f, err := os.Create(base + ".svg")
 	if err != nil {
@@ -141,15 +141,4 @@ func timeOfLine(tr *trace.Trace, n int) (float64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// fileSafe keeps letters, digits, '.', '_' and '-' of name, turning
-// anything else into '_'.
-func fileSafe(name string) string {
-	return strings.Map(func(c rune) rune {
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-' {
-			return c
-		}
-		return '_'
-	}, name)
 }

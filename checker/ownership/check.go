@@ -254,7 +254,7 @@ func writeHTML(model porcupine.Model, info porcupine.LinearizationInfo, opts Opt
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("ownership %q: visualization: %w", opts.Name, err)
 	}
-	f, err := os.CreateTemp(dir, "ownership-"+fileSafe(opts.Name)+"-*.html")
+	f, err := os.CreateTemp(dir, "ownership-"+FileSafe(opts.Name)+"-*.html")
 	if err != nil {
 		return "", fmt.Errorf("ownership %q: visualization: %w", opts.Name, err)
 	}
@@ -268,9 +268,9 @@ func writeHTML(model porcupine.Model, info porcupine.LinearizationInfo, opts Opt
 	return f.Name(), nil
 }
 
-// fileSafe keeps letters, digits, '.', '_' and '-' of name (at most 80),
-// turning anything else into '_'.
-func fileSafe(name string) string {
+// FileSafe makes name a file name: its first 80 bytes, each byte that is
+// not a letter, a digit, '.', '_' or '-' turned into '_'.
+func FileSafe(name string) string {
 	b := []byte(name)
 	if len(b) > 80 {
 		b = b[:80]

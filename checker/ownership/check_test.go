@@ -325,7 +325,7 @@ func checkHTML(t *testing.T, res Result, dir string) {
 		}
 		return
 	}
-	if len(entries) != 1 || !strings.HasPrefix(res.HTMLPath, dir) || !strings.Contains(res.HTMLPath, fileSafe(t.Name())) {
+	if len(entries) != 1 || !strings.HasPrefix(res.HTMLPath, dir) || !strings.Contains(res.HTMLPath, FileSafe(t.Name())) {
 		t.Fatalf("visualization %q, files %v: want one file in %s named after the test", res.HTMLPath, entries, dir)
 	}
 	data, err := os.ReadFile(res.HTMLPath)
@@ -394,8 +394,8 @@ func TestFileSafe(t *testing.T) {
 		{"TestCheck/a b", "TestCheck_a_b"},
 		{strings.Repeat("x", 81), strings.Repeat("x", 80)},
 	} {
-		if got := fileSafe(tc.name); got != tc.want {
-			t.Errorf("fileSafe(%q) = %q, want %q", tc.name, got, tc.want)
+		if got := FileSafe(tc.name); got != tc.want {
+			t.Errorf("FileSafe(%q) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

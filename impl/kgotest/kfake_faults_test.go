@@ -46,9 +46,6 @@ func faultSeed(t *testing.T) uint64 {
 // injected and the events checked; a failing run's trace is kept in the
 // test's output directory and replays with REBALANCE_FAULT_SEED.
 func TestKgoOnKfakeUnderFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real clients for about a minute")
-	}
 	seed := faultSeed(t)
 	protocols := []Protocol{Eager, Cooperative, NextGen}
 	runs := 2 // per protocol
