@@ -206,7 +206,7 @@ func illegalResources(ops []porcupine.Operation, info porcupine.LinearizationInf
 		}
 		var r spec.Resource
 		for _, op := range part {
-			if in := op.Input.(Input); in.Kind == Acquire || in.Kind == Release {
+			if in := op.Input.(*Input); in.Kind == Acquire || in.Kind == Release {
 				r = in.Resource
 				break
 			}

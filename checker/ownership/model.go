@@ -38,8 +38,9 @@ func (k OpKind) String() string {
 	return fmt.Sprintf("op(%d)", uint8(k))
 }
 
-// Input is the input of one porcupine operation; operations have no output
-// (nil). Fields that do not apply to Kind are zero.
+// Input is the input of one porcupine operation, boxed as a *Input;
+// operations have no output (nil). Fields that do not apply to Kind are
+// zero.
 type Input struct {
 	Kind OpKind
 	// Process is the process that acquires, releases or crashes.
@@ -185,10 +186,10 @@ func Model() porcupine.Model {
 		Partition: partition,
 		Init:      func() any { return state{} },
 		Step: func(s, in, _ any) (bool, any) {
-			return step(s.(state), in.(Input))
+			return step(s.(state), *in.(*Input))
 		},
 		Equal:                     func(a, b any) bool { return a.(state).equal(b.(state)) },
-		DescribeOperation:         func(in, _ any) string { return describe(in.(Input)) },
+		DescribeOperation:         func(in, _ any) string { return describe(*in.(*Input)) },
 		DescribeState:             func(s any) string { return s.(state).String() },
 		DescribeOperationMetadata: describeMetadata,
 	}
@@ -238,7 +239,7 @@ func split(part []porcupine.Operation, min int) [][]porcupine.Operation {
 	maxReturn := int64(math.MinInt64)
 	from := 0
 	for i, op := range ops {
-		in := op.Input.(Input)
+		in := op.Input.(*Input)
 		if i-from >= min && op.Call > maxReturn && len(holding) == 0 {
 			cuts = append(cuts, i)
 			from = i
@@ -267,19 +268,19 @@ func split(part []porcupine.Operation, min int) [][]porcupine.Operation {
 		piece := ops[from:to:to]
 		acquirers := map[membership]bool{}
 		for _, op := range piece {
-			if in := op.Input.(Input); in.Kind == Acquire {
+			if in := op.Input.(*Input); in.Kind == Acquire {
 				acquirers[membership{in.Member, in.Membership}] = true
 			}
 		}
 		var carried []porcupine.Operation
 		for _, f := range fences {
-			if in := f.Input.(Input); acquirers[membership{in.Member, in.Membership}] {
+			if in := f.Input.(*Input); acquirers[membership{in.Member, in.Membership}] {
 				carried = append(carried, f)
 			}
 		}
 		pieces = append(pieces, append(carried, piece...))
 		for _, op := range piece {
-			if op.Input.(Input).Kind == Fence {
+			if op.Input.(*Input).Kind == Fence {
 				fences = append(fences, op)
 			}
 		}
@@ -308,7 +309,7 @@ func byResource(ops []porcupine.Operation) [][]porcupine.Operation {
 	seenP, seenM := map[processIn]bool{}, map[membershipIn]bool{}
 	var resources []spec.Resource
 	for _, op := range ops {
-		in := op.Input.(Input)
+		in := op.Input.(*Input)
 		if in.Kind != Acquire && in.Kind != Release {
 			continue
 		}
@@ -329,7 +330,7 @@ func byResource(ops []porcupine.Operation) [][]porcupine.Operation {
 	}
 	sizes := make([]int, len(resources))
 	for _, op := range ops {
-		if in := op.Input.(Input); in.Kind == Acquire || in.Kind == Release {
+		if in := op.Input.(*Input); in.Kind == Acquire || in.Kind == Release {
 			sizes[index[in.Resource]]++
 		}
 	}
@@ -338,7 +339,7 @@ func byResource(ops []porcupine.Operation) [][]porcupine.Operation {
 		parts[i] = make([]porcupine.Operation, 0, n)
 	}
 	for _, op := range ops {
-		in := op.Input.(Input)
+		in := op.Input.(*Input)
 		switch in.Kind {
 		case Acquire, Release:
 			i := index[in.Resource]
@@ -367,7 +368,8 @@ func byResource(ops []porcupine.Operation) [][]porcupine.Operation {
 
 // Operations returns the porcupine operations of h (see the package
 // documentation), in the order of h.Observations, one per resource of each
-// callback. Each operation's ClientId is its process's index in
+// callback. Each operation's Input is a *Input; its ClientId is its
+// process's index in
 // h.Processes() (fences: one past the last process) and its Metadata
 // points to the spec.Observation of h it came from. h should Validate;
 // observations of unknown kinds are skipped.
@@ -378,7 +380,19 @@ func Operations(h spec.History) []porcupine.Operation {
 		return i
 	}
 	ms := numberMemberships(h)
-	ops := make([]porcupine.Operation, 0, len(h.Observations))
+	n := 0
+	for _, o := range h.Observations {
+		switch o.Kind {
+		case spec.Assigned, spec.Revoked, spec.Lost:
+			n += len(o.Resources)
+		case spec.Crashed, spec.Removed:
+			n++
+		}
+	}
+	// The inputs live in one array, each boxed by its address: a million
+	// operations are one allocation, not a million.
+	inputs := make([]Input, 0, n)
+	ops := make([]porcupine.Operation, 0, n)
 	for i := range h.Observations {
 		o := &h.Observations[i]
 		op := func(in Input) porcupine.Operation {
@@ -386,7 +400,8 @@ func Operations(h spec.History) []porcupine.Operation {
 			if in.Kind != Fence {
 				id = client(o.Process)
 			}
-			return porcupine.Operation{ClientId: id, Input: in, Call: int64(o.Call), Return: int64(o.Return), Metadata: o}
+			inputs = append(inputs, in)
+			return porcupine.Operation{ClientId: id, Input: &inputs[len(inputs)-1], Call: int64(o.Call), Return: int64(o.Return), Metadata: o}
 		}
 		switch o.Kind {
 		case spec.Assigned, spec.Revoked, spec.Lost:

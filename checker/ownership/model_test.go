@@ -60,7 +60,7 @@ func TestOperations(t *testing.T) {
 		[9..10] A assigned {t-1} member=A-1 gen=2`)
 	var got []string
 	for _, op := range Operations(h) {
-		got = append(got, fmt.Sprintf("client %d [%d..%d] %s <- %s", op.ClientId, op.Call, op.Return, describe(op.Input.(Input)), describeMetadata(op.Metadata)))
+		got = append(got, fmt.Sprintf("client %d [%d..%d] %s <- %s", op.ClientId, op.Call, op.Return, describe(*op.Input.(*Input)), describeMetadata(op.Metadata)))
 	}
 	want := []string{
 		"client 0 [1..3] A acquires t-0 as A-1 <- [1..3] A assigned {t-0 t-1} member=A-1 gen=1",

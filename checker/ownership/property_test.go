@@ -374,7 +374,8 @@ func TestModelPure(t *testing.T) {
 		seen := []string{model.DescribeState(states[0])}
 		for range rapid.IntRange(1, 30).Draw(t, "steps") {
 			from := rapid.IntRange(0, len(states)-1).Draw(t, "from")
-			if ok, next := model.Step(states[from], input.Draw(t, "input"), nil); ok {
+			in := input.Draw(t, "input")
+			if ok, next := model.Step(states[from], &in, nil); ok {
 				states = append(states, next)
 				seen = append(seen, model.DescribeState(next))
 			}

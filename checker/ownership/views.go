@@ -133,6 +133,7 @@ func views(h spec.History, rebuild, shared bool, yield func(TimedView) bool) {
 	var cur []spec.MemberView           // the last view, in names order
 	var idx []int                       // the observations at an instant
 	var obs []spec.Observation          // the same, when shared
+	var before []spec.MemberView        // TimedView.Before, when shared
 	es := edges(h)
 	for i, e := range es {
 		o := h.Observations[e.index]
@@ -201,10 +202,16 @@ func views(h spec.History, rebuild, shared bool, yield func(TimedView) bool) {
 			}
 		} else {
 			// Only the changed processes' views are built again.
+			if shared {
+				tv.Before = before[:0]
+			}
 			for _, name := range tv.Changed {
 				k := index[name]
 				tv.Before = append(tv.Before, cur[k])
 				cur[k] = memberView(name, subs, procs, joined, coord)
+			}
+			if shared {
+				before = tv.Before
 			}
 			if rebuild {
 				for k, name := range names {
