@@ -3,7 +3,6 @@ package oracle
 import (
 	"bytes"
 	"fmt"
-	"runtime/debug"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/spec/trace"
@@ -60,7 +59,6 @@ var benchEvents = 1_000_000
 //
 //	go test ./checker/oracle -run XXX -bench Check -benchtime 1x -cpu 1
 func BenchmarkCheck(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as rebalance trace check sets it
 	in := movingTrace(b, benchEvents, 20, 200)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -30,11 +30,6 @@ const (
 	NotJudged Status = "not judged"
 )
 
-// GCPercent is the garbage collector's setting `rebalance trace check`
-// runs with when GOGC is unset: a long trace allocates briskly, and at
-// 200 it is judged fastest (BenchmarkCheck at 100, 200 and 400).
-const GCPercent = 200
-
 // Linearizable is the name of the linearizability verdict among the laws.
 const Linearizable spec.Law = "Linearizable"
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/rebalance-ref/rebalance/checker/oracle"
@@ -67,9 +66,6 @@ trace cannot be read or on a usage error.`,
 // JSON): errViolation when one breaks a law, errUnreadable when one cannot
 // be read (each reported on stderr).
 func checkTraces(cmd *cobra.Command, files []string, o traceCheckOptions) error {
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(oracle.GCPercent))
-	}
 	if o.out == "" {
 		o.out = filepath.Join(os.TempDir(), "rebalance-trace")
 	}
