@@ -365,17 +365,12 @@ func (j *judge) edges() []edge {
 		return 2
 	}
 	slices.SortFunc(out, func(a, b edge) int {
-		return cmp.Or(cmp.Compare(at(a), at(b)), cmp.Compare(rank(a), rank(b)), cmp.Compare(obs[a.i].Source, obs[b.i].Source), cmp.Compare(a.i, b.i), cmp.Compare(b2i(!a.call), b2i(!b.call)))
+		// A callback's call and return differ in time or in rank, so
+		// the history's order (the trace's) settles every other tie.
+		return cmp.Or(cmp.Compare(at(a), at(b)), cmp.Compare(rank(a), rank(b)), cmp.Compare(a.i, b.i))
 	})
 	j.ordered = out
 	return out
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // rounds judges BoundedRounds after the last quiet point: classic, the

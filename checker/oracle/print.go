@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,33 +62,34 @@ func (r *Report) pictures(tr *trace.Trace, h spec.History, lin ownership.Result,
 	}
 	base := filepath.Join(opts.OutDir, ownership.FileSafe(filepath.Base(opts.Name)))
 	tl := r.timeline(tr, h)
-	f, err := os.Create(base + ".svg")
-	if err != nil {
+	if err := writeFile(base+".svg", func(w io.Writer) error { return tl.WriteSVG(w, 0, 0) }); err != nil {
 		return fmt.Errorf("oracle %q: timeline: %w", opts.Name, err)
 	}
-	err = tl.WriteSVG(f, 0, 0)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("oracle %q: timeline %s: %w", opts.Name, f.Name(), err)
-	}
-	r.SVG = f.Name()
+	r.SVG = base + ".svg"
 	if v, _ := r.Verdict(Linearizable); v.Status != Broken {
 		return nil
 	}
-	f, err = os.Create(base + ".html")
-	if err != nil {
+	if err := writeFile(base+".html", func(w io.Writer) error { return ownership.WriteHTML(w, h, lin, j.found) }); err != nil {
 		return fmt.Errorf("oracle %q: visualization: %w", opts.Name, err)
 	}
-	err = ownership.WriteHTML(f, h, lin, j.found)
+	r.HTML = base + ".html"
+	return nil
+}
+
+// writeFile creates path and writes it with write, reporting the first
+// error of the two and of closing it.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("oracle %q: visualization %s: %w", opts.Name, f.Name(), err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	r.HTML = f.Name()
 	return nil
 }
 

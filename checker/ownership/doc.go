@@ -16,8 +16,8 @@
 //   - Crashed → crash(process) at Call: the process drops whatever it holds;
 //   - Removed → fence(member) at Call: the membership it ends is fenced, so
 //     every holding under it, now or later, is a fenced zombie;
-//   - Joined and Quiet are not operations. A Joined only numbers the
-//     memberships of a member id: a Joined after a Removed starts the id's
+//   - Joined, Quiet, Subscribed and Reached are not operations. A Joined
+//     only numbers the memberships of a member id: a Joined after a Removed starts the id's
 //     next membership (Kafka's next-gen members rejoin under the same id),
 //     which a fence of an earlier membership does not touch. Each acquire
 //     and fence names the membership current at its Call (Removed before
@@ -26,6 +26,10 @@
 // Crash and fence are points; each is copied into every resource's
 // sub-history where it can matter (the resources the process, or the
 // membership, acquires); in any other it would leave the state unchanged.
+// A long sub-history is checked in pieces, cut where nobody holds the
+// resource (each piece of 64 operations or more, with the earlier fences
+// of the memberships that acquire in it), which every legal linearization
+// passes through in the same state.
 //
 // The state of one resource is its set of holdings {process, member,
 // membership} and the fenced memberships. acquire is legal iff the process
@@ -58,8 +62,8 @@
 //     callback, which starts its next incarnation. A process with no callback
 //     yet is down too.
 //   - A live process's ID and Generation are those of its latest callback
-//     (by Call, at or before the instant, since its latest crash) that names
-//     a member; "" and NoGeneration if none does. A Joined that starts a new
+//     or Reached (by Call, at or before the instant, since its latest
+//     crash) that names a member; "" and NoGeneration if none does. A Joined that starts a new
 //     membership of the ID (one after a Removed of it) resets the
 //     Generation to NoGeneration until the process's next callback: the
 //     generations of an earlier membership do not carry over.
@@ -69,8 +73,10 @@
 //     Without them (a history recorded from client callbacks only), every live
 //     process is Current: the strictest reading, in which no zombie can be
 //     told apart; [Result.CoordinatorObserved] says which reading was used.
-//   - Fenced = not Current. Subscription and Topics come from
-//     History.Subscriptions and History.Topics. Joined and Removed match
+//   - A Subscribed gives the process its subscription from its Call on;
+//     what it then owns of a topic it dropped is Revoking until released.
+//   - Fenced = not Current. Subscription comes from
+//     History.Subscriptions until a Subscribed, Topics from History.Topics. Joined and Removed match
 //     member ids only; their Process is not used.
 //
 // [spec.CheckState] judges every view and [spec.CheckStep] every pair of
