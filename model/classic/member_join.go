@@ -185,7 +185,7 @@ func (m *Member) sendSync(now Millis, out *Output) {
 // encode it. It returns the SyncGroup assignments, sorted by member id, and
 // the round that was sent (nil when the round failed).
 //
-// When a subscription cannot be decoded, Assign fails, or the result breaks
+// When a subscription cannot be decoded, Assign fails (an error or a panic), or the result breaks
 // a law (and SkipLeaderValidation is off), the leader reports
 // AssignorFailed and sends every member a "no change" assignment: Error
 // UNKNOWN_SERVER_ERROR, which members answer by keeping what they own. The
@@ -218,7 +218,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		return noChange(strings.Join(bad, "; "))
 	}
 
-	res, err := proto.Assign(LeaderInput{
+	res, err := assignContained(proto, LeaderInput{
 		Now:                     now,
 		Generation:              r.Generation,
 		Leader:                  r.Leader,
@@ -305,4 +305,18 @@ func memberMalformed(as map[spec.MemberID]Assignment) []string {
 		}
 	}
 	return out
+}
+
+// assignContained runs proto.Assign, turning a panic into an error: a
+// protocol of the caller's that panics fails its round as one that returns
+// an error does (AssignorFailed, every member keeps what it owns), instead
+// of taking the member down. Kafka's leader lets the assignor's exception
+// escape poll(); a model node must stay total.
+func assignContained(proto Protocol, in LeaderInput) (res LeaderResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = LeaderResult{}, fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	return proto.Assign(in)
 }

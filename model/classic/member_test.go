@@ -741,6 +741,11 @@ func TestMemberLeaderValidation(t *testing.T) {
 		assign:  func(LeaderInput) (LeaderResult, error) { return LeaderResult{}, errors.New("boom") },
 		wantLaw: "protocol fake: boom",
 	}, {
+		name:    "assign panics",
+		coop:    true,
+		assign:  func(LeaderInput) (LeaderResult, error) { panic("kaboom") },
+		wantLaw: "protocol fake: panicked: kaboom",
+	}, {
 		name:    "malformed subscription",
 		coop:    true,
 		members: []JoinedMember{{MemberID: "A-1", Metadata: sub("{t-0}")}, {MemberID: "B-1", Metadata: "garbage"}},

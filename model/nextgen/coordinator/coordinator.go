@@ -66,9 +66,22 @@ type CoordinatorConfig struct {
 	// MaxSize is group.consumer.max.size; 0 means unlimited.
 	MaxSize int
 	// Assignors names the supported server-side assignors
-	// (group.consumer.assignors): "uniform" and "range". The first is the
-	// default. Empty means DefaultAssignors.
+	// (group.consumer.assignors): "uniform", "range", or the Name of one
+	// of ServerAssignors. The first is the default. Empty means the names
+	// of ServerAssignors, in order, or DefaultAssignors when there are
+	// none.
 	Assignors []string
+	// ServerAssignors are assignor values of the caller's (Kafka's
+	// group.consumer.assignors also takes class names), known by their
+	// Name; one named "uniform" or "range" replaces the built-in one. The
+	// coordinator contains their failures as Kafka's does: an error, a
+	// panic or an illegal assignment fails the heartbeat that needed a
+	// new target with UNKNOWN_SERVER_ERROR, and the group keeps its
+	// previous target (target.Build). An assignor must be a pure value
+	// (deterministic, keeping no state), like the built-in ones; the
+	// coordinator cannot stop one that never returns: bound it where time
+	// is real (impl.BoundedAssignor).
+	ServerAssignors []assign.Assignor
 	// Topics is the initial metadata image: partitions per topic.
 	Topics spec.Topics
 	// Semantics selects behaviour from before named Kafka fixes:
@@ -109,15 +122,40 @@ func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
 	if cfg.SessionTimeout > 0 && cfg.HeartbeatInterval > 0 && cfg.HeartbeatInterval >= cfg.SessionTimeout {
 		errs = append(errs, fmt.Errorf("HeartbeatInterval %d must be less than SessionTimeout %d", cfg.HeartbeatInterval, cfg.SessionTimeout))
 	}
-	if len(cfg.Assignors) == 0 {
-		cfg.Assignors = slices.Clone(DefaultAssignors)
-	} else {
+	custom := map[string]bool{}
+	var customNames []string
+	for i, a := range cfg.ServerAssignors {
+		switch {
+		case a == nil:
+			errs = append(errs, fmt.Errorf("ServerAssignors[%d] is nil", i))
+			continue
+		case strings.TrimSpace(a.Name()) == "":
+			errs = append(errs, fmt.Errorf("ServerAssignors[%d] has an empty name", i))
+		case custom[a.Name()]:
+			errs = append(errs, fmt.Errorf("two ServerAssignors are named %q", a.Name()))
+		}
+		custom[a.Name()] = true
+		customNames = append(customNames, a.Name())
+	}
+	cfg.ServerAssignors = slices.Clone(cfg.ServerAssignors)
+	switch {
+	case len(cfg.Assignors) > 0:
 		cfg.Assignors = slices.Clone(cfg.Assignors)
+	case len(customNames) > 0:
+		cfg.Assignors = customNames
+	default:
+		cfg.Assignors = slices.Clone(DefaultAssignors)
+	}
+	for _, name := range customNames {
+		if !slices.Contains(cfg.Assignors, name) {
+			errs = append(errs, fmt.Errorf("ServerAssignors has %q, which Assignors does not list", name))
+		}
 	}
 	seen := map[string]bool{}
 	for _, name := range cfg.Assignors {
-		if _, ok := newAssignor(name, cfg.Semantics); !ok {
-			errs = append(errs, fmt.Errorf("unknown server assignor %q (known: uniform, range)", name))
+		if _, ok := newAssignor(name, cfg.Semantics); !ok && !custom[name] {
+			known := append([]string{"uniform", "range"}, customNames...)
+			errs = append(errs, fmt.Errorf("unknown server assignor %q (known: %s)", name, strings.Join(known, ", ")))
 		}
 		if seen[name] {
 			errs = append(errs, fmt.Errorf("server assignor %q listed twice", name))
@@ -329,8 +367,9 @@ func (s *step) send(to string, msg nextgen.Message) {
 // yet (group epoch 0, EMPTY); the first accepted join creates it. It
 // returns an error for a nonsensical configuration: an empty GroupID, a
 // negative timeout or size, a heartbeat interval not below the session
-// timeout, an unknown or repeated assignor name, invalid topics, or unknown
-// fault bits.
+// timeout, an unknown or repeated assignor name, a ServerAssignors value
+// that is nil, unnamed, named twice or not listed in Assignors, invalid
+// topics, or unknown fault bits.
 func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
@@ -348,6 +387,11 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 	}
 	for _, name := range cfg.Assignors {
 		c.assignors[name], _ = newAssignor(name, cfg.Semantics)
+	}
+	for _, a := range cfg.ServerAssignors {
+		if _, supported := c.assignors[a.Name()]; supported {
+			c.assignors[a.Name()] = a
+		}
 	}
 	return c, nil
 }

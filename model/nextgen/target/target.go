@@ -148,6 +148,28 @@ var ErrInvalidInput = errors.New("target: invalid input")
 // the heartbeat with UNKNOWN_SERVER_ERROR and keeps the previous target.
 var ErrAssignorFailed = errors.New("target: the assignor failed")
 
+// PanicError is the assignor's error, wrapped with ErrAssignorFailed, when
+// the assignor panicked: Build recovers, so that an assignor of the
+// caller's cannot take the coordinator down (Kafka's coordinator catches
+// what the assignor throws in the same way).
+type PanicError struct {
+	// Value is what the assignor panicked with.
+	Value any
+}
+
+// Error says that the assignor panicked, and with what.
+func (e *PanicError) Error() string { return fmt.Sprintf("the assignor panicked: %v", e.Value) }
+
+// callAssignor runs a on g, turning a panic into a *PanicError.
+func callAssignor(a assign.Assignor, g assign.Group) (out spec.Assignment, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &PanicError{Value: p}
+		}
+	}()
+	return a.Assign(g)
+}
+
 // ErrIllegalAssignment is what an *IllegalAssignmentError unwraps to.
 var ErrIllegalAssignment = errors.New("target: the assignor returned an illegal assignment")
 
@@ -194,7 +216,8 @@ func (e *IllegalAssignmentError) Unwrap() error { return ErrIllegalAssignment }
 // subscribed, existing topics.
 //
 // Errors: ErrInvalidInput (wrapped) for caller misuse; ErrAssignorFailed
-// wrapping the assignor's error; *IllegalAssignmentError for an illegal
+// wrapping the assignor's error (a *PanicError when it panicked);
+// *IllegalAssignmentError for an illegal
 // result. On error the Result is the zero value and the previous target
 // stands.
 func Build(in Input) (Result, error) {
@@ -207,7 +230,9 @@ func Build(in Input) (Result, error) {
 		topics = spec.Topics{}
 	}
 
-	g := assign.Group{Topics: topics, Members: make([]assign.Member, len(group))}
+	// The assignor gets its own copy of the universe: one that writes to
+	// its input cannot reach the coordinator's metadata image.
+	g := assign.Group{Topics: maps.Clone(topics), Members: make([]assign.Member, len(group))}
 	subs := make(map[spec.MemberID][]string, len(group))
 	for i, m := range group {
 		from := m.ID
@@ -232,7 +257,7 @@ func Build(in Input) (Result, error) {
 		return Result{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 
-	out, err := in.Assignor.Assign(g)
+	out, err := callAssignor(in.Assignor, g)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (%s): %w", ErrAssignorFailed, in.Assignor.Name(), err)
 	}
