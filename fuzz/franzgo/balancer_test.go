@@ -36,7 +36,7 @@ func ourBalancers() []struct {
 			return ProtocolBalancer(policy.Deferred(policy.DeferredConfig{MaxDelay: 1500}))
 		}},
 		{"incremental", func() *KgoBalancer {
-			return ProtocolBalancer(policy.Incremental(policy.IncrementalConfig{MaxDelay: 1500, StepDelay: 300}))
+			return ProtocolBalancer(policy.Incremental(policy.IncrementalConfig{MaxDelay: 1500, MaxMovesPerRound: 2, StepDelay: 300}))
 		}},
 	}
 }
