@@ -53,7 +53,11 @@
 //     and dropped: held-back partitions then wait for the next rebalance
 //     something else starts. Kafka (and kfake) rebalance on the rejoin of
 //     the leader, or of a member whose metadata changed; a follower whose
-//     metadata is unchanged gets its current assignment back.
+//     metadata is unchanged would get its current assignment back, but the
+//     subscription carries the generation kgo passes (that of the member's
+//     last join), so every member's rejoin after a completed round changes
+//     its metadata and starts a rebalance: the first timer to fire ends the
+//     delay for the group.
 //   - Leader memory (Designs II and III): kept in the balancer value, the
 //     memory of the process that owns it, fed back as LeaderInput.Memory
 //     and replaced by LeaderResult.Memory when the leader balances (kgo
@@ -71,8 +75,13 @@
 //     leader's join (balanceGroup returns the error, joinAndSync logs "join
 //     group failed"), calls OnPartitionsLost, injects the error into the
 //     next PollFetches (ErrGroupSession) and rejoins after its retry
-//     backoff (manageFailWait); the followers' pending SyncGroups fail with
-//     REBALANCE_IN_PROGRESS when the leader rejoins. There is no way to
+//     backoff (manageFailWait); the leader's rejoin starts a new rebalance
+//     (its metadata carries the new generation) and the followers' pending
+//     SyncGroups fail with REBALANCE_IN_PROGRESS. An error that persists
+//     makes the group go round once per retry backoff, a new generation
+//     each time, nobody owning anything (observed on kfake;
+//     TestKgoBalanceErrorOnKfake checks that the application sees the
+//     error as a *kgo.ErrGroupSession from PollFetches). There is no way to
 //     answer "keep what you own" as our classic leader does
 //     (classic.Assignment.Error): an assignment carrying an Error is
 //     refused by ParseSyncAssignment, which kgo handles the same way.

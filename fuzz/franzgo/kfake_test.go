@@ -2,6 +2,7 @@ package franzgo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -254,4 +255,74 @@ func (b *KgoBalancer) stats() balancerStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return balancerStats{b.rounds, b.heldRounds, b.delays}
+}
+
+// TestKgoBalanceErrorOnKfake: a protocol that cannot assign makes the
+// leader's BalanceOrError fail; kgo must hand that error to the
+// application (PollFetches, as a *kgo.ErrGroupSession) and nobody may own
+// anything.
+func TestKgoBalanceErrorOnKfake(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "t"), kfake.GroupMinSessionTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	own := &ownership{owns: map[string]spec.Set{}}
+	got := make(chan error, 16)
+	var clients []*kgo.Client
+	var wg sync.WaitGroup
+	for _, name := range []string{"A", "B"} {
+		cl, err := kgo.NewClient(
+			kgo.SeedBrokers(c.ListenAddrs()...),
+			kgo.ConsumerGroup("g"),
+			kgo.ConsumeTopics("t"),
+			kgo.Balancers(ProtocolBalancer(badProtocol{"error"})),
+			kgo.DisableAutoCommit(),
+			kgo.SessionTimeout(6*time.Second),
+			kgo.HeartbeatInterval(100*time.Millisecond),
+			kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
+			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) { own.change(name, ps, true) }),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, cl)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				fs := cl.PollFetches(ctx)
+				if fs.IsClientClosed() || ctx.Err() != nil {
+					return
+				}
+				for _, fe := range fs.Errors() {
+					select {
+					case got <- fe.Err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+		wg.Wait()
+	}()
+	select {
+	case err := <-got:
+		var gs *kgo.ErrGroupSession
+		if !errors.As(err, &gs) || !strings.Contains(err.Error(), "cannot assign") {
+			t.Errorf("PollFetches error %v (%T), want an ErrGroupSession with the protocol's error", err, err)
+		}
+		t.Logf("the application sees: %v", err)
+	case <-ctx.Done():
+		t.Fatal("no error reached PollFetches")
+	}
+	if ok, desc := own.exact([]string{"A", "B"}, nil); !ok {
+		t.Errorf("partitions owned although no round succeeded: %s", desc)
+	}
 }
