@@ -231,3 +231,33 @@ func TestAssignorPanicsAndErrors(t *testing.T) {
 		t.Error("nil balancer: no error")
 	}
 }
+
+// TestJoinMembersOrder: members with an instance ID come first, by
+// instance ID, as kgo sorts them before balancing; each carries its
+// instance ID and its metadata decodes to its subscription.
+func TestJoinMembersOrder(t *testing.T) {
+	g := assign.Group{Topics: spec.Topics{"a": 2}, Members: []assign.Member{
+		{ID: "A", Topics: []string{"a"}, Generation: spec.NoGeneration},
+		{ID: "B", InstanceID: "z", Topics: []string{"a"}, Owned: spec.NewSet(spec.TP("a", 1)), Generation: 4},
+		{ID: "C", InstanceID: "y", Topics: []string{"a"}, Generation: 2},
+	}}
+	ms := JoinMembers(kgo.CooperativeStickyBalancer(), g)
+	var order []string
+	for _, m := range ms {
+		inst := ""
+		if m.InstanceID != nil {
+			inst = *m.InstanceID
+		}
+		order = append(order, m.MemberID+"/"+inst)
+	}
+	if got, want := strings.Join(order, " "), "C/y B/z A/"; got != want {
+		t.Fatalf("order %q, want %q", got, want)
+	}
+	var meta kmsg.ConsumerMemberMetadata
+	if err := meta.ReadFrom(ms[1].ProtocolMetadata); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Generation != 4 || len(meta.OwnedPartitions) != 1 || meta.OwnedPartitions[0].Topic != "a" || !slices.Equal(meta.OwnedPartitions[0].Partitions, []int32{1}) {
+		t.Errorf("B's metadata: generation %d, owned %+v", meta.Generation, meta.OwnedPartitions)
+	}
+}
