@@ -69,15 +69,20 @@ func (cooperative) RoundBound(g classic.GroupShape) int {
 }
 
 func (cooperative) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
+	return cooperativeRound(in, assign.CooperativeStickyWith(assign.CooperativeOptions{
+		NoWithholding:            in.Faults.Has(classic.CooperativeNoWithholding),
+		KeepSameGenerationClaims: in.Faults.Has(classic.SameGenerationClaimsKept),
+		DropStaleClaims:          in.Faults.Has(classic.StaleClaimsDropped),
+	}))
+}
+
+// cooperativeRound is one cooperative round with assignor a: every member
+// gets a's set, and revokes what it claimed beyond it.
+func cooperativeRound(in classic.LeaderInput, a assign.Assignor) (classic.LeaderResult, error) {
 	r, err := newRound(in)
 	if err != nil {
 		return classic.LeaderResult{}, err
 	}
-	a := assign.CooperativeStickyWith(assign.CooperativeOptions{
-		NoWithholding:            in.Faults.Has(classic.CooperativeNoWithholding),
-		KeepSameGenerationClaims: in.Faults.Has(classic.SameGenerationClaimsKept),
-		DropStaleClaims:          in.Faults.Has(classic.StaleClaimsDropped),
-	})
 	assigned, err := a.Assign(r.group)
 	if err != nil {
 		return classic.LeaderResult{}, fmt.Errorf("policy: cooperative: assignor %s: %w", a.Name(), err)
@@ -91,3 +96,52 @@ func (cooperative) Assign(in classic.LeaderInput) (classic.LeaderResult, error) 
 	}
 	return r.result(assigned, revoked, 0, classic.LeaderMemory{}), nil
 }
+
+// CooperativeWith returns a cooperative protocol (Cooperative() == true)
+// that runs a, an assignor of the caller's, as Design I runs
+// assign.CooperativeSticky: the leader gives a the members with their
+// claims (claims on resources that do not exist dropped first), and gives
+// each member Assignment{Assigned: a's set for it, Revoked: what it claimed
+// minus that}. Its Name is a's: the protocol members advertise in
+// JoinGroup, as Kafka's consumers advertise their assignor's name.
+//
+// Guarantees: those of a. The leader checks every round with
+// spec.CheckRound, Cooperative set, before sending it: an a that hands a
+// resource to a member while another member of the round still claims it
+// (an eager assignor), that assigns a resource twice, or that errs or
+// panics, fails the round (classic.AssignorFailed; every member keeps what
+// it owns). It states no round bound (a's convergence is a's business):
+// give one where it is needed (rebalance check --max-rounds, fuzz.Bounds).
+// It keeps claims (classic.StickyProtocol) when a says so
+// (assign.StickyAssignor). Fault switches do not reach a.
+func CooperativeWith(a assign.Assignor) classic.Protocol {
+	if s, ok := a.(assign.StickyAssignor); ok {
+		return stickyCooperativeWith{cooperativeWith{a}, s.KeepsClaims()}
+	}
+	return cooperativeWith{a}
+}
+
+type cooperativeWith struct{ a assign.Assignor }
+
+func (p cooperativeWith) Name() string {
+	if p.a == nil {
+		return "cooperative-with-nil"
+	}
+	return p.a.Name()
+}
+
+func (cooperativeWith) Cooperative() bool { return true }
+
+func (p cooperativeWith) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
+	if p.a == nil {
+		return classic.LeaderResult{}, fmt.Errorf("policy: cooperative: no assignor")
+	}
+	return cooperativeRound(in, p.a)
+}
+
+type stickyCooperativeWith struct {
+	cooperativeWith
+	keeps bool
+}
+
+func (p stickyCooperativeWith) KeepsClaims() bool { return p.keeps }

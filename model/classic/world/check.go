@@ -45,6 +45,15 @@ func RoundBound(p classic.Protocol, o CheckOptions) (int, error) {
 // CheckWorld builds the CheckConfig of protocol with options o. It
 // returns an error for options that make no sense.
 func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
+	return Family{}.CheckWorld(protocol, o)
+}
+
+// CheckWorld is the package's CheckWorld for a family that may run custom
+// protocols: a custom protocol's world is the built-in ones' without their
+// options (no scheduled delay, Connect universe or claim generation), its
+// balance law spec.CheckBalance unless the caller replaces the returned
+// CheckConfig's Balance.
+func (f Family) CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	if err := o.Validate(); err != nil {
 		return core.CheckConfig{}, err
 	}
@@ -69,7 +78,7 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	if o.Connectors > 0 && protocol != "deferred" && protocol != "incremental" {
 		return core.CheckConfig{}, fmt.Errorf("connectors = %d: protocol %s does not run Kafka Connect's assignor; connectors and tasks are for deferred and incremental", o.Connectors, protocol)
 	}
-	protos, err := Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover})
+	protos, err := f.Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover})
 	if err != nil {
 		return core.CheckConfig{}, err
 	}

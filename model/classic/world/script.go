@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
@@ -19,7 +20,7 @@ import (
 // C-0 .. C-(n-1) (members subscribe to C to run it). Only the deferred and
 // incremental protocols (Connect's assignor) assign connector resources;
 // the consumer assignors leave them unowned.
-func (Family) Group(s *Script, args []core.Arg) error {
+func (f Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {
 		return err
@@ -42,7 +43,7 @@ func (Family) Group(s *Script, args []core.Arg) error {
 	if cfg.Faults, err = faultsArg(args); err != nil {
 		return err
 	}
-	w, err := New(cfg, topics)
+	w, err := f.NewWorld(cfg, topics)
 	if err != nil {
 		return err
 	}
@@ -64,6 +65,23 @@ type ProtocolOptions struct {
 
 // Protocols builds the named protocols with the options.
 func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
+	return Family{}.Protocols(names, o)
+}
+
+// custom returns the family's custom protocol called name.
+func (f Family) custom(name string) (classic.Protocol, bool) {
+	for _, p := range f.Custom {
+		if p != nil && p.Name() == name {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// Protocols builds the named protocols with the options: the family's
+// custom protocols as they are (the options are the built-in ones'), the
+// built-in ones configured by o.
+func (f Family) Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 	var lf policy.LeaderFailover
 	switch o.LeaderFailover {
 	case "", "reassign-immediately":
@@ -75,6 +93,10 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 	}
 	var out []classic.Protocol
 	for _, n := range names {
+		if p, ok := f.custom(n); ok {
+			out = append(out, p)
+			continue
+		}
 		switch n {
 		case "eager":
 			var a assign.Assignor
@@ -96,7 +118,7 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 		case "incremental":
 			out = append(out, policy.Incremental(policy.IncrementalConfig{MaxDelay: o.MaxDelay, MaxMovesPerRound: o.MaxMoves, StepDelay: o.StepDelay, LeaderFailover: lf}))
 		default:
-			return nil, fmt.Errorf("protocol %q: want eager, cooperative, deferred or incremental", n)
+			return nil, fmt.Errorf("protocol %q: want eager, cooperative, deferred or incremental%s", n, f.customNames())
 		}
 	}
 	return out, nil
@@ -109,7 +131,7 @@ func Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 // [faults=(...)]": a member that starts at once. claim-generation is the
 // generation it reports for its claims (classic.ClaimGeneration; joined
 // by default).
-func (Family) AddMember(s *Script, args []core.Arg) error {
+func (f Family) AddMember(s *Script, args []core.Arg) error {
 	name, err := script.Name(args, "add-member")
 	if err != nil {
 		return err
@@ -122,7 +144,7 @@ func (Family) AddMember(s *Script, args []core.Arg) error {
 	if len(names) == 0 {
 		return fmt.Errorf("add-member %s: protocols=(...) is required", name)
 	}
-	protos, err := Protocols(names, o)
+	protos, err := f.Protocols(names, o)
 	if err != nil {
 		return fmt.Errorf("add-member %s: %v", name, err)
 	}
@@ -166,7 +188,8 @@ func bounce(s *Script, args []core.Arg) error {
 		if err != nil {
 			return err
 		}
-		protos, err := Protocols(names, o)
+		f, _ := s.Family.(Family)
+		protos, err := f.Protocols(names, o)
 		if err != nil {
 			return fmt.Errorf("bounce %s: %v", name, err)
 		}
@@ -202,4 +225,19 @@ func nameArg(args []core.Arg, cmd string) (string, error) { return script.Name(a
 
 func faultsArg(args []core.Arg) (classic.Faults, error) {
 	return classic.FaultList.ParseAll(script.Vals(args, "faults"))
+}
+
+// customNames lists the custom protocols' names for an error message, ""
+// when there are none.
+func (f Family) customNames() string {
+	var names []string
+	for _, p := range f.Custom {
+		if p != nil {
+			names = append(names, p.Name())
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (or one of the custom protocols " + strings.Join(names, ", ") + ")"
 }

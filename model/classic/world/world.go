@@ -38,25 +38,43 @@ type (
 )
 
 // Family is the classic protocol family as the shared world drives it.
-type Family struct{}
+// Its zero value knows the built-in protocols.
+type Family struct {
+	// Custom are protocols of the caller's (package fuzz runs them),
+	// known to the scenario language by their Name besides the built-in
+	// ones (add-member A protocols=(mine)); one named like a built-in
+	// replaces it. Each must be a pure value, as classic.Protocol says.
+	Custom []classic.Protocol
+}
 
 var _ core.Family[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig] = Family{}
 
 // New returns a world with a coordinator configured by cfg and the given
 // topic universe, and no members.
 func New(cfg classic.CoordinatorConfig, topics spec.Topics) (*World, error) {
+	return Family{}.NewWorld(cfg, topics)
+}
+
+// NewWorld is New for a family with custom protocols.
+func (f Family) NewWorld(cfg classic.CoordinatorConfig, topics spec.Topics) (*World, error) {
 	c, err := classic.NewCoordinator(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return core.New(Family{}, core.Coordinator[classic.Message, classic.Timer, classic.Callback](coordinator{c}), topics), nil
+	return core.New(f, core.Coordinator[classic.Message, classic.Timer, classic.Callback](coordinator{c}), topics), nil
 }
 
 // NewScript returns a script with no group yet.
-func NewScript() *Script { return &Script{Family: Family{}} }
+func NewScript() *Script { return Family{}.NewScript() }
+
+// NewScript returns a script of the family with no group yet.
+func (f Family) NewScript() *Script { return &Script{Family: f} }
 
 // NewModel builds the model checker's model of cfg (see model/world).
-func NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(Family{}, cfg) }
+func NewModel(cfg core.CheckConfig) (*Model, error) { return Family{}.NewModel(cfg) }
+
+// NewModel builds the model checker's model of cfg for the family.
+func (f Family) NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(f, cfg) }
 
 // CoordinatorOf is the classic coordinator of w.
 func CoordinatorOf(w *World) *classic.Coordinator { return w.Coordinator.(coordinator).Coordinator }

@@ -16,7 +16,7 @@ type named struct {
 	f    func(assign.Group) (spec.Assignment, error)
 }
 
-func (a named) Name() string                                 { return a.name }
+func (a named) Name() string                                   { return a.name }
 func (a named) Assign(g assign.Group) (spec.Assignment, error) { return a.f(g) }
 
 // TestServerAssignorValues: an assignor value of the caller's is supported

@@ -54,12 +54,17 @@ func faults(args []core.Arg) (nextgen.Fault, error) {
 // [assignors=(uniform,range)] [max-size=N]
 // [before=(kafka-19233,kafka-19449,kafka-18688)] [faults=(...)]
 // [verbose]": a next-gen coordinator over the topics.
-func (Family) Group(s *Script, args []core.Arg) error {
+func (f Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {
 		return err
 	}
 	cfg := coordinator.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors")}
+	for _, a := range f.Assignors {
+		if len(cfg.Assignors) == 0 || slices.Contains(cfg.Assignors, a.Name()) {
+			cfg.ServerAssignors = append(cfg.ServerAssignors, a)
+		}
+	}
 	if cfg.SessionTimeout, err = script.Millis(args, "session"); err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
@@ -41,9 +42,17 @@ type (
 	State = core.State[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]
 )
 
-// Family is the next-gen protocol as the shared world drives it. GroupID
-// is the group its members join.
-type Family struct{ GroupID string }
+// Family is the next-gen protocol as the shared world drives it.
+type Family struct {
+	// GroupID is the group its members join.
+	GroupID string
+	// Assignors are server-side assignors of the caller's (package fuzz
+	// runs them): the group verb gives them to the coordinator
+	// (coordinator.CoordinatorConfig.ServerAssignors), all of them when
+	// it names no assignors, else those it names; without assignors=(...)
+	// the first is the group's default.
+	Assignors []assign.Assignor
+}
 
 var _ core.Family[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig] = Family{}
 
@@ -53,14 +62,20 @@ func New(cfg coordinator.CoordinatorConfig) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	return core.New(Family{GroupID: cfg.GroupID}, core.Coordinator[nextgen.Message, nextgen.Timer, nextgen.Callback](coord{c}), cfg.Topics), nil
+	return core.New(Family{GroupID: cfg.GroupID, Assignors: cfg.ServerAssignors}, core.Coordinator[nextgen.Message, nextgen.Timer, nextgen.Callback](coord{c}), cfg.Topics), nil
 }
 
 // NewScript returns a script with no group yet.
-func NewScript() *Script { return &Script{Family: Family{}} }
+func NewScript() *Script { return Family{}.NewScript() }
+
+// NewScript returns a script of the family with no group yet.
+func (f Family) NewScript() *Script { return &Script{Family: f} }
 
 // NewModel builds the model checker's model of cfg (see model/world).
-func NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(Family{}, cfg) }
+func NewModel(cfg core.CheckConfig) (*Model, error) { return Family{}.NewModel(cfg) }
+
+// NewModel builds the model checker's model of cfg for the family.
+func (f Family) NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(f, cfg) }
 
 // CoordinatorOf is the next-gen coordinator of w.
 func CoordinatorOf(w *World) *coordinator.Coordinator { return w.Coordinator.(coord).Coordinator }
