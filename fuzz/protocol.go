@@ -122,10 +122,10 @@ func (b Bounds) normalized(nextGen bool) (Bounds, error) {
 	}
 	for _, w := range []World{b.Check, b.Random} {
 		if !nextGen && w.AddPartitions > 0 {
-			errs = append(errs, errors.New("AddPartitions: the classic coordinator takes no metadata (next-gen only)"))
+			errs = append(errs, errors.New("add-partitions: the classic coordinator takes no metadata (next-gen only)"))
 		}
 		if w.Topics > len(core.TopicNames) {
-			errs = append(errs, fmt.Errorf("Topics %d: at most %d", w.Topics, len(core.TopicNames)))
+			errs = append(errs, fmt.Errorf("topics = %d: at most %d", w.Topics, len(core.TopicNames)))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
