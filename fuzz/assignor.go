@@ -71,6 +71,11 @@ type Options struct {
 	// change looking for a fixed point (0 means DefaultSettleRounds; it
 	// is raised to one more than any ConvergesWithin bound).
 	SettleRounds int
+	// Nondeterministic accepts an assignor that may give two different
+	// results for the same group (franz-go's sticky balancers iterate Go
+	// maps): validity then does not include determinism, and every other
+	// rule and guarantee is judged on the result each call gave.
+	Nondeterministic bool
 	// Timeout bounds one call of the assignor (0 means DefaultTimeout,
 	// negative means no bound). A call that takes longer fails the case;
 	// the call itself cannot be stopped and runs on in its goroutine.
@@ -413,12 +418,14 @@ func (s *session) round(g assign.Group, number int, changed bool) (Round, *Failu
 		if after := FormatGroup(g); after != before {
 			return r, s.fail(Validity, "it modified its input; before the call the group was:\n"+indent(before), r)
 		}
-		again, err := s.call(g)
-		if err != nil {
-			return r, s.fail(Validity, "called again on the same group: "+err.Error(), r)
-		}
-		if !again.Equal(a) {
-			return r, s.fail(Validity, fmt.Sprintf("not deterministic: called again on the same group it assigned %s", again), r)
+		if !s.o.Nondeterministic {
+			again, err := s.call(g)
+			if err != nil {
+				return r, s.fail(Validity, "called again on the same group: "+err.Error(), r)
+			}
+			if !again.Equal(a) {
+				return r, s.fail(Validity, fmt.Sprintf("not deterministic: called again on the same group it assigned %s (Options.Nondeterministic accepts that)", again), r)
+			}
 		}
 	}
 	for _, m := range g.Members {

@@ -88,6 +88,13 @@ var (
 // DefaultSteps is how many actions a random run takes by default.
 const DefaultSteps = 80
 
+// quietFor is how long a random run's environment stays quiet before
+// convergence is judged, in ms of the world's clock: the checked worlds'
+// timeouts are a few seconds (a session of 2 s, a rebalance timeout of
+// 3 s, a scheduled delay of 3 s), so a minute is a dozen times the
+// longest wait a protocol of them takes.
+const quietFor = 60000
+
 func (b Bounds) normalized(nextGen bool) (Bounds, error) {
 	if b.Check == (World{}) {
 		b.Check = DefaultCheckWorld
@@ -204,7 +211,7 @@ func checkProtocol(p classic.Protocol, b Bounds, logf func(string, ...any)) ([]P
 		cfg.Balance = b.Balance
 		return f.NewModel(cfg)
 	}
-	return run(p.Name(), b, build, 200000, logf)
+	return run(p.Name(), b, build, quietFor, logf)
 }
 
 // CoordinatorAssignor runs a, a server-side assignor of the caller's
@@ -245,7 +252,7 @@ func checkAssignor(a assign.Assignor, b Bounds, logf func(string, ...any)) ([]Pr
 		cfg.Balance = b.Balance
 		return f.NewModel(cfg)
 	}
-	return run(a.Name(), b, build, 300000, logf)
+	return run(a.Name(), b, build, quietFor, logf)
 }
 
 // report runs check and fails t with each failure or error.
