@@ -67,6 +67,13 @@
 //
 // It is not Complete in general: when the capacities of a topic's
 // subscribers are used up, its remaining partitions stay unassigned.
+//
+// The code is written to be read, not for speed: each balancing move
+// looks at every pair of members and sorts what the donors hold, and each
+// chain of moves searches all members' partitions, so a group of M
+// members and P partitions may take O(M²+P·log P) steps a move (a few
+// tenths of a second for 100 members and 1000 partitions all claimed by
+// one member).
 package capacity
 
 import (
@@ -375,12 +382,16 @@ func (s *state) balance() {
 		hi, lo := -1, -1
 		var moved spec.Resource
 		for h := range s.g.Members {
+			var held spec.Set // h's partitions, sorted once a pass
 			for l := range s.g.Members {
 				d := s.load[h] - s.load[l]
 				if d < gap || !s.room(l) || (hi >= 0 && (d <= s.load[hi]-s.load[lo] || s.a.bug == bugFirstPair)) {
 					continue
 				}
-				if x, ok := s.movable(h, l); ok {
+				if held == nil {
+					held = s.held(h)
+				}
+				if x, ok := s.movable(h, l, held); ok {
 					hi, lo, moved = h, l, x
 				}
 			}
@@ -393,11 +404,10 @@ func (s *state) balance() {
 	}
 }
 
-// movable returns the partition of h to move to l: the last in resource
-// order of those l subscribes to that h did not keep as claims, else the
-// last of those it kept.
-func (s *state) movable(h, l int) (spec.Resource, bool) {
-	held := s.held(h)
+// movable returns the partition of h (which holds held) to move to l: the
+// last in resource order of those l subscribes to that h did not keep as
+// claims, else the last of those it kept.
+func (s *state) movable(h, l int, held spec.Set) (spec.Resource, bool) {
 	for _, keptToo := range []bool{false, true} {
 		for k := len(held) - 1; k >= 0; k-- {
 			x := held[k]
