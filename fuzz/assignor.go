@@ -225,7 +225,11 @@ func Assignor(t *testing.T, a assign.Assignor, o Options) {
 
 // FuzzAssignor is Assignor as a native fuzz target: go test -fuzz runs it
 // with a corpus (under testdata/fuzz/<FuzzName>/), each input a byte
-// string rapid reads its choices from.
+// string rapid reads its choices from, eight bytes a choice (an input too
+// short for the choices a case needs is skipped, so seeds of a few bytes
+// test nothing: seed with a few hundred random bytes). Give -fuzztime as
+// a count (-fuzztime 50000x): with a duration, Go 1.26 may end the run
+// with a spurious "context deadline exceeded" (golang/go#75804).
 //
 //	func FuzzMyAssignor(f *testing.F) { fuzz.FuzzAssignor(f, mine(), opts) }
 func FuzzAssignor(f *testing.F, a assign.Assignor, o Options) {
@@ -351,12 +355,15 @@ func (s *session) settle(g assign.Group, number int, changed bool) *Failure {
 		}
 	}
 	next := maxGeneration(g) + 1
-	var prev *Round
+	var prev, first *Round
 	for k := 1; k <= s.o.SettleRounds+1; k++ {
 		number++
 		r, f := s.round(g, number, changed && k == 1)
 		if f != nil {
 			return f
+		}
+		if first == nil {
+			first = &r
 		}
 		if s.backForth {
 			if f := s.recordOwners(owners, r); f != nil {
@@ -365,7 +372,9 @@ func (s *session) settle(g assign.Group, number int, changed bool) *Failure {
 		}
 		if prev != nil && prev.Settled && r.Assigned.Equal(prev.Assigned) {
 			if s.converge > 0 && k-1 > s.converge {
-				return s.fail(conv(s.converge), fmt.Sprintf("the fixed point came %d rounds after the last change", k-1), *prev)
+				// The round reported is the first after the last change:
+				// Judge on its group replays the rounds that follow.
+				return s.fail(conv(s.converge), fmt.Sprintf("the fixed point came %d rounds after the last change, in round %d", k-1, prev.Number), *first)
 			}
 			return nil
 		}
@@ -375,7 +384,7 @@ func (s *session) settle(g assign.Group, number int, changed bool) *Failure {
 		next++
 	}
 	if s.converge > 0 {
-		return s.fail(conv(s.converge), fmt.Sprintf("no fixed point %d rounds after the last change", s.o.SettleRounds), *prev)
+		return s.fail(conv(s.converge), fmt.Sprintf("no fixed point %d rounds after the last change", s.o.SettleRounds), *first)
 	}
 	return nil
 }

@@ -280,7 +280,7 @@ func (gen *generator) change(t *rapid.T, g *assign.Group, next spec.Generation) 
 				g.ReplicaRacks = cloneRacks(g.ReplicaRacks)
 				g.ReplicaRacks[ghostTopic] = make([][]string, g.Topics[ghostTopic])
 			}
-			return fmt.Sprintf("topic %s was created with %d partitions", ghostTopic, g.Topics[ghostTopic])
+			return fmt.Sprintf("topic %s was created with %s", ghostTopic, partitions(g.Topics[ghostTopic]))
 		}
 		name := rapid.SampledFrom(names).Draw(t, "grown")
 		by := int32(rapid.IntRange(1, max(1, gen.o.Limits.Partitions)).Draw(t, "added"))
@@ -290,7 +290,7 @@ func (gen *generator) change(t *rapid.T, g *assign.Group, next spec.Generation) 
 			g.ReplicaRacks = cloneRacks(g.ReplicaRacks)
 			g.ReplicaRacks[name] = append(slices.Clone(parts), make([][]string, by)...)
 		}
-		return fmt.Sprintf("topic %s grew by %d partitions", name, by)
+		return fmt.Sprintf("topic %s grew by %s", name, partitions(by))
 	case "stale":
 		i := rapid.IntRange(0, len(g.Members)-1).Draw(t, "stale-member")
 		g.Members[i].Generation = next - 1
@@ -350,4 +350,12 @@ func followUp(g assign.Group, a spec.Assignment, next spec.Generation, side Side
 		out.Members[i] = m
 	}
 	return out
+}
+
+// partitions says "1 partition" or "n partitions".
+func partitions(n int32) string {
+	if n == 1 {
+		return "1 partition"
+	}
+	return fmt.Sprintf("%d partitions", n)
 }
