@@ -442,20 +442,20 @@ func (s *session) round(g assign.Group, number int, changed bool) (Round, *Failu
 			return r, s.fail(Validity, fmt.Sprintf("the result has no entry for member %s (every member must appear, with an empty set if it gets nothing)", m.ID), r)
 		}
 	}
-	if vs := spec.CheckRound(assign.RoundOf(g, a, false)); len(vs) > 0 {
-		return r, s.fail(Validity, violations(vs).Error(), r)
+	var invalid, handoff []spec.Violation
+	for _, v := range spec.CheckRound(assign.RoundOf(g, a, s.cooperative)) {
+		if v.Law == spec.CooperativeHandoff {
+			handoff = append(handoff, v)
+		} else {
+			invalid = append(invalid, v)
+		}
+	}
+	if len(invalid) > 0 {
+		return r, s.fail(Validity, violations(invalid).Error(), r)
 	}
 	r.Settled = s.settled(g, a)
-	if s.cooperative {
-		var hs []spec.Violation
-		for _, v := range spec.CheckRound(assign.RoundOf(g, a, true)) {
-			if v.Law == spec.CooperativeHandoff {
-				hs = append(hs, v)
-			}
-		}
-		if len(hs) > 0 {
-			return r, s.fail(CooperativeHandoff.name, violations(hs).Error(), r)
-		}
+	if len(handoff) > 0 {
+		return r, s.fail(CooperativeHandoff.name, violations(handoff).Error(), r)
 	}
 	for _, q := range s.o.Guarantees {
 		if q.judge == nil || q.settledOnly && !r.Settled {

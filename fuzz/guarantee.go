@@ -178,7 +178,9 @@ func violations(vs []spec.Violation) error {
 	return fmt.Errorf("%s", b.String())
 }
 
-// checkCoPartitioned judges CoPartitioned.
+// checkCoPartitioned judges CoPartitioned. Only pairs of topics with the
+// same partition count and the same subscribers are compared, and each
+// member's partition numbers are gathered once a topic.
 func checkCoPartitioned(r Round) error {
 	subscribers := map[string][]spec.MemberID{}
 	for _, m := range r.Group.Members {
@@ -188,25 +190,31 @@ func checkCoPartitioned(r Round) error {
 			}
 		}
 	}
-	numbers := func(m spec.MemberID, topic string) []int32 {
-		var out []int32
-		for _, x := range r.Assigned[m] {
-			if x.Topic == topic {
-				out = append(out, x.Partition)
-			}
-		}
-		return out
-	}
+	type pair struct{ x, y string }
+	var pairs []pair
 	names := slices.Sorted(maps.Keys(subscribers))
 	for i, x := range names {
 		for _, y := range names[i+1:] {
-			if r.Group.Topics[x] != r.Group.Topics[y] || !slices.Equal(subscribers[x], subscribers[y]) {
-				continue
+			if r.Group.Topics[x] == r.Group.Topics[y] && slices.Equal(subscribers[x], subscribers[y]) {
+				pairs = append(pairs, pair{x, y})
 			}
-			for _, m := range subscribers[x] {
-				if nx, ny := numbers(m, x), numbers(m, y); !slices.Equal(nx, ny) {
-					return fmt.Errorf("%s and %s have %d partitions and the same subscribers, but %s gets %s partitions %v and %s partitions %v", x, y, r.Group.Topics[x], m, x, nx, y, ny)
-				}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	numbers := map[spec.MemberID]map[string][]int32{}
+	for _, m := range r.Group.Members {
+		byTopic := map[string][]int32{}
+		for _, x := range r.Assigned[m.ID] {
+			byTopic[x.Topic] = append(byTopic[x.Topic], x.Partition)
+		}
+		numbers[m.ID] = byTopic
+	}
+	for _, p := range pairs {
+		for _, m := range subscribers[p.x] {
+			if nx, ny := numbers[m][p.x], numbers[m][p.y]; !slices.Equal(nx, ny) {
+				return fmt.Errorf("%s and %s have %d partitions and the same subscribers, but %s gets %s partitions %v and %s partitions %v", p.x, p.y, r.Group.Topics[p.x], m, p.x, nx, p.y, ny)
 			}
 		}
 	}

@@ -323,7 +323,13 @@ type Round struct {
 // when it reports anything.
 func CheckRound(r Round) []Violation {
 	var out []Violation
-	owners := map[Resource][]string{}
+	// Every (resource, member) pair given; sorted by resource, then
+	// member, below to find the resources given twice without a map.
+	type given struct {
+		res Resource
+		m   string
+	}
+	var all []given
 	for _, m := range r.Assigned.Members() {
 		subs, known := r.Subscriptions[m]
 		if !known {
@@ -335,7 +341,7 @@ func CheckRound(r Round) []Violation {
 			continue
 		}
 		for _, res := range r.Assigned[m] {
-			owners[res] = append(owners[res], string(m))
+			all = append(all, given{res, string(m)})
 			if r.Topics != nil && !r.Topics.Has(res) {
 				out = append(out, Violation{Law: ExistingOnly, Resource: res, Members: []string{string(m)}, Detail: "no such resource"})
 				continue
@@ -345,10 +351,25 @@ func CheckRound(r Round) []Violation {
 			}
 		}
 	}
-	for _, res := range slices.SortedFunc(maps.Keys(owners), Resource.Compare) {
-		if len(owners[res]) > 1 {
-			out = append(out, Violation{Law: AssignedOnce, Resource: res, Members: owners[res], Detail: "given to more than one member"})
+	slices.SortFunc(all, func(a, b given) int {
+		if c := a.res.Compare(b.res); c != 0 {
+			return c
 		}
+		return strings.Compare(a.m, b.m)
+	})
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].res == all[i].res {
+			j++
+		}
+		if j-i > 1 {
+			members := make([]string, 0, j-i)
+			for _, g := range all[i:j] {
+				members = append(members, g.m)
+			}
+			out = append(out, Violation{Law: AssignedOnce, Resource: all[i].res, Members: members, Detail: "given to more than one member"})
+		}
+		i = j
 	}
 	if r.Cooperative {
 		out = append(out, checkHandoff(r)...)
@@ -362,11 +383,15 @@ func CheckRound(r Round) []Violation {
 // Kafka's ConsumerCoordinator.validateCooperativeAssignment).
 func checkHandoff(r Round) []Violation {
 	var out []Violation
+	var claimants []MemberID // sorted once, when something is added
 	for _, m := range r.Assigned.Members() {
 		added := r.Assigned[m].Minus(r.Claims[m])
+		if len(added) > 0 && claimants == nil {
+			claimants = slices.Sorted(maps.Keys(r.Claims))
+		}
 		for _, res := range added {
 			var from []string
-			for _, o := range slices.Sorted(maps.Keys(r.Claims)) {
+			for _, o := range claimants {
 				if o != m && r.Claims[o].Contains(res) {
 					from = append(from, string(o))
 				}
