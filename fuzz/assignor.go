@@ -356,6 +356,12 @@ func (s *session) settle(g assign.Group, number int, changed bool) *Failure {
 	}
 	next := maxGeneration(g) + 1
 	var prev, first *Round
+	before := len(s.history) // the history up to the first settling round
+	convergence := func(why string) *Failure {
+		f := s.fail(conv(s.converge), why, *first)
+		f.History = f.History[:before]
+		return f
+	}
 	for k := 1; k <= s.o.SettleRounds+1; k++ {
 		number++
 		r, f := s.round(g, number, changed && k == 1)
@@ -374,7 +380,7 @@ func (s *session) settle(g assign.Group, number int, changed bool) *Failure {
 			if s.converge > 0 && k-1 > s.converge {
 				// The round reported is the first after the last change:
 				// Judge on its group replays the rounds that follow.
-				return s.fail(conv(s.converge), fmt.Sprintf("the fixed point came %d rounds after the last change, in round %d", k-1, prev.Number), *first)
+				return convergence(fmt.Sprintf("the fixed point came %d rounds after the last change, in round %d", k-1, prev.Number))
 			}
 			return nil
 		}
@@ -384,7 +390,7 @@ func (s *session) settle(g assign.Group, number int, changed bool) *Failure {
 		next++
 	}
 	if s.converge > 0 {
-		return s.fail(conv(s.converge), fmt.Sprintf("no fixed point %d rounds after the last change", s.o.SettleRounds), *first)
+		return convergence(fmt.Sprintf("no fixed point %d rounds after the last change", s.o.SettleRounds))
 	}
 	return nil
 }
