@@ -259,13 +259,15 @@ func memoryLimit(flag string) (int64, error) {
 	for _, u := range units {
 		if num, ok := strings.CutSuffix(flag, u.suffix); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-			if err != nil || v <= 0 || v*u.scale < 1<<20 {
+			// Written so that NaN fails too; past 2^63 (or Inf) the
+			// conversion to int64 would give a negative limit.
+			if size := v * u.scale; err != nil || !(size >= 1<<20 && size < 1<<63) {
 				break
 			}
 			return int64(v * u.scale), nil
 		}
 	}
-	return 0, fmt.Errorf("--max-memory %q: want a size of at least 1MiB such as 2GiB or 500MiB, or 0 for no limit", flag)
+	return 0, fmt.Errorf("--max-memory %q: want a size from 1MiB to below 8EiB such as 2GiB or 500MiB, or 0 for no limit", flag)
 }
 
 // maxDelay parses --max-delay into core.CheckOptions.MaxDelay: "" keeps

@@ -87,7 +87,10 @@ func Millis(args []Arg, key string) (node.Millis, error) {
 
 // ParseLine splits one command line of a scenario file into its verb and
 // arguments, in the syntax the scenario files use: words separated by
-// spaces, each a bare word, key=value or key=(v1,v2,...).
+// spaces, each a bare word, key=value or key=(v1,v2,...). An argument
+// with an empty key ("=v") or a key with unbalanced parentheses is an
+// error, and so is key=(...)(...), which is not one list. key=() gives key with no values,
+// as the bare word key does.
 func ParseLine(line string) (string, []Arg, error) {
 	var words []string
 	depth := 0
@@ -129,8 +132,14 @@ func ParseLine(line string) (string, []Arg, error) {
 			args = append(args, Arg{Key: w})
 			continue
 		}
+		if key == "" || !balanced(key) {
+			return "", nil, fmt.Errorf("%q: argument %q: want a key before =, without unbalanced parentheses", line, w)
+		}
 		if strings.HasPrefix(val, "(") && strings.HasSuffix(val, ")") {
 			inner := val[1 : len(val)-1]
+			if !balanced(inner) {
+				return "", nil, fmt.Errorf("%q: argument %q: the parentheses do not enclose the whole list", line, w)
+			}
 			var vals []string
 			if inner != "" {
 				vals = strings.Split(inner, ",")
@@ -141,6 +150,23 @@ func ParseLine(line string) (string, []Arg, error) {
 		args = append(args, Arg{Key: key, Vals: []string{val}})
 	}
 	return words[0], args, nil
+}
+
+// balanced reports whether every ")" in s closes a "(" before it.
+func balanced(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
 
 // RunLine parses one command line and runs it with run, returning run's

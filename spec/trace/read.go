@@ -91,6 +91,9 @@ func Read(r io.Reader, lim Limits) (*Trace, error) {
 			if n == 1 {
 				return nil, &LineError{1, errors.New("empty trace: want a header line")}
 			}
+			if len(tr.Events) == 0 {
+				tr.Events = nil // as from a reader that cannot seek: no events is nil
+			}
 			return tr, nil
 		}
 		if err != nil && !errors.Is(err, io.EOF) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/rebalance-ref/rebalance/tla/tlaval"
 )
@@ -46,7 +47,13 @@ func ReadDot(r io.Reader) (*Graph, error) {
 		}
 		if from, to, isEdge := strings.Cut(head, " -> "); isEdge {
 			action, _, _ := strings.Cut(label, "(")
-			edges = append(edges, pending{strings.TrimSpace(from), strings.TrimSpace(action), strings.TrimSpace(to), n})
+			action = strings.TrimSpace(action)
+			if action == "" || strings.ContainsFunc(action, unicode.IsSpace) {
+				// An action is an operator name; a graph file (WriteGraph)
+				// could not hold anything else.
+				return nil, fmt.Errorf("dot line %d: edge label %q: want an action name", n, clip(label))
+			}
+			edges = append(edges, pending{strings.TrimSpace(from), action, strings.TrimSpace(to), n})
 			continue
 		}
 		id := strings.TrimSpace(head)

@@ -215,12 +215,16 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	states := make([]string, n)
-	for i := range states {
-		if states[i], err = next(); err != nil {
+	// n is only a claim until its lines are read: do not allocate it up
+	// front ("states 9999999999999" would not fit in memory).
+	states := make([]string, 0, min(n, 1<<16))
+	for range n {
+		s, err := next()
+		if err != nil {
 			return nil, err
 		}
-		g.AddState(states[i], false)
+		states = append(states, s)
+		g.AddState(s, false)
 	}
 	idx := func(s string) (int, error) {
 		i, err := strconv.Atoi(s)

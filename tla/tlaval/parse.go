@@ -37,7 +37,7 @@ func ParseState(text string) (Value, error) {
 		p.accept(`/\`)
 		p.space()
 		name := p.ident()
-		if name == "" {
+		if !isIdent(name) {
 			return Value{}, p.errorf("want a variable name, got %q", p.rest(10))
 		}
 		p.space()
@@ -59,6 +59,12 @@ func ParseState(text string) (Value, error) {
 	}
 	return v, nil
 }
+
+// maxInterval bounds the elements of an interval a..b: the parser lists
+// them all, so an interval of TLC's whole integer range would not fit in
+// memory (and past MaxInt its loop would not end). TLC prints sets of this
+// project's models far smaller.
+const maxInterval = 1 << 16
 
 type parser struct {
 	src string
@@ -144,9 +150,12 @@ func (p *parser) value() (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
+			if m >= n && uint64(m-n) >= maxInterval {
+				return Value{}, p.errorf("interval %d..%d: more than %d elements", n, m, maxInterval)
+			}
 			elems := make([]Value, 0, max(0, m-n+1))
-			for i := n; i <= m; i++ {
-				elems = append(elems, Int(i))
+			for k := 0; n <= m && k <= m-n; k++ { // not i <= m: m may be MaxInt
+				elems = append(elems, Int(n+k))
 			}
 			return Set(elems...), nil
 		}

@@ -242,9 +242,12 @@ func function(pairs []Value) (Value, error) {
 	if isSeq {
 		return Seq(seq...), nil
 	}
+	// A record only when every key is a string that is an identifier, as
+	// TLA+ field names are: [a b |-> 1] would not parse back, so a
+	// function with a key such as "a b" prints as ("a b" :> 1).
 	allStrings := true
 	for _, e := range entries {
-		if e.k.kind != KindString {
+		if e.k.kind != KindString || !isIdent(e.k.s) {
 			allStrings = false
 			break
 		}
