@@ -383,17 +383,38 @@ func CheckRound(r Round) []Violation {
 // Kafka's ConsumerCoordinator.validateCooperativeAssignment).
 func checkHandoff(r Round) []Violation {
 	var out []Violation
-	var claimants []MemberID // sorted once, when something is added
+	// claimed lists every (resource, claimant) pair, sorted, built when a
+	// member is first found to be given something it did not claim.
+	type claim struct {
+		res Resource
+		m   MemberID
+	}
+	var claimed []claim
 	for _, m := range r.Assigned.Members() {
 		added := r.Assigned[m].Minus(r.Claims[m])
-		if len(added) > 0 && claimants == nil {
-			claimants = slices.Sorted(maps.Keys(r.Claims))
+		if len(added) == 0 {
+			continue
+		}
+		if claimed == nil {
+			claimed = make([]claim, 0, len(r.Claims))
+			for o, set := range r.Claims {
+				for _, res := range set {
+					claimed = append(claimed, claim{res, o})
+				}
+			}
+			slices.SortFunc(claimed, func(a, b claim) int {
+				if c := a.res.Compare(b.res); c != 0 {
+					return c
+				}
+				return strings.Compare(string(a.m), string(b.m))
+			})
 		}
 		for _, res := range added {
+			i, _ := slices.BinarySearchFunc(claimed, res, func(c claim, r Resource) int { return c.res.Compare(r) })
 			var from []string
-			for _, o := range claimants {
-				if o != m && r.Claims[o].Contains(res) {
-					from = append(from, string(o))
+			for ; i < len(claimed) && claimed[i].res == res; i++ {
+				if claimed[i].m != m {
+					from = append(from, string(claimed[i].m))
 				}
 			}
 			if len(from) > 0 {
