@@ -1,6 +1,6 @@
 // Package capacity is a worked example of a new assignment policy checked
 // with package fuzz: a client-side assignor that is not in Kafka,
-// "capacity-aware least movement". docs/fuzzing-tutorial.md tells how it
+// "capacity-aware least movement". docs/fuzzing.md, "Tutorial" tells how it
 // was written and what the harness found.
 //
 // Every member has a capacity, the most partitions it may hold (Config

@@ -292,7 +292,7 @@ func TestBugsAreCaught(t *testing.T) {
 
 // TestCapacityCases pins the assignor's result on hand-written groups,
 // among them the counterexamples the harness printed while the assignor
-// was written (docs/fuzzing-tutorial.md), and checks with fuzz.Judge that
+// was written (docs/fuzzing.md, "Tutorial"), and checks with fuzz.Judge that
 // the declared guarantees hold on each from there on. A case with a bug
 // also checks that the broken variant fails there, naming broken.
 func TestCapacityCases(t *testing.T) {
