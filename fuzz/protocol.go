@@ -20,6 +20,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/script"
 	"github.com/rebalance-ref/rebalance/model/sim"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -289,11 +290,7 @@ func replay[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, pa
 		for i, a := range d.CmdArgs {
 			args[i] = core.Arg{Key: a.Key, Vals: a.Vals}
 		}
-		out, err := s.Run(d.Cmd, args)
-		if err != nil {
-			out += "error: " + err.Error() + "\n"
-		}
-		return out
+		return script.Output(s.Run, d.Cmd, args)
 	})
 }
 

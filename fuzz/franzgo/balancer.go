@@ -362,22 +362,11 @@ func buildPlan(p classic.Protocol, in classic.LeaderInput, res classic.LeaderRes
 	for _, v := range spec.CheckRound(round) {
 		problems = append(problems, v.String())
 	}
-	ids := slices.Sorted(maps.Keys(full))
-	for _, id := range ids {
-		a := full[id]
-		if err := a.Revoked.Validate(); err != nil {
-			problems = append(problems, fmt.Sprintf("member %s: revoked: %v", id, err))
-		}
-		if x := a.Assigned.Intersect(a.Revoked); !x.IsEmpty() {
-			problems = append(problems, fmt.Sprintf("member %s: %s both assigned and revoked", id, x))
-		}
-		if a.Delay < 0 {
-			problems = append(problems, fmt.Sprintf("member %s: negative delay %d", id, a.Delay))
-		}
-	}
+	problems = append(problems, classic.Malformed(full)...)
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("franzgo: protocol %s: generation %d: %s", p.Name(), in.Generation, strings.Join(problems, "; "))
 	}
+	ids := slices.Sorted(maps.Keys(full))
 	plan := make(syncPlan, 0, len(ids))
 	for _, id := range ids {
 		a := full[id]

@@ -267,7 +267,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		for _, v := range spec.CheckRound(*round) {
 			problems = append(problems, v.String())
 		}
-		problems = append(problems, memberMalformed(full)...)
+		problems = append(problems, Malformed(full)...)
 		if len(problems) > 0 {
 			return noChange(fmt.Sprintf("protocol %s: %s", proto.Name(), strings.Join(problems, "; ")))
 		}
@@ -286,11 +286,12 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	return as, round
 }
 
-// memberMalformed reports assignments that spec.CheckRound does not judge
-// but that no member could decode or apply: a revoked set that is not a
-// valid set, a resource both assigned and revoked, a negative delay. Sorted
-// by member id.
-func memberMalformed(as map[spec.MemberID]Assignment) []string {
+// Malformed reports the assignments of a round that spec.CheckRound does
+// not judge but that no member could decode or apply: a revoked set that
+// is not a valid set, a resource both assigned and revoked, a negative
+// delay. Sorted by member id; empty when there are none. A leader sends
+// nothing that CheckRound or Malformed reports.
+func Malformed(as map[spec.MemberID]Assignment) []string {
 	var out []string
 	for _, id := range slices.Sorted(maps.Keys(as)) {
 		a := as[id]

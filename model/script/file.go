@@ -22,10 +22,7 @@ func File(comment []string, lines []string, run func(cmd string, args []Arg) (st
 		if err != nil {
 			return "", err
 		}
-		out, err := run(cmd, args)
-		if err != nil {
-			out += "error: " + err.Error() + "\n"
-		}
+		out := Output(run, cmd, args)
 		b.WriteString(line + "\n----\n")
 		if strings.Contains(out, "\n\n") {
 			// datadriven needs a double separator around output with
@@ -36,4 +33,15 @@ func File(comment []string, lines []string, run func(cmd string, args []Arg) (st
 		b.WriteString(out + "\n")
 	}
 	return b.String(), nil
+}
+
+// Output runs one command with run and returns what a scenario file
+// records for it: its output, and "error: ..." after it when it failed.
+// The scenario tests compare each command's Output with the file's.
+func Output(run func(cmd string, args []Arg) (string, error), cmd string, args []Arg) string {
+	out, err := run(cmd, args)
+	if err != nil {
+		out += "error: " + err.Error() + "\n"
+	}
+	return out
 }

@@ -67,11 +67,7 @@ func runScenarioFile[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *test
 		for i, a := range d.CmdArgs {
 			args[i] = core.Arg{Key: a.Key, Vals: a.Vals}
 		}
-		out, err := s.Run(d.Cmd, args)
-		if err != nil {
-			out += "error: " + err.Error() + "\n"
-		}
-		return out
+		return script.Output(s.Run, d.Cmd, args)
 	})
 }
 
