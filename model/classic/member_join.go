@@ -185,10 +185,11 @@ func (m *Member) sendSync(now Millis, out *Output) {
 // encode it. It returns the SyncGroup assignments, sorted by member id, and
 // the round that was sent (nil when the round failed).
 //
-// When a subscription cannot be decoded, Assign fails (an error or a panic), or the result breaks
-// a law (and SkipLeaderValidation is off), the leader reports
-// AssignorFailed and sends every member a "no change" assignment: Error
-// UNKNOWN_SERVER_ERROR, which members answer by keeping what they own. The
+// When a subscription cannot be decoded, Assign fails (an error or a
+// panic), or the result breaks a law (and SkipLeaderValidation is off),
+// the leader reports AssignorFailed and sends every member a "no change"
+// assignment: Error UNKNOWN_SERVER_ERROR, which members answer by keeping
+// what they own. The
 // leader memory is then left as it was. Kafka throws from the assignor
 // instead (validateCooperativeAssignment's IllegalStateException); failing
 // the round in place keeps the node total and the group safe.

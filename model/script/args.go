@@ -89,8 +89,8 @@ func Millis(args []Arg, key string) (node.Millis, error) {
 // arguments, in the syntax the scenario files use: words separated by
 // spaces, each a bare word, key=value or key=(v1,v2,...). An argument
 // with an empty key ("=v") or a key with unbalanced parentheses is an
-// error, and so is key=(...)(...), which is not one list. key=() gives key with no values,
-// as the bare word key does.
+// error, and so is key=(...)(...), which is not one list. key=() gives
+// key with no values, as the bare word key does.
 func ParseLine(line string) (string, []Arg, error) {
 	var words []string
 	depth := 0
