@@ -189,10 +189,10 @@ func (m *Member) sendSync(now Millis, out *Output) {
 // panic), or the result breaks a law (and SkipLeaderValidation is off),
 // the leader reports AssignorFailed and sends every member a "no change"
 // assignment: Error UNKNOWN_SERVER_ERROR, which members answer by keeping
-// what they own. The
-// leader memory is then left as it was. Kafka throws from the assignor
-// instead (validateCooperativeAssignment's IllegalStateException); failing
-// the round in place keeps the node total and the group safe.
+// what they own. The leader memory is then left as it was. Kafka throws
+// from the assignor instead (validateCooperativeAssignment's
+// IllegalStateException); failing the round in place keeps the node total
+// and the group safe.
 func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Output) ([]MemberAssignment, *spec.Round) {
 	members := slices.SortedFunc(slices.Values(r.Members), func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) })
 	joined := make([]Joined, 0, len(members))
