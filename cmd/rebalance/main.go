@@ -1,7 +1,7 @@
 // Command rebalance is the command line of the rebalancing reference.
 //
 //	rebalance check [flags]      model-check every protocol exhaustively at small bounds
-//	rebalance simulate [flags]   sample longer random runs of every protocol
+//	rebalance random [flags]     sample longer random runs of every protocol
 //	rebalance serve [flags]      a Kafka endpoint whose group coordinator is the reference
 //	rebalance trace check FILE   judge traces of other implementations (the oracle)
 //	rebalance replay FILE        replay a counterexample file or a trace
@@ -62,7 +62,7 @@ func newRootCmd() *cobra.Command {
 		Version:       version(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheckCmd(), newSimulateCmd(), newServeCmd(), newTraceCmd(), newReplayCmd())
+	root.AddCommand(newCheckCmd(), newRandomCmd(), newServeCmd(), newTraceCmd(), newReplayCmd())
 	return root
 }
 

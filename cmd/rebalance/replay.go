@@ -32,7 +32,7 @@ func newReplayCmd() *cobra.Command {
   - a trace (its first line is a trace header): it is judged as rebalance
     trace check judges it.
 
-A simulate failure replays with the command it prints (rebalance simulate
+A random-run failure replays with the command it prints (rebalance random
 --seed N --runs 1 with its flags).
 
 Exit status: 0 when the replay breaks no law, 1 when it breaks one, 2 when the

@@ -20,7 +20,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type simulateOptions struct {
+type randomOptions struct {
 	protocol   string
 	runs       int
 	steps      int
@@ -68,19 +68,19 @@ type simViolation struct {
 	Reproduce string `json:"reproduce"`
 }
 
-func newSimulateCmd() *cobra.Command {
-	var o simulateOptions
+func newRandomCmd() *cobra.Command {
+	var o randomOptions
 	c := &cobra.Command{
-		Use:   "simulate",
+		Use:   "random",
 		Short: "Sample every protocol with seeded random runs (longer paths than check explores) and print a summary",
-		Long: `simulate drives each protocol's closed world (coordinator, members, network,
+		Long: `random drives each protocol's closed world (coordinator, members, network,
 timers) through seeded random runs of joins, leaves, crashes, restarts,
 subscription changes and lost and duplicated messages, checks every safety
 law after every step, then lets the environment fall quiet and checks that
 every subscribed resource ends up owned by exactly one current member.
 
 It complements check: check explores every state within small bounds;
-simulate samples much longer paths with a larger environment (four members,
+random samples much longer paths with a larger environment (four members,
 slow networks where timers fire while messages are in flight).
 
 Once quiet, the group must also stop changing within the time its protocol
@@ -91,7 +91,7 @@ of the protocol's timeouts. --prompt gives every run such a network (in
 order, faster than every timer, no loss, no duplicate), so every run is
 judged.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd.OutOrStdout(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRandom(cmd.OutOrStdout(), o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.protocol, "protocol", "all", "eager|cooperative|deferred|incremental|nextgen|all")
@@ -106,7 +106,7 @@ judged.`,
 	return c
 }
 
-func runSimulate(out io.Writer, o simulateOptions) error {
+func runRandom(out io.Writer, o randomOptions) error {
 	if o.listFaults {
 		listFaults(out)
 		return nil
@@ -135,9 +135,9 @@ func runSimulate(out io.Writer, o simulateOptions) error {
 		var r simResult
 		var err error
 		if p == "nextgen" {
-			r, err = simulateNextgen(o, ngFaults)
+			r, err = randomNextgen(o, ngFaults)
 		} else {
-			r, err = simulateClassic(p, o, faults)
+			r, err = randomClassic(p, o, faults)
 		}
 		if err != nil {
 			return err
@@ -195,20 +195,20 @@ type simRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	rounds   func(*core.World[M, T, C, P]) int
 }
 
-// simulateLaws names what simulate checks: every safety law after every
+// randomLaws names what random checks: every safety law after every
 // step (with the coordinator's invariants), and once the environment is
 // quiet, that it stays quiet and the group converges.
-var simulateLaws = []spec.Law{
+var randomLaws = []spec.Law{
 	spec.ExclusiveOwnership, spec.SubscribedOnly, spec.ExistingOnly, spec.MonotonicGeneration,
 	spec.AssignedOnce, spec.KnownMembersOnly, spec.CooperativeHandoff, core.CoordinatorInvariant,
 	spec.Timely, spec.NoSpuriousLoss, spec.StableWhenBalanced, spec.NoNeedlessWait, "Quiescence", spec.EventuallyConverged,
 }
 
-// simulate runs o.runs seeded random runs of protocol's world: run i
+// randomRuns runs o.runs seeded random runs of protocol's world: run i
 // uses seed o.seed+i.
-func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol string, o simulateOptions, run simRun[M, T, C, P]) (simResult, error) {
+func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol string, o randomOptions, run simRun[M, T, C, P]) (simResult, error) {
 	r := simResult{Protocol: protocol, Seed: o.seed, Violations: []simViolation{}}
-	for _, l := range simulateLaws {
+	for _, l := range randomLaws {
 		r.Laws = append(r.Laws, string(l))
 	}
 	if o.prompt {
@@ -236,7 +236,7 @@ func simulate[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol strin
 		fail := func(law, detail string) {
 			seed := o.seed + uint64(i)
 			r.Violations = append(r.Violations, simViolation{Law: law, Detail: detail, Run: i, Seed: seed, Length: len(trail),
-				Reproduce: fmt.Sprintf("rebalance simulate --protocol %s --seed %d --runs 1 --steps %d%s%s%s", protocol, seed, o.steps, boolFlag("prompt", o.prompt), boolFlag("connectors", o.connectors), repeatedFlags("fault", o.faults))})
+				Reproduce: fmt.Sprintf("rebalance random --protocol %s --seed %d --runs 1 --steps %d%s%s%s", protocol, seed, o.steps, boolFlag("prompt", o.prompt), boolFlag("connectors", o.connectors), repeatedFlags("fault", o.faults))})
 		}
 		switch {
 		case !settled:
@@ -273,14 +273,14 @@ func boolFlag(name string, on bool) string {
 	return ""
 }
 
-// simulateClassic runs a classic protocol: the leader's assignment rounds
+// randomClassic runs a classic protocol: the leader's assignment rounds
 // are its rounds.
 //
 // With connectors, a Connect design runs over world.ConnectorTopics and
 // converges to what Connect's placement promises, connectors and tasks
 // each balanced (spec.CheckConnectKindBalance; per connector, the model
 // checker judges it).
-func simulateClassic(protocol string, o simulateOptions, faults classic.Faults) (simResult, error) {
+func randomClassic(protocol string, o randomOptions, faults classic.Faults) (simResult, error) {
 	b, err := world.DefaultBounds(protocol, faults)
 	topics, balance := world.DefaultTopics(), world.BalanceOf(protocol)
 	if o.connectors {
@@ -290,7 +290,7 @@ func simulateClassic(protocol string, o simulateOptions, faults classic.Faults) 
 	if err != nil {
 		return simResult{}, err
 	}
-	return simulate(protocol, o, simRun[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]{
+	return randomRuns(protocol, o, simRun[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]{
 		newWorld: func() (*world.World, error) {
 			return world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, topics)
 		},
@@ -299,12 +299,12 @@ func simulateClassic(protocol string, o simulateOptions, faults classic.Faults) 
 	})
 }
 
-// simulateNextgen runs the next-gen protocol: its rounds are the target
+// randomNextgen runs the next-gen protocol: its rounds are the target
 // epochs the coordinator reached.
-func simulateNextgen(o simulateOptions, faults nextgen.Fault) (simResult, error) {
+func randomNextgen(o randomOptions, faults nextgen.Fault) (simResult, error) {
 	cfg := ngworld.DefaultCoordinatorConfig()
 	cfg.Faults = faults
-	return simulate("nextgen", o, simRun[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]{
+	return randomRuns("nextgen", o, simRun[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]{
 		newWorld: func() (*ngworld.World, error) { return ngworld.New(cfg) },
 		bounds:   ngworld.DefaultBounds(faults), horizon: 300000, balance: spec.CheckBalance,
 		rounds: func(w *ngworld.World) int { return int(ngworld.CoordinatorOf(w).TargetEpoch()) },

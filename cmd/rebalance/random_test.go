@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-func TestSimulateUsageErrors(t *testing.T) {
-	for _, o := range []simulateOptions{
+func TestRandomUsageErrors(t *testing.T) {
+	for _, o := range []randomOptions{
 		{protocol: "paxos", runs: 1, steps: 1},
 		{protocol: "nextgen", runs: 1, steps: 0},
 		{protocol: "eager", runs: 0, steps: 10},
@@ -17,7 +17,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{protocol: "cooperative", runs: 1, steps: 1, connectors: true},
 	} {
 		var out bytes.Buffer
-		err := runSimulate(&out, o)
+		err := runRandom(&out, o)
 		var ue usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%+v: got %v, want a usage error", o, err)
@@ -25,9 +25,9 @@ func TestSimulateUsageErrors(t *testing.T) {
 	}
 }
 
-func TestSimulateJSONAndFaults(t *testing.T) {
+func TestRandomJSONAndFaults(t *testing.T) {
 	var out bytes.Buffer
-	if err := runSimulate(&out, simulateOptions{protocol: "cooperative", runs: 20, steps: 40, seed: 7, json: true}); err != nil {
+	if err := runRandom(&out, randomOptions{protocol: "cooperative", runs: 20, steps: 40, seed: 7, json: true}); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out.String())
 	}
 	var r simResult
@@ -39,7 +39,7 @@ func TestSimulateJSONAndFaults(t *testing.T) {
 	}
 
 	out.Reset()
-	err := runSimulate(&out, simulateOptions{protocol: "cooperative", runs: 300, steps: 60, seed: 1, faults: []string{"keep-revoked"}})
+	err := runRandom(&out, randomOptions{protocol: "cooperative", runs: 300, steps: 60, seed: 1, faults: []string{"keep-revoked"}})
 	if !errors.Is(err, errViolation) {
 		t.Fatalf("keep-revoked: got %v, want a simViolation\n%s", err, out.String())
 	}
@@ -48,21 +48,21 @@ func TestSimulateJSONAndFaults(t *testing.T) {
 	}
 }
 
-func TestSimulateNextgenFault(t *testing.T) {
+func TestRandomNextgenFault(t *testing.T) {
 	var out bytes.Buffer
-	err := runSimulate(&out, simulateOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
+	err := runRandom(&out, randomOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
 	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExclusiveOwnership") {
 		t.Fatalf("straight-to-target: got %v, want ExclusiveOwnership reported:\n%s", err, out.String())
 	}
 }
 
-// TestSimulatePrompt: with --prompt every run is judged on Timely's time
+// TestRandomPrompt: with --prompt every run is judged on Timely's time
 // clause and the slowest stays within the protocol's bound; KAFKA-16249's
 // coordinator is reported as Timely, with --prompt in the command that
 // reproduces it.
-func TestSimulatePrompt(t *testing.T) {
+func TestRandomPrompt(t *testing.T) {
 	var out bytes.Buffer
-	if err := runSimulate(&out, simulateOptions{protocol: "eager", runs: 50, steps: 60, seed: 1, json: true, prompt: true}); err != nil {
+	if err := runRandom(&out, randomOptions{protocol: "eager", runs: 50, steps: 60, seed: 1, json: true, prompt: true}); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out.String())
 	}
 	var r simResult
@@ -73,18 +73,18 @@ func TestSimulatePrompt(t *testing.T) {
 		t.Fatalf("want 50 runs judged within eager's 6 s, got %+v", r)
 	}
 	out.Reset()
-	err := runSimulate(&out, simulateOptions{protocol: "nextgen", runs: 300, steps: 80, seed: 1, prompt: true, faults: []string{"restart-on-new-target"}})
+	err := runRandom(&out, randomOptions{protocol: "nextgen", runs: 300, steps: 80, seed: 1, prompt: true, faults: []string{"restart-on-new-target"}})
 	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "Timely: the group last changed") || !strings.Contains(out.String(), "--prompt --fault restart-on-new-target") {
 		t.Fatalf("restart-on-new-target: got %v, want Timely's time clause reported:\n%s", err, out.String())
 	}
 }
 
-// TestSimulateConnectors: --connectors runs the Connect designs over
+// TestRandomConnectors: --connectors runs the Connect designs over
 // connectors and tasks (--protocol all means those two), converging with
 // both kinds balanced, and a broken protocol is still caught there.
-func TestSimulateConnectors(t *testing.T) {
+func TestRandomConnectors(t *testing.T) {
 	var out bytes.Buffer
-	if err := runSimulate(&out, simulateOptions{protocol: "all", runs: 30, steps: 60, seed: 1, json: true, connectors: true}); err != nil {
+	if err := runRandom(&out, randomOptions{protocol: "all", runs: 30, steps: 60, seed: 1, json: true, connectors: true}); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out.String())
 	}
 	var got []string
@@ -99,7 +99,7 @@ func TestSimulateConnectors(t *testing.T) {
 		t.Fatalf("--protocol all --connectors ran %v, want deferred and incremental", got)
 	}
 	out.Reset()
-	err := runSimulate(&out, simulateOptions{protocol: "deferred", runs: 300, steps: 60, seed: 1, connectors: true, faults: []string{"keep-revoked"}})
+	err := runRandom(&out, randomOptions{protocol: "deferred", runs: 300, steps: 60, seed: 1, connectors: true, faults: []string{"keep-revoked"}})
 	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExclusiveOwnership") || !strings.Contains(out.String(), "--connectors") {
 		t.Fatalf("keep-revoked with connectors: got %v, want ExclusiveOwnership and --connectors in the command:\n%s", err, out.String())
 	}
