@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // MaxLanes is the most resources an ownership timeline draws a lane for:
@@ -102,14 +103,11 @@ func WriteUnavailable(w io.Writer, rs []cost.Result, format string, width, heigh
 			xys = append(xys, plotter.XY{X: x, Y: xys[len(xys)-1].Y})
 		}
 		end = max(end, seconds(r.End, r.Start))
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return err
-		}
-		line.StepStyle = plotter.PostStep
-		line.Color = lineColours[i%len(lineColours)]
-		line.Dashes = lineDashes[i%len(lineDashes)]
-		line.Width = vg.Points(1.8)
+		line := steps{xys: xys, dy: vg.Length(i) * dodge, style: draw.LineStyle{
+			Color:  lineColours[i%len(lineColours)],
+			Dashes: lineDashes[i%len(lineDashes)],
+			Width:  vg.Points(1.8),
+		}}
 		p.Add(line)
 		p.Legend.Add(fmt.Sprintf("%s  %s resource·s", r.Protocol, people(r.Metrics.UnavailableResourceSeconds, 1)), line)
 	}
@@ -120,6 +118,49 @@ func WriteUnavailable(w io.Writer, rs []cost.Result, format string, width, heigh
 	legend := min(0.6, float64(len(rs))*12/(height.Points()-72))
 	p.Y.Min, p.Y.Max = 0, float64(top)*1.05/(1-legend)
 	return writePlot(w, p, format, width, height)
+}
+
+// dodge is how far each result's line is drawn above the one before it
+// where its count is not zero, so that where several protocols have the
+// same count their lines lie side by side instead of hiding each other.
+// A few points in all, it misreads no count; at zero (nothing
+// unavailable) the lines lie exactly on the axis.
+const dodge vg.Length = 2 // points
+
+// steps is a step function drawn as a line: each value holds from its X
+// to the next X. Where the value is above zero, it is drawn dy higher.
+type steps struct {
+	xys   plotter.XYs
+	style draw.LineStyle
+	dy    vg.Length
+}
+
+// Plot draws the steps.
+func (s steps) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	y := func(v float64) vg.Length {
+		if v > 0 {
+			return ty(v) + s.dy
+		}
+		return ty(v)
+	}
+	var pts []vg.Point
+	for i, xy := range s.xys {
+		if i > 0 {
+			pts = append(pts, vg.Point{X: tx(xy.X), Y: y(s.xys[i-1].Y)})
+		}
+		pts = append(pts, vg.Point{X: tx(xy.X), Y: y(xy.Y)})
+	}
+	c.StrokeLines(s.style, c.ClipLinesXY(pts)...)
+}
+
+// DataRange spans the steps.
+func (s steps) DataRange() (xmin, xmax, ymin, ymax float64) { return plotter.XYRange(s.xys) }
+
+// Thumbnail draws a stretch of the line in the legend.
+func (s steps) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(s.style, c.Min.X, y, c.Max.X, y)
 }
 
 // workload is the workload all of rs ran, or "" when they differ.
