@@ -212,7 +212,8 @@ steps:
 // Start across, each holding a bar in its owner's colour (checker/
 // timeline's), gaps where the resource was unavailable, and a mark where
 // the run converged. It is an SVG of the given size (zero: 9 inches wide,
-// tall enough for the lanes, which grow thin when there are many) to w.
+// tall enough for the lanes, which grow thin when there are many, and
+// for the legend of owners) to w.
 // It writes nothing when Validate fails for r or r has no Ownership (the
 // engine keeps it only when asked).
 func OwnershipSVG(w io.Writer, r cost.Result, width, height vg.Length) error {
@@ -228,6 +229,8 @@ func WriteOwnership(w io.Writer, r cost.Result, format string, width, height vg.
 	if height == 0 {
 		n := float64(max(len(tl.Lanes), 2))
 		height = vg.Length(1.4+min(0.28*n, 4.5+0.01*n)) * vg.Inch
+		// Tall enough for the legend too, about 13 points an owner.
+		height = max(height, vg.Length(len(tl.Owners()))*13+vg.Inch)
 	}
 	return tl.Write(w, format, width, height)
 }
