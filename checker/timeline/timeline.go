@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -47,14 +48,65 @@ type Timeline struct {
 	Lanes    []string
 	Segments []Segment
 	Marks    []Mark
+	// LaneTicks is the most lanes labelled on the left: with more lanes
+	// than that, every k-th lane is labelled (the first among them), so
+	// that hundreds of thin lanes stay readable. Zero labels every lane.
+	LaneTicks int
+	// Dense draws each bar the full height of its lane, with no space
+	// between lanes: with hundreds of thin lanes, the only white is then
+	// where nobody holds a resource.
+	Dense bool
 }
 
-// palette holds distinguishable colours for owners (Okabe–Ito, then
-// darker variants), assigned in owner-name order.
+// palette holds distinguishable colours for up to 12 owners (Okabe–Ito,
+// then darker variants), assigned in owner-name order; more owners get
+// colours of their own (ownerColours).
 var palette = []color.RGBA{
 	{0, 114, 178, 255}, {230, 159, 0, 255}, {0, 158, 115, 255}, {204, 121, 167, 255},
 	{86, 180, 233, 255}, {213, 94, 0, 255}, {240, 228, 66, 255}, {0, 0, 0, 255},
 	{0, 70, 110, 255}, {150, 100, 0, 255}, {0, 100, 70, 255}, {140, 70, 110, 255},
+}
+
+// ownerColours gives n owners their colours, in order: the palette when
+// it is long enough (so small pictures keep their colours), otherwise n
+// hues spread around the colour wheel with the lightness alternating in
+// three steps, so that neighbours in name order differ in both and no two
+// owners share a colour.
+func ownerColours(n int) []color.RGBA {
+	out := make([]color.RGBA, n)
+	if n <= len(palette) {
+		copy(out, palette)
+		return out
+	}
+	for i := range out {
+		out[i] = hsl(float64(i)/float64(n)*360, 0.75, []float64{0.38, 0.55, 0.70}[i%3])
+	}
+	return out
+}
+
+// hsl converts a hue (degrees), saturation and lightness (0–1) to RGB.
+func hsl(h, s, l float64) color.RGBA {
+	c := (1 - math.Abs(2*l-1)) * s
+	hp := h / 60
+	x := c * (1 - math.Abs(math.Mod(hp, 2)-1))
+	var r, g, b float64
+	switch {
+	case hp < 1:
+		r, g = c, x
+	case hp < 2:
+		r, g = x, c
+	case hp < 3:
+		g, b = c, x
+	case hp < 4:
+		g, b = x, c
+	case hp < 5:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := l - c/2
+	u8 := func(v float64) uint8 { return uint8(math.Round((v + m) * 255)) }
+	return color.RGBA{u8(r), u8(g), u8(b), 255}
 }
 
 // Owners returns the owners of t's segments, sorted: the legend's order.
@@ -109,13 +161,15 @@ func (t Timeline) Write(w io.Writer, format string, width, height vg.Length) err
 	p := plot.New()
 	p.Title.Text = t.Title
 	p.X.Label.Text = cmp.Or(t.XLabel, "time")
-	p.Y.Tick.Marker = laneTicks(t.Lanes)
+	p.Y.Tick.Marker = laneTicks{lanes: t.Lanes, most: t.LaneTicks}
 	p.Y.Min, p.Y.Max = -0.5, float64(len(t.Lanes))-0.5
 	p.Legend.Top = true
 	p.Legend.Left = false
 	bars := &bars{t: t, colour: map[string]color.RGBA{}}
-	for i, o := range t.Owners() {
-		bars.colour[o] = palette[i%len(palette)]
+	owners := t.Owners()
+	colours := ownerColours(len(owners))
+	for i, o := range owners {
+		bars.colour[o] = colours[i]
 		p.Legend.Add(o, swatch(bars.colour[o]))
 	}
 	p.Add(bars)
@@ -148,14 +202,21 @@ func (t Timeline) Write(w io.Writer, format string, width, height vg.Length) err
 }
 
 // laneTicks labels lane i at y = len(lanes)-1-i, so the first lane is on
-// top.
-type laneTicks []string
+// top: every lane, or every k-th when there are more than most.
+type laneTicks struct {
+	lanes []string
+	most  int
+}
 
-// Ticks returns one labelled tick per lane.
+// Ticks returns one labelled tick per lane labelled.
 func (l laneTicks) Ticks(min, max float64) []plot.Tick {
+	step := 1
+	if l.most > 0 && len(l.lanes) > l.most {
+		step = (len(l.lanes) + l.most - 1) / l.most
+	}
 	var out []plot.Tick
-	for i, name := range l {
-		out = append(out, plot.Tick{Value: float64(len(l) - 1 - i), Label: name})
+	for i := 0; i < len(l.lanes); i += step {
+		out = append(out, plot.Tick{Value: float64(len(l.lanes) - 1 - i), Label: l.lanes[i]})
 	}
 	return out
 }
@@ -176,8 +237,12 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	slot, slots := subRows(b.t.Segments)
 	for i, s := range b.t.Segments {
-		h := 0.8 / float64(slots[s.Lane])
-		y0 := float64(row[s.Lane]) - 0.4 + h*float64(slot[i])
+		fill, gap := 0.8, 0.92
+		if b.t.Dense {
+			fill, gap = 1, 1
+		}
+		h := fill / float64(slots[s.Lane])
+		y0 := float64(row[s.Lane]) - fill/2 + h*float64(slot[i])
 		var col color.Color = b.colour[s.Owner]
 		if s.Zombie {
 			c := b.colour[s.Owner]
@@ -187,7 +252,7 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 		if x1-x0 < vg.Points(1) {
 			x1 = x0 + vg.Points(1)
 		}
-		rect := []vg.Point{{X: x0, Y: ty(y0)}, {X: x1, Y: ty(y0)}, {X: x1, Y: ty(y0 + h*0.92)}, {X: x0, Y: ty(y0 + h*0.92)}}
+		rect := []vg.Point{{X: x0, Y: ty(y0)}, {X: x1, Y: ty(y0)}, {X: x1, Y: ty(y0 + h*gap)}, {X: x0, Y: ty(y0 + h*gap)}}
 		c.FillPolygon(col, c.ClipPolygonXY(rect))
 	}
 }

@@ -3,6 +3,7 @@ package timeline
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,53 @@ func TestGoldenSVG(t *testing.T) {
 	}
 	if !bytes.Equal(want, got.Bytes()) {
 		t.Fatalf("the drawing differs from %s; look at both, then rewrite it with -update", path)
+	}
+}
+
+// TestManyOwners: up to the palette's length owners keep the palette's
+// colours (the golden drawing's); beyond it, 30 owners get 30 different
+// colours, and neighbours in name order differ clearly.
+func TestManyOwners(t *testing.T) {
+	if c := ownerColours(3); !cmp.Equal(c, palette[:3]) {
+		t.Fatalf("3 owners: %v, want the palette's first 3", c)
+	}
+	c := ownerColours(30)
+	seen := map[[3]uint8]bool{}
+	for i, x := range c {
+		k := [3]uint8{x.R, x.G, x.B}
+		if seen[k] {
+			t.Fatalf("owner %d shares colour %v", i, x)
+		}
+		seen[k] = true
+		if i > 0 {
+			p := c[i-1]
+			d := absDiff(x.R, p.R) + absDiff(x.G, p.G) + absDiff(x.B, p.B)
+			if d < 60 {
+				t.Errorf("owners %d and %d: %v and %v are too alike", i-1, i, p, x)
+			}
+		}
+	}
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+// TestLaneTicks: with LaneTicks set, at most that many lanes are labelled,
+// the first among them; unset, every lane.
+func TestLaneTicks(t *testing.T) {
+	lanes := make([]string, 256)
+	for i := range lanes {
+		lanes[i] = fmt.Sprint("t-", i)
+	}
+	if n := len(laneTicks{lanes: lanes}.Ticks(0, 1)); n != 256 {
+		t.Errorf("unlimited: %d ticks, want 256", n)
+	}
+	ticks := laneTicks{lanes: lanes, most: 16}.Ticks(0, 1)
+	if len(ticks) != 16 || ticks[0].Label != "t-0" || ticks[0].Value != 255 || ticks[1].Label != "t-16" {
+		t.Errorf("at most 16: %d ticks starting %v", len(ticks), ticks[:2])
 	}
 }
