@@ -154,6 +154,10 @@ type Config struct {
 	Margin node.Millis
 	// KeepOwnership records Result.Ownership.
 	KeepOwnership bool
+
+	// trace, when set (by this package's tests), gets a line for every
+	// event and callback.
+	trace func(string)
 }
 
 // Defaults of Config and Workload.

@@ -418,10 +418,18 @@ func (e *engine[M, T, C]) setTimers(m map[T]*timerEntry, cmds []node.TimerCmd[T]
 	}
 }
 
+// tracef reports a line to Config.trace, when set.
+func (e *engine[M, T, C]) tracef(format string, args ...any) {
+	if e.cfg.trace != nil {
+		e.cfg.trace(fmt.Sprintf("%d ", e.now) + fmt.Sprintf(format, args...))
+	}
+}
+
 func (e *engine[M, T, C]) stepCoordinator(ev node.Event) {
+	e.tracef("coordinator: %s", ev)
 	out := e.coord.Step(node.Input{Now: e.now, Event: ev})
 	for _, env := range out.Messages {
-		e.messages++
+		e.count(&e.messages)
 		to, ok := e.addrs[env.To]
 		if !ok {
 			continue
@@ -430,13 +438,17 @@ func (e *engine[M, T, C]) stepCoordinator(ev node.Event) {
 	}
 	e.setTimers(e.ctimers, out.Timers, -1, 0)
 	if out.Target != nil {
-		e.rounds++
+		e.count(&e.rounds)
 	}
 }
 
 // stepMember steps p's live node and performs its output.
 func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
+	e.tracef("%s: %s", p.addr, ev)
 	out := p.node.Step(node.Input{Now: e.now, Event: ev})
+	for _, cb := range out.Callbacks {
+		e.tracef("%s: callback %s", p.addr, cb)
+	}
 	cache := int32(-1)
 	revoked := 0
 	for _, cb := range out.Callbacks {
@@ -479,15 +491,15 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 		sendAt = max(sendAt, p.busyUntil)
 	}
 	for _, env := range out.Messages {
-		e.messages++
+		e.count(&e.messages)
 		if e.fam.isHeartbeat(env.Msg) {
-			e.heartbeats++
+			e.count(&e.heartbeats)
 		}
 		e.q.push(event[M, T]{at: sendAt + e.cfg.Timing.Latency, kind: evDeliver, proc: -1, from: p.addr, msg: env.Msg})
 	}
 	e.setTimers(p.timers, out.Timers, p.ix, p.inc)
 	if out.Round != nil || out.RoundFailed {
-		e.rounds++
+		e.count(&e.rounds)
 	}
 	ph := p.node.Phase()
 	unsettled := ph != core.Settled && !ph.Done()
@@ -503,6 +515,14 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 	if p.stopping && ph.Done() {
 		e.goDown(p)
 		e.tr.sample()
+	}
+}
+
+// count adds one to a counter of the workload's: nothing counts before
+// it starts.
+func (e *engine[M, T, C]) count(n *int) {
+	if e.tr.started {
+		*n++
 	}
 }
 
@@ -562,6 +582,7 @@ func (e *engine[M, T, C]) nextRestart() {
 // act runs a workload action.
 func (e *engine[M, T, C]) act(a action, arg int) error {
 	w := e.cfg.Workload
+	e.tracef("action %d %d", a, arg)
 	switch a {
 	case actStop:
 		p := e.procs[arg]
