@@ -336,3 +336,36 @@ func TestHorizon(t *testing.T) {
 		t.Errorf("converged %v at end %d; want not converged, end 60000", r.Metrics.Converged, r.End)
 	}
 }
+
+// TestMovesLowerBound: three members over two topics of six partitions
+// (range gives each two of each topic). The bound is the smaller of the
+// moves to a balanced assignment overall and per topic.
+func TestMovesLowerBound(t *testing.T) {
+	for _, c := range []struct {
+		w    Workload
+		want int
+	}{
+		// Overall 12 over 4 members needs 3 moves (4,4,4 -> 3 each); per
+		// topic 6 over 4 needs 1 (2,2,2 -> 2,2,1,1) per topic: 2.
+		{Workload{Kind: ScaleOut, Count: 1}, 2},
+		// The leaver's four must move; 2,2 per topic over two is balanced.
+		{Workload{Kind: ScaleIn, Count: 1}, 4},
+		{Workload{Kind: Crash, Member: "m0002"}, 4},
+		{Workload{Kind: RollingRestart}, 0},
+		{Workload{Kind: Pause}, 0},
+		// New partitions go to whoever has fewest: nothing need move.
+		{Workload{Kind: AddPartitions, Count: 2}, 0},
+		// One member drops t01: its two partitions of t01 must move.
+		{Workload{Kind: Resubscribe, Topics: []string{"t00"}}, 2},
+		// Everyone drops t01: nothing of t00 need move, t01 no longer counts.
+		{Workload{Kind: Resubscribe, Count: 3, Topics: []string{"t00"}}, 0},
+	} {
+		r := mustRun(t, Config{Protocol: "eager", Members: 3, Topics: 2, Partitions: 6, Workload: c.w})
+		if got := r.Metrics.MovesLowerBound; got != c.want {
+			t.Errorf("%s %d: MovesLowerBound = %d, want %d", c.w.Kind, c.w.Count, got, c.want)
+		}
+		if r.Metrics.Moves < r.Metrics.MovesLowerBound {
+			t.Errorf("%s %d: %d moves, below the bound %d", c.w.Kind, c.w.Count, r.Metrics.Moves, r.Metrics.MovesLowerBound)
+		}
+	}
+}

@@ -695,14 +695,18 @@ func (e *engine[M, T, C]) resubscribers() []*proc[M, T, C] {
 }
 
 // movesLowerBound is the fewest moves any protocol needs for the
-// workload's change, from what each member holds now: resources held by
-// members that leave (or stop subscribing to their topic) must move, and
-// so must whatever a survivor holds beyond its share of a balanced
-// assignment afterwards (loads differ by at most one). Counting only
+// workload's change, from what each member holds when it starts: what
+// members that leave (or stop subscribing to its topic) hold must move,
+// and so must whatever a remaining member holds beyond its share of a
+// balanced assignment afterwards. Balanced is taken in the weaker of the
+// two senses the assignors give: loads over all resources differing by
+// at most one (sticky, uniform), or loads per topic differing by at most
+// one (range); the bound is the smaller of the two counts. Counting only
 // loads, it is exact for homogeneous subscriptions and a lower bound
 // otherwise.
 func (e *engine[M, T, C]) movesLowerBound() int {
 	w := e.cfg.Workload
+	nt := len(e.tr.topics)
 	leaving := map[int]bool{}
 	newTopics := map[int][]string{}
 	switch w.Kind {
@@ -717,42 +721,59 @@ func (e *engine[M, T, C]) movesLowerBound() int {
 			newTopics[int(p.ix)] = w.Topics
 		}
 	}
-	total := 0
-	for ti := range e.tr.topics {
-		if e.tr.subscribed[ti] {
-			total += int(e.tr.parts[ti])
+	// Per topic: the resources after the change, what must move, and each
+	// remaining subscriber's load.
+	totals := make([]int, nt)
+	departed := make([]int, nt)
+	loads := make([][]int, nt)
+	for ti := range nt {
+		totals[ti] = int(e.tr.parts[ti])
+		if w.Kind == AddPartitions {
+			totals[ti] += w.Count
 		}
 	}
-	if w.Kind == AddPartitions {
-		total += w.Count * len(e.tr.topics)
-	}
-	departed := 0
-	var counts []int
+	var global []int
+	subscribed := make([]bool, nt)
 	for i, p := range e.procs {
-		held := e.tr.holdings(p.ix)
-		if leaving[i] {
-			departed += len(held)
-			continue
-		}
-		keep := len(held)
+		topics := p.topics
 		if ts, ok := newTopics[i]; ok {
-			keep = 0
-			for _, ix := range held {
-				if slices.Contains(ts, e.tr.topics[ix/e.tr.stride]) {
-					keep++
-				} else {
-					departed++
-				}
-			}
+			topics = ts
 		}
-		counts = append(counts, keep)
+		byTopic := make([]int, nt)
+		for _, ix := range e.tr.holdings(p.ix) {
+			byTopic[ix/e.tr.stride]++
+		}
+		load := 0
+		for ti, tp := range e.tr.topics {
+			if leaving[i] || !slices.Contains(topics, tp) {
+				departed[ti] += byTopic[ti]
+				continue
+			}
+			subscribed[ti] = true
+			loads[ti] = append(loads[ti], byTopic[ti])
+			load += byTopic[ti]
+		}
+		if !leaving[i] {
+			global = append(global, load)
+		}
 	}
 	if w.Kind == ScaleOut {
 		for range w.Count {
-			counts = append(counts, 0)
+			global = append(global, 0)
+			for ti := range nt {
+				loads[ti] = append(loads[ti], 0)
+			}
 		}
 	}
-	return departed + excess(counts, total)
+	total, gone, perTopic := 0, 0, 0
+	for ti := range nt {
+		if subscribed[ti] {
+			gone += departed[ti]
+			total += totals[ti]
+			perTopic += departed[ti] + excess(loads[ti], totals[ti])
+		}
+	}
+	return min(gone+excess(global, total), perTopic)
 }
 
 // excess is the fewest resources members holding counts must give up so
