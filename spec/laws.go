@@ -345,15 +345,32 @@ func CheckRound(r Round) []Violation {
 			out = append(out, Violation{Law: ExistingOnly, Members: []string{string(m)}, Detail: err.Error()})
 			continue
 		}
-		for _, res := range r.Assigned[m] {
+		// A set is sorted by topic: the topic's lookups are done once for
+		// each run of its partitions.
+		var topic string
+		var count int32
+		known, subscribed := false, false
+		for i, res := range r.Assigned[m] {
 			if !once {
 				all = append(all, given{res, string(m)})
 			}
-			if r.Topics != nil && !r.Topics.Has(res) {
-				out = append(out, Violation{Law: ExistingOnly, Resource: res, Members: []string{string(m)}, Detail: "no such resource"})
-				continue
+			if i == 0 || res.Topic != topic {
+				topic = res.Topic
+				count, known = r.Topics[topic]
+				subscribed = slices.Contains(subs, topic)
 			}
-			if !slices.Contains(subs, res.Topic) {
+			if r.Topics != nil {
+				// Topics.Has, with the topic's count looked up once.
+				exists := known && res.Partition >= 0 && res.Partition < count
+				if res.IsConnector() {
+					exists = r.Topics.Has(res)
+				}
+				if !exists {
+					out = append(out, Violation{Law: ExistingOnly, Resource: res, Members: []string{string(m)}, Detail: "no such resource"})
+					continue
+				}
+			}
+			if !subscribed {
 				out = append(out, Violation{Law: SubscribedOnly, Resource: res, Members: []string{string(m)}, Detail: fmt.Sprintf("topic %q is not in the subscription [%s]", res.Topic, strings.Join(subs, " "))})
 			}
 		}

@@ -50,3 +50,25 @@ func TestSetStringParseFast(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicsExisting: Existing is Filter(Has).
+func TestTopicsExisting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	topics := Topics{"a": 3, "b": 0, "d": 5}.AddConnector("c", 2)
+	names := []string{"a", "b", "c", "d", "e"}
+	for range 5000 {
+		var rs []Resource
+		for range rng.IntN(10) {
+			tp := names[rng.IntN(len(names))]
+			if rng.IntN(6) == 0 {
+				rs = append(rs, Connector(tp))
+			} else {
+				rs = append(rs, TP(tp, int32(rng.IntN(8))-1))
+			}
+		}
+		s := NewSet(rs...)
+		if got, want := topics.Existing(s), s.Filter(topics.Has); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Existing(%v) = %#v, want %#v", s, got, want)
+		}
+	}
+}
