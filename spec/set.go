@@ -208,10 +208,21 @@ func ParseSet(s string) (Set, error) {
 	if !ok {
 		return nil, fmt.Errorf("set %q: want {r1 r2 ...}", s)
 	}
-	sep := func(c rune) bool { return c == ' ' || c == ',' }
 	var rs []Resource
 	sorted := true
-	for f := range strings.FieldsFuncSeq(inner, sep) {
+	for len(inner) > 0 {
+		// Fields are separated by runs of spaces and commas (both ASCII,
+		// so no byte of another rune is one).
+		i := strings.IndexAny(inner, " ,")
+		f := inner
+		if i >= 0 {
+			f, inner = inner[:i], inner[i+1:]
+		} else {
+			inner = ""
+		}
+		if f == "" {
+			continue
+		}
 		r, err := ParseResource(f)
 		if err != nil {
 			return nil, err
