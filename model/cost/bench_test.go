@@ -29,6 +29,10 @@ func BenchmarkRollingRestartLarge(b *testing.B) {
 				if !r.Metrics.Converged {
 					b.Fatalf("%s did not converge: %+v", p, r.Metrics)
 				}
+				b.ReportMetric(float64(r.End-r.Start)/1000, "sim-s")
+				b.ReportMetric(float64(r.Metrics.Rounds), "rounds")
+				b.ReportMetric(float64(r.Metrics.Moves), "moves")
+				b.ReportMetric(r.Metrics.UnavailableResourceSeconds, "unavail-res-s")
 			}
 		})
 	}
