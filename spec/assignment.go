@@ -144,6 +144,33 @@ func (t Topics) Resources(names ...string) Set {
 // of the connectors among them.
 func (t Topics) Names() []string { return slices.Sorted(maps.Keys(t)) }
 
+// Existing returns a new set of the resources of s that t has (Has), in
+// order, nil when there are none: s.Filter(t.Has), looking each topic up
+// once for each run of its resources, which a sorted set keeps together.
+func (t Topics) Existing(s Set) Set {
+	var topic string
+	var count int32
+	known := false
+	var out Set
+	for i, r := range s {
+		if i == 0 || r.Topic != topic {
+			topic = r.Topic
+			count, known = t[topic]
+		}
+		has := known && r.Partition >= 0 && r.Partition < count
+		if r.IsConnector() {
+			has = t.Has(r)
+		}
+		if has {
+			if out == nil {
+				out = make(Set, 0, len(s)-i)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Has reports whether r is a partition of a topic of t, or the connector
 // resource of a connector of t.
 func (t Topics) Has(r Resource) bool {

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -168,16 +169,31 @@ func (s Set) Validate() error {
 // String prints s compactly and deterministically, grouping partitions by
 // topic: "{}" for the empty set, otherwise for example "{a-0 a-1 b-3 c/connector}".
 func (s Set) String() string {
-	var b strings.Builder
-	b.WriteByte('{')
+	// Written straight into one buffer, sized for short names: a leader
+	// prints every resource of every member in each round.
+	buf := make([]byte, 0, 2+len(s)*(len(firstTopic(s))+8))
+	buf = append(buf, '{')
 	for i, r := range s {
 		if i > 0 {
-			b.WriteByte(' ')
+			buf = append(buf, ' ')
 		}
-		b.WriteString(r.String())
+		buf = append(buf, r.Topic...)
+		if r.IsConnector() {
+			buf = append(buf, "/connector"...)
+			continue
+		}
+		buf = append(buf, '-')
+		buf = strconv.AppendInt(buf, int64(r.Partition), 10)
 	}
-	b.WriteByte('}')
-	return b.String()
+	buf = append(buf, '}')
+	return string(buf)
+}
+
+func firstTopic(s Set) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0].Topic
 }
 
 // ParseSet reads a set in the form String prints. Resources may be listed in
@@ -192,14 +208,36 @@ func ParseSet(s string) (Set, error) {
 	if !ok {
 		return nil, fmt.Errorf("set %q: want {r1 r2 ...}", s)
 	}
-	fields := strings.FieldsFunc(inner, func(c rune) bool { return c == ' ' || c == ',' })
-	rs := make([]Resource, 0, len(fields))
-	for _, f := range fields {
+	var rs []Resource
+	sorted := true
+	for len(inner) > 0 {
+		// Fields are separated by runs of spaces and commas (both ASCII,
+		// so no byte of another rune is one).
+		i := strings.IndexAny(inner, " ,")
+		f := inner
+		if i >= 0 {
+			f, inner = inner[:i], inner[i+1:]
+		} else {
+			inner = ""
+		}
+		if f == "" {
+			continue
+		}
 		r, err := ParseResource(f)
 		if err != nil {
 			return nil, err
 		}
+		if n := len(rs); n > 0 && rs[n-1].Compare(r) >= 0 {
+			sorted = false
+		}
 		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	if sorted {
+		// As String prints it: already a set.
+		return Set(rs), nil
 	}
 	out := NewSet(rs...)
 	if len(out) != len(rs) {

@@ -272,11 +272,13 @@ func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 func spreadByConnector(xs []spec.Resource, topics spec.Topics, gap func(connector string) int) []spec.Resource {
 	var groups [][]spec.Resource
 	index := map[string]int{}
+	tasks := false
 	for _, x := range xs {
 		if x.IsConnector() || !topics.IsConnector(x.Topic) {
 			groups = append(groups, []spec.Resource{x})
 			continue
 		}
+		tasks = true
 		i, ok := index[x.Topic]
 		if !ok {
 			i = len(groups)
@@ -285,7 +287,10 @@ func spreadByConnector(xs []spec.Resource, topics spec.Topics, gap func(connecto
 		}
 		groups[i] = append(groups[i], x)
 	}
-	if gap == nil && len(groups) == len(xs) {
+	if !tasks || (gap == nil && len(groups) == len(xs)) {
+		// No connector's tasks: every turn, with or without a gap, takes
+		// the next resource in xs order (and the loop below, quadratic
+		// in len(xs), would only say so slowly).
 		return xs
 	}
 	out := make([]spec.Resource, 0, len(xs))

@@ -155,6 +155,9 @@ func TestSpreadByConnector(t *testing.T) {
 		{"c-2 d-0", gaps, "d-0 c-2"}, // one task per connector: still by gap
 		{"p-0 c-2 c-1 d-0", func(string) int { return 0 }, "c-2 d-0 c-1 p-0"},
 		{"d/connector c/connector", nil, "d/connector c/connector"},
+		// No connector's tasks: xs's own order, with a gap too.
+		{"p-2 p-0 p-1", gaps, "p-2 p-0 p-1"},
+		{"p-1 c/connector p-0", gaps, "p-1 c/connector p-0"},
 	} {
 		if got := print(spreadByConnector(parse(c.in), topics, c.gap)); got != c.want {
 			t.Errorf("spreadByConnector(%s) = %s, want %s", c.in, got, c.want)

@@ -247,7 +247,7 @@ func Build(in Input) (Result, error) {
 			ID:         m.ID,
 			InstanceID: m.InstanceID,
 			Topics:     distinct(m.Topics),
-			Owned:      prev.Filter(topics.Has),
+			Owned:      topics.Existing(prev),
 			Generation: 0,
 			Rack:       m.Rack,
 		}

@@ -1,0 +1,39 @@
+package cost
+
+import "testing"
+
+// largeRollingRestart is the benchmark's run: a rolling restart of 1,000
+// dynamic members over 10 topics of 10,000 partitions.
+func largeRollingRestart(protocol string) Config {
+	return Config{Protocol: protocol, Members: 1000, Topics: 10, Partitions: 10000, Workload: Workload{Kind: RollingRestart}}
+}
+
+// BenchmarkRollingRestartLarge runs largeRollingRestart for every
+// protocol, one sub-benchmark each, reporting ns/op and allocations. One
+// iteration is enough (and takes minutes):
+//
+//	go test -run '^$' -bench BenchmarkRollingRestartLarge -benchtime 1x -benchmem -timeout 2h ./model/cost/
+//
+// Almost all of its time is the cores' (the classic leader's assignment
+// round and the members' metadata, the next-gen target computation), not
+// the engine's.
+func BenchmarkRollingRestartLarge(b *testing.B) {
+	for _, p := range Protocols() {
+		b.Run(p, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := Run(largeRollingRestart(p))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !r.Metrics.Converged {
+					b.Fatalf("%s did not converge: %+v", p, r.Metrics)
+				}
+				b.ReportMetric(float64(r.End-r.Start)/1000, "sim-s")
+				b.ReportMetric(float64(r.Metrics.Rounds), "rounds")
+				b.ReportMetric(float64(r.Metrics.Moves), "moves")
+				b.ReportMetric(r.Metrics.UnavailableResourceSeconds, "unavail-res-s")
+			}
+		})
+	}
+}

@@ -1,0 +1,371 @@
+package cost
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// small is a group of members over one topic of partitions, with the
+// default timing.
+func small(protocol string, members, partitions int, w Workload) Config {
+	return Config{Protocol: protocol, Members: members, Topics: 1, Partitions: partitions, Workload: w}
+}
+
+func mustRun(t *testing.T, cfg Config) Result {
+	t.Helper()
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatalf("Run(%s, %s): %v", cfg.Protocol, cfg.Workload.Kind, err)
+	}
+	return r
+}
+
+// The bring-up of two classic members over t00-0..3, with 1 ms latency
+// and no initial rebalance delay (the model's coordinator has none):
+//
+//	0   both start and send JoinGroup without a member id
+//	1   the coordinator hands out m0001-1 and m0002-2 (MEMBER_ID_REQUIRED)
+//	2   m0001's JoinGroup with its id arrives... m0001 alone completes
+//	    generation 1 (it arms its heartbeat for 2+3000)
+//	3-6 m0002's join starts generation 2; m0001's SyncGroup of
+//	    generation 1 is answered REBALANCE_IN_PROGRESS, it rejoins, and
+//	    both get their JoinGroupResponse of generation 2 at 6 (m0002 arms
+//	    its heartbeat for 6+3000)
+//	8   both get their assignments: m0001 t00-0,1, m0002 t00-2,3
+//
+// so the group converges at 8 and, after the 30 s margin, the workload
+// starts at 30008; m0001's heartbeats reach the coordinator at
+// 3000k+3 and m0002's at 3000k+7. (TestBringUpPhases pins these.)
+const classicStart = node.Millis(30008)
+
+// TestBringUpPhases pins the classic bring-up the hand-computed cases
+// below start from.
+func TestBringUpPhases(t *testing.T) {
+	var lines []string
+	cfg := small("eager", 2, 4, Workload{Kind: Crash, Member: "m0002"})
+	cfg.trace = func(s string) { lines = append(lines, s) }
+	r := mustRun(t, cfg)
+	if r.Start != classicStart {
+		t.Errorf("Start = %d, want %d", r.Start, classicStart)
+	}
+	log := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"8 m0001: callback assigned {t00-0 t00-1} gen=2",
+		"8 m0002: callback assigned {t00-2 t00-3} gen=2",
+		"30003 coordinator: receive from m0001: Heartbeat",
+		"30007 coordinator: receive from m0002: Heartbeat",
+	} {
+		if !strings.Contains(log, "\n"+want) {
+			t.Errorf("the trace has no line %q", want)
+		}
+	}
+}
+
+// TestEagerCrash: eager, two members over four partitions, m0002 crashes
+// at the workload's start S = 30008 (Session 44000 so that no heartbeat
+// lands on the expiry's millisecond).
+//
+//	m0002's last heartbeat reached the coordinator at 30007, so its
+//	session expires at 30007 + 44000 = 74007.
+//	m0001's next heartbeat reaches the coordinator at 75003 and is
+//	answered REBALANCE_IN_PROGRESS at 75004: m0001 revokes t00-0 and
+//	t00-1 (2 x 10 ms) and sends its JoinGroup at 75024; it arrives at
+//	75025 and completes the round at once (m0001 is the only member);
+//	JoinGroupResponse 75026, SyncGroup 75027, SyncGroupResponse 75028:
+//	m0001 takes all four.
+//
+// So t00-2 and t00-3 are out from 30008 to 75028 (45020 ms each) and
+// t00-0 and t00-1 from 75004 to 75028 (24 ms each): 90.088
+// resource-seconds, the longest outage 45020 ms (t00-2, the first of
+// the two), two moves, a lower bound of two (m0002's share).
+func TestEagerCrash(t *testing.T) {
+	cfg := small("eager", 2, 4, Workload{Kind: Crash, Member: "m0002"})
+	cfg.Timing.Session = 44000
+	r := mustRun(t, cfg)
+	m := r.Metrics
+	if r.Start != classicStart {
+		t.Fatalf("Start = %d, want %d", r.Start, classicStart)
+	}
+	want := Metrics{
+		UnavailableResourceSeconds: 90.088,
+		LongestOutage:              45020,
+		OutageResource:             spec.TP("t00", 2),
+		Moves:                      2,
+		MovesLowerBound:            2,
+		Rounds:                     1,
+		ConvergedAt:                75028,
+		Converged:                  true,
+	}
+	m.Heartbeats, m.Messages = 0, 0
+	if m != want {
+		t.Errorf("metrics\n got %+v\nwant %+v", m, want)
+	}
+	wantSamples := []Sample{{30008, 2}, {75004, 4}, {75028, 0}}
+	if !reflect.DeepEqual(r.Unavailable, wantSamples) {
+		t.Errorf("Unavailable = %v, want %v", r.Unavailable, wantSamples)
+	}
+	if r.End != 75028+30000 {
+		t.Errorf("End = %d, want the convergence plus the 30 s margin", r.End)
+	}
+}
+
+// TestCooperativeScaleOut: cooperative, two members over four partitions
+// (the cooperative-sticky assignor gives m0001 t00-0,2 and m0002
+// t00-1,3), one member joins at S = 30008.
+//
+//	m0003's JoinGroup starts a round; m0001 and m0002 rejoin from their
+//	next heartbeats (answered at 33004 and 33008), the barrier falls at
+//	33009, SyncGroupResponses at 33012: m0002 must revoke t00-3. It does
+//	(10 ms) and rejoins at once (JoinGroup arrives 33023): the follow-up
+//	round waits for m0001 (its heartbeat is answered at 36004) and
+//	m0003 (its heartbeat timer, armed when it joined at 33010, fires at
+//	36010, answered 36012, JoinGroup arrives 36013): JoinGroupResponse
+//	36014, SyncGroup 36015, SyncGroupResponse 36016: m0003 takes t00-3.
+//
+// Only t00-3 is ever out, from 33012 to 36016: 3.004 resource-seconds,
+// one move, the lower bound one, two rounds.
+func TestCooperativeScaleOut(t *testing.T) {
+	r := mustRun(t, small("cooperative", 2, 4, Workload{Kind: ScaleOut, Count: 1}))
+	m := r.Metrics
+	m.Heartbeats, m.Messages = 0, 0
+	want := Metrics{
+		UnavailableResourceSeconds: 3.004,
+		LongestOutage:              3004,
+		OutageResource:             spec.TP("t00", 3),
+		Moves:                      1,
+		MovesLowerBound:            1,
+		Rounds:                     2,
+		ConvergedAt:                36016,
+		Converged:                  true,
+	}
+	if m != want {
+		t.Errorf("metrics\n got %+v\nwant %+v", m, want)
+	}
+	if r.Members != 3 {
+		t.Errorf("Members = %d, want 3", r.Members)
+	}
+}
+
+// TestStaticRollingRestart: static members restarted within the session
+// timeout come back to their own assignment: no round, no move; each
+// member's two partitions are out while it is down and rejoining. A
+// classic member revokes and stops at once (it sends nothing: static),
+// starts again 10000 ms later, and its JoinGroup (1 ms), the stored
+// assignment (skip-assignment, 1 ms), its SyncGroup and the answer (2
+// ms) bring them back 10004 ms after it stopped; the next member stops
+// then. A next-gen member's heartbeat and its answer take 2 ms: 10002.
+func TestStaticRollingRestart(t *testing.T) {
+	for _, c := range []struct {
+		protocol string
+		outage   node.Millis
+	}{{"eager", 10004}, {"cooperative", 10004}, {"deferred", 10004}, {"incremental", 10004}, {"nextgen", 10002}} {
+		t.Run(c.protocol, func(t *testing.T) {
+			cfg := small(c.protocol, 2, 4, Workload{Kind: RollingRestart})
+			cfg.Static = true
+			r := mustRun(t, cfg)
+			m := r.Metrics
+			if m.Rounds != 0 || m.Moves != 0 || m.MovesLowerBound != 0 || !m.Converged {
+				t.Errorf("rounds %d, moves %d (bound %d), converged %v; want no round, no move, converged", m.Rounds, m.Moves, m.MovesLowerBound, m.Converged)
+			}
+			if m.LongestOutage != c.outage {
+				t.Errorf("LongestOutage = %d, want %d", m.LongestOutage, c.outage)
+			}
+			if want := float64(4*c.outage) / 1000; m.UnavailableResourceSeconds != want {
+				t.Errorf("UnavailableResourceSeconds = %v, want %v (2 members x 2 partitions x %d ms)", m.UnavailableResourceSeconds, want, c.outage)
+			}
+			if m.ConvergedAt != r.Start+2*c.outage {
+				t.Errorf("ConvergedAt = %d, want Start %d + 2 x %d", m.ConvergedAt, r.Start, c.outage)
+			}
+		})
+	}
+}
+
+// workloads is one of each workload at small size.
+func workloads() []Workload {
+	return []Workload{
+		{Kind: RollingRestart},
+		{Kind: ScaleOut, Count: 2},
+		{Kind: ScaleIn, Count: 1},
+		{Kind: Crash},
+		{Kind: Pause, Pause: 20000},
+		{Kind: Pause, Pause: 90000},
+		{Kind: Resubscribe},
+		{Kind: Resubscribe, Count: 3},
+		{Kind: AddPartitions, Count: 2},
+	}
+}
+
+// TestEveryProtocolConverges runs every protocol through every workload,
+// dynamic and static, at small size: each converges, no resource is held
+// by two running processes at once (but a paused zombie's, below), the
+// step function integrates to the metric, and moves are at least their
+// lower bound where the assignment after is balanced.
+func TestEveryProtocolConverges(t *testing.T) {
+	for _, p := range Protocols() {
+		for _, w := range workloads() {
+			for _, static := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%s-%d-%d/static=%v", p, w.Kind, w.Count, w.Pause, static)
+				t.Run(name, func(t *testing.T) {
+					cfg := Config{Protocol: p, Members: 3, Topics: 2, Partitions: 6, Static: static, Workload: w, Seed: 7, KeepOwnership: true}
+					r := mustRun(t, cfg)
+					if !r.Metrics.Converged {
+						t.Fatalf("did not converge: %+v", r.Metrics)
+					}
+					checkIntegral(t, r)
+					checkExclusive(t, r, w)
+				})
+			}
+		}
+	}
+}
+
+// checkIntegral: the step function Unavailable integrates to
+// UnavailableResourceSeconds, and the intervals cover what it says is
+// available.
+func checkIntegral(t *testing.T, r Result) {
+	t.Helper()
+	var area float64
+	for i, s := range r.Unavailable {
+		end := r.End
+		if i+1 < len(r.Unavailable) {
+			end = r.Unavailable[i+1].At
+		}
+		area += float64(s.Unavailable) * float64(end-s.At)
+	}
+	if got := area / 1000; got != r.Metrics.UnavailableResourceSeconds {
+		t.Errorf("the samples integrate to %v, the metric is %v", got, r.Metrics.UnavailableResourceSeconds)
+	}
+	if len(r.Unavailable) == 0 || r.Unavailable[0].At != r.Start {
+		t.Errorf("Unavailable does not start at Start %d: %v", r.Start, r.Unavailable)
+	}
+}
+
+// checkExclusive: no resource is held by two running processes at once,
+// except by a paused member that resumed after its session expired: it
+// works on until its first heartbeat after the pause tells it it was
+// fenced (a zombie whose commits the coordinator rejects), so its
+// holdings from the resume on may overlap the new owner's.
+func checkExclusive(t *testing.T, r Result, w Workload) {
+	t.Helper()
+	resumed := r.Start + w.Pause
+	for i := 1; i < len(r.Ownership); i++ {
+		a, b := r.Ownership[i-1], r.Ownership[i]
+		if a.Resource != b.Resource || b.From >= a.To {
+			continue
+		}
+		zombie := func(x Interval) bool { return w.Kind == Pause && x.From == resumed }
+		if zombie(a) || zombie(b) {
+			continue
+		}
+		t.Errorf("%s held twice: %+v and %+v", a.Resource, a, b)
+	}
+}
+
+// TestDeterministic: the same Config gives the same Result.
+func TestDeterministic(t *testing.T) {
+	for _, p := range Protocols() {
+		for _, w := range []Workload{{Kind: RollingRestart}, {Kind: Pause, Pause: 50000}, {Kind: Crash}} {
+			cfg := Config{Protocol: p, Members: 4, Topics: 3, Partitions: 5, Workload: w, Seed: 3, KeepOwnership: true}
+			a, b := mustRun(t, cfg), mustRun(t, cfg)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s %s: two runs differ:\n%+v\n%+v", p, w.Kind, a, b)
+			}
+		}
+	}
+}
+
+// TestSeedPicksVictim: the seed picks the member that crashes (different
+// seeds reach different members), Workload.Member overrides it.
+func TestSeedPicksVictim(t *testing.T) {
+	resources := map[spec.Resource]bool{}
+	for seed := range uint64(8) {
+		cfg := Config{Protocol: "eager", Members: 4, Topics: 1, Partitions: 4, Workload: Workload{Kind: Crash}, Seed: seed}
+		resources[mustRun(t, cfg).Metrics.OutageResource] = true
+	}
+	if len(resources) < 2 {
+		t.Errorf("8 seeds crashed the same member: %v", resources)
+	}
+}
+
+// TestInvalidConfigs: a Config that makes no sense is an error naming
+// what is wrong.
+func TestInvalidConfigs(t *testing.T) {
+	ok := Config{Protocol: "eager", Members: 3, Topics: 2, Partitions: 4, Workload: Workload{Kind: Crash}}
+	if _, err := Run(ok); err != nil {
+		t.Fatalf("valid config: %v", err)
+	}
+	for _, c := range []struct {
+		change func(*Config)
+		want   string
+	}{
+		{func(c *Config) { c.Protocol = "sticky" }, "unknown protocol"},
+		{func(c *Config) { c.Members = 0 }, "at least one member"},
+		{func(c *Config) { c.Partitions = -1 }, "Partitions -1"},
+		{func(c *Config) { c.Timing.Latency = -1 }, "Timing.Latency -1 is negative"},
+		{func(c *Config) { c.Timing.Heartbeat = 45000 }, "Timing.Heartbeat 45000 must be below"},
+		{func(c *Config) { c.Timing.NextgenHeartbeat = 50000 }, "Timing.NextgenHeartbeat 50000 must be below"},
+		{func(c *Config) { c.Workload.Kind = "reboot" }, "unknown workload"},
+		{func(c *Config) { c.Workload = Workload{Kind: ScaleIn, Count: 3} }, "below the group's 3 members"},
+		{func(c *Config) { c.Workload = Workload{Kind: ScaleOut} }, "scale-out needs Workload.Count"},
+		{func(c *Config) { c.Workload = Workload{Kind: Resubscribe, Count: 4} }, "the group has 3"},
+		{func(c *Config) { c.Workload = Workload{Kind: Resubscribe, Topics: []string{"nope"}} }, `"nope", which is not a topic`},
+		{func(c *Config) { c.Workload.Member = "m0009" }, "not a member"},
+		{func(c *Config) { c.Workload.Pause = -5 }, "negative Workload"},
+		{func(c *Config) { c.Horizon = -1 }, "negative Horizon"},
+	} {
+		cfg := ok
+		c.change(&cfg)
+		_, err := Run(cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one containing %q", err, c.want)
+		}
+	}
+}
+
+// TestHorizon: a run cut by the horizon reports that it did not converge.
+func TestHorizon(t *testing.T) {
+	cfg := small("deferred", 3, 6, Workload{Kind: Crash})
+	cfg.Horizon = 60000
+	r := mustRun(t, cfg)
+	if r.Metrics.Converged || r.End != 60000 {
+		t.Errorf("converged %v at end %d; want not converged, end 60000", r.Metrics.Converged, r.End)
+	}
+}
+
+// TestMovesLowerBound: three members over two topics of six partitions
+// (range gives each two of each topic). The bound is the smaller of the
+// moves to a balanced assignment overall and per topic.
+func TestMovesLowerBound(t *testing.T) {
+	for _, c := range []struct {
+		w    Workload
+		want int
+	}{
+		// Overall 12 over 4 members needs 3 moves (4,4,4 -> 3 each); per
+		// topic 6 over 4 needs 1 (2,2,2 -> 2,2,1,1) per topic: 2.
+		{Workload{Kind: ScaleOut, Count: 1}, 2},
+		// The leaver's four must move; 2,2 per topic over two is balanced.
+		{Workload{Kind: ScaleIn, Count: 1}, 4},
+		{Workload{Kind: Crash, Member: "m0002"}, 4},
+		{Workload{Kind: RollingRestart}, 0},
+		{Workload{Kind: Pause}, 0},
+		// New partitions go to whoever has fewest: nothing need move.
+		{Workload{Kind: AddPartitions, Count: 2}, 0},
+		// One member drops t01: its two partitions of t01 must move.
+		{Workload{Kind: Resubscribe, Topics: []string{"t00"}}, 2},
+		// Everyone drops t01: nothing of t00 need move, t01 no longer counts.
+		{Workload{Kind: Resubscribe, Count: 3, Topics: []string{"t00"}}, 0},
+	} {
+		r := mustRun(t, Config{Protocol: "eager", Members: 3, Topics: 2, Partitions: 6, Workload: c.w})
+		if got := r.Metrics.MovesLowerBound; got != c.want {
+			t.Errorf("%s %d: MovesLowerBound = %d, want %d", c.w.Kind, c.w.Count, got, c.want)
+		}
+		if r.Metrics.Moves < r.Metrics.MovesLowerBound {
+			t.Errorf("%s %d: %d moves, below the bound %d", c.w.Kind, c.w.Count, r.Metrics.Moves, r.Metrics.MovesLowerBound)
+		}
+	}
+}

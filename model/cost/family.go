@@ -1,0 +1,184 @@
+package cost
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/classic/policy"
+	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	core "github.com/rebalance-ref/rebalance/model/world"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// groupID is the group every run's members join.
+const groupID = "group"
+
+// cbKind is what a callback does to what its member holds.
+type cbKind uint8
+
+const (
+	cbOther    cbKind = iota
+	cbAssigned        // the member starts working on the resources
+	cbRevoked         // the member stops working on them, committing first
+	cbLost            // the member stops at once, committing nothing
+	cbFatal           // the member stops for good
+)
+
+// coordNode is a family's coordinator as the engine drives it.
+type coordNode[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
+	Step(node.Input) node.Output[M, T, C]
+	// Stable reports whether the group is between rebalances.
+	Stable() bool
+}
+
+// family is what the engine needs of a protocol family.
+type family[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
+	newCoordinator(cfg Config, topics spec.Topics) (coordNode[M, T, C], error)
+	newMember(name, instance string, topics []string, inc int, meta spec.Topics) (core.Member[M, T, C], error)
+	classify(cb C) (cbKind, spec.Set)
+	// revocationDone is the event that tells a member its application
+	// finished revoking rs; nil where revoking blocks the member instead
+	// (the classic family: the callback runs on the polling thread).
+	revocationDone(rs spec.Set) node.Event
+	isHeartbeat(m M) bool
+	// metadataToCoordinator reports whether the coordinator takes new
+	// partition counts (next-gen); otherwise every member does (classic).
+	metadataToCoordinator() bool
+}
+
+// classicFamily is the classic protocols: one embedded protocol for every
+// member.
+type classicFamily struct {
+	proto classic.Protocol
+	t     Timing
+}
+
+func newClassicFamily(name string, t Timing) (classicFamily, error) {
+	var p classic.Protocol
+	switch name {
+	case "deferred":
+		p = policy.Deferred(policy.DeferredConfig{MaxDelay: t.ConnectDelay})
+	case "incremental":
+		p = policy.Incremental(policy.IncrementalConfig{MaxDelay: t.ConnectDelay})
+	default:
+		var err error
+		if p, err = policy.Default(name); err != nil {
+			return classicFamily{}, err
+		}
+	}
+	return classicFamily{proto: p, t: t}, nil
+}
+
+type classicCoord struct{ *classic.Coordinator }
+
+func (c classicCoord) Stable() bool { return c.State() == classic.GroupStable }
+
+func (f classicFamily) newCoordinator(cfg Config, _ spec.Topics) (coordNode[classic.Message, classic.Timer, classic.Callback], error) {
+	c, err := classic.NewCoordinator(classic.CoordinatorConfig{
+		GroupID:           groupID,
+		MinSessionTimeout: min(f.t.Session, classic.DefaultMinSessionTimeout),
+		MaxSessionTimeout: max(f.t.Session, classic.DefaultMaxSessionTimeout),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return classicCoord{c}, nil
+}
+
+func (f classicFamily) newMember(name, instance string, topics []string, inc int, meta spec.Topics) (core.Member[classic.Message, classic.Timer, classic.Callback], error) {
+	return classicworld.Family{}.NewMember(classic.MemberConfig{
+		Name:              name,
+		InstanceID:        instance,
+		Topics:            slices.Clone(topics),
+		Protocols:         []classic.Protocol{f.proto},
+		SessionTimeout:    f.t.Session,
+		RebalanceTimeout:  f.t.Rebalance,
+		HeartbeatInterval: f.t.Heartbeat,
+		Metadata:          maps.Clone(meta),
+	}, inc, meta)
+}
+
+func (classicFamily) classify(cb classic.Callback) (cbKind, spec.Set) {
+	switch cb.Kind {
+	case classic.Assigned:
+		return cbAssigned, cb.Resources
+	case classic.Revoked:
+		return cbRevoked, cb.Resources
+	case classic.Lost:
+		return cbLost, cb.Resources
+	case classic.Fatal:
+		return cbFatal, nil
+	}
+	return cbOther, nil
+}
+
+func (classicFamily) revocationDone(spec.Set) node.Event { return nil }
+
+func (classicFamily) isHeartbeat(m classic.Message) bool {
+	_, ok := m.(classic.HeartbeatRequest)
+	return ok
+}
+
+func (classicFamily) metadataToCoordinator() bool { return false }
+
+// nextgenFamily is KIP-848 with the coordinator's default (uniform)
+// assignor.
+type nextgenFamily struct{ t Timing }
+
+type nextgenCoord struct{ *coordinator.Coordinator }
+
+func (c nextgenCoord) Stable() bool { return c.State() == coordinator.Stable }
+
+func (f nextgenFamily) newCoordinator(cfg Config, topics spec.Topics) (coordNode[nextgen.Message, nextgen.Timer, nextgen.Callback], error) {
+	c, err := coordinator.NewCoordinator(coordinator.CoordinatorConfig{
+		GroupID:           groupID,
+		SessionTimeout:    f.t.NextgenSession,
+		HeartbeatInterval: f.t.NextgenHeartbeat,
+		Topics:            maps.Clone(topics),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return nextgenCoord{c}, nil
+}
+
+func (f nextgenFamily) newMember(name, instance string, topics []string, inc int, _ spec.Topics) (core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback], error) {
+	return ngworld.Family{GroupID: groupID}.NewMember(nextgen.MemberConfig{
+		Name:             name,
+		InstanceID:       instance,
+		Topics:           slices.Clone(topics),
+		RebalanceTimeout: f.t.Rebalance,
+	}, inc, nil)
+}
+
+func (nextgenFamily) classify(cb nextgen.Callback) (cbKind, spec.Set) {
+	switch cb.Kind {
+	case nextgen.Assigned:
+		return cbAssigned, cb.Resources
+	case nextgen.Revoke:
+		return cbRevoked, cb.Resources
+	case nextgen.Lost:
+		return cbLost, cb.Resources
+	case nextgen.Fatal:
+		return cbFatal, nil
+	}
+	return cbOther, nil
+}
+
+func (nextgenFamily) revocationDone(rs spec.Set) node.Event {
+	return nextgen.RevocationDone{Resources: rs}
+}
+
+func (nextgenFamily) isHeartbeat(m nextgen.Message) bool {
+	_, ok := m.(nextgen.HeartbeatRequest)
+	return ok
+}
+
+func (nextgenFamily) metadataToCoordinator() bool { return true }

@@ -1,0 +1,448 @@
+package cost
+
+import (
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// tracker keeps who holds each resource, incrementally: every change
+// touches only the resources it names. A resource is held by a process
+// from the callback that assigns it until the callback that revokes it or
+// reports it lost, or until the process crashes; it is available while at
+// least one holder is running (up, not paused), and good while it has
+// exactly one holder and that holder runs.
+//
+// Resources are numbered topic*stride + partition; stride is the most
+// partitions a topic ever has in the run.
+type tracker struct {
+	topics  []string
+	topicIx map[string]int32
+	stride  int32
+	// parts is each topic's partition count now; subscribed whether some
+	// member of the group subscribes to it (only those count).
+	parts      []int32
+	subscribed []bool
+
+	// Per resource: the first holder (-1 none), the number of holders and
+	// of running holders, the last process that held it (-1 none), and
+	// when its current outage began.
+	primary []int32
+	holders []uint8
+	running []uint8
+	last    []int32
+	since   []node.Millis
+	// mark and stamp deduplicate a process's list (prune).
+	mark  []uint32
+	stamp uint32
+	// extra holds the holders after the first, for the rare resource held
+	// twice (a paused zombie, a dynamic leaver still revoking).
+	extra map[int32][]int32
+
+	// Per topic: resources available and good.
+	avail, good []int32
+	// Over subscribed topics: resources unavailable and not good.
+	unavailable, bad int
+
+	// Per process: the resources it may hold (lazily pruned: a listed
+	// resource counts only while the process holds it), how many it holds,
+	// and whether it runs.
+	owned   [][]int32
+	count   []int
+	isRun   []bool
+	procs   []string
+	started bool // the workload has started: moves and outages count
+	start   node.Millis
+
+	// Metrics.
+	now        node.Millis
+	lastChange node.Millis
+	area       float64 // resource-milliseconds unavailable since start
+	areaAt     node.Millis
+	moves      int
+	longest    node.Millis
+	longestRes spec.Resource
+	samples    []Sample
+	keep       bool
+	open       map[[2]int32]node.Millis // (resource, process) -> From
+	intervals  []Interval
+}
+
+func newTracker(topics []string, parts, stride int32, keep bool) *tracker {
+	t := &tracker{topics: topics, topicIx: map[string]int32{}, stride: stride, keep: keep, extra: map[int32][]int32{}}
+	n := int(stride) * len(topics)
+	t.parts = make([]int32, len(topics))
+	t.subscribed = make([]bool, len(topics))
+	t.avail = make([]int32, len(topics))
+	t.good = make([]int32, len(topics))
+	for i, tp := range topics {
+		t.topicIx[tp] = int32(i)
+		t.parts[i] = parts
+	}
+	t.primary = make([]int32, n)
+	t.last = make([]int32, n)
+	for i := range t.primary {
+		t.primary[i], t.last[i] = -1, -1
+	}
+	t.holders = make([]uint8, n)
+	t.running = make([]uint8, n)
+	t.since = make([]node.Millis, n)
+	t.mark = make([]uint32, n)
+	if keep {
+		t.open = map[[2]int32]node.Millis{}
+	}
+	return t
+}
+
+// addProcess registers a process and returns its index.
+func (t *tracker) addProcess(name string) int32 {
+	t.procs = append(t.procs, name)
+	t.owned = append(t.owned, nil)
+	t.count = append(t.count, 0)
+	t.isRun = append(t.isRun, false)
+	return int32(len(t.procs) - 1)
+}
+
+// index returns the number of resource r, -1 for one outside the universe.
+func (t *tracker) index(r spec.Resource, cache *int32) int32 {
+	ti := *cache
+	if ti < 0 || t.topics[ti] != r.Topic {
+		var ok bool
+		if ti, ok = t.topicIx[r.Topic]; !ok {
+			return -1
+		}
+		*cache = ti
+	}
+	if r.Partition < 0 || r.Partition >= t.parts[ti] {
+		return -1
+	}
+	return ti*t.stride + r.Partition
+}
+
+func (t *tracker) resource(ix int32) spec.Resource {
+	return spec.Resource{Topic: t.topics[ix/t.stride], Partition: ix % t.stride}
+}
+
+// advance moves the clock to now, accumulating the unavailable area.
+func (t *tracker) advance(now node.Millis) {
+	if t.started && now > t.areaAt {
+		t.area += float64(t.unavailable) * float64(now-t.areaAt)
+		t.areaAt = now
+	}
+	t.now = now
+}
+
+// sample records the unavailable count at the current time.
+func (t *tracker) sample() {
+	if !t.started {
+		return
+	}
+	if n := len(t.samples); n > 0 {
+		if t.samples[n-1].Unavailable == t.unavailable {
+			return
+		}
+		if t.samples[n-1].At == t.now {
+			t.samples[n-1].Unavailable = t.unavailable
+			if n > 1 && t.samples[n-2].Unavailable == t.unavailable {
+				t.samples = t.samples[:n-1]
+			}
+			return
+		}
+	}
+	t.samples = append(t.samples, Sample{At: t.now, Unavailable: t.unavailable})
+}
+
+// state is a resource's availability and goodness.
+func (t *tracker) state(ix int32) (avail, good bool) {
+	return t.running[ix] > 0, t.holders[ix] == 1 && t.running[ix] == 1
+}
+
+// update accounts for resource ix going from (wasAvail, wasGood) to its
+// state now.
+func (t *tracker) update(ix int32, wasAvail, wasGood bool) {
+	avail, good := t.state(ix)
+	if avail == wasAvail && good == wasGood {
+		return
+	}
+	ti := ix / t.stride
+	sub := t.subscribed[ti]
+	t.lastChange = t.now
+	if avail != wasAvail {
+		if avail {
+			t.avail[ti]++
+			if sub {
+				t.unavailable--
+				t.endOutage(ix)
+			}
+		} else {
+			t.avail[ti]--
+			if sub {
+				t.unavailable++
+				t.since[ix] = t.now
+			}
+		}
+	}
+	if good != wasGood {
+		if good {
+			t.good[ti]++
+			if sub {
+				t.bad--
+			}
+		} else {
+			t.good[ti]--
+			if sub {
+				t.bad++
+			}
+		}
+	}
+}
+
+// endOutage closes the outage of resource ix at the current time.
+func (t *tracker) endOutage(ix int32) {
+	if !t.started {
+		return
+	}
+	from := max(t.since[ix], t.start)
+	if d := t.now - from; d > t.longest || (d == t.longest && d > 0 && t.resource(ix).Less(t.longestRes)) {
+		t.longest, t.longestRes = d, t.resource(ix)
+	}
+}
+
+// holds reports whether process p holds resource ix.
+func (t *tracker) holds(ix, p int32) bool {
+	if t.primary[ix] == p {
+		return true
+	}
+	if t.holders[ix] > 1 {
+		return slices.Contains(t.extra[ix], p)
+	}
+	return false
+}
+
+// add makes process p a holder of resource ix.
+func (t *tracker) add(ix, p int32) {
+	if t.holds(ix, p) {
+		return
+	}
+	wasAvail, wasGood := t.state(ix)
+	if t.primary[ix] < 0 {
+		t.primary[ix] = p
+	} else {
+		t.extra[ix] = append(t.extra[ix], p)
+	}
+	t.holders[ix]++
+	if t.isRun[p] {
+		t.running[ix]++
+		t.openInterval(ix, p)
+	}
+	if t.started && t.last[ix] >= 0 && t.last[ix] != p {
+		t.moves++
+	}
+	t.last[ix] = p
+	t.owned[p] = append(t.owned[p], ix)
+	t.count[p]++
+	if len(t.owned[p]) > 2*t.count[p]+64 {
+		t.prune(p)
+	}
+	t.update(ix, wasAvail, wasGood)
+}
+
+// remove makes process p no longer a holder of resource ix.
+func (t *tracker) remove(ix, p int32) {
+	if !t.holds(ix, p) {
+		return
+	}
+	wasAvail, wasGood := t.state(ix)
+	if t.primary[ix] == p {
+		if x := t.extra[ix]; len(x) > 0 {
+			t.primary[ix] = x[0]
+			t.setExtra(ix, x[1:])
+		} else {
+			t.primary[ix] = -1
+		}
+	} else {
+		x := t.extra[ix]
+		i := slices.Index(x, p)
+		t.setExtra(ix, slices.Delete(slices.Clone(x), i, i+1))
+	}
+	t.holders[ix]--
+	if t.isRun[p] {
+		t.running[ix]--
+		t.closeInterval(ix, p)
+	}
+	t.count[p]--
+	t.update(ix, wasAvail, wasGood)
+}
+
+func (t *tracker) setExtra(ix int32, x []int32) {
+	if len(x) == 0 {
+		delete(t.extra, ix)
+		return
+	}
+	t.extra[ix] = x
+}
+
+// setRunning marks process p running or not (paused, or down).
+func (t *tracker) setRunning(p int32, run bool) {
+	if t.isRun[p] == run {
+		return
+	}
+	t.isRun[p] = run
+	for _, ix := range t.holdings(p) {
+		wasAvail, wasGood := t.state(ix)
+		if run {
+			t.running[ix]++
+			t.openInterval(ix, p)
+		} else {
+			t.running[ix]--
+			t.closeInterval(ix, p)
+		}
+		t.update(ix, wasAvail, wasGood)
+	}
+}
+
+// dropAll removes process p from everything it holds (a crash).
+func (t *tracker) dropAll(p int32) {
+	for _, ix := range t.holdings(p) {
+		t.remove(ix, p)
+	}
+	t.owned[p] = nil
+}
+
+// holdings returns the resources p holds, in the order it took them,
+// pruning its list of resources it no longer holds and of duplicates.
+func (t *tracker) holdings(p int32) []int32 {
+	t.prune(p)
+	return slices.Clone(t.owned[p])
+}
+
+// prune drops from p's list what p no longer holds, and duplicates.
+func (t *tracker) prune(p int32) {
+	t.stamp++
+	l := t.owned[p]
+	out := l[:0]
+	for _, ix := range l {
+		if t.mark[ix] != t.stamp && t.holds(ix, p) {
+			t.mark[ix] = t.stamp
+			out = append(out, ix)
+		}
+	}
+	t.owned[p] = out
+}
+
+func (t *tracker) openInterval(ix, p int32) {
+	if t.keep && t.started {
+		t.open[[2]int32{ix, p}] = t.now
+	}
+}
+
+func (t *tracker) closeInterval(ix, p int32) {
+	if !t.keep || !t.started {
+		return
+	}
+	k := [2]int32{ix, p}
+	if from, ok := t.open[k]; ok {
+		delete(t.open, k)
+		if t.now > from {
+			t.intervals = append(t.intervals, Interval{Resource: t.resource(ix), Owner: t.procs[p], From: from, To: t.now})
+		}
+	}
+}
+
+// setSubscribed changes whether topic ti counts.
+func (t *tracker) setSubscribed(ti int32, sub bool) {
+	if t.subscribed[ti] == sub {
+		return
+	}
+	t.subscribed[ti] = sub
+	sign := 1
+	if !sub {
+		sign = -1
+	}
+	t.unavailable += sign * int(t.parts[ti]-t.avail[ti])
+	t.bad += sign * int(t.parts[ti]-t.good[ti])
+	base := ti * t.stride
+	for ix := base; ix < base+t.parts[ti]; ix++ {
+		if t.running[ix] == 0 {
+			if sub {
+				t.since[ix] = t.now
+			} else {
+				t.endOutage(ix)
+			}
+		}
+	}
+	t.lastChange = t.now
+}
+
+// grow sets topic ti's partition count to n (never below the current
+// count): the new resources are held by nobody.
+func (t *tracker) grow(ti, n int32) {
+	old := t.parts[ti]
+	if n <= old {
+		return
+	}
+	t.parts[ti] = n
+	if t.subscribed[ti] {
+		t.unavailable += int(n - old)
+		t.bad += int(n - old)
+	}
+	for ix := ti*t.stride + old; ix < ti*t.stride+n; ix++ {
+		t.since[ix] = t.now
+	}
+	t.lastChange = t.now
+}
+
+// begin starts the workload's accounting at the current time: every
+// holding open now starts an interval, every outage open now starts now.
+func (t *tracker) begin() {
+	t.started = true
+	t.start = t.now
+	t.areaAt = t.now
+	for p := range t.procs {
+		if t.isRun[p] {
+			for _, ix := range t.holdings(int32(p)) {
+				t.openInterval(ix, int32(p))
+			}
+		}
+	}
+	t.samples = append(t.samples, Sample{At: t.now, Unavailable: t.unavailable})
+}
+
+// finish closes every open outage and interval at the current time.
+func (t *tracker) finish() {
+	for ti := range t.topics {
+		if !t.subscribed[ti] {
+			continue
+		}
+		base := int32(ti) * t.stride
+		for ix := base; ix < base+t.parts[ti]; ix++ {
+			if t.running[ix] == 0 {
+				t.endOutage(ix)
+			}
+		}
+	}
+	if t.keep {
+		for k, from := range t.open {
+			if t.now > from {
+				t.intervals = append(t.intervals, Interval{Resource: t.resource(k[0]), Owner: t.procs[k[1]], From: from, To: t.now})
+			}
+		}
+		t.open = map[[2]int32]node.Millis{}
+		slices.SortFunc(t.intervals, func(a, b Interval) int {
+			if c := a.Resource.Compare(b.Resource); c != 0 {
+				return c
+			}
+			if a.From != b.From {
+				return int(a.From - b.From)
+			}
+			if a.Owner < b.Owner {
+				return -1
+			}
+			if a.Owner > b.Owner {
+				return 1
+			}
+			return 0
+		})
+	}
+}

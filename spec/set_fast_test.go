@@ -1,0 +1,74 @@
+package spec
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSetStringParseFast: String prints what joining Resource.String
+// does, and ParseSet reads back String's output, any other order, commas,
+// and rejects duplicates, as before its fast path for sorted input.
+func TestSetStringParseFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	topics := []string{"a", "b-1", "long-topic-name", "c"}
+	for i := range 5000 {
+		var rs []Resource
+		for range rng.IntN(12) {
+			tp := topics[rng.IntN(len(topics))]
+			if rng.IntN(8) == 0 {
+				rs = append(rs, Connector(tp))
+			} else {
+				rs = append(rs, TP(tp, int32(rng.IntN(20000))))
+			}
+		}
+		s := NewSet(rs...)
+		var parts []string
+		for _, r := range s {
+			parts = append(parts, r.String())
+		}
+		want := "{" + strings.Join(parts, " ") + "}"
+		if got := s.String(); got != want {
+			t.Fatalf("String = %q, want %q", got, want)
+		}
+		back, err := ParseSet(want)
+		if err != nil || !reflect.DeepEqual(back, s) {
+			t.Fatalf("ParseSet(%q) = %v, %v; want %v", want, back, err, s)
+		}
+		// Shuffled, with commas: sorted on the way in.
+		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+		back, err = ParseSet("{" + strings.Join(parts, ", ") + "}")
+		if err != nil || !reflect.DeepEqual(back, s) {
+			t.Fatalf("ParseSet(shuffled %v) = %v, %v; want %v", parts, back, err, s)
+		}
+		if len(parts) > 0 && i%2 == 0 {
+			dup := "{" + strings.Join(append(parts, parts[0]), " ") + "}"
+			if _, err := ParseSet(dup); err == nil {
+				t.Fatalf("ParseSet(%q) accepted a duplicate", dup)
+			}
+		}
+	}
+}
+
+// TestTopicsExisting: Existing is Filter(Has).
+func TestTopicsExisting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	topics := Topics{"a": 3, "b": 0, "d": 5}.AddConnector("c", 2)
+	names := []string{"a", "b", "c", "d", "e"}
+	for range 5000 {
+		var rs []Resource
+		for range rng.IntN(10) {
+			tp := names[rng.IntN(len(names))]
+			if rng.IntN(6) == 0 {
+				rs = append(rs, Connector(tp))
+			} else {
+				rs = append(rs, TP(tp, int32(rng.IntN(8))-1))
+			}
+		}
+		s := NewSet(rs...)
+		if got, want := topics.Existing(s), s.Filter(topics.Has); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Existing(%v) = %#v, want %#v", s, got, want)
+		}
+	}
+}
