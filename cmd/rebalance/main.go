@@ -1,6 +1,7 @@
 // Command rebalance is the command line of the rebalancing reference.
 //
 //	rebalance check [flags]      model-check every protocol exhaustively at small bounds
+//	rebalance simulate [flags]   what each protocol costs a group through a workload, with pictures
 //	rebalance random [flags]     sample longer random runs of every protocol
 //	rebalance serve [flags]      a Kafka endpoint whose group coordinator is the reference
 //	rebalance trace check FILE   judge traces of other implementations (the oracle)
@@ -62,7 +63,7 @@ func newRootCmd() *cobra.Command {
 		Version:       version(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheckCmd(), newRandomCmd(), newServeCmd(), newTraceCmd(), newReplayCmd())
+	root.AddCommand(newCheckCmd(), newSimulateCmd(), newRandomCmd(), newServeCmd(), newTraceCmd(), newReplayCmd())
 	return root
 }
 

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSimulateTableAndFiles: rebalance simulate prints a table with one
+// column per protocol, writes the CSV, JSON, HTML and SVG files asked for,
+// and the same flags give byte-identical CSV.
+func TestSimulateTableAndFiles(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"simulate", "--workload", "rolling-restart", "--members", "4", "--topics", "2", "--partitions", "4", "--protocol", "all", "--quiet",
+		"--csv", filepath.Join(dir, "a.csv"), "--json", filepath.Join(dir, "a.json"), "--html", filepath.Join(dir, "r.html"), "--svg", filepath.Join(dir, "svg")}
+	out, err := run(args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen", "unavailable resource-seconds", "moves needed"} {
+		if !strings.Contains(out, p) {
+			t.Errorf("the table has no %q:\n%s", p, out)
+		}
+	}
+	for _, f := range []string{"a.csv", "a.json", "r.html", "svg/unavailable.svg", "svg/ownership-eager.svg", "svg/ownership-nextgen.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "r.html"))
+	if !strings.Contains(string(html), "rebalance simulate --workload rolling-restart") || strings.Count(string(html), "<svg") < 6 {
+		t.Errorf("the report lacks its command or its six pictures")
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, "a.csv"))
+	args[len(args)-7] = filepath.Join(dir, "b.csv")
+	if out, err := run(args...); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	second, _ := os.ReadFile(filepath.Join(dir, "b.csv"))
+	if len(first) == 0 || string(first) != string(second) {
+		t.Fatalf("the same flags gave different CSV:\n%s\n%s", first, second)
+	}
+	if out, err := run("simulate", "--workload", "crash", "--members", "3", "--topics", "1", "--partitions", "6", "--protocol", "eager,nextgen", "--quiet", "--csv", "-"); err != nil || !strings.HasPrefix(out, "protocol,") || strings.Count(out, "\n") != 3 {
+		t.Fatalf("--csv - : %v\n%s", err, out)
+	}
+}
+
+// TestSimulateUsageErrors: flags that make no sense are usage errors, and
+// nothing runs.
+func TestSimulateUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--protocol", "paxos"},
+		{"--protocol", "all,eager"},
+		{"--workload", "earthquake"},
+		{"--members", "0"},
+		{"--workload", "scale-in", "--count", "30"},
+		{"--heartbeat", "1m", "--session", "10s"},
+		{"--latency", "1500us"},
+		{"--parallel", "0"},
+	} {
+		_, err := run(append([]string{"simulate", "--quiet"}, args...)...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: got %v, want a usage error", args, err)
+		}
+	}
+}
