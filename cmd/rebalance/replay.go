@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rebalance-ref/rebalance/checker/timeline"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/script"
@@ -18,7 +19,7 @@ import (
 )
 
 func newReplayCmd() *cobra.Command {
-	var out string
+	var out, picture string
 	c := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay a counterexample file (rebalance check --scenarios) or judge a trace again",
@@ -35,6 +36,11 @@ func newReplayCmd() *cobra.Command {
 A random-run failure replays with the command it prints (rebalance random
 --seed N --runs 1 with its flags).
 
+--timeline FILE draws a counterexample's ownership timeline (one lane per
+resource, one colour per member, a step of the file per unit of the x axis),
+the picture rebalance simulate and rebalance trace check draw, as SVG (or
+PNG when FILE ends in .png).
+
 Exit status: 0 when the replay breaks no law, 1 when it breaks one, 2 when the
 file cannot be read or does not replay.`,
 		Args: cobra.ExactArgs(1),
@@ -46,15 +52,16 @@ file cannot be read or does not replay.`,
 			if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
 				return checkTraces(cmd, []string{args[0]}, traceCheckOptions{out: out, timeout: time.Minute})
 			}
-			return replayCounterexample(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], string(b))
+			return replayCounterexample(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], string(b), picture)
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "for a trace: directory for the pictures of a failing trace (default $TMPDIR/rebalance-trace)")
+	c.Flags().StringVar(&picture, "timeline", "", "for a counterexample: draw its ownership timeline into this file (.svg or .png)")
 	return c
 }
 
 // replayCounterexample replays the counterexample file at path (text).
-func replayCounterexample(out, errOut io.Writer, path, text string) error {
+func replayCounterexample(out, errOut io.Writer, path, text, picture string) error {
 	ce, err := script.ParseCounterexample(text)
 	if err != nil {
 		fmt.Fprintf(errOut, "rebalance: replay %s: %v\n", path, err)
@@ -64,16 +71,26 @@ func replayCounterexample(out, errOut io.Writer, path, text string) error {
 	comment := commentOf(text)
 	var replayed string
 	var broken []string
+	var steps []timeline.Step
 	if ce.Protocol == "nextgen" {
-		replayed, broken, err = replayOn(ngworld.NewScript(), comment, lines)
+		replayed, broken, steps, err = replayOn(ngworld.NewScript(), comment, lines)
 	} else {
-		replayed, broken, err = replayOn(classicworld.NewScript(), comment, lines)
+		replayed, broken, steps, err = replayOn(classicworld.NewScript(), comment, lines)
 	}
 	if err != nil {
 		fmt.Fprintf(errOut, "rebalance: replay %s: %v\n", path, err)
 		return errUnreadable
 	}
+	if picture != "" {
+		if err := drawReplay(picture, fmt.Sprintf("%s: %s broken", ce.Protocol, ce.Law), steps); err != nil {
+			fmt.Fprintf(errOut, "rebalance: replay %s: %v\n", path, err)
+			return errUnreadable
+		}
+	}
 	fmt.Fprintf(out, "replay %s: protocol %s, %d commands; the file records %s broken\n", path, ce.Protocol, len(ce.Commands), ce.Law)
+	if picture != "" {
+		fmt.Fprintf(out, "  timeline: %s\n", picture)
+	}
 	if replayed == text {
 		fmt.Fprintln(out, "  the replay prints exactly what the file records")
 	} else {
@@ -91,11 +108,20 @@ func replayCounterexample(out, errOut io.Writer, path, text string) error {
 }
 
 // replayOn runs lines on s as a scenario file with comment, and returns
-// the file it makes and the violations the world recorded.
-func replayOn[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *core.Script[M, T, C, P], comment, lines []string) (string, []string, error) {
-	text, err := script.File(comment, lines, s.Run)
+// the file it makes, the violations the world recorded, and the view after
+// each command (At is the command's number), for the timeline.
+func replayOn[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *core.Script[M, T, C, P], comment, lines []string) (string, []string, []timeline.Step, error) {
+	var steps []timeline.Step
+	run := func(cmd string, args []core.Arg) (string, error) {
+		out, err := s.Run(cmd, args)
+		if s.W != nil {
+			steps = append(steps, timeline.Step{At: float64(len(steps) + 1), View: s.W.View()})
+		}
+		return out, err
+	}
+	text, err := script.File(comment, lines, run)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	var broken []string
 	if s.W != nil {
@@ -103,7 +129,26 @@ func replayOn[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *core.Script
 			broken = append(broken, v.String())
 		}
 	}
-	return text, broken, nil
+	return text, broken, steps, nil
+}
+
+// drawReplay draws the ownership timeline of a replay's steps into path:
+// SVG, or PNG for a .png path.
+func drawReplay(path, title string, steps []timeline.Step) error {
+	if len(steps) == 0 {
+		return fmt.Errorf("timeline: the file has no commands")
+	}
+	t := timeline.FromViews(title, steps, steps[len(steps)-1].At+1)
+	t.XLabel = "step of the counterexample"
+	format := "svg"
+	if strings.HasSuffix(path, ".png") {
+		format = "png"
+	}
+	var b bytes.Buffer
+	if err := t.Write(&b, format, 0, 0); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // commentOf returns the comment lines that open text, without "# ".

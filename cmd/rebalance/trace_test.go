@@ -76,6 +76,15 @@ func TestReplay(t *testing.T) {
 	if !errors.Is(err, errViolation) || !strings.Contains(out, "the replay prints exactly what the file records") || !strings.Contains(out, "broken: ExclusiveOwnership") {
 		t.Fatalf("replay: %v\n%s", err, out)
 	}
+	// --timeline draws the counterexample: the double holding of T-1 by B
+	// and C shows as two owners in one lane.
+	svg := filepath.Join(t.TempDir(), "ce.svg")
+	if out, err := run("replay", "--timeline", svg, file); !errors.Is(err, errViolation) || !strings.Contains(out, "timeline: "+svg) {
+		t.Fatalf("replay --timeline: %v\n%s", err, out)
+	}
+	if pic, err := os.ReadFile(svg); err != nil || !strings.Contains(string(pic), "eager: ExclusiveOwnership broken") || !strings.Contains(string(pic), "T-1") {
+		t.Fatalf("the timeline %s: %v", svg, err)
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
