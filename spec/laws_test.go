@@ -129,6 +129,18 @@ func TestCheckRound(t *testing.T) {
 		{"nonexistent", Assignment{"B": mustSet(t, "{t-2 t-7}")}, false, "ExistingOnly: t-7 [B]: no such resource"},
 		{"handed over in the revoking round", Assignment{"A": mustSet(t, "{t-0}"), "B": mustSet(t, "{t-1 t-2}")}, false, "CooperativeHandoff: t-1 [A B]: given to B in the round it is revoked from A"},
 		{"eager rounds may hand over", Assignment{"A": mustSet(t, "{t-0}"), "B": mustSet(t, "{t-1 t-2}")}, true, ""},
+		// The edges: the first partition exists, the one at the count
+		// does not; a resource given twice names its holders in member
+		// order, and an unknown member is not among them; a run of one
+		// topic's partitions after another topic's is judged by its own
+		// topic.
+		{"first and one past the last", Assignment{"B": mustSet(t, "{t-0 t-3 u-0 u-1}")}, true,
+			"ExistingOnly: t-3 [B]: no such resource\nExistingOnly: u-1 [B]: no such resource"},
+		{"an unknown member's resource is not counted twice", Assignment{"A": mustSet(t, "{t-0}"), "B": mustSet(t, "{t-0 t-2}"), "C": mustSet(t, "{t-0}")}, true,
+			"KnownMembersOnly: [C]: assignment to a member that is not in the round: {t-0}\nAssignedOnce: t-0 [A B]: given to more than one member"},
+		{"two resources given twice", Assignment{"A": mustSet(t, "{t-0 t-1}"), "B": mustSet(t, "{t-0 t-1 u-0}")}, true,
+			"AssignedOnce: t-0 [A B]: given to more than one member\nAssignedOnce: t-1 [A B]: given to more than one member"},
+		{"unsubscribed after a subscribed topic", Assignment{"A": mustSet(t, "{t-2 u-0}")}, true, `SubscribedOnly: u-0 [A]: topic "u" is not in the subscription [t]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
