@@ -36,6 +36,8 @@ member m1 generation=1 topics=a,b
 func ExampleFind() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
+	wd, _ := os.Getwd()
+	defer func() { _ = os.Chdir(wd) }()
 	_ = os.Chdir(dir) // rapid saves the failing input under testdata/rapid
 	// Range balances each topic, not the members' totals.
 	f, err := fuzz.Find(assign.Range(), fuzz.Options{Guarantees: []fuzz.Guarantee{fuzz.Balanced}})
