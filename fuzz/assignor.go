@@ -11,6 +11,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/rebalance-ref/rebalance/impl"
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -294,7 +295,10 @@ func Judge(a assign.Assignor, o Options, g assign.Group) error {
 
 // session runs the rounds of one case.
 type session struct {
-	a           assign.Assignor
+	a assign.Assignor
+	// bounded is a with its panics and errors made messages and, unless
+	// Options.Timeout is negative, each call bounded by it.
+	bounded     assign.Assignor
 	o           Options
 	cooperative bool
 	converge    int // ConvergesWithin's bound, 0 when not declared
@@ -304,7 +308,12 @@ type session struct {
 }
 
 func newSession(a assign.Assignor, o Options) *session {
-	s := &session{a: a, o: o}
+	s := &session{a: a, o: o, bounded: recovering{a}}
+	if o.Timeout > 0 {
+		// The same bound a driver on real time puts on a coordinator's
+		// assignor; a late call runs on in its goroutine.
+		s.bounded, _ = impl.BoundedAssignor(recovering{a}, o.Timeout)
+	}
 	_, s.cooperative = o.declares(cooperativeHandoff)
 	if g, ok := o.declares(convergesWithin); ok {
 		s.converge = g.rounds
@@ -493,29 +502,19 @@ func (s *session) settled(g assign.Group, a spec.Assignment) bool {
 // call runs the assignor once, turning a panic or a call longer than the
 // timeout into an error.
 func (s *session) call(g assign.Group) (spec.Assignment, error) {
-	if s.o.Timeout < 0 {
-		return callRecovered(s.a, g)
-	}
-	type result struct {
-		a   spec.Assignment
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		a, err := callRecovered(s.a, g)
-		done <- result{a, err}
-	}()
-	timer := time.NewTimer(s.o.Timeout)
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		return r.a, r.err
-	case <-timer.C:
+	out, err := s.bounded.Assign(g)
+	if errors.Is(err, impl.ErrAssignorTimeout) {
 		return nil, fmt.Errorf("it did not return within %v", s.o.Timeout)
 	}
+	return out, err
 }
 
-func callRecovered(a assign.Assignor, g assign.Group) (out spec.Assignment, err error) {
+// recovering is an assignor whose panics and errors are errors saying so.
+type recovering struct{ a assign.Assignor }
+
+func (r recovering) Name() string { return r.a.Name() }
+
+func (r recovering) Assign(g assign.Group) (out spec.Assignment, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			// The place of the panic, not the whole stack: the same panic
@@ -524,7 +523,7 @@ func callRecovered(a assign.Assignor, g assign.Group) (out spec.Assignment, err 
 			out, err = nil, fmt.Errorf("it panicked on a valid group: %v (at %s)", p, panicSite())
 		}
 	}()
-	out, err = a.Assign(g)
+	out, err = r.a.Assign(g)
 	if err != nil {
 		return nil, fmt.Errorf("it returned an error for a valid group: %w", err)
 	}

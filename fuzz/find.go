@@ -23,15 +23,7 @@ func Find(a assign.Assignor, o Options) (*Failure, error) {
 	if err != nil {
 		return nil, err
 	}
-	tb := &quietTB{name: "fuzz.Find_" + fileSafe(a.Name())}
-	func() {
-		defer func() {
-			if p := recover(); p != nil && p != errStop {
-				panic(p)
-			}
-		}()
-		rapid.Check(tb, prop)
-	}()
+	tb := quietCheck("fuzz.Find_"+fileSafe(a.Name()), prop)
 	if !tb.failed {
 		return nil, nil
 	}
@@ -42,6 +34,20 @@ func Find(a assign.Assignor, o Options) (*Failure, error) {
 }
 
 var errStop = errors.New("fuzz: stop")
+
+// quietCheck runs prop with rapid.Check on a quietTB called name, which
+// records a failure (after rapid's shrinking) instead of failing a test,
+// and returns it.
+func quietCheck(name string, prop func(*rapid.T)) (tb *quietTB) {
+	tb = &quietTB{name: name}
+	defer func() {
+		if p := recover(); p != nil && p != errStop {
+			panic(p)
+		}
+	}()
+	rapid.Check(tb, prop)
+	return tb
+}
 
 // quietTB is the rapid.TB Find gives rapid: it records the failure instead
 // of failing a test.

@@ -2,8 +2,10 @@ package fuzz
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"pgregory.net/rapid"
 
@@ -274,20 +276,20 @@ func (gen *generator) change(t *rapid.T, g *assign.Group, next spec.Generation) 
 		return fmt.Sprintf("%s now subscribes to %v", g.Members[i].ID, g.Members[i].Topics)
 	case "grow":
 		if _, ok := g.Topics[ghostTopic]; !ok && rapid.Bool().Draw(t, "create-ghost") {
-			g.Topics = cloneTopics(g.Topics)
+			g.Topics = maps.Clone(g.Topics)
 			g.Topics[ghostTopic] = int32(rapid.IntRange(1, max(1, gen.o.Limits.Partitions)).Draw(t, "ghost-partitions"))
 			if g.ReplicaRacks != nil {
-				g.ReplicaRacks = cloneRacks(g.ReplicaRacks)
+				g.ReplicaRacks = maps.Clone(g.ReplicaRacks)
 				g.ReplicaRacks[ghostTopic] = make([][]string, g.Topics[ghostTopic])
 			}
 			return fmt.Sprintf("topic %s was created with %s", ghostTopic, partitions(g.Topics[ghostTopic]))
 		}
 		name := rapid.SampledFrom(names).Draw(t, "grown")
 		by := int32(rapid.IntRange(1, max(1, gen.o.Limits.Partitions)).Draw(t, "added"))
-		g.Topics = cloneTopics(g.Topics)
+		g.Topics = maps.Clone(g.Topics)
 		g.Topics[name] += by
 		if parts, ok := g.ReplicaRacks[name]; ok {
-			g.ReplicaRacks = cloneRacks(g.ReplicaRacks)
+			g.ReplicaRacks = maps.Clone(g.ReplicaRacks)
 			g.ReplicaRacks[name] = append(slices.Clone(parts), make([][]string, by)...)
 		}
 		return fmt.Sprintf("topic %s grew by %s", name, partitions(by))
@@ -310,31 +312,8 @@ func (gen *generator) change(t *rapid.T, g *assign.Group, next spec.Generation) 
 	}
 }
 
-func byID(x, y assign.Member) int {
-	switch {
-	case x.ID < y.ID:
-		return -1
-	case x.ID > y.ID:
-		return 1
-	}
-	return 0
-}
-
-func cloneTopics(t spec.Topics) spec.Topics {
-	out := make(spec.Topics, len(t)+1)
-	for k, v := range t {
-		out[k] = v
-	}
-	return out
-}
-
-func cloneRacks(r map[string][][]string) map[string][][]string {
-	out := make(map[string][][]string, len(r)+1)
-	for k, v := range r {
-		out[k] = v
-	}
-	return out
-}
+// byID orders members by member ID, as assign.Group wants them.
+func byID(x, y assign.Member) int { return strings.Compare(string(x.ID), string(y.ID)) }
 
 // followUp is the group of the next round: every member claims what a
 // gave it, at generation next (client side) or as its previous target

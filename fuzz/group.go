@@ -44,7 +44,7 @@ func FormatGroup(g assign.Group) string {
 		}
 	}
 	members := slices.Clone(g.Members)
-	slices.SortFunc(members, func(x, y assign.Member) int { return strings.Compare(string(x.ID), string(y.ID)) })
+	slices.SortFunc(members, byID)
 	for _, m := range members {
 		fmt.Fprintf(&b, "member %s generation=%d", m.ID, m.Generation)
 		if len(m.Topics) > 0 {
@@ -145,7 +145,7 @@ func ParseGroup(text string) (assign.Group, error) {
 	if !sawTopics {
 		return assign.Group{}, errors.New("fuzz: group: no topics line")
 	}
-	slices.SortStableFunc(g.Members, func(x, y assign.Member) int { return strings.Compare(string(x.ID), string(y.ID)) })
+	slices.SortStableFunc(g.Members, byID)
 	if err := assign.ValidateGroup(g); err != nil {
 		return assign.Group{}, fmt.Errorf("fuzz: group: %w", err)
 	}

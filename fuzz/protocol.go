@@ -313,25 +313,17 @@ func run[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](name string, b Boun
 	}
 	var last *ProtocolFailure
 	var walkErr error
-	tb := &quietTB{name: "fuzz.Protocol_" + fileSafe(name)}
-	func() {
-		defer func() {
-			if p := recover(); p != nil && p != errStop {
-				panic(p)
-			}
-		}()
-		rapid.Check(tb, func(t *rapid.T) {
-			f, err := randomWalk(t, name, b, m, quiet)
-			if err != nil {
-				walkErr = err
-				t.Fatal(err)
-			}
-			if f != nil {
-				last = f
-				t.Fatal(f.Error())
-			}
-		})
-	}()
+	tb := quietCheck("fuzz.Protocol_"+fileSafe(name), func(t *rapid.T) {
+		f, err := randomWalk(t, name, b, m, quiet)
+		if err != nil {
+			walkErr = err
+			t.Fatal(err)
+		}
+		if f != nil {
+			last = f
+			t.Fatal(f.Error())
+		}
+	})
 	switch {
 	case last != nil:
 		path, err := last.write()

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/classic/policy"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
@@ -61,19 +60,13 @@ type classicFamily struct {
 }
 
 func newClassicFamily(name string, t Timing) (classicFamily, error) {
-	var p classic.Protocol
-	switch name {
-	case "deferred":
-		p = policy.Deferred(policy.DeferredConfig{MaxDelay: t.ConnectDelay})
-	case "incremental":
-		p = policy.Incremental(policy.IncrementalConfig{MaxDelay: t.ConnectDelay})
-	default:
-		var err error
-		if p, err = policy.Default(name); err != nil {
-			return classicFamily{}, err
-		}
+	// The closed world's protocols, with Connect's delay from t; every
+	// other option is Kafka's default, as in rebalance check.
+	ps, err := classicworld.Protocols([]string{name}, classicworld.ProtocolOptions{MaxDelay: t.ConnectDelay})
+	if err != nil {
+		return classicFamily{}, err
 	}
-	return classicFamily{proto: p, t: t}, nil
+	return classicFamily{proto: ps[0], t: t}, nil
 }
 
 type classicCoord struct{ *classic.Coordinator }
@@ -119,14 +112,18 @@ func (classicFamily) classify(cb classic.Callback) (cbKind, spec.Set) {
 	return cbOther, nil
 }
 
-func (classicFamily) revocationDone(spec.Set) node.Event { return nil }
+func (classicFamily) revocationDone(rs spec.Set) node.Event {
+	return classicworld.Family{}.RevocationDone(rs)
+}
 
 func (classicFamily) isHeartbeat(m classic.Message) bool {
 	_, ok := m.(classic.HeartbeatRequest)
 	return ok
 }
 
-func (classicFamily) metadataToCoordinator() bool { return false }
+func (classicFamily) metadataToCoordinator() bool {
+	return classicworld.Family{}.CoordinatorTakesMetadata()
+}
 
 // nextgenFamily is KIP-848 with the coordinator's default (uniform)
 // assignor.
@@ -173,7 +170,7 @@ func (nextgenFamily) classify(cb nextgen.Callback) (cbKind, spec.Set) {
 }
 
 func (nextgenFamily) revocationDone(rs spec.Set) node.Event {
-	return nextgen.RevocationDone{Resources: rs}
+	return ngworld.Family{}.RevocationDone(rs)
 }
 
 func (nextgenFamily) isHeartbeat(m nextgen.Message) bool {
@@ -181,4 +178,6 @@ func (nextgenFamily) isHeartbeat(m nextgen.Message) bool {
 	return ok
 }
 
-func (nextgenFamily) metadataToCoordinator() bool { return true }
+func (nextgenFamily) metadataToCoordinator() bool {
+	return ngworld.Family{}.CoordinatorTakesMetadata()
+}
