@@ -172,7 +172,10 @@ func TestBrokenAssignorsAreCaught(t *testing.T) {
 		{"topic-unbalanced", funcAssignor{"first-subscriber", firstSubscribed}, fuzz.Options{Guarantees: []fuzz.Guarantee{fuzz.TopicBalanced}}, "TopicBalanced", "of it and"},
 		{"not-sticky", assign.Range(), fuzz.Options{Guarantees: []fuzz.Guarantee{fuzz.Sticky}}, "Sticky", "StableWhenBalanced"},
 		{"not-co-partitioned", assign.RoundRobin(), fuzz.Options{CommonSubscription: true, Guarantees: []fuzz.Guarantee{fuzz.CoPartitioned}}, "CoPartitioned", "same subscribers"},
-		{"rack-blind", assign.RoundRobin(), fuzz.Options{Racks: true, CommonSubscription: true, Guarantees: []fuzz.Guarantee{fuzz.RackAligned}}, "RackAligned", "swapping"},
+		// At most six members: round-robin's result changes with every
+		// member removed, and rapid's shrinking stopped at eight members
+		// now and then (about one run in five under load).
+		{"rack-blind", assign.RoundRobin(), fuzz.Options{Racks: true, CommonSubscription: true, Limits: fuzz.Limits{Members: 6}, Guarantees: []fuzz.Guarantee{fuzz.RackAligned}}, "RackAligned", "swapping"},
 		{"back-and-forth", funcAssignor{"flip-flop", func(g assign.Group) (spec.Assignment, error) {
 			// Range over the members in reverse order every other
 			// generation: the partitions swap holders round after round.
