@@ -244,6 +244,14 @@ func decodeEvent(fast *fastDecoder, line []byte) (Event, error) {
 			return e, err
 		}
 	}
+	// An empty list is no list (see Event): `"topics":[]` reads as no
+	// topics, as Write would write it.
+	if len(e.Topics) == 0 {
+		e.Topics = nil
+	}
+	if len(e.Resources) == 0 {
+		e.Resources = nil
+	}
 	if what := e.shape(); what != "" {
 		return e, errors.New(what)
 	}

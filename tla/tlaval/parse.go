@@ -150,11 +150,18 @@ func (p *parser) value() (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
-			if m >= n && uint64(m-n) >= maxInterval {
-				return Value{}, p.errorf("interval %d..%d: more than %d elements", n, m, maxInterval)
+			// size is m-n+1 when m >= n, computed in uint64: m-n overflows
+			// int when the bounds lie far apart (either way round).
+			size := 0
+			if m >= n {
+				d := uint64(m) - uint64(n)
+				if d >= maxInterval {
+					return Value{}, p.errorf("interval %d..%d: more than %d elements", n, m, maxInterval)
+				}
+				size = int(d) + 1
 			}
-			elems := make([]Value, 0, max(0, m-n+1))
-			for k := 0; n <= m && k <= m-n; k++ { // not i <= m: m may be MaxInt
+			elems := make([]Value, 0, size)
+			for k := range size {
 				elems = append(elems, Int(n+k))
 			}
 			return Set(elems...), nil
