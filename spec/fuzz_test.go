@@ -2,6 +2,7 @@ package spec
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -9,10 +10,16 @@ import (
 // valid resource, and its String parses back to the same resource.
 func FuzzParseResource(f *testing.F) {
 	for _, s := range []string{"T-0", "orders-12", "a-b-3", "C/connector", "C-0", "x/connector-1", "a/connector/connector",
-		"T--1", "T-+1", "T-2147483648", "-1", "T-", "/connector", "", "T-1 ", "\xff-1"} {
+		"T--1", "T-+1", "T-2147483648", "-1", "T-", "/connector", "", "T-1 ", "\xff-1",
+		"007", "123456789", "999999999", "1234567890", "+5", "12a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if n, ok := smallDecimal(s); ok {
+			if m, err := strconv.ParseInt(s, 10, 32); err != nil || int32(m) != n {
+				t.Fatalf("smallDecimal(%q) = %d, strconv.ParseInt: %d, %v", s, n, m, err)
+			}
+		}
 		r, err := ParseResource(s)
 		if err != nil {
 			return

@@ -14,6 +14,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,14 +61,10 @@ func (r Resource) Less(o Resource) bool {
 
 // Compare returns -1, 0 or +1 as r sorts before, equal to or after o.
 func (r Resource) Compare(o Resource) int {
-	switch {
-	case r == o:
-		return 0
-	case r.Less(o):
-		return -1
-	default:
-		return 1
+	if c := strings.Compare(r.Topic, o.Topic); c != 0 {
+		return c
 	}
+	return cmp.Compare(r.Partition, o.Partition)
 }
 
 // String prints a topic-partition as "topic-N" and a connector as
@@ -103,10 +100,32 @@ func ParseResource(s string) (Resource, error) {
 	if i <= 0 || i == len(s)-1 {
 		return Resource{}, fmt.Errorf("resource %q: want topic-N or name/connector", s)
 	}
-	n, err := strconv.ParseInt(s[i+1:], 10, 32)
-	if err != nil {
-		return Resource{}, fmt.Errorf("resource %q: partition: %v", s, err)
+	n, ok := smallDecimal(s[i+1:])
+	if !ok {
+		m, err := strconv.ParseInt(s[i+1:], 10, 32)
+		if err != nil {
+			return Resource{}, fmt.Errorf("resource %q: partition: %v", s, err)
+		}
+		n = int32(m)
 	}
-	r := TP(s[:i], int32(n))
+	r := TP(s[:i], n)
 	return r, r.Validate()
+}
+
+// smallDecimal reads 1 to 9 ASCII digits, the common partition number,
+// without strconv's generality; false sends anything else (signs, long
+// numbers, errors) to strconv.ParseInt, so both read the same numbers.
+func smallDecimal(s string) (int32, bool) {
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	var n int32
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int32(c-'0')
+	}
+	return n, true
 }

@@ -98,12 +98,34 @@ func (s Set) Intersect(o Set) Set {
 	return out
 }
 
-// Minus returns s − o.
+// Minus returns s − o. When o takes nothing from s the result is s itself,
+// its capacity clipped so that appending to it never writes into s: a
+// leader or member that subtracts what is usually absent allocates nothing,
+// and otherwise exactly what the result holds.
 func (s Set) Minus(o Set) Set {
 	if len(o) == 0 || len(s) == 0 {
 		return s
 	}
-	out := make(Set, 0, len(s))
+	taken := 0
+	for i, j := 0, 0; i < len(s) && j < len(o); {
+		switch c := s[i].Compare(o[j]); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			taken++
+			i++
+			j++
+		}
+	}
+	switch taken {
+	case 0:
+		return s[:len(s):len(s)]
+	case len(s):
+		return nil
+	}
+	out := make(Set, 0, len(s)-taken)
 	j := 0
 	for _, r := range s {
 		for j < len(o) && o[j].Less(r) {
@@ -114,9 +136,6 @@ func (s Set) Minus(o Set) Set {
 		}
 		out = append(out, r)
 	}
-	if len(out) == 0 {
-		return nil
-	}
 	return out
 }
 
@@ -126,13 +145,32 @@ func (s Set) Add(r Resource) Set { return s.Union(Set{r}) }
 // Remove returns s − {r}.
 func (s Set) Remove(r Resource) Set { return s.Minus(Set{r}) }
 
-// Filter returns the resources of s for which keep is true.
+// Filter returns the resources of s for which keep is true: s itself
+// (capacity clipped, as Minus) when keep accepts them all and s is not
+// empty, nil when it accepts none. keep is called once per resource, in
+// order.
 func (s Set) Filter(keep func(Resource) bool) Set {
 	var out Set
-	for _, r := range s {
-		if keep(r) {
-			out = append(out, r)
+	refused := false // out holds what was kept once keep refused one
+	for i, r := range s {
+		switch {
+		case keep(r):
+			if refused {
+				out = append(out, r)
+			}
+		case !refused:
+			refused = true
+			if i > 0 {
+				out = make(Set, i, len(s)-1)
+				copy(out, s[:i])
+			}
 		}
+	}
+	switch {
+	case !refused && len(s) > 0:
+		return s[:len(s):len(s)]
+	case len(out) == 0:
+		return nil
 	}
 	return out
 }
@@ -171,22 +209,30 @@ func (s Set) Validate() error {
 func (s Set) String() string {
 	// Written straight into one buffer, sized for short names: a leader
 	// prints every resource of every member in each round.
-	buf := make([]byte, 0, 2+len(s)*(len(firstTopic(s))+8))
-	buf = append(buf, '{')
+	var b strings.Builder
+	b.Grow(2 + len(s)*(len(firstTopic(s))+8))
+	s.BuildString(&b)
+	return b.String()
+}
+
+// BuildString writes s, as String prints it, into b: encoders that embed
+// a set in a larger text build it in one buffer.
+func (s Set) BuildString(b *strings.Builder) {
+	var num [12]byte
+	b.WriteByte('{')
 	for i, r := range s {
 		if i > 0 {
-			buf = append(buf, ' ')
+			b.WriteByte(' ')
 		}
-		buf = append(buf, r.Topic...)
+		b.WriteString(r.Topic)
 		if r.IsConnector() {
-			buf = append(buf, "/connector"...)
+			b.WriteString("/connector")
 			continue
 		}
-		buf = append(buf, '-')
-		buf = strconv.AppendInt(buf, int64(r.Partition), 10)
+		b.WriteByte('-')
+		b.Write(strconv.AppendInt(num[:0], int64(r.Partition), 10))
 	}
-	buf = append(buf, '}')
-	return string(buf)
+	b.WriteByte('}')
 }
 
 func firstTopic(s Set) string {
@@ -208,18 +254,19 @@ func ParseSet(s string) (Set, error) {
 	if !ok {
 		return nil, fmt.Errorf("set %q: want {r1 r2 ...}", s)
 	}
-	var rs []Resource
+	// Sized once, from the separators (an upper bound): a leader reads
+	// every member's set in each round.
+	rs := make([]Resource, 0, strings.Count(inner, " ")+strings.Count(inner, ",")+1)
 	sorted := true
 	for len(inner) > 0 {
 		// Fields are separated by runs of spaces and commas (both ASCII,
 		// so no byte of another rune is one).
-		i := strings.IndexAny(inner, " ,")
-		f := inner
-		if i >= 0 {
-			f, inner = inner[:i], inner[i+1:]
-		} else {
-			inner = ""
+		end := 0
+		for end < len(inner) && inner[end] != ' ' && inner[end] != ',' {
+			end++
 		}
+		f := inner[:end]
+		inner = inner[min(end+1, len(inner)):]
 		if f == "" {
 			continue
 		}
@@ -227,8 +274,17 @@ func ParseSet(s string) (Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n := len(rs); n > 0 && rs[n-1].Compare(r) >= 0 {
-			sorted = false
+		if n := len(rs); n > 0 {
+			switch last := rs[n-1]; {
+			case last.Topic == r.Topic:
+				// One string for a run of one topic: later comparisons
+				// of the set's resources find their topics identical at
+				// once.
+				r.Topic = last.Topic
+				sorted = sorted && last.Partition < r.Partition
+			case last.Topic > r.Topic:
+				sorted = false
+			}
 		}
 		rs = append(rs, r)
 	}

@@ -50,16 +50,40 @@ func TestSetOperationsMatchNaiveSets(t *testing.T) {
 		for r := range nb {
 			union[r] = true
 		}
+		keep := func(r Resource) bool { return r.Topic == "a" || r.Partition%2 == 0 }
+		kept := map[Resource]bool{}
+		for r := range na {
+			if keep(r) {
+				kept[r] = true
+			}
+		}
 		for name, c := range map[string][2]Set{
 			"union":     {a.Union(b), fromNaive(union)},
 			"intersect": {a.Intersect(b), fromNaive(inter)},
 			"minus":     {a.Minus(b), fromNaive(minus)},
+			"filter":    {a.Filter(keep), fromNaive(kept)},
 		} {
 			if !c[0].Equal(c[1]) {
 				t.Fatalf("%s: got %s, want %s", name, c[0], c[1])
 			}
 			if err := c[0].Validate(); err != nil {
 				t.Fatalf("%s: invalid result: %v", name, err)
+			}
+			if len(c[0]) == 0 && c[0] != nil && (name == "minus" && len(a) > 0 || name == "filter") {
+				t.Fatalf("%s: an empty result is not nil", name)
+			}
+		}
+		// Minus and Filter return their operand when they take nothing; two
+		// such results grown by append must not share the new slot.
+		all := func(Resource) bool { return true }
+		for name, pair := range map[string][2]Set{
+			"minus":  {a.Minus(Set{{Topic: "z"}}), a.Minus(Set{{Topic: "z"}})},
+			"filter": {a.Filter(all), a.Filter(all)},
+		} {
+			x := append(pair[0], Resource{Topic: "z", Partition: 1})
+			y := append(pair[1], Resource{Topic: "z", Partition: 2})
+			if x[len(x)-1].Partition != 1 || y[len(y)-1].Partition != 2 {
+				t.Fatalf("%s: results share the room beyond their end: %s %s", name, x, y)
 			}
 		}
 		for r := range na {
@@ -73,6 +97,19 @@ func TestSetOperationsMatchNaiveSets(t *testing.T) {
 		back, err := ParseSet(a.String())
 		if err != nil || !back.Equal(a) {
 			t.Fatalf("ParseSet(%q) = %s, %v", a.String(), back, err)
+		}
+		// Any order, any run of separators; a repeat is an error.
+		fields := make([]string, len(xs))
+		for i, r := range xs {
+			fields[i] = r.String()
+		}
+		listed := "{" + strings.Join(fields, rapid.SampledFrom([]string{" ", ",", ", ", "  "}).Draw(t, "sep")) + "}"
+		got, err := ParseSet(listed)
+		switch {
+		case len(a) < len(xs) && err == nil:
+			t.Fatalf("ParseSet(%q) = %s, want an error for the repeat", listed, got)
+		case len(a) == len(xs) && (err != nil || !got.Equal(a) || got.Validate() != nil):
+			t.Fatalf("ParseSet(%q) = %s, %v; want %s", listed, got, err, a)
 		}
 	})
 }
