@@ -183,6 +183,12 @@ type Coordinator struct {
 	// nextArrival numbers parked JoinGroups in arrival order, to choose a
 	// leader when the old one did not rejoin. It only grows.
 	nextArrival uint64 `canon:"-"`
+	// supported counts, for each embedded protocol name, the members that
+	// advertise it (Kafka's ClassicGroup.supportedProtocols), so that a
+	// JoinGroup is judged without a scan of the group. Derived: it always
+	// equals the count over members (CheckInvariants), so it is left out of
+	// the encoding. A name no member advertises has no entry.
+	supported map[string]int `canon:"-"`
 }
 
 // coordMember is the coordinator's record of one member (Kafka's
@@ -247,6 +253,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		timers:       map[Timer]Millis{},
 		nextMemberID: 1,
 		nextArrival:  1,
+		supported:    map[string]int{},
 	}, nil
 }
 
@@ -431,6 +438,7 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.pending = maps.Clone(c.pending)
 	n.instances = maps.Clone(c.instances)
 	n.timers = maps.Clone(c.timers)
+	n.supported = maps.Clone(c.supported)
 	return &n
 }
 
@@ -520,6 +528,9 @@ func (c *Coordinator) CheckInvariants() error {
 		if !c.IsMember(c.leader) {
 			return fail("leader %q is not a member in state %s", c.leader, c.state)
 		}
+	}
+	if want := countSupported(c.members); !maps.Equal(c.supported, want) {
+		return fail("supported protocols %v, but the members advertise %v", c.supported, want)
 	}
 	if _, ok := c.timers[coordJoinTimer]; ok != (c.state == GroupPreparingRebalance) {
 		return fail("join timer armed=%t in state %s", ok, c.state)

@@ -116,14 +116,51 @@ func (c *Coordinator) supportsProtocols(req JoinGroupRequest, self spec.MemberID
 }
 
 // supportedByAllBut reports whether every member other than self
-// advertises the protocol name.
+// advertises the protocol name, from the counts in c.supported.
 func (c *Coordinator) supportedByAllBut(name string, self spec.MemberID) bool {
-	for id, m := range c.members {
-		if id != self && !slices.ContainsFunc(m.protocols, func(p ProtocolMetadata) bool { return p.Name == name }) {
-			return false
+	others, n := len(c.members), c.supported[name]
+	if m, ok := c.members[self]; ok {
+		others--
+		if m.advertises(name) {
+			n--
 		}
 	}
-	return true
+	return n == others
+}
+
+// advertises reports whether m names the protocol name among its own.
+func (m *coordMember) advertises(name string) bool {
+	return slices.ContainsFunc(m.protocols, func(p ProtocolMetadata) bool { return p.Name == name })
+}
+
+// count adds d (+1 or -1) to the count of every distinct protocol name m
+// advertises: +1 when m becomes a member or after its protocols change, -1
+// when it stops being one or before they change.
+func (c *Coordinator) count(m *coordMember, d int) {
+	for i, p := range m.protocols {
+		if slices.ContainsFunc(m.protocols[:i], func(q ProtocolMetadata) bool { return q.Name == p.Name }) {
+			continue // a name listed twice is one member
+		}
+		if c.supported[p.Name] += d; c.supported[p.Name] == 0 {
+			delete(c.supported, p.Name)
+		}
+	}
+}
+
+// countSupported is c.supported computed from scratch, for
+// CheckInvariants.
+func countSupported(members map[spec.MemberID]*coordMember) map[string]int {
+	out := map[string]int{}
+	for _, m := range members {
+		seen := map[string]bool{}
+		for _, p := range m.protocols {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				out[p.Name]++
+			}
+		}
+	}
+	return out
 }
 
 // newMemberID returns the next generated member id,
@@ -206,6 +243,7 @@ func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, i
 		c.protocolType = req.ProtocolType
 	}
 	c.members[m.id] = m
+	c.count(m, +1)
 	if m.instanceID != "" {
 		c.instances[m.instanceID] = m.id
 	}
@@ -232,7 +270,9 @@ func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, i
 //     gets the current generation's response at once.
 func (c *Coordinator) joinExisting(s *coordStep, from string, req JoinGroupRequest, m *coordMember) {
 	same := slices.Equal(m.protocols, req.Protocols)
+	c.count(m, -1)
 	m.updateFromJoin(from, req)
+	c.count(m, +1)
 	c.armSession(s, m)
 	switch c.state {
 	case GroupPreparingRebalance:
@@ -289,8 +329,10 @@ func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGro
 
 	m := &coordMember{id: c.newMemberID(req.ClientID), instanceID: old.instanceID, assignment: old.assignment}
 	m.updateFromJoin(from, req)
+	c.count(old, -1)
 	delete(c.members, oldID)
 	c.members[m.id] = m
+	c.count(m, +1)
 	c.instances[m.instanceID] = m.id
 	if c.leader == oldID {
 		c.leader = m.id

@@ -225,6 +225,7 @@ func (c *Coordinator) dropMember(s *coordStep, m *coordMember) {
 		s.send(m.join.from, JoinGroupResponse{Seq: m.join.seq, Error: spec.UnknownMemberID})
 	}
 	delete(c.members, m.id)
+	c.count(m, -1)
 	if m.instanceID != "" {
 		delete(c.instances, m.instanceID)
 	}

@@ -757,6 +757,11 @@ func TestCoordinatorBadRequests(t *testing.T) {
 		h.recv("A", coordJoin(2, "A", "A-1", "range"))
 		h.recv("S", SyncGroupRequest{Seq: 2, MemberID: "S-2", InstanceID: "s", Generation: 2})
 	}
+	switched := func(h *coordHarness) {
+		coordForm(h, coordMemberSpec{node: "A", protos: []string{"range", "rr"}},
+			coordMemberSpec{node: "S", instance: "s", protos: []string{"range", "rr"}})
+		h.recv("A", coordJoin(5, "A", "A-1", "range")) // A drops rr: a rebalance starts
+	}
 	withType := func(r JoinGroupRequest, typ string) JoinGroupRequest { r.ProtocolType = typ; return r }
 	withSession := func(r JoinGroupRequest, ms Millis) JoinGroupRequest { r.SessionTimeout = ms; return r }
 
@@ -779,6 +784,7 @@ func TestCoordinatorBadRequests(t *testing.T) {
 		{"join/other-protocol-type", CoordinatorConfig{}, stable, withType(coordJoin(9, "C", "", "range"), "connect"), spec.InconsistentGroupProtocol},
 		{"join/no-protocols", CoordinatorConfig{}, empty, coordJoin(9, "C", ""), spec.InconsistentGroupProtocol},
 		{"join/no-protocol-type", CoordinatorConfig{}, empty, withType(coordJoin(9, "C", "", "range"), ""), spec.InconsistentGroupProtocol},
+		{"join/protocol-a-member-dropped", CoordinatorConfig{}, switched, coordJoin(9, "C", "", "rr"), spec.InconsistentGroupProtocol},
 		{"join/static-replacement-inconsistent", CoordinatorConfig{}, stable, coordStaticJoin(9, "S", "s", "", "sticky"), spec.InconsistentGroupProtocol},
 		{"join/unknown-member", CoordinatorConfig{}, stable, coordJoin(9, "C", "C-9", "range"), spec.UnknownMemberID},
 		{"join/unknown-member-empty-group", CoordinatorConfig{}, empty, coordJoin(9, "A", "A-1", "range"), spec.UnknownMemberID},

@@ -20,7 +20,7 @@ import (
 // deliberately left out; encode_test.go compares them with the structs, so
 // a field added to a struct fails the tests until its encoder handles it.
 const (
-	coordinatorFields       = 12 // Coordinator
+	coordinatorFields       = 13 // Coordinator
 	coordinatorConfigFields = 6  // CoordinatorConfig
 	coordMemberFields       = 11 // coordMember
 	coordParkedFields       = 4  // coordParked
@@ -44,7 +44,8 @@ const (
 )
 
 // EncodeCanon writes the coordinator's canonical encoding (package canon):
-// every field but nextArrival (which only issues fresh arrival numbers);
+// every field but nextArrival (which only issues fresh arrival numbers)
+// and supported (derived from the members' protocols);
 // the configuration in full; the members, pending ids, static instances
 // and armed timers as multisets; each parked request's Seq as a
 // correlation id and its arrival as an order value; the timers' deadlines
@@ -68,6 +69,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 
 	e.Counter(c.nextMemberID)
 	// nextArrival: left out (canon:"-").
+	// supported: left out (canon:"-"), derived from the members.
 }
 
 // encodeCoordinatorConfig writes every field of cfg.

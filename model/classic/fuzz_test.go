@@ -1,8 +1,10 @@
 package classic
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/spec"
@@ -39,6 +41,9 @@ func FuzzDecodeSubscription(f *testing.F) {
 			t.Fatalf("%q: generation %d", md, s.Generation)
 		}
 		enc := s.Encode()
+		if want := fmt.Sprintf("topics=[%s];owned=%s;gen=%d;leader=%s", strings.Join(s.Topics, " "), s.Owned, s.Generation, idOrDash(s.Leader)); string(enc) != want {
+			t.Fatalf("%+v encodes as %q, want the documented form %q", s, enc, want)
+		}
 		again, err := DecodeSubscription(enc)
 		if err != nil {
 			t.Fatalf("%q decoded as %+v, whose encoding %q does not decode: %v", md, s, enc, err)
@@ -82,6 +87,9 @@ func FuzzDecodeAssignment(f *testing.F) {
 			t.Fatalf("%q: delay %d", md, a.Delay)
 		}
 		enc := a.Encode()
+		if want := fmt.Sprintf("assigned=%s;revoked=%s;delay=%d;leader=%s;error=%d", a.Assigned, a.Revoked, a.Delay, idOrDash(a.Leader), a.Error); string(enc) != want {
+			t.Fatalf("%+v encodes as %q, want the documented form %q", a, enc, want)
+		}
 		again, err := DecodeAssignment(enc)
 		if err != nil {
 			t.Fatalf("%q decoded as %+v, whose encoding %q does not decode: %v", md, a, enc, err)

@@ -50,9 +50,14 @@ func (m *Member) prepareJoin(out *Output) {
 // unsubscribed returns the resources of s on topics the member does not
 // subscribe to.
 func (m *Member) unsubscribed(s spec.Set) spec.Set {
+	// s is sorted by topic: look each run of one topic up once.
+	last, lastSubscribed := "", false
 	return s.Filter(func(r spec.Resource) bool {
-		_, ok := slices.BinarySearch(m.topics, r.Topic)
-		return !ok
+		if r.Topic != last || last == "" {
+			last = r.Topic
+			_, lastSubscribed = slices.BinarySearch(m.topics, r.Topic)
+		}
+		return !lastSubscribed
 	})
 }
 

@@ -191,32 +191,69 @@ func (m LeaderMemory) Clone() LeaderMemory {
 //
 //	topics=[a b];owned={a-0};gen=3;leader=A-1
 func (s Subscription) Encode() Metadata {
-	return Metadata(fmt.Sprintf("topics=[%s];owned=%s;gen=%d;leader=%s", strings.Join(s.Topics, " "), s.Owned, s.Generation, idOrDash(s.Leader)))
+	// Built in one buffer rather than formatted: every member encodes what
+	// it owns at every join, and a leader's group can be large.
+	var b strings.Builder
+	b.Grow(48 + len(s.Leader) + setTextSize(s.Owned))
+	b.WriteString("topics=[")
+	for i, t := range s.Topics {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	b.WriteString("];owned=")
+	s.Owned.BuildString(&b)
+	b.WriteString(";gen=")
+	b.WriteString(strconv.Itoa(int(s.Generation)))
+	b.WriteString(";leader=")
+	b.WriteString(idOrDash(s.Leader))
+	return Metadata(b.String())
 }
 
 // Encode renders a as Metadata:
 //
 //	assigned={a-0};revoked={};delay=0;leader=A-1;error=0
 func (a Assignment) Encode() Metadata {
-	return Metadata(fmt.Sprintf("assigned=%s;revoked=%s;delay=%d;leader=%s;error=%d", a.Assigned, a.Revoked, a.Delay, idOrDash(a.Leader), a.Error))
+	var b strings.Builder
+	b.Grow(64 + len(a.Leader) + setTextSize(a.Assigned) + setTextSize(a.Revoked))
+	b.WriteString("assigned=")
+	a.Assigned.BuildString(&b)
+	b.WriteString(";revoked=")
+	a.Revoked.BuildString(&b)
+	b.WriteString(";delay=")
+	b.WriteString(strconv.FormatInt(int64(a.Delay), 10))
+	b.WriteString(";leader=")
+	b.WriteString(idOrDash(a.Leader))
+	b.WriteString(";error=")
+	b.WriteString(strconv.Itoa(int(a.Error)))
+	return Metadata(b.String())
 }
 
-// fields splits "k=v;k=v" into a map and checks it has exactly the keys
-// want, in that order.
-func fields(md Metadata, what string, want ...string) (map[string]string, error) {
+// setTextSize estimates the length of s printed: its first topic's name
+// and a partition number per resource.
+func setTextSize(s spec.Set) int {
+	if len(s) == 0 {
+		return 2
+	}
+	return 2 + len(s)*(len(s[0].Topic)+7)
+}
+
+// fields splits "k=v;k=v" into its values and checks it has exactly the
+// keys want, in that order: value i is want[i]'s.
+func fields(md Metadata, what string, want ...string) ([]string, error) {
 	parts := strings.Split(string(md), ";")
 	if len(parts) != len(want) {
 		return nil, fmt.Errorf("%s %q: want %d fields %v, got %d", what, md, len(want), want, len(parts))
 	}
-	out := make(map[string]string, len(want))
 	for i, p := range parts {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k != want[i] {
 			return nil, fmt.Errorf("%s %q: field %d: want key %q", what, md, i+1, want[i])
 		}
-		out[k] = v
+		parts[i] = v
 	}
-	return out, nil
+	return parts, nil
 }
 
 func parseID(s string) spec.MemberID {
@@ -234,7 +271,7 @@ func DecodeSubscription(md Metadata) (Subscription, error) {
 		return Subscription{}, err
 	}
 	var s Subscription
-	t, ok := strings.CutPrefix(f["topics"], "[")
+	t, ok := strings.CutPrefix(f[0], "[")
 	if ok {
 		t, ok = strings.CutSuffix(t, "]")
 	}
@@ -245,15 +282,15 @@ func DecodeSubscription(md Metadata) (Subscription, error) {
 	if !slices.IsSorted(s.Topics) || len(slices.Compact(slices.Clone(s.Topics))) != len(s.Topics) {
 		return Subscription{}, fmt.Errorf("subscription %q: topics must be sorted and distinct", md)
 	}
-	if s.Owned, err = spec.ParseSet(f["owned"]); err != nil {
+	if s.Owned, err = spec.ParseSet(f[1]); err != nil {
 		return Subscription{}, fmt.Errorf("subscription %q: owned: %v", md, err)
 	}
-	g, err := strconv.ParseInt(f["gen"], 10, 32)
+	g, err := strconv.ParseInt(f[2], 10, 32)
 	if err != nil || g < int64(spec.NoGeneration) {
 		return Subscription{}, fmt.Errorf("subscription %q: gen: want an integer >= -1", md)
 	}
 	s.Generation = spec.Generation(g)
-	s.Leader = parseID(f["leader"])
+	s.Leader = parseID(f[3])
 	return s, nil
 }
 
@@ -265,22 +302,22 @@ func DecodeAssignment(md Metadata) (Assignment, error) {
 		return Assignment{}, err
 	}
 	var a Assignment
-	if a.Assigned, err = spec.ParseSet(f["assigned"]); err != nil {
+	if a.Assigned, err = spec.ParseSet(f[0]); err != nil {
 		return Assignment{}, fmt.Errorf("assignment %q: assigned: %v", md, err)
 	}
-	if a.Revoked, err = spec.ParseSet(f["revoked"]); err != nil {
+	if a.Revoked, err = spec.ParseSet(f[1]); err != nil {
 		return Assignment{}, fmt.Errorf("assignment %q: revoked: %v", md, err)
 	}
 	if x := a.Assigned.Intersect(a.Revoked); !x.IsEmpty() {
 		return Assignment{}, fmt.Errorf("assignment %q: %s both assigned and revoked", md, x)
 	}
-	d, err := strconv.ParseInt(f["delay"], 10, 64)
+	d, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil || d < 0 {
 		return Assignment{}, fmt.Errorf("assignment %q: delay: want an integer >= 0", md)
 	}
 	a.Delay = Millis(d)
-	a.Leader = parseID(f["leader"])
-	e, err := strconv.ParseInt(f["error"], 10, 16)
+	a.Leader = parseID(f[3])
+	e, err := strconv.ParseInt(f[4], 10, 16)
 	if err != nil {
 		return Assignment{}, fmt.Errorf("assignment %q: error: want an integer", md)
 	}
