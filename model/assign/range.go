@@ -83,30 +83,45 @@ func (rangeAssignor) Assign(g Group) (spec.Assignment, error) {
 	subs := newSubscriptionTable(g)
 	got := make([][]spec.Resource, len(g.Members))
 	var subscribers []int
-	for _, t := range subscribedTopics(g) {
-		subs.load(t)
-		subscribers = subscribers[:0]
-		for _, i := range order {
-			if subs.has(i) {
-				subscribers = append(subscribers, i)
+	// ranges calls share once per subscriber of each topic, in topic order
+	// then Kafka's member order: member i gets partitions [start,
+	// start+length) of topic t.
+	ranges := func(share func(t string, i int, start, length int32)) {
+		for _, t := range subscribedTopics(g) {
+			subs.load(t)
+			subscribers = subscribers[:0]
+			for _, i := range order {
+				if subs.has(i) {
+					subscribers = append(subscribers, i)
+				}
 			}
-		}
-		p, n := g.Topics[t], int32(len(subscribers))
-		quota, extra := p/n, p%n
-		for k, i := range subscribers {
-			k := int32(k)
-			start := k*quota + min(k, extra)
-			length := quota
-			if k < extra {
-				length++
-			}
-			// Topics come in sorted order, so appending keeps each set
-			// sorted (a Union per topic was quadratic in the topics).
-			for q := start; q < start+length; q++ {
-				got[i] = append(got[i], spec.TP(t, q))
+			p, n := g.Topics[t], int32(len(subscribers))
+			quota, extra := p/n, p%n
+			for k, i := range subscribers {
+				k := int32(k)
+				length := quota
+				if k < extra {
+					length++
+				}
+				share(t, i, k*quota+min(k, extra), length)
 			}
 		}
 	}
+	// Sized first, then filled: a large group's sets are allocated once.
+	size := make([]int32, len(g.Members))
+	ranges(func(_ string, i int, _, length int32) { size[i] += length })
+	for i, n := range size {
+		if n > 0 {
+			got[i] = make([]spec.Resource, 0, n)
+		}
+	}
+	ranges(func(t string, i int, start, length int32) {
+		// Topics come in sorted order, so appending keeps each set sorted
+		// (a Union per topic was quadratic in the topics).
+		for q := start; q < start+length; q++ {
+			got[i] = append(got[i], spec.TP(t, q))
+		}
+	})
 	out := make(spec.Assignment, len(g.Members))
 	for i, m := range g.Members {
 		out[m.ID] = spec.Set(got[i])
