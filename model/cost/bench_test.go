@@ -37,3 +37,26 @@ func BenchmarkRollingRestartLarge(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRollingRestart runs a rolling restart of 100 dynamic members
+// over 10 topics of 1,000 partitions for every protocol: a tenth of
+// largeRollingRestart's members and resources, a hundredth of its work,
+// small enough to repeat for benchstat:
+//
+//	go test -run '^$' -bench 'BenchmarkRollingRestart$' -count 6 -benchmem ./model/cost/
+func BenchmarkRollingRestart(b *testing.B) {
+	for _, p := range Protocols() {
+		b.Run(p, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := Run(Config{Protocol: p, Members: 100, Topics: 10, Partitions: 1000, Workload: Workload{Kind: RollingRestart}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !r.Metrics.Converged {
+					b.Fatalf("%s did not converge: %+v", p, r.Metrics)
+				}
+			}
+		})
+	}
+}

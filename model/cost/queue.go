@@ -39,10 +39,21 @@ type event[M, T any] struct {
 	set   spec.Set
 }
 
-// queue is a binary min-heap of events by (at, seq).
+// queue is a binary min-heap of events by (at, seq). The heap orders
+// small keys; the events themselves (large: a message, a timer, a set)
+// stay in slots of a pool and never move while the heap sifts.
 type queue[M, T any] struct {
-	h   []event[M, T]
-	seq uint64
+	h    []queueKey
+	pool []event[M, T]
+	free []int32 // slots of pool not in use
+	seq  uint64
+}
+
+// queueKey is a heap entry: an event's order and its slot in the pool.
+type queueKey struct {
+	at   node.Millis
+	seq  uint64
+	slot int32
 }
 
 func (q *queue[M, T]) less(i, j int) bool {
@@ -54,7 +65,15 @@ func (q *queue[M, T]) less(i, j int) bool {
 func (q *queue[M, T]) push(ev event[M, T]) {
 	q.seq++
 	ev.seq = q.seq
-	q.h = append(q.h, ev)
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot, q.free = q.free[n-1], q.free[:n-1]
+		q.pool[slot] = ev
+	} else {
+		slot = int32(len(q.pool))
+		q.pool = append(q.pool, ev)
+	}
+	q.h = append(q.h, queueKey{at: ev.at, seq: ev.seq, slot: slot})
 	i := len(q.h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -73,11 +92,13 @@ func (q *queue[M, T]) peek() node.Millis { return q.h[0].at }
 
 // pop removes and returns the next event.
 func (q *queue[M, T]) pop() event[M, T] {
-	top := q.h[0]
+	slot := q.h[0].slot
+	top := q.pool[slot]
+	var zero event[M, T]
+	q.pool[slot] = zero // let go of its message and set
+	q.free = append(q.free, slot)
 	n := len(q.h) - 1
 	q.h[0] = q.h[n]
-	var zero event[M, T]
-	q.h[n] = zero
 	q.h = q.h[:n]
 	i := 0
 	for {
