@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rebalance-ref/rebalance/checker/timeline"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
@@ -34,6 +37,9 @@ type randomOptions struct {
 	// connectors runs the Connect designs over connectors and their tasks
 	// (deferred and incremental only).
 	connectors bool
+	// timeline is a directory: each failing run's ownership timeline is
+	// drawn there as an SVG ("" draws none).
+	timeline string
 }
 
 // simResult is one protocol's summary; its JSON form is stable for scripts.
@@ -66,6 +72,8 @@ type simViolation struct {
 	Length int    `json:"length"`
 	// Reproduce is the command that runs this run alone.
 	Reproduce string `json:"reproduce"`
+	// Timeline is the SVG of the run's ownership timeline (--timeline).
+	Timeline string `json:"timeline,omitempty"`
 }
 
 func newRandomCmd() *cobra.Command {
@@ -103,6 +111,7 @@ judged.`,
 	f.BoolVar(&o.json, "json", false, "print one JSON object per protocol instead of a table")
 	f.BoolVar(&o.connectors, "connectors", false, "deferred and incremental over Connect's resources: connector T with 3 tasks, U with 2 (--protocol all runs those two)")
 	f.BoolVar(&o.prompt, "prompt", false, "a prompt network: in order, faster than every timer, nothing lost or duplicated (every run judged on Timely's time bound)")
+	f.StringVar(&o.timeline, "timeline", "", "draw each failing run's ownership timeline (one lane per resource, simulated time across) as an SVG into this directory")
 	return c
 }
 
@@ -180,6 +189,9 @@ func printSimTable(out io.Writer, results []simResult) {
 	for _, r := range results {
 		for _, v := range r.Violations {
 			fmt.Fprintf(out, "%s run %d: %s after %d actions: %s\n  reproduce: %s\n", r.Protocol, v.Run, v.Law, v.Length, v.Detail, v.Reproduce)
+			if v.Timeline != "" {
+				fmt.Fprintf(out, "  timeline: %s\n", v.Timeline)
+			}
 		}
 	}
 }
@@ -235,8 +247,13 @@ func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol str
 		r.Rounds += run.rounds(w)
 		fail := func(law, detail string) {
 			seed := o.seed + uint64(i)
-			r.Violations = append(r.Violations, simViolation{Law: law, Detail: detail, Run: i, Seed: seed, Length: len(trail),
-				Reproduce: fmt.Sprintf("rebalance random --protocol %s --seed %d --runs 1 --steps %d%s%s%s", protocol, seed, o.steps, boolFlag("prompt", o.prompt), boolFlag("connectors", o.connectors), repeatedFlags("fault", o.faults))})
+			v := simViolation{Law: law, Detail: detail, Run: i, Seed: seed, Length: len(trail),
+				Reproduce: fmt.Sprintf("rebalance random --protocol %s --seed %d --runs 1 --steps %d%s%s%s", protocol, seed, o.steps, boolFlag("prompt", o.prompt), boolFlag("connectors", o.connectors), repeatedFlags("fault", o.faults))}
+			if o.timeline != "" && err == nil {
+				v.Timeline = filepath.Join(o.timeline, fmt.Sprintf("%s-seed%d-%s.svg", protocol, seed, law))
+				err = drawRandomRun(v.Timeline, fmt.Sprintf("%s, seed %d: %s broken", protocol, seed, law), run, trail)
+			}
+			r.Violations = append(r.Violations, v)
 		}
 		switch {
 		case !settled:
@@ -255,6 +272,9 @@ func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol str
 				r.SlowestSeconds = max(r.SlowestSeconds, w.SinceQuiet().Seconds())
 			}
 		}
+		if err != nil {
+			return r, err
+		}
 		r.Runs++
 		if progress && time.Since(last) > 200*time.Millisecond {
 			last = time.Now()
@@ -263,6 +283,40 @@ func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol str
 	}
 	r.ElapsedSeconds = time.Since(start).Seconds()
 	return r, nil
+}
+
+// drawRandomRun draws a failing run's ownership timeline into path (SVG):
+// it replays trail on a fresh world, taking the ownership view after each
+// action, and once more after the environment falls quiet as the run did,
+// at the simulated time of each.
+func drawRandomRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](path, title string, run simRun[M, T, C, P], trail []core.Action) error {
+	w, err := run.newWorld()
+	if err != nil {
+		return err
+	}
+	var u core.Used
+	seconds := func() float64 { return float64(w.Now) / 1000 }
+	steps := []timeline.Step{{At: seconds(), View: w.View()}}
+	for _, a := range trail {
+		if err := w.Apply(a, run.bounds, &u); err != nil {
+			return fmt.Errorf("timeline: replaying %s: %v", a, err)
+		}
+		steps = append(steps, timeline.Step{At: seconds(), View: w.View()})
+	}
+	if len(w.Violations) == 0 {
+		w.Settle(run.horizon, 1000)
+		steps = append(steps, timeline.Step{At: seconds(), View: w.View()})
+	}
+	t := timeline.FromViews(title, steps, seconds()+1)
+	t.XLabel = "simulated seconds"
+	var b bytes.Buffer
+	if err := t.Write(&b, "svg", 0, 0); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // boolFlag is " --name" when on.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,11 +50,29 @@ func TestRandomJSONAndFaults(t *testing.T) {
 	}
 }
 
+// TestRandomNextgenFault: a fault switch's violation is reported, and
+// --timeline draws each failing run: an SVG per failure, named in the
+// report, whose lanes are the world's resources and whose last holding
+// shows the double owner.
 func TestRandomNextgenFault(t *testing.T) {
 	var out bytes.Buffer
-	err := runRandom(&out, randomOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}})
+	dir := t.TempDir()
+	err := runRandom(&out, randomOptions{protocol: "nextgen", runs: 300, steps: 60, seed: 1, faults: []string{"straight-to-target"}, timeline: dir})
 	if !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExclusiveOwnership") {
 		t.Fatalf("straight-to-target: got %v, want ExclusiveOwnership reported:\n%s", err, out.String())
+	}
+	pictures, _ := filepath.Glob(filepath.Join(dir, "nextgen-seed*-ExclusiveOwnership.svg"))
+	if len(pictures) == 0 || strings.Count(out.String(), "  timeline: ") != strings.Count(out.String(), "  reproduce: ") {
+		t.Fatalf("want one timeline per failing run in %s, got %v:\n%s", dir, pictures, out.String())
+	}
+	svg, err := os.ReadFile(pictures[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "simulated seconds", "ExclusiveOwnership broken", "T-0"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Fatalf("%s lacks %q", pictures[0], want)
+		}
 	}
 }
 

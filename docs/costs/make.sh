@@ -38,3 +38,11 @@ for w in rolling-restart-static scale-out pause crash; do
 done
 cp "$tmp/rolling-restart/ownership-cooperative.svg" "$out/rolling-restart-ownership-cooperative.svg"
 cp "$tmp/rolling-restart/ownership-nextgen.svg" "$out/rolling-restart-ownership-nextgen.svg"
+
+# A failure of the random runs drawn as the same timeline: the next-gen
+# coordinator with a fault switch that hands a member its target at once,
+# before the previous owner released it (ExclusiveOwnership broken: T-3
+# has two lanes at the end). random exits 1 on a violation.
+"$tmp/rebalance" random --protocol nextgen --runs 1 --seed 291 --steps 60 --fault straight-to-target \
+  --timeline "$tmp/random" >/dev/null || test $? = 1
+cp "$tmp/random/nextgen-seed291-ExclusiveOwnership.svg" "$out/random-failure-nextgen.svg"
