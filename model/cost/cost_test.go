@@ -369,3 +369,25 @@ func TestMovesLowerBound(t *testing.T) {
 		}
 	}
 }
+
+// TestExcess: the fewest resources some members must give up so that the
+// total spreads over all of them with loads differing by at most one.
+func TestExcess(t *testing.T) {
+	for _, c := range []struct {
+		counts []int
+		total  int
+		want   int
+	}{
+		{nil, 0, 0},
+		{[]int{4, 4, 4}, 12, 0},
+		{[]int{5, 3, 0}, 8, 2},     // to 3,3,2: the first gives up 2
+		{[]int{6, 0, 0}, 6, 4},     // to 2,2,2
+		{[]int{3, 3, 0}, 6, 2},     // to 2,2,2: each full member gives up 1
+		{[]int{4, 4, 0}, 8, 2},     // to 3,3,2: 3 may stay with two of them
+		{[]int{7, 1, 1, 1}, 10, 4}, // to 3,3,2,2
+	} {
+		if got := excess(c.counts, c.total); got != c.want {
+			t.Errorf("excess(%v, %d) = %d, want %d", c.counts, c.total, got, c.want)
+		}
+	}
+}
