@@ -109,17 +109,6 @@ func (r refRound) universe() spec.Set {
 	return r.in.Topics.Resources(topics...)
 }
 
-// checkAssignorResult returns an error if the assignor's result names a
-// member that is not in the round.
-func (r refRound) checkAssignorResult(name string, a spec.Assignment) error {
-	for _, m := range a.Members() {
-		if !r.isMember(m) {
-			return fmt.Errorf("policy: assignor %s assigned %s to %q, which is not a member of the round", name, a[m], m)
-		}
-	}
-	return nil
-}
-
 // result builds the LeaderResult: every member gets assigned[m] and
 // revoked[m], the same delay, and the round's leader.
 func (r refRound) result(assigned, revoked spec.Assignment, delay classic.Millis, mem classic.LeaderMemory) classic.LeaderResult {
