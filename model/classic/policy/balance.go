@@ -120,7 +120,7 @@ func (lr *leaderRound) fresh(p int, i int32) bool {
 	case 1:
 		return lr.claimer[i] != int32(p)
 	}
-	return !lr.owned[lr.ids[p]].Contains(lr.u.set[i])
+	return !lr.owned[lr.ids[p]].Contains(lr.u.resource(i))
 }
 
 // settleable reports whether placement may move i, held by p, for free:
@@ -161,7 +161,7 @@ func (lr *leaderRound) leastLoaded(cur [][]int32, add []int32, from map[int32]in
 	// Skip what someone holds (in this policy nobody does: placement only
 	// hands out unclaimed resources nobody was given).
 	if lr.mark == nil {
-		lr.mark = make([]uint8, len(lr.u.set))
+		lr.mark = make([]uint8, lr.u.size)
 	}
 	for _, i := range add {
 		lr.mark[i] = 1
@@ -387,27 +387,44 @@ func (lr *leaderRound) connectRule(ks *kindRound) proposal {
 			extras--
 		}
 	}
+	// Without connector tasks to spread (no connector configured, or
+	// Kafka trunk's rule), spreadByConnector keeps the order, so only the
+	// first excess resources of fresh-then-old need be looked at.
+	spread := lr.u.connectors && !lr.in.Faults.Has(classic.RevocationIgnoresConnectors)
 	out := proposal{}
 	for p, m := range lr.ids {
-		if excess := len(ks.next[p]) - target[p]; excess > 0 {
-			var fresh, old []spec.Resource
-			for i := len(ks.next[p]) - 1; i >= 0; i-- {
-				if x := ks.next[p][i]; lr.fresh(p, x) {
-					fresh = append(fresh, lr.u.set[x])
-				} else {
-					old = append(old, lr.u.set[x])
-				}
-			}
-			if !lr.in.Faults.Has(classic.RevocationIgnoresConnectors) {
-				var gap func(string) int
-				if lr.p.incremental {
-					gap = lr.connectorGap(ks, p)
-				}
-				fresh = spreadByConnector(fresh, lr.in.Topics, gap)
-				old = spreadByConnector(old, lr.in.Topics, gap)
-			}
-			out[m] = append(fresh, old...)[:excess]
+		xs := ks.next[p]
+		excess := len(xs) - target[p]
+		if excess <= 0 {
+			continue
 		}
+		if !spread {
+			take := make([]spec.Resource, 0, excess)
+			for _, fresh := range []bool{true, false} {
+				for i := len(xs) - 1; i >= 0 && len(take) < excess; i-- {
+					if lr.fresh(p, xs[i]) == fresh {
+						take = append(take, lr.u.resource(xs[i]))
+					}
+				}
+			}
+			out[m] = take
+			continue
+		}
+		var fresh, old []spec.Resource
+		for i := len(xs) - 1; i >= 0; i-- {
+			if x := xs[i]; lr.fresh(p, x) {
+				fresh = append(fresh, lr.u.resource(x))
+			} else {
+				old = append(old, lr.u.resource(x))
+			}
+		}
+		var gap func(string) int
+		if lr.p.incremental {
+			gap = lr.connectorGap(ks, p)
+		}
+		fresh = spreadByConnector(fresh, lr.in.Topics, gap)
+		old = spreadByConnector(old, lr.in.Topics, gap)
+		out[m] = append(fresh, old...)[:excess]
 	}
 	return out
 }
@@ -588,7 +605,7 @@ func (lr *leaderRound) movePlan(ks *kindRound) []move {
 				if !ok || count[e]+2 > count[m] {
 					continue
 				}
-				moves = append(moves, move{from: lr.ids[m], x: lr.u.set[x]})
+				moves = append(moves, move{from: lr.ids[m], x: lr.u.resource(x)})
 				avail[m] = slices.Delete(slices.Clone(avail[m]), i, i+1)
 				count[m]--
 				count[e]++

@@ -331,8 +331,8 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// Step 1-3: the derived sets. Of the claims (active), only the
 	// configured ones are counted by index; the others (extra) are all
 	// deleted.
-	lr.claims = make([]int32, len(u.set))
-	lr.claimer = make([]int32, len(u.set))
+	lr.claims = make([]int32, u.size)
+	lr.claimer = make([]int32, u.size)
 	var extra []spec.Resource
 	for p, m := range ids {
 		l := u.locator()
@@ -358,7 +358,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	prevMembers := mem.Members
 	// previous marks the configured resources of the previous assignment
 	// (the others are deleted, whatever it holds).
-	previous := make([]bool, len(u.set))
+	previous := make([]bool, u.size)
 	markActive := func() {
 		for i := range previous {
 			previous[i] = active(int32(i))
@@ -440,6 +440,9 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		lr.next[p] = keep
 	}
 	lr.pending = sortedIdx(pending)
+	// kept[p] is what member p keeps of its claims: all of them when it
+	// is as long as them.
+	kept := slices.Clone(lr.next)
 
 	// Step 5: lost resources.
 	delay, reassign, held, started := lr.handleLost(lost, prevMembers, &sched)
@@ -469,7 +472,13 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		for _, r := range results {
 			all = mergeIdx(all, r[p])
 		}
-		final[m] = u.resources(all)
+		if len(all) > 0 && len(all) == len(lr.owned[m]) && slices.Equal(all, kept[p]) {
+			// The member keeps exactly what it claims: the claimed set
+			// is that set (sets are immutable, so it is shared).
+			final[m] = lr.owned[m]
+		} else {
+			final[m] = u.resources(all)
+		}
 	}
 
 	// Step 8.
@@ -559,7 +568,7 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 			// candidate for every lost resource.
 			reassign = lr.roundRobin(cands[:1], lost)
 			if pinned := lost.Minus(reassign); !pinned.IsEmpty() {
-				lr.pinned = make([]bool, len(lr.u.set))
+				lr.pinned = make([]bool, lr.u.size)
 				for _, i := range lr.u.indices(pinned) {
 					lr.pinned[i] = true
 				}

@@ -20,11 +20,12 @@ import (
 // was almost all of a round's time. Sets go back to spec.Set only at the
 // edges: the input's claims and memory, and the result.
 
-// universe is the configured resources of a round, indexed.
+// universe is the configured resources of a round, indexed: index i
+// names resource(i), and index order is resource order. The resources
+// themselves are not stored: an index's topic run gives it.
 type universe struct {
-	// set is the configured resources in resource order: index i names
-	// set[i].
-	set spec.Set
+	// size is the number of configured resources.
+	size int
 	// topics are the topics with at least one configured resource, in
 	// order, and byName their positions.
 	topics []topicSpan
@@ -35,10 +36,10 @@ type universe struct {
 	connectors bool
 }
 
-// topicSpan is one topic's run in universe.set: set[start+k] is the
-// resource of the topic with partition lo+k, for 0 <= k < n (lo is
-// spec.ConnectorTask for a connector, whose connector resource comes
-// before its tasks, and 0 otherwise).
+// topicSpan is one topic's run of indices: start+k is the resource of the
+// topic with partition lo+k, for 0 <= k < n (lo is spec.ConnectorTask for
+// a connector, whose connector resource comes before its tasks, and 0
+// otherwise).
 type topicSpan struct {
 	name     string
 	start    int32
@@ -67,44 +68,37 @@ func newUniverse(topics spec.Topics, subs [][]string) *universe {
 	}
 	slices.Sort(names)
 	u := &universe{byName: make(map[string]int32, len(names))}
-	size := 0
-	for _, n := range names {
-		if c, ok := topics[n]; ok {
-			size += int(max(c, 0)) + 1
-		}
-	}
-	u.set = make(spec.Set, 0, size)
 	for _, n := range names {
 		c, ok := topics[n]
 		if !ok {
 			continue
 		}
-		sp := topicSpan{name: n, start: int32(len(u.set)), hasTasks: c > 0}
+		sp := topicSpan{name: n, start: int32(u.size), n: max(c, 0), hasTasks: c > 0}
 		if topics.IsConnector(n) {
-			u.set = append(u.set, spec.Connector(n))
 			sp.lo = spec.ConnectorTask
+			sp.n++
 			u.connectors = true
 		}
-		for p := int32(0); p < c; p++ {
-			u.set = append(u.set, spec.TP(n, p))
-		}
-		sp.n = int32(len(u.set)) - sp.start
 		if sp.n == 0 {
 			continue
 		}
+		u.size += int(sp.n)
 		u.byName[n] = int32(len(u.topics))
 		u.topics = append(u.topics, sp)
 	}
-	if len(u.set) == 0 {
-		u.set = nil
-	}
-	u.topicOf = make([]int32, len(u.set))
+	u.topicOf = make([]int32, u.size)
 	for t, sp := range u.topics {
 		for k := range sp.n {
 			u.topicOf[sp.start+k] = int32(t)
 		}
 	}
 	return u
+}
+
+// resource returns the resource index i names.
+func (u *universe) resource(i int32) spec.Resource {
+	sp := &u.topics[u.topicOf[i]]
+	return spec.Resource{Topic: sp.name, Partition: sp.lo + i - sp.start}
 }
 
 // sameSlice reports whether a and b are the same slice (one subscription
@@ -162,7 +156,7 @@ func (u *universe) count(k assign.ConnectKind) int {
 	if k == assign.ConnectorKind {
 		return connectors
 	}
-	return len(u.set) - connectors
+	return u.size - connectors
 }
 
 // indices returns the indices of the configured resources of s, in order.
@@ -185,13 +179,16 @@ func (u *universe) resources(xs []int32) spec.Set {
 	}
 	out := make(spec.Set, len(xs))
 	for k, i := range xs {
-		out[k] = u.set[i]
+		out[k] = u.resource(i)
 	}
 	return out
 }
 
 // isConnector reports whether index i is a connector resource.
-func (u *universe) isConnector(i int32) bool { return u.set[i].Partition == spec.ConnectorTask }
+func (u *universe) isConnector(i int32) bool {
+	sp := &u.topics[u.topicOf[i]]
+	return sp.lo == spec.ConnectorTask && i == sp.start
+}
 
 // mergeIdx returns the sorted union of the sorted index lists a and b, a
 // new slice (or one of them when the other is empty).
