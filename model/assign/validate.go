@@ -199,8 +199,43 @@ func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
 func PruneOwned(g Group) Group {
 	out := Group{Topics: g.Topics, Members: make([]Member, len(g.Members)), ReplicaRacks: g.ReplicaRacks}
 	for i, m := range g.Members {
-		m.Owned = m.Owned.Filter(func(r spec.Resource) bool { return !r.IsConnector() && g.Topics.Has(r) })
+		m.Owned = pruneSet(g.Topics, m.Owned)
 		out.Members[i] = m
+	}
+	return out
+}
+
+// pruneSet is s.Filter(func(r) bool { return !r.IsConnector() &&
+// topics.Has(r) }) for a set sorted by topic: it looks each topic up once
+// per run of its resources, and returns s itself when it keeps everything
+// (sets are immutable), nil when it keeps nothing, as Filter does.
+func pruneSet(topics spec.Topics, s spec.Set) spec.Set {
+	var (
+		topic string
+		count int32
+		known bool
+		out   spec.Set
+	)
+	for i, r := range s {
+		if i == 0 || r.Topic != topic {
+			topic = r.Topic
+			count, known = topics[topic]
+		}
+		keep := known && r.Partition >= 0 && r.Partition < count
+		switch {
+		case keep && out != nil:
+			out = append(out, r)
+		case !keep && out == nil:
+			// The first resource dropped: keep what came before it.
+			out = make(spec.Set, i, len(s)-1)
+			copy(out, s[:i])
+		}
+	}
+	switch {
+	case out == nil && len(s) > 0:
+		return s
+	case len(out) == 0:
+		return nil
 	}
 	return out
 }

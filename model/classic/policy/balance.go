@@ -31,41 +31,44 @@ import (
 // it lowers Σ load² below the same simulation without it (Deferred; see its
 // documentation), else its first move alone, else nothing.
 
-// kindRound is one kind's share of a round.
+// kindRound is one kind's share of a round. Assignments are by member
+// position, of indices of lr.u (see index.go), of this kind only.
 type kindRound struct {
 	k assign.ConnectKind
 	// hom reports that every member subscribes to every topic with a
 	// configured resource of this kind.
 	hom bool
 	// next is the assignment after steps 4 and 5, this kind only.
-	next spec.Assignment
+	next [][]int32
 	// toAssign is created plus the lost resources to reassign.
-	toAssign spec.Set
+	toAssign []int32
 	// pending are resources revoked in step 4 that the follow-up hands out.
-	pending spec.Set
-	// configured is the universe, this kind only.
-	configured spec.Set
+	pending []int32
+	// configured is the number of configured resources of this kind.
+	configured int
 	// base is the round's result without load-balancing revocations.
-	base spec.Assignment
+	base [][]int32
 	// plan is what is taken from each member for balance (nil: nothing).
 	plan proposal
+	// tasks caches, for connectorGap, how many tasks of each connector
+	// every member holds in base.
+	tasks map[string][]int
 }
 
 // kindRounds splits the round after step 5 by kind and places toAssign.
-func (lr *leaderRound) kindRounds(toAssign spec.Set) []*kindRound {
+func (lr *leaderRound) kindRounds(toAssign []int32) []*kindRound {
 	var out []*kindRound
 	for _, k := range assign.ConnectKinds {
-		of := func(x spec.Resource) bool { return assign.KindOf(x) == k }
 		ks := &kindRound{
 			k:          k,
 			hom:        lr.homogeneous(k),
-			next:       make(spec.Assignment, len(lr.ids)),
-			toAssign:   toAssign.Filter(of),
-			pending:    lr.pending.Filter(of),
-			configured: lr.configured.Filter(of),
+			next:       make([][]int32, len(lr.ids)),
+			toAssign:   lr.ofKind(toAssign, k),
+			pending:    lr.ofKind(lr.pending, k),
+			configured: lr.u.count(k),
 		}
-		for _, m := range lr.ids {
-			ks.next[m] = lr.next[m].Filter(of)
+		for p := range lr.ids {
+			ks.next[p] = lr.ofKind(lr.next[p], k)
 		}
 		ks.base = lr.place(ks.next, ks.toAssign, nil, lr.settleable)
 		out = append(out, ks)
@@ -73,18 +76,33 @@ func (lr *leaderRound) kindRounds(toAssign spec.Set) []*kindRound {
 	return out
 }
 
+// ofKind returns the indices of xs of kind k: xs itself when every
+// resource is a task.
+func (lr *leaderRound) ofKind(xs []int32, k assign.ConnectKind) []int32 {
+	if !lr.u.connectors {
+		if k == assign.TaskKind {
+			return xs
+		}
+		return nil
+	}
+	var out []int32
+	for _, i := range xs {
+		if lr.u.isConnector(i) == (k == assign.ConnectorKind) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // homogeneous reports whether every member may take every configured
 // resource of kind k.
 func (lr *leaderRound) homogeneous(k assign.ConnectKind) bool {
-	var topics []string
-	for _, x := range lr.configured {
-		if assign.KindOf(x) == k && (len(topics) == 0 || topics[len(topics)-1] != x.Topic) {
-			topics = append(topics, x.Topic)
+	for t, sp := range lr.u.topics {
+		if (k == assign.ConnectorKind && sp.lo != spec.ConnectorTask) || (k == assign.TaskKind && !sp.hasTasks) {
+			continue
 		}
-	}
-	for _, t := range topics {
-		for _, m := range lr.ids {
-			if _, ok := slices.BinarySearch(lr.subs[m], t); !ok {
+		for p := range lr.ids {
+			if !lr.subscribed[p][t] {
 				return false
 			}
 		}
@@ -92,35 +110,164 @@ func (lr *leaderRound) homogeneous(k assign.ConnectKind) bool {
 	return true
 }
 
-// fresh reports whether x, held by m, was given to m in this round (m did
-// not claim it). Nobody claims a fresh resource, so it may move freely.
-func (lr *leaderRound) fresh(m spec.MemberID, x spec.Resource) bool {
-	return !lr.owned[m].Contains(x)
+// fresh reports whether i, held by member p, was given to p in this round
+// (p did not claim it). Nobody claims a fresh resource, so it may move
+// freely.
+func (lr *leaderRound) fresh(p int, i int32) bool {
+	switch lr.claims[i] {
+	case 0:
+		return true
+	case 1:
+		return lr.claimer[i] != int32(p)
+	}
+	return !lr.owned[lr.ids[p]].Contains(lr.u.resource(i))
 }
 
-// settleable reports whether placement may move x, held by m, for free:
-// m was given x in this round, and not as a lost resource pinned to the
+// settleable reports whether placement may move i, held by p, for free:
+// p was given i in this round, and not as a lost resource pinned to the
 // first candidate (classic.LostToFirstCandidate).
-func (lr *leaderRound) settleable(m spec.MemberID, x spec.Resource) bool {
-	return lr.fresh(m, x) && !lr.pinned.Contains(x)
+func (lr *leaderRound) settleable(p int, i int32) bool {
+	return lr.fresh(p, i) && (lr.pinned == nil || !lr.pinned[i])
 }
 
-// place hands out add least loaded over cur (never to the member from
-// names for a resource), then settles.
-func (lr *leaderRound) place(cur spec.Assignment, add spec.Set, from map[spec.Resource]spec.MemberID, movable func(spec.MemberID, spec.Resource) bool) spec.Assignment {
-	a := assign.LeastLoaded(cur, lr.eligibleFor(from), add)
-	return lr.settle(a, movable, from)
+// place hands out add (sorted, of the kind of cur) least loaded over cur
+// (never to the member from names for a resource), then settles.
+func (lr *leaderRound) place(cur [][]int32, add []int32, from map[int32]int, movable func(int, int32) bool) [][]int32 {
+	return lr.settle(lr.leastLoaded(cur, add, from), movable, from)
 }
 
-// eligibleFor is lr.eligible, except that a resource never goes back to
+// eligibleFor is eligibleIdx, except that a resource never goes back to
 // the member from names for it.
-func (lr *leaderRound) eligibleFor(from map[spec.Resource]spec.MemberID) func(spec.MemberID, spec.Resource) bool {
-	return func(m spec.MemberID, x spec.Resource) bool {
-		if f, ok := from[x]; ok && f == m {
+func (lr *leaderRound) eligibleFor(from map[int32]int, p int, i int32) bool {
+	if len(from) > 0 {
+		if f, ok := from[i]; ok && f == p {
 			return false
 		}
-		return lr.eligible(m, x)
 	}
+	return lr.eligibleIdx(p, i)
+}
+
+// leastLoaded is assign.LeastLoaded on one kind by index (so a member's
+// count of the kind is its length): every resource of add that nobody in
+// cur holds goes, in order, to the member with the fewest (counting what
+// it was given so far; ties to the lower position, that is member id)
+// among those eligibleFor it. cur is not modified; the result shares the
+// lists of members given nothing.
+func (lr *leaderRound) leastLoaded(cur [][]int32, add []int32, from map[int32]int) [][]int32 {
+	out := slices.Clone(cur)
+	if len(cur) == 0 || len(add) == 0 {
+		return out
+	}
+	// Skip what someone holds (in this policy nobody does: placement only
+	// hands out unclaimed resources nobody was given).
+	if lr.mark == nil {
+		lr.mark = make([]uint8, lr.u.size)
+	}
+	for _, i := range add {
+		lr.mark[i] = 1
+	}
+	for _, xs := range cur {
+		for _, i := range xs {
+			if lr.mark[i] == 1 {
+				lr.mark[i] = 2
+			}
+		}
+	}
+	items := make([]int32, 0, len(add))
+	for _, i := range add {
+		if lr.mark[i] == 1 {
+			items = append(items, i)
+		}
+		lr.mark[i] = 0
+	}
+	h := make(loadHeap, len(cur))
+	for p, xs := range cur {
+		h[p] = loadEntry{count: len(xs), p: p}
+	}
+	h.init()
+	added := make([][]int32, len(cur))
+	var skipped []loadEntry
+	for _, i := range items {
+		skipped = skipped[:0]
+		for len(h) > 0 {
+			e := h.pop()
+			if lr.eligibleFor(from, e.p, i) {
+				added[e.p] = append(added[e.p], i)
+				e.count++
+				h.push(e)
+				break
+			}
+			skipped = append(skipped, e)
+		}
+		for _, e := range skipped {
+			h.push(e)
+		}
+	}
+	for p, xs := range added {
+		out[p] = mergeIdx(cur[p], xs)
+	}
+	return out
+}
+
+// loadEntry is one member in leastLoaded's heap: its count and position.
+type loadEntry struct{ count, p int }
+
+// loadHeap is a binary min-heap of loadEntry by (count, position). The
+// keys are distinct, so the order of pops does not depend on the heap's
+// shape: it is container/heap's (assign.LeastLoaded's) without the boxing.
+type loadHeap []loadEntry
+
+func (h loadHeap) less(i, j int) bool {
+	if h[i].count != h[j].count {
+		return h[i].count < h[j].count
+	}
+	return h[i].p < h[j].p
+}
+
+func (h loadHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h loadHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			j = r
+		}
+		if !h.less(j, i) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+func (h *loadHeap) push(e loadEntry) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !s.less(i, parent) {
+			break
+		}
+		s[i], s[parent] = s[parent], s[i]
+		i = parent
+	}
+}
+
+func (h *loadHeap) pop() loadEntry {
+	s := *h
+	e := s[0]
+	s[0] = s[len(s)-1]
+	*h = s[:len(s)-1]
+	h.down(0)
+	return e
 }
 
 // settle moves movable resources of one kind, one at a time, from the most
@@ -128,16 +275,22 @@ func (lr *leaderRound) eligibleFor(from map[spec.Resource]spec.MemberID) func(sp
 // the least loaded other member that may take it (ties by id), while that
 // member holds at least two fewer. Every move lowers Σ load² by at least
 // two, so it ends. a is not modified.
-func (lr *leaderRound) settle(a spec.Assignment, movable func(spec.MemberID, spec.Resource) bool, from map[spec.Resource]spec.MemberID) spec.Assignment {
-	out := maps.Clone(a)
-	count := make(map[spec.MemberID]int, len(out))
-	for m, s := range out {
-		count[m] = s.Len()
+//
+// "Ties by id" is the first time round; after that the members are
+// re-sorted stably, so members that come to equal loads keep the order
+// of the previous pass.
+func (lr *leaderRound) settle(a [][]int32, movable func(int, int32) bool, from map[int32]int) [][]int32 {
+	out := slices.Clone(a)
+	count := make([]int, len(out))
+	for p, xs := range out {
+		count[p] = len(xs)
 	}
-	eligible := lr.eligibleFor(from)
-	order := slices.Clone(lr.ids)
+	order := make([]int, len(out))
+	for p := range order {
+		order[p] = p
+	}
 	for {
-		slices.SortStableFunc(order, func(x, y spec.MemberID) int { return count[y] - count[x] })
+		slices.SortStableFunc(order, func(x, y int) int { return count[y] - count[x] })
 		low := count[order[len(order)-1]]
 		moved := false
 		for _, m := range order {
@@ -149,11 +302,11 @@ func (lr *leaderRound) settle(a spec.Assignment, movable func(spec.MemberID, spe
 				if !movable(m, x) {
 					continue
 				}
-				e, ok := lr.leastLoaded(count, m, x, eligible)
+				e, ok := lr.lightest(count, m, x, from)
 				if !ok || count[e]+2 > count[m] {
 					continue
 				}
-				out[m], out[e] = out[m].Remove(x), out[e].Add(x)
+				out[m], out[e] = minusIdx(out[m], []int32{x}), mergeIdx(out[e], []int32{x})
 				count[m]--
 				count[e]++
 				moved = true
@@ -168,13 +321,12 @@ func (lr *leaderRound) settle(a spec.Assignment, movable func(spec.MemberID, spe
 	}
 }
 
-// leastLoaded returns the member other than m with the smallest count that
-// may take x (ties by id).
-func (lr *leaderRound) leastLoaded(count map[spec.MemberID]int, m spec.MemberID, x spec.Resource, eligible func(spec.MemberID, spec.Resource) bool) (spec.MemberID, bool) {
-	var best spec.MemberID
-	found := false
-	for _, e := range lr.ids {
-		if e != m && eligible(e, x) && (!found || count[e] < count[best]) {
+// lightest returns the member other than m with the smallest count that
+// may take x (eligibleFor from; ties by id).
+func (lr *leaderRound) lightest(count []int, m int, x int32, from map[int32]int) (int, bool) {
+	best, found := 0, false
+	for e := range count {
+		if e != m && (!found || count[e] < count[best]) && lr.eligibleFor(from, e, x) {
 			best, found = e, true
 		}
 	}
@@ -197,7 +349,7 @@ func (p proposal) size() int {
 
 // on is the assignment ks's revocations are planned on: the one before
 // placement under Connect's rule, the placed one otherwise.
-func (ks *kindRound) on() spec.Assignment {
+func (ks *kindRound) on() [][]int32 {
 	if ks.hom {
 		return ks.next
 	}
@@ -211,31 +363,68 @@ func (ks *kindRound) on() spec.Assignment {
 // each from the last in resource order down with the connectors taking
 // turns (spreadByConnector).
 func (lr *leaderRound) connectRule(ks *kindRound) proposal {
-	if ks.configured.IsEmpty() {
+	if ks.configured == 0 {
 		return nil
 	}
-	targets := assign.ConnectBalanceTargets(ks.next, ks.configured)
-	out := proposal{}
-	for _, m := range lr.ids {
-		if excess := ks.next[m].Len() - targets[m].Of(ks.k); excess > 0 {
-			var fresh, old []spec.Resource
-			for i := ks.next[m].Len() - 1; i >= 0; i-- {
-				if x := ks.next[m][i]; lr.fresh(m, x) {
-					fresh = append(fresh, x)
-				} else {
-					old = append(old, x)
-				}
-			}
-			if !lr.in.Faults.Has(classic.RevocationIgnoresConnectors) {
-				var gap func(string) int
-				if lr.p.incremental {
-					gap = lr.connectorGap(ks, m)
-				}
-				fresh = spreadByConnector(fresh, lr.in.Topics, gap)
-				old = spreadByConnector(old, lr.in.Topics, gap)
-			}
-			out[m] = append(fresh, old...)[:excess]
+	// assign.ConnectBalanceTargets of one kind: ⌊N/W⌋ each, and the N mod
+	// W extra slots first to members above ⌊N/W⌋, then to the others,
+	// in member id order.
+	w := len(lr.ids)
+	low, extras := ks.configured/w, ks.configured%w
+	target := make([]int, w)
+	for p := range target {
+		target[p] = low
+	}
+	for p, xs := range ks.next {
+		if extras > 0 && len(xs) > low {
+			target[p]++
+			extras--
 		}
+	}
+	for p := range ks.next {
+		if extras > 0 && target[p] == low {
+			target[p]++
+			extras--
+		}
+	}
+	// Without connector tasks to spread (no connector configured, or
+	// Kafka trunk's rule), spreadByConnector keeps the order, so only the
+	// first excess resources of fresh-then-old need be looked at.
+	spread := lr.u.connectors && !lr.in.Faults.Has(classic.RevocationIgnoresConnectors)
+	out := proposal{}
+	for p, m := range lr.ids {
+		xs := ks.next[p]
+		excess := len(xs) - target[p]
+		if excess <= 0 {
+			continue
+		}
+		if !spread {
+			take := make([]spec.Resource, 0, excess)
+			for _, fresh := range []bool{true, false} {
+				for i := len(xs) - 1; i >= 0 && len(take) < excess; i-- {
+					if lr.fresh(p, xs[i]) == fresh {
+						take = append(take, lr.u.resource(xs[i]))
+					}
+				}
+			}
+			out[m] = take
+			continue
+		}
+		var fresh, old []spec.Resource
+		for i := len(xs) - 1; i >= 0; i-- {
+			if x := xs[i]; lr.fresh(p, x) {
+				fresh = append(fresh, lr.u.resource(x))
+			} else {
+				old = append(old, lr.u.resource(x))
+			}
+		}
+		var gap func(string) int
+		if lr.p.incremental {
+			gap = lr.connectorGap(ks, p)
+		}
+		fresh = spreadByConnector(fresh, lr.in.Topics, gap)
+		old = spreadByConnector(old, lr.in.Topics, gap)
+		out[m] = append(fresh, old...)[:excess]
 	}
 	return out
 }
@@ -329,27 +518,41 @@ func spreadByConnector(xs []spec.Resource, topics spec.Topics, gap func(connecto
 	return out
 }
 
-// connectorGap returns, for member m of ks, how many more tasks of a
-// connector m runs than the member of the round running fewest of them,
+// connectorGap returns, for member p of ks, how many more tasks of a
+// connector p runs than the member of the round running fewest of them,
 // counting what this round hands out (ks.base: a revocation of the
 // previous round lands in its follow-up).
-func (lr *leaderRound) connectorGap(ks *kindRound, m spec.MemberID) func(string) int {
+func (lr *leaderRound) connectorGap(ks *kindRound, p int) func(string) int {
 	return func(c string) int {
-		count := func(o spec.MemberID) int {
-			n := 0
-			for _, x := range ks.base[o] {
-				if x.Topic == c && !x.IsConnector() {
-					n++
-				}
-			}
-			return n
-		}
-		low := count(m)
-		for _, o := range lr.ids {
-			low = min(low, count(o))
-		}
-		return count(m) - low
+		count := lr.connectorTasks(ks, c)
+		return count[p] - slices.Min(count)
 	}
+}
+
+// connectorTasks returns how many tasks of connector c each member holds
+// in ks.base: the indices in c's task range, found by binary search.
+func (lr *leaderRound) connectorTasks(ks *kindRound, c string) []int {
+	if n, ok := ks.tasks[c]; ok {
+		return n
+	}
+	count := make([]int, len(lr.ids))
+	if t, ok := lr.u.byName[c]; ok {
+		sp := lr.u.topics[t]
+		from, to := sp.start, sp.start+sp.n
+		if sp.lo == spec.ConnectorTask {
+			from++
+		}
+		for p, xs := range ks.base {
+			i, _ := slices.BinarySearch(xs, from)
+			j, _ := slices.BinarySearch(xs, to)
+			count[p] = j - i
+		}
+	}
+	if ks.tasks == nil {
+		ks.tasks = map[string][]int{}
+	}
+	ks.tasks[c] = count
+	return count
 }
 
 // move is one planned load-balancing move: x taken from member from.
@@ -371,35 +574,38 @@ func proposalOf(moves []move) proposal {
 }
 
 // movePlan plans load-balancing moves for a heterogeneous kind on the
-// placed assignment: repeatedly, from the most loaded member (ties by id)
-// that has one, take its last owned resource that a member subscribed to
-// its topic and holding at least two fewer could take, and count it as
-// moved to the least loaded such member (ties by id), until no such move
-// is left. It returns the moves in the order they were planned; each one
-// lowers Σ load² given the ones before it.
+// placed assignment: repeatedly, from the most loaded member (ties by id,
+// then stably as settle) that has one, take its last owned resource that a
+// member subscribed to its topic and holding at least two fewer could take,
+// and count it as moved to the least loaded such member (ties by id), until
+// no such move is left. It returns the moves in the order they were
+// planned; each one lowers Σ load² given the ones before it.
 func (lr *leaderRound) movePlan(ks *kindRound) []move {
-	count := map[spec.MemberID]int{}
-	avail := map[spec.MemberID][]spec.Resource{}
-	for _, m := range lr.ids {
-		count[m] = ks.base[m].Len()
-		for i := ks.base[m].Len() - 1; i >= 0; i-- {
-			if x := ks.base[m][i]; !lr.fresh(m, x) {
-				avail[m] = append(avail[m], x)
+	count := make([]int, len(lr.ids))
+	avail := make([][]int32, len(lr.ids))
+	for p, xs := range ks.base {
+		count[p] = len(xs)
+		for i := len(xs) - 1; i >= 0; i-- {
+			if x := xs[i]; !lr.fresh(p, x) {
+				avail[p] = append(avail[p], x)
 			}
 		}
 	}
 	var moves []move
-	order := slices.Clone(lr.ids)
+	order := make([]int, len(lr.ids))
+	for p := range order {
+		order[p] = p
+	}
 	for {
-		slices.SortStableFunc(order, func(a, b spec.MemberID) int { return count[b] - count[a] })
+		slices.SortStableFunc(order, func(a, b int) int { return count[b] - count[a] })
 		moved := false
 		for _, m := range order {
 			for i, x := range avail[m] {
-				e, ok := lr.leastLoaded(count, m, x, lr.eligible)
+				e, ok := lr.lightest(count, m, x, nil)
 				if !ok || count[e]+2 > count[m] {
 					continue
 				}
-				moves = append(moves, move{from: m, x: x})
+				moves = append(moves, move{from: lr.ids[m], x: lr.u.resource(x)})
 				avail[m] = slices.Delete(slices.Clone(avail[m]), i, i+1)
 				count[m]--
 				count[e]++
@@ -416,35 +622,44 @@ func (lr *leaderRound) movePlan(ks *kindRound) []move {
 	}
 }
 
+// position returns m's position in the round's sorted IDs.
+func (lr *leaderRound) position(m spec.MemberID) int {
+	p, _ := slices.BinarySearch(lr.ids, m)
+	return p
+}
+
 // thisRound applies plan to ks as the round would: taken resources leave
 // their member; those it owned are revoked (handed out in the follow-up,
 // with the pending ones), those it was given in this round are handed out
 // now to another member, and with handOver the revoked ones are too (the
 // CooperativeNoWithholding fault). It returns the round's assignment, what
-// the follow-up hands out, and the member each resource handed out now was
-// taken from.
-func (lr *leaderRound) thisRound(ks *kindRound, plan proposal, handOver bool) (now spec.Assignment, later spec.Set, from map[spec.Resource]spec.MemberID) {
-	later = ks.pending
-	from = map[spec.Resource]spec.MemberID{}
-	cur := maps.Clone(ks.on())
-	var add spec.Set
+// the follow-up hands out (sorted), and the member each resource handed
+// out now was taken from.
+func (lr *leaderRound) thisRound(ks *kindRound, plan proposal, handOver bool) (now [][]int32, later []int32, from map[int32]int) {
+	from = map[int32]int{}
+	cur := slices.Clone(ks.on())
+	var add []int32
 	if ks.hom {
 		add = ks.toAssign
 	}
+	var revoked, handed []int32
 	for _, m := range slices.Sorted(maps.Keys(plan)) {
-		taken := spec.NewSet(plan[m]...)
-		cur[m] = cur[m].Minus(taken)
+		p := lr.position(m)
+		taken := sortedIdx(lr.u.indices(spec.Set(plan[m])))
+		cur[p] = minusIdx(cur[p], taken)
 		for _, x := range taken {
-			if !lr.fresh(m, x) {
-				later = later.Add(x)
+			if !lr.fresh(p, x) {
+				revoked = append(revoked, x)
 				if !handOver {
 					continue
 				}
 			}
-			from[x] = m
-			add = add.Add(x)
+			from[x] = p
+			handed = append(handed, x)
 		}
 	}
+	later = mergeIdx(ks.pending, sortedIdx(revoked))
+	add = mergeIdx(add, sortedIdx(handed))
 	return lr.place(cur, add, from, lr.settleable), later, from
 }
 
@@ -452,8 +667,12 @@ func (lr *leaderRound) thisRound(ks *kindRound, plan proposal, handOver bool) (n
 // follow-up.
 func (lr *leaderRound) imbalance(ks *kindRound, plan proposal) int {
 	now, later, _ := lr.thisRound(ks, plan, false)
-	follow := lr.place(now, later, nil, func(_ spec.MemberID, x spec.Resource) bool { return later.Contains(x) })
-	return assign.ConnectImbalance(follow).Of(ks.k)
+	follow := lr.place(now, later, nil, func(_ int, x int32) bool { return containsIdx(later, x) })
+	sum := 0
+	for _, xs := range follow {
+		sum += len(xs) * len(xs)
+	}
+	return sum
 }
 
 // verified returns plan if it lowers the imbalance after the follow-up
@@ -474,14 +693,15 @@ func (lr *leaderRound) verified(ks *kindRound, plan, fallback proposal) proposal
 
 // finish returns ks's result: its base, or the round with its plan applied,
 // recording the revocations in lr.revoked.
-func (lr *leaderRound) finish(ks *kindRound) spec.Assignment {
+func (lr *leaderRound) finish(ks *kindRound) [][]int32 {
 	if ks.plan.isEmpty() {
 		return ks.base
 	}
 	now, _, _ := lr.thisRound(ks, ks.plan, lr.in.Faults.Has(classic.CooperativeNoWithholding))
 	for m, xs := range ks.plan {
+		p := lr.position(m)
 		for _, x := range xs {
-			if !lr.fresh(m, x) {
+			if i, ok := lr.u.index(x); ok && !lr.fresh(p, i) {
 				lr.revoked[m] = lr.revoked[m].Add(x)
 			}
 		}

@@ -259,23 +259,34 @@ type schedule struct {
 	successive  int
 }
 
-// leaderRound is one Assign in progress.
+// leaderRound is one Assign in progress. Resources are named by their
+// index in u and members by their position in ids (see index.go).
 type leaderRound struct {
 	round
-	p          connectPolicy
-	now        classic.Millis `canon:"instant"`
-	configured spec.Set
-	// next is the assignment being built; revoked what each member gives
-	// up.
-	next, revoked spec.Assignment
+	p   connectPolicy
+	now classic.Millis `canon:"instant"`
+	// u is the configured resources.
+	u *universe
+	// claims counts the members that claim each configured resource, and
+	// claimer is the one when there is exactly one.
+	claims  []int32
+	claimer []int32
+	// subscribed[p][t] reports that member p subscribes to topic t of u.
+	subscribed [][]bool
+	// next is the assignment being built, by member position; revoked what
+	// each member gives up.
+	next    [][]int32
+	revoked spec.Assignment
 	// pending are resources revoked in step 4 that exist: nobody holds them
 	// after this round, and the follow-up hands them out.
-	pending spec.Set
-	// pinned are the lost resources step 5 gave to the first candidate
-	// under classic.LostToFirstCandidate: Connect before KAFKA-10413 gave
-	// them to that worker outright, so placement does not settle them
-	// away (a load-balancing revocation still may).
-	pinned spec.Set
+	pending []int32
+	// pinned marks the lost resources step 5 gave to the first candidate
+	// under classic.LostToFirstCandidate (nil when there are none): Connect
+	// before KAFKA-10413 gave them to that worker outright, so placement
+	// does not settle them away (a load-balancing revocation still may).
+	pinned []bool
+	// mark is scratch space of place, one entry per index, left zero.
+	mark []uint8
 }
 
 func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
@@ -289,28 +300,53 @@ func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, err
 	if p.failover != ReassignImmediately && p.failover != DelayIfDeparted {
 		return classic.LeaderResult{}, fmt.Errorf("policy: %s: unknown leader failover rule %d", p.name, p.failover)
 	}
-	lr := &leaderRound{round: r, p: p, now: in.Now, configured: r.universe()}
+	subs := make([][]string, len(r.ids))
+	for i, m := range r.ids {
+		subs[i] = r.subs[m]
+	}
+	lr := &leaderRound{round: r, p: p, now: in.Now, u: newUniverse(in.Topics, subs)}
+	lr.subscribed = make([][]bool, len(r.ids))
+	for i, s := range subs {
+		if i > 0 && sameSlice(s, subs[i-1]) {
+			lr.subscribed[i] = lr.subscribed[i-1]
+			continue
+		}
+		row := make([]bool, len(lr.u.topics))
+		for t, sp := range lr.u.topics {
+			_, row[t] = slices.BinarySearch(s, sp.name)
+		}
+		lr.subscribed[i] = row
+	}
 	return lr.run(), nil
 }
 
-func (lr *leaderRound) run() classic.LeaderResult {
-	in, ids := lr.in, lr.ids
+// eligibleIdx is round.eligible by index: member p subscribes to i's topic.
+func (lr *leaderRound) eligibleIdx(p int, i int32) bool {
+	return lr.subscribed[p][lr.u.topicOf[i]]
+}
 
-	// Step 1-3: the derived sets.
-	active := unionOf(lr.owned)
-	claims := map[spec.Resource]int{}
-	for _, m := range ids {
+func (lr *leaderRound) run() classic.LeaderResult {
+	in, ids, u := lr.in, lr.ids, lr.u
+
+	// Step 1-3: the derived sets. Of the claims (active), only the
+	// configured ones are counted by index; the others (extra) are all
+	// deleted.
+	lr.claims = make([]int32, u.size)
+	lr.claimer = make([]int32, u.size)
+	var extra []spec.Resource
+	for p, m := range ids {
+		l := u.locator()
 		for _, x := range lr.owned[m] {
-			claims[x]++
+			if i, ok := l.index(x); ok {
+				lr.claims[i]++
+				lr.claimer[i] = int32(p)
+			} else {
+				extra = append(extra, x)
+			}
 		}
 	}
-	var dups []spec.Resource
-	for x, n := range claims {
-		if n > 1 {
-			dups = append(dups, x)
-		}
-	}
-	duplicated := spec.NewSet(dups...)
+	extraSet := spec.NewSet(extra...)
+	active := func(i int32) bool { return lr.claims[i] > 0 }
 
 	mem := in.Memory
 	sched := schedule{
@@ -320,17 +356,37 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		successive:  mem.SuccessiveRevokingRounds,
 	}
 	prevMembers := mem.Members
-	var previous spec.Set
+	// previous marks the configured resources of the previous assignment
+	// (the others are deleted, whatever it holds).
+	previous := make([]bool, u.size)
+	markActive := func() {
+		for i := range previous {
+			previous[i] = active(int32(i))
+		}
+	}
 	matched := len(mem.Members) > 0 && (mem.Generation == in.LastCompletedGeneration || in.Faults.Has(classic.UndeliveredAssignmentHeld))
 	switch {
 	case matched:
 		// Before KAFKA-9848 Connect trusted its memory whatever
 		// generation it was of (matched includes that fault).
-		previous = unionOf(mem.Assignment).Union(mem.Lost)
+		mark := func(s spec.Set) {
+			l := u.locator()
+			for _, x := range s {
+				if i, ok := l.index(x); ok {
+					previous[i] = true
+				}
+			}
+		}
+		for _, s := range mem.Assignment {
+			mark(s)
+		}
+		mark(mem.Lost)
 	case lr.p.failover == DelayIfDeparted:
-		previous = active
+		markActive()
 		if departed := lr.departedLeaders(); len(departed) > 0 {
-			previous = previous.Union(lr.configured)
+			for i := range previous {
+				previous[i] = true
+			}
 			prevMembers = unionIDs(prevMembers, departed)
 		}
 	}
@@ -342,30 +398,55 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// with ReassignImmediately the previous assignment is empty, and taking
 	// the claims instead changes no derived set, so the test is skipped
 	// only for DelayIfDeparted's reconstruction.
-	if (matched || lr.p.failover == ReassignImmediately) && !mem.Revocation.Intersect(active).IsEmpty() {
-		previous = active
+	if (matched || lr.p.failover == ReassignImmediately) && lr.claimsAny(mem.Revocation, extraSet) {
+		markActive()
 	}
-	deleted := previous.Union(active).Minus(lr.configured)
-	lost := previous.Minus(active).Minus(deleted)
-	created := lr.configured.Minus(previous).Minus(active)
+	// deleted = (previous ∪ active) − configured: every claim outside u;
+	// lost = previous − active − deleted; created = configured − previous −
+	// active.
+	var lostIdx, created []int32
+	for i, prev := range previous {
+		switch {
+		case active(int32(i)):
+		case prev:
+			lostIdx = append(lostIdx, int32(i))
+		default:
+			created = append(created, int32(i))
+		}
+	}
+	lost := u.resources(lostIdx)
 
 	// Step 4: revoke deleted, duplicated and unsubscribed claims.
-	lr.next = make(spec.Assignment, len(ids))
+	lr.next = make([][]int32, len(ids))
 	lr.revoked = make(spec.Assignment, len(ids))
-	var pending []spec.Resource
-	for _, m := range ids {
-		drop := lr.owned[m].Filter(func(x spec.Resource) bool {
-			return deleted.Contains(x) || duplicated.Contains(x) || !lr.eligible(m, x)
-		})
+	var pending []int32
+	for p, m := range ids {
+		var drop spec.Set
+		keep := make([]int32, 0, len(lr.owned[m]))
+		l := u.locator()
+		for _, x := range lr.owned[m] {
+			i, ok := l.index(x)
+			switch {
+			case !ok:
+				drop = append(drop, x)
+			case lr.claims[i] > 1 || !lr.eligibleIdx(p, i):
+				drop = append(drop, x)
+				pending = append(pending, i)
+			default:
+				keep = append(keep, i)
+			}
+		}
 		lr.revoked[m] = drop
-		lr.next[m] = lr.owned[m].Minus(drop)
-		pending = append(pending, drop.Filter(lr.configured.Contains)...)
+		lr.next[p] = keep
 	}
-	lr.pending = spec.NewSet(pending...)
+	lr.pending = sortedIdx(pending)
+	// kept[p] is what member p keeps of its claims: all of them when it
+	// is as long as them.
+	kept := slices.Clone(lr.next)
 
 	// Step 5: lost resources.
-	delay, toAssign, held, started := lr.handleLost(lost, prevMembers, &sched)
-	toAssign = toAssign.Union(created)
+	delay, reassign, held, started := lr.handleLost(lost, prevMembers, &sched)
+	toAssign := mergeIdx(u.indices(reassign), created)
 
 	// Steps 6 and 7, kind by kind: load-balancing revocations, and
 	// handing out created and lost resources least loaded.
@@ -381,10 +462,22 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		// flag so that its step schedule holds until it expires.
 		sched.revokedPrev = false
 	}
-	final := spec.Assignment{}
-	for _, ks := range kinds {
-		for m, s := range lr.finish(ks) {
-			final[m] = final[m].Union(s)
+	results := make([][][]int32, len(kinds))
+	for k, ks := range kinds {
+		results[k] = lr.finish(ks)
+	}
+	final := make(spec.Assignment, len(ids))
+	for p, m := range ids {
+		var all []int32
+		for _, r := range results {
+			all = mergeIdx(all, r[p])
+		}
+		if len(all) > 0 && len(all) == len(lr.owned[m]) && slices.Equal(all, kept[p]) {
+			// The member keeps exactly what it claims: the claimed set
+			// is that set (sets are immutable, so it is shared).
+			final[m] = lr.owned[m]
+		} else {
+			final[m] = u.resources(all)
 		}
 	}
 
@@ -405,6 +498,22 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		res.Held = held
 	}
 	return res
+}
+
+// claimsAny reports whether some member claims a resource of s (extra
+// being the claims that are not configured).
+func (lr *leaderRound) claimsAny(s, extra spec.Set) bool {
+	l := lr.u.locator()
+	for _, x := range s {
+		if i, ok := l.index(x); ok {
+			if lr.claims[i] > 0 {
+				return true
+			}
+		} else if extra.Contains(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // departedLeaders returns the leaders members report their claims were
@@ -445,10 +554,10 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 		return 0, lost, nil, false
 	case s.scheduledAt > 0 && lr.now >= s.scheduledAt:
 		// The delay expired: round-robin over the candidates.
-		var cands []spec.MemberID
+		var cands []int
 		for _, c := range s.candidates {
-			if lr.isMember(c) {
-				cands = append(cands, c)
+			if p, ok := slices.BinarySearch(lr.ids, c); ok {
+				cands = append(cands, p)
 			}
 		}
 		switch {
@@ -458,7 +567,12 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 			// Connect before KAFKA-10413: findFirst picked one
 			// candidate for every lost resource.
 			reassign = lr.roundRobin(cands[:1], lost)
-			lr.pinned = lost.Minus(reassign)
+			if pinned := lost.Minus(reassign); !pinned.IsEmpty() {
+				lr.pinned = make([]bool, lr.u.size)
+				for _, i := range lr.u.indices(pinned) {
+					lr.pinned[i] = true
+				}
+			}
 		default:
 			reassign = lr.roundRobin(cands, lost)
 		}
@@ -466,8 +580,8 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 		s.revokedPrev = false
 		return 0, reassign, nil, false
 	}
-	for _, m := range lr.ids {
-		if lr.next[m].IsEmpty() {
+	for p, m := range lr.ids {
+		if len(lr.next[p]) == 0 {
 			s.candidates = unionIDs(s.candidates, []spec.MemberID{m})
 		}
 	}
@@ -481,25 +595,27 @@ func (lr *leaderRound) handleLost(lost spec.Set, prevMembers []spec.MemberID, s 
 	return delay, nil, lost, started
 }
 
-// roundRobin gives the lost resources to the candidates in turn, connectors
-// first and then the rest, each pass starting again at the first candidate
-// (Connect's iterator), skipping candidates that do not subscribe to a
-// resource's topic. It returns what no candidate could take.
-func (lr *leaderRound) roundRobin(cands []spec.MemberID, lost spec.Set) spec.Set {
+// roundRobin gives the lost resources (all configured) to the candidates
+// (member positions) in turn, connectors first and then the rest, each
+// pass starting again at the first candidate (Connect's iterator),
+// skipping candidates that do not subscribe to a resource's topic. It
+// returns what no candidate could take.
+func (lr *leaderRound) roundRobin(cands []int, lost spec.Set) spec.Set {
 	var rest []spec.Resource
-	add := map[spec.MemberID][]spec.Resource{}
+	add := make([][]int32, len(cands))
+	idx := lr.u.indices(lost)
 	for _, k := range assign.ConnectKinds {
 		cursor := 0
-		for _, x := range lost {
+		for j, x := range lost {
 			if assign.KindOf(x) != k {
 				continue
 			}
 			placed := false
 			for i := range cands {
-				c := cands[(cursor+i)%len(cands)]
-				if lr.eligible(c, x) {
-					add[c] = append(add[c], x)
-					cursor = (cursor + i + 1) % len(cands)
+				c := (cursor + i) % len(cands)
+				if lr.eligibleIdx(cands[c], idx[j]) {
+					add[c] = append(add[c], idx[j])
+					cursor = (c + 1) % len(cands)
 					placed = true
 					break
 				}
@@ -510,7 +626,7 @@ func (lr *leaderRound) roundRobin(cands []spec.MemberID, lost spec.Set) spec.Set
 		}
 	}
 	for c, xs := range add {
-		lr.next[c] = lr.next[c].Union(spec.NewSet(xs...))
+		lr.next[cands[c]] = mergeIdx(lr.next[cands[c]], sortedIdx(xs))
 	}
 	return spec.NewSet(rest...)
 }

@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // Defaults of IncrementalConfig.
@@ -146,26 +148,28 @@ func (lr *leaderRound) incrementalBalance(kinds []*kindRound, s *schedule) class
 
 // truncate takes at most budget resources from plan, one at a time from the
 // member that holds the most after the resources already taken (ties by
-// id), each member's in plan order.
+// id), each member's in plan order. Only the members plan takes from can
+// be chosen, so only they are looked at.
 func (lr *leaderRound) truncate(ks *kindRound, plan proposal, budget int) proposal {
-	count := map[spec.MemberID]int{}
-	for _, m := range lr.ids {
-		count[m] = ks.on()[m].Len()
+	from := slices.Sorted(maps.Keys(plan))
+	count := make([]int, len(from))
+	for k, m := range from {
+		count[k] = len(ks.on()[lr.position(m)])
 	}
-	pos := map[spec.MemberID]int{}
+	pos := make([]int, len(from))
 	take := proposal{}
 	for range budget {
-		var best spec.MemberID
-		found := false
-		for _, m := range lr.ids {
-			if pos[m] < len(plan[m]) && (!found || count[m] > count[best]) {
-				best, found = m, true
+		best := -1
+		for k, m := range from {
+			if pos[k] < len(plan[m]) && (best < 0 || count[k] > count[best]) {
+				best = k
 			}
 		}
-		if !found {
+		if best < 0 {
 			break
 		}
-		take[best] = append(take[best], plan[best][pos[best]])
+		m := from[best]
+		take[m] = append(take[m], plan[m][pos[best]])
 		pos[best]++
 		count[best]--
 	}

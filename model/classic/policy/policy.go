@@ -134,27 +134,10 @@ func newRound(in classic.LeaderInput) (round, error) {
 	return r, nil
 }
 
-// eligible reports whether member m may be given resource x: m subscribes
-// to x's topic.
-func (r round) eligible(m spec.MemberID, x spec.Resource) bool {
-	_, ok := slices.BinarySearch(r.subs[m], x.Topic)
-	return ok
-}
-
 // isMember reports whether m takes part in the round.
 func (r round) isMember(m spec.MemberID) bool {
 	_, ok := slices.BinarySearch(r.ids, m)
 	return ok
-}
-
-// universe returns every resource of every topic some member subscribes to
-// that exists in the leader's metadata (Connect's "configured" set).
-func (r round) universe() spec.Set {
-	var topics []string
-	for _, m := range r.ids {
-		topics = append(topics, r.subs[m]...)
-	}
-	return r.in.Topics.Resources(topics...)
 }
 
 // checkAssignorResult returns an error if the assignor's result names a

@@ -1,0 +1,252 @@
+package policy
+
+import (
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/assign"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// The Designs II and III leader works on the round's configured resources
+// (Connect's "configured" set: every resource of every topic some member
+// subscribes to) by index. Steps 4 to 7 only ever hold, hand out and take
+// back configured resources (what is not configured is deleted and revoked
+// in step 4), so an assignment is a sorted []int32 of indices per member
+// position (the position of the member in the round's sorted IDs), and
+// index order is resource order (spec.Resource.Less). That turns the set
+// operations of a round over R resources and W members into merges of
+// integers and array lookups, instead of sorting resources and hashing
+// their topic strings, which at Connect's scale (W = 1,000, R = 100,000)
+// was almost all of a round's time. Sets go back to spec.Set only at the
+// edges: the input's claims and memory, and the result.
+
+// universe is the configured resources of a round, indexed: index i
+// names resource(i), and index order is resource order. The resources
+// themselves are not stored: an index's topic run gives it.
+type universe struct {
+	// size is the number of configured resources.
+	size int
+	// topics are the topics with at least one configured resource, in
+	// order, and byName their positions.
+	topics []topicSpan
+	byName map[string]int32
+	// topicOf is the position in topics of each index's topic.
+	topicOf []int32
+	// connectors reports that some configured resource is a connector.
+	connectors bool
+}
+
+// topicSpan is one topic's run of indices: start+k is the resource of the
+// topic with partition lo+k, for 0 <= k < n (lo is spec.ConnectorTask for
+// a connector, whose connector resource comes before its tasks, and 0
+// otherwise).
+type topicSpan struct {
+	name     string
+	start    int32
+	lo, n    int32
+	hasTasks bool
+}
+
+// newUniverse indexes the resources that topics.Resources(names...) of
+// every member's subscription returns: every partition of every
+// subscribed topic with metadata, and a connector's connector resource
+// before its tasks. subs are the sorted subscriptions; members that share
+// one subscription slice are looked at once.
+func newUniverse(topics spec.Topics, subs [][]string) *universe {
+	seen := map[string]struct{}{}
+	var names []string
+	for i, s := range subs {
+		if i > 0 && sameSlice(s, subs[i-1]) {
+			continue
+		}
+		for _, t := range s {
+			if _, ok := seen[t]; !ok {
+				seen[t] = struct{}{}
+				names = append(names, t)
+			}
+		}
+	}
+	slices.Sort(names)
+	u := &universe{byName: make(map[string]int32, len(names))}
+	for _, n := range names {
+		c, ok := topics[n]
+		if !ok {
+			continue
+		}
+		sp := topicSpan{name: n, start: int32(u.size), n: max(c, 0), hasTasks: c > 0}
+		if topics.IsConnector(n) {
+			sp.lo = spec.ConnectorTask
+			sp.n++
+			u.connectors = true
+		}
+		if sp.n == 0 {
+			continue
+		}
+		u.size += int(sp.n)
+		u.byName[n] = int32(len(u.topics))
+		u.topics = append(u.topics, sp)
+	}
+	u.topicOf = make([]int32, u.size)
+	for t, sp := range u.topics {
+		for k := range sp.n {
+			u.topicOf[sp.start+k] = int32(t)
+		}
+	}
+	return u
+}
+
+// resource returns the resource index i names.
+func (u *universe) resource(i int32) spec.Resource {
+	sp := &u.topics[u.topicOf[i]]
+	return spec.Resource{Topic: sp.name, Partition: sp.lo + i - sp.start}
+}
+
+// sameSlice reports whether a and b are the same slice (one subscription
+// shared by several members).
+func sameSlice(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// locator finds resources of a sorted set in a universe, looking each
+// topic up once for each run of its resources.
+type locator struct {
+	u     *universe
+	valid bool
+	topic string
+	t     int32 // position in u.topics, -1 when the topic has none
+}
+
+func (u *universe) locator() locator { return locator{u: u} }
+
+// index returns the index of x and whether x is configured.
+func (l *locator) index(x spec.Resource) (int32, bool) {
+	if !l.valid || x.Topic != l.topic {
+		l.valid, l.topic = true, x.Topic
+		t, ok := l.u.byName[x.Topic]
+		if !ok {
+			t = -1
+		}
+		l.t = t
+	}
+	if l.t < 0 {
+		return -1, false
+	}
+	sp := &l.u.topics[l.t]
+	k := x.Partition - sp.lo
+	if k < 0 || k >= sp.n {
+		return -1, false
+	}
+	return sp.start + k, true
+}
+
+// index returns the index of x and whether x is configured.
+func (u *universe) index(x spec.Resource) (int32, bool) {
+	l := u.locator()
+	return l.index(x)
+}
+
+// count returns the number of configured resources of kind k.
+func (u *universe) count(k assign.ConnectKind) int {
+	connectors := 0
+	for _, sp := range u.topics {
+		if sp.lo == spec.ConnectorTask {
+			connectors++
+		}
+	}
+	if k == assign.ConnectorKind {
+		return connectors
+	}
+	return u.size - connectors
+}
+
+// indices returns the indices of the configured resources of s, in order.
+func (u *universe) indices(s spec.Set) []int32 {
+	out := make([]int32, 0, len(s))
+	l := u.locator()
+	for _, x := range s {
+		if i, ok := l.index(x); ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// resources returns the set of the resources of xs (sorted indices); nil
+// when xs is empty, as every spec.Set operation returns an empty set.
+func (u *universe) resources(xs []int32) spec.Set {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make(spec.Set, len(xs))
+	for k, i := range xs {
+		out[k] = u.resource(i)
+	}
+	return out
+}
+
+// isConnector reports whether index i is a connector resource.
+func (u *universe) isConnector(i int32) bool {
+	sp := &u.topics[u.topicOf[i]]
+	return sp.lo == spec.ConnectorTask && i == sp.start
+}
+
+// mergeIdx returns the sorted union of the sorted index lists a and b, a
+// new slice (or one of them when the other is empty).
+func mergeIdx(a, b []int32) []int32 {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]int32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// minusIdx returns the sorted list a without the elements of the sorted
+// list b, a new slice (or a itself when b is empty).
+func minusIdx(a, b []int32) []int32 {
+	if len(b) == 0 || len(a) == 0 {
+		return a
+	}
+	out := make([]int32, 0, len(a))
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j < len(b) && b[j] == x {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// sortedIdx sorts xs in place, drops repeats and returns it.
+func sortedIdx(xs []int32) []int32 {
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+// containsIdx reports whether the sorted list xs holds i.
+func containsIdx(xs []int32, i int32) bool {
+	_, ok := slices.BinarySearch(xs, i)
+	return ok
+}
