@@ -297,7 +297,7 @@ type Coordinator struct {
 	// the PerSetEpochUpdate fault it is Kafka's map before KAFKA-16147:
 	// one holder per partition, which may be missing or name a member
 	// that no longer holds it.
-	owners map[spec.Resource][]holder
+	owners ownerMap
 
 	// forked marks the maps a Fork shares with the coordinator it was
 	// forked from: ownMaps copies them before the first write.
@@ -383,7 +383,6 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		members:   map[spec.MemberID]member{},
 		instances: map[string]spec.MemberID{},
 		target:    spec.Assignment{},
-		owners:    map[spec.Resource][]holder{},
 	}
 	for _, name := range cfg.Assignors {
 		c.assignors[name], _ = newAssignor(name, cfg.Semantics)
@@ -643,7 +642,12 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 // updateHoldings moves member id's entries in the owner map from its old
 // current assignment (nil for a member new to the group) to next, at
 // next's epoch: Kafka's ConsumerGroup.updatePartitionEpochs. It removes
-// everything old holds, then adds everything next holds.
+// everything old holds, then adds everything next holds. The owner map
+// ends as if it did exactly that, but a partition that old and next both
+// hold only has its holder's epoch changed, and nothing is touched when
+// the epoch and both sets are the same (a keep-alive heartbeat): a
+// heartbeat costs nothing per partition unless its member's holding
+// changed.
 //
 // With the PerSetEpochUpdate fault it is the method before KAFKA-16147
 // instead: the assigned partitions, then the partitions pending
@@ -655,10 +659,14 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, next reconcile.Member) {
 	switch {
 	case !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate):
-		if old != nil {
-			c.removeHoldings(id, old.Assigned.Union(old.PendingRevocation))
+		if old == nil {
+			c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
+			return
 		}
-		c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
+		if old.Epoch == next.Epoch && old.Assigned.Equal(next.Assigned) && old.PendingRevocation.Equal(next.PendingRevocation) {
+			return
+		}
+		c.moveHoldings(id, old.Assigned.Union(old.PendingRevocation), next.Epoch, next.Assigned.Union(next.PendingRevocation))
 	case old == nil:
 		c.addHoldings(id, next.Epoch, next.Assigned)
 		c.addHoldings(id, next.Epoch, next.PendingRevocation)
@@ -674,54 +682,111 @@ func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, ne
 	}
 }
 
+// moveHoldings is removeHoldings(id, from) followed by addHoldings(id, e,
+// to), without the PerSetEpochUpdate fault, in one walk of each set: a
+// partition of both keeps its entry with id's epoch set to e. It panics
+// where the two would, on the same partition and with the same message:
+// first for a partition of from that id does not hold, then for a
+// partition of to that another member holds (unless the AssignBeforeRelease
+// fault is on).
+func (c *Coordinator) moveHoldings(id spec.MemberID, from spec.Set, e spec.Epoch, to spec.Set) {
+	c.ownMaps()
+	// Removal: every partition of from must be id's; those not in to are
+	// released.
+	var w rowWriter
+	j := 0
+	for _, p := range from {
+		for j < len(to) && to[j].Less(p) {
+			j++
+		}
+		kept := j < len(to) && to[j] == p
+		s := w.at(&c.owners, p)
+		i := s.index(id)
+		if i < 0 {
+			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, s.holders()))
+		}
+		if !kept {
+			*s = s.without(i)
+		}
+	}
+	// Addition: every partition of to is taken at epoch e, or re-taken if
+	// id kept it.
+	j = 0
+	for _, p := range to {
+		for j < len(from) && from[j].Less(p) {
+			j++
+		}
+		kept := j < len(from) && from[j] == p
+		s := w.at(&c.owners, p)
+		if !kept {
+			c.take(s, id, e, p)
+			continue
+		}
+		if s.rest != nil && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+			// addHoldings would find the other holders once id's
+			// entry is gone.
+			others := slices.DeleteFunc(s.holders(), func(h holder) bool { return h.member == id })
+			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, others[0].member, others[0].epoch))
+		}
+		*s = s.withEpoch(s.index(id), e)
+	}
+}
+
 // removeHoldings removes id's holding of every partition of ps from the
 // owner map. With the PerSetEpochUpdate fault it deletes each partition's
 // entry whoever holds it, as Kafka's removePartitionEpochs did before
 // KAFKA-16147.
 func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 	c.ownMaps()
+	var w rowWriter
 	for _, p := range ps {
+		s := w.at(&c.owners, p)
 		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
-			delete(c.owners, p)
+			*s = slot{}
 			continue
 		}
-		hs := c.owners[p]
-		i := slices.IndexFunc(hs, func(h holder) bool { return h.member == id })
+		i := s.index(id)
 		if i < 0 {
-			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, hs))
+			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, s.holders()))
 		}
-		if len(hs) == 1 {
-			delete(c.owners, p)
-			continue
-		}
-		c.owners[p] = slices.Delete(slices.Clone(hs), i, i+1)
+		*s = s.without(i)
 	}
 }
 
 // addHoldings records id as the holder of every partition of ps at epoch
-// e. A partition still held by another member is Kafka's
-// IllegalStateException in addPartitionEpochs, the hard guard against
-// double ownership: it panics, unless the AssignBeforeRelease fault is on.
-// With the PerSetEpochUpdate fault it overwrites the entry instead, as
-// Kafka's addPartitionEpochs did before KAFKA-16147.
+// e (see take). With the PerSetEpochUpdate fault it overwrites the entry
+// instead, as Kafka's addPartitionEpochs did before KAFKA-16147.
 func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
 	c.ownMaps()
+	var w rowWriter
 	for _, p := range ps {
+		s := w.at(&c.owners, p)
 		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
-			c.owners[p] = []holder{{member: id, epoch: e}}
+			*s = slot{first: holder{member: id, epoch: e}}
 			continue
 		}
-		hs := c.owners[p]
-		if len(hs) > 0 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
-			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, hs[0].member, hs[0].epoch))
-		}
-		if slices.ContainsFunc(hs, func(h holder) bool { return h.member == id }) {
-			panic(fmt.Sprintf("coordinator: %s already holds %s", id, p))
-		}
-		next := append(slices.Clone(hs), holder{member: id, epoch: e})
-		slices.SortFunc(next, func(a, b holder) int { return strings.Compare(string(a.member), string(b.member)) })
-		c.owners[p] = next
+		c.take(s, id, e, p)
 	}
+}
+
+// take records id in s, the slot of partition p, as a holder at epoch e. A
+// partition still held by another member is Kafka's IllegalStateException
+// in addPartitionEpochs, the hard guard against double ownership: it
+// panics, unless the AssignBeforeRelease fault is on.
+func (c *Coordinator) take(s *slot, id spec.MemberID, e spec.Epoch, p spec.Resource) {
+	if s.empty() {
+		*s = slot{first: holder{member: id, epoch: e}}
+		return
+	}
+	if !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+		panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, s.first.member, s.first.epoch))
+	}
+	if s.index(id) >= 0 {
+		panic(fmt.Sprintf("coordinator: %s already holds %s", id, p))
+	}
+	next := append(s.holders(), holder{member: id, epoch: e})
+	slices.SortFunc(next, compareHolders)
+	*s = slotOf(next)
 }
 
 // State returns the group state.
@@ -816,11 +881,12 @@ func (c *Coordinator) Topics() spec.Topics { return copyTopics(c.topics) }
 // revocation. A static member parked at -2 still holds its partitions.
 func (c *Coordinator) Owners() spec.Assignment {
 	out := spec.Assignment{}
-	for p, hs := range c.owners {
-		for _, h := range hs {
-			out[h.member] = out[h.member].Add(p)
+	// In resource order, so appending keeps each set sorted.
+	c.owners.each(func(p spec.Resource, s slot) {
+		for _, h := range s.holders() {
+			out[h.member] = append(out[h.member], p)
 		}
-	}
+	})
 	return out
 }
 
@@ -830,7 +896,7 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.members = maps.Clone(c.members)
 	n.instances = maps.Clone(c.instances)
 	n.target = maps.Clone(c.target)
-	n.owners = maps.Clone(c.owners)
+	n.owners = c.owners.clone()
 	n.forked = false
 	return &n
 }
@@ -851,7 +917,7 @@ func (c *Coordinator) ownMaps() {
 	if c.forked {
 		c.instances = maps.Clone(c.instances)
 		c.target = maps.Clone(c.target)
-		c.owners = maps.Clone(c.owners)
+		c.owners = c.owners.clone()
 		c.forked = false
 	}
 }
@@ -907,15 +973,14 @@ func (c *Coordinator) String() string {
 			m.cur.Assigned, m.cur.PendingRevocation, c.target[id], strings.Join(m.subscription, " "),
 			dash(m.assignor), dash(m.rack), m.rebalanceTimeout, st, rt)
 	}
-	ps := slices.SortedFunc(maps.Keys(c.owners), spec.Resource.Compare)
-	parts := make([]string, 0, len(ps))
-	for _, p := range ps {
+	var parts []string
+	c.owners.each(func(p spec.Resource, s slot) {
 		var hs []string
-		for _, h := range c.owners[p] {
+		for _, h := range s.holders() {
 			hs = append(hs, fmt.Sprintf("%s@%d", h.member, h.epoch))
 		}
 		parts = append(parts, p.String()+"="+strings.Join(hs, ","))
-	}
+	})
 	fmt.Fprintf(&b, "owners %s\n", strings.Join(parts, " "))
 	return b.String()
 }
@@ -1028,14 +1093,13 @@ func (c *Coordinator) CheckInvariants() error {
 		// The ownership laws report what that does to the group.
 		return c.checkSubscriptionMetadata(fail)
 	}
-	if len(held) != len(c.owners) {
-
-		return fail("owner map has %d partitions, members hold %d", len(c.owners), len(held))
+	if n := c.owners.len(); len(held) != n {
+		return fail("owner map has %d partitions, members hold %d", n, len(held))
 	}
 	for p, want := range held {
-		slices.SortFunc(want, func(a, b holder) int { return strings.Compare(string(a.member), string(b.member)) })
-		if !slices.Equal(c.owners[p], want) {
-			return fail("owners of %s are %v, members hold it as %v", p, c.owners[p], want)
+		slices.SortFunc(want, compareHolders)
+		if got := c.owners.get(p).holders(); !slices.Equal(got, want) {
+			return fail("owners of %s are %v, members hold it as %v", p, got, want)
 		}
 		if len(want) > 1 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
 			return fail("partition %s held by %v", p, want)
