@@ -643,11 +643,10 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 // current assignment (nil for a member new to the group) to next, at
 // next's epoch: Kafka's ConsumerGroup.updatePartitionEpochs. It removes
 // everything old holds, then adds everything next holds. The owner map
-// ends as if it did exactly that, but a partition that old and next both
-// hold only has its holder's epoch changed, and nothing is touched when
-// the epoch and both sets are the same (a keep-alive heartbeat): a
-// heartbeat costs nothing per partition unless its member's holding
-// changed.
+// ends as if it did exactly that, but it is only touched where the
+// holding changes: the epochs are the member record's (see ownerMap), so
+// a heartbeat that leaves both sets as they were costs nothing per
+// partition, whatever its epoch.
 //
 // With the PerSetEpochUpdate fault it is the method before KAFKA-16147
 // instead: the assigned partitions, then the partitions pending
@@ -663,10 +662,10 @@ func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, ne
 			c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
 			return
 		}
-		if old.Epoch == next.Epoch && old.Assigned.Equal(next.Assigned) && old.PendingRevocation.Equal(next.PendingRevocation) {
+		if sameSet(old.Assigned, next.Assigned) && sameSet(old.PendingRevocation, next.PendingRevocation) {
 			return
 		}
-		c.moveHoldings(id, old.Assigned.Union(old.PendingRevocation), next.Epoch, next.Assigned.Union(next.PendingRevocation))
+		c.moveHoldings(id, old.Assigned.Union(old.PendingRevocation), next.Assigned.Union(next.PendingRevocation))
 	case old == nil:
 		c.addHoldings(id, next.Epoch, next.Assigned)
 		c.addHoldings(id, next.Epoch, next.PendingRevocation)
@@ -682,14 +681,23 @@ func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, ne
 	}
 }
 
+// sameSet reports whether a and b hold the same resources, at once when
+// they are the same slice (reconcile.Next returns a set it leaves as it
+// was).
+func sameSet(a, b spec.Set) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || a.Equal(b)
+}
+
 // moveHoldings is removeHoldings(id, from) followed by addHoldings(id, e,
 // to), without the PerSetEpochUpdate fault, in one walk of each set: a
-// partition of both keeps its entry with id's epoch set to e. It panics
-// where the two would, on the same partition and with the same message:
-// first for a partition of from that id does not hold, then for a
-// partition of to that another member holds (unless the AssignBeforeRelease
-// fault is on).
-func (c *Coordinator) moveHoldings(id spec.MemberID, from spec.Set, e spec.Epoch, to spec.Set) {
+// partition of both keeps its entry. It panics where the two would, on the
+// same partition and with the same message: first for a partition of from
+// that id does not hold, then for a partition of to that another member
+// holds (unless the AssignBeforeRelease fault is on).
+func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
 	c.ownMaps()
 	// Removal: every partition of from must be id's; those not in to are
 	// released.
@@ -703,14 +711,13 @@ func (c *Coordinator) moveHoldings(id spec.MemberID, from spec.Set, e spec.Epoch
 		s := w.at(&c.owners, p)
 		i := s.index(id)
 		if i < 0 {
-			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, s.holders()))
+			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, c.holders(*s)))
 		}
 		if !kept {
 			*s = s.without(i)
 		}
 	}
-	// Addition: every partition of to is taken at epoch e, or re-taken if
-	// id kept it.
+	// Addition: every partition of to is taken, or kept if id held it.
 	j = 0
 	for _, p := range to {
 		for j < len(from) && from[j].Less(p) {
@@ -719,16 +726,15 @@ func (c *Coordinator) moveHoldings(id spec.MemberID, from spec.Set, e spec.Epoch
 		kept := j < len(from) && from[j] == p
 		s := w.at(&c.owners, p)
 		if !kept {
-			c.take(s, id, e, p)
+			c.take(s, id, p)
 			continue
 		}
 		if s.rest != nil && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
 			// addHoldings would find the other holders once id's
 			// entry is gone.
-			others := slices.DeleteFunc(s.holders(), func(h holder) bool { return h.member == id })
+			others := slices.DeleteFunc(c.holders(*s), func(h holder) bool { return h.member == id })
 			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, others[0].member, others[0].epoch))
 		}
-		*s = s.withEpoch(s.index(id), e)
 	}
 }
 
@@ -747,7 +753,7 @@ func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 		}
 		i := s.index(id)
 		if i < 0 {
-			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, s.holders()))
+			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, c.holders(*s)))
 		}
 		*s = s.without(i)
 	}
@@ -755,7 +761,8 @@ func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 
 // addHoldings records id as the holder of every partition of ps at epoch
 // e (see take). With the PerSetEpochUpdate fault it overwrites the entry
-// instead, as Kafka's addPartitionEpochs did before KAFKA-16147.
+// instead, as Kafka's addPartitionEpochs did before KAFKA-16147, and
+// records the epoch e.
 func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
 	c.ownMaps()
 	var w rowWriter
@@ -765,28 +772,42 @@ func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
 			*s = slot{first: holder{member: id, epoch: e}}
 			continue
 		}
-		c.take(s, id, e, p)
+		c.take(s, id, p)
 	}
 }
 
-// take records id in s, the slot of partition p, as a holder at epoch e. A
-// partition still held by another member is Kafka's IllegalStateException
-// in addPartitionEpochs, the hard guard against double ownership: it
-// panics, unless the AssignBeforeRelease fault is on.
-func (c *Coordinator) take(s *slot, id spec.MemberID, e spec.Epoch, p spec.Resource) {
+// take records id in s, the slot of partition p, as a holder (its epoch is
+// its member record's). A partition still held by another member is
+// Kafka's IllegalStateException in addPartitionEpochs, the hard guard
+// against double ownership: it panics, unless the AssignBeforeRelease
+// fault is on. Not for the PerSetEpochUpdate fault.
+func (c *Coordinator) take(s *slot, id spec.MemberID, p spec.Resource) {
 	if s.empty() {
-		*s = slot{first: holder{member: id, epoch: e}}
+		*s = slot{first: holder{member: id}}
 		return
 	}
 	if !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
-		panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, s.first.member, s.first.epoch))
+		first := c.holders(*s)[0]
+		panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, first.member, first.epoch))
 	}
 	if s.index(id) >= 0 {
 		panic(fmt.Sprintf("coordinator: %s already holds %s", id, p))
 	}
-	next := append(s.holders(), holder{member: id, epoch: e})
+	next := append(s.holders(), holder{member: id})
 	slices.SortFunc(next, compareHolders)
 	*s = slotOf(next)
+}
+
+// holders returns the holders of s with their epochs: as stored under the
+// PerSetEpochUpdate fault, their member records' otherwise (see ownerMap).
+func (c *Coordinator) holders(s slot) []holder {
+	hs := s.holders()
+	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+		for i := range hs {
+			hs[i].epoch = c.members[hs[i].member].cur.Epoch
+		}
+	}
+	return hs
 }
 
 // State returns the group state.
@@ -976,7 +997,7 @@ func (c *Coordinator) String() string {
 	var parts []string
 	c.owners.each(func(p spec.Resource, s slot) {
 		var hs []string
-		for _, h := range s.holders() {
+		for _, h := range c.holders(s) {
 			hs = append(hs, fmt.Sprintf("%s@%d", h.member, h.epoch))
 		}
 		parts = append(parts, p.String()+"="+strings.Join(hs, ","))
@@ -1098,8 +1119,12 @@ func (c *Coordinator) CheckInvariants() error {
 	}
 	for p, want := range held {
 		slices.SortFunc(want, compareHolders)
-		if got := c.owners.get(p).holders(); !slices.Equal(got, want) {
+		stored := c.owners.get(p)
+		if got := c.holders(stored); !slices.Equal(got, want) {
 			return fail("owners of %s are %v, members hold it as %v", p, got, want)
+		}
+		if slices.ContainsFunc(stored.holders(), func(h holder) bool { return h.epoch != 0 }) {
+			return fail("owner map stores epochs for %s: %v (they are the members')", p, stored.holders())
 		}
 		if len(want) > 1 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
 			return fail("partition %s held by %v", p, want)

@@ -30,18 +30,13 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	c.owners.each(func(r spec.Resource, s slot) {
 		e.String(r.Topic)
 		e.Int(int64(r.Partition))
-		e.Len(1 + len(s.rest))
-		writeHolder(e, s.first)
-		for _, h := range s.rest {
-			writeHolder(e, h)
+		hs := c.holders(s)
+		e.Len(len(hs))
+		for _, h := range hs {
+			e.String(string(h.member))
+			e.Int(int64(h.epoch))
 		}
 	})
-}
-
-// writeHolder writes one holder of the owner map.
-func writeHolder(e *canon.Encoder, h holder) {
-	e.String(string(h.member))
-	e.Int(int64(h.epoch))
 }
 
 // encode writes every field of the member record.

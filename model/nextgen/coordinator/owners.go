@@ -13,11 +13,17 @@ import (
 // It is a map from spec.Resource to a non-empty []holder in all but
 // representation: the holders are kept per topic in a slice indexed by
 // partition number, so that walking a sorted spec.Set looks each topic up
-// once and each partition up by index instead of hashing a resource, and
-// a holder's epoch changes in place. Nothing else about it is state: the
-// partitions it has are those whose slot is not empty, however long a
-// topic's slice has grown, so two owner maps with the same entries behave
-// and encode the same.
+// once and each partition up by index instead of hashing a resource.
+// Nothing else about it is state: the partitions it has are those whose
+// slot is not empty, however long a topic's slice has grown, so two owner
+// maps with the same entries behave and encode the same.
+//
+// A holder's epoch is stored only under the PerSetEpochUpdate fault, whose
+// map may hold a stale one. Otherwise it is always the epoch of the
+// holder's member record (Kafka sets the partition epochs from the member
+// epoch on every update of the member), so it is left 0 and read from the
+// member (Coordinator.holders): a heartbeat that moves its member to a new
+// epoch without changing what it holds leaves the map alone.
 //
 // The zero ownerMap is empty and usable.
 type ownerMap struct {
@@ -44,7 +50,8 @@ type slot struct {
 // empty reports whether the partition has no holder.
 func (s slot) empty() bool { return s.first.member == "" }
 
-// holders returns the holders in a new slice, nil for none.
+// holders returns the holders as stored (see ownerMap for their epochs)
+// in a new slice, nil for none.
 func (s slot) holders() []holder {
 	if s.empty() {
 		return nil
@@ -87,17 +94,6 @@ func (s slot) without(i int) slot {
 		return slot{}
 	}
 	return slotOf(slices.Delete(s.holders(), i, i+1))
-}
-
-// withEpoch returns s with the epoch of its i-th holder set to e.
-func (s slot) withEpoch(i int, e spec.Epoch) slot {
-	if i == 0 {
-		s.first.epoch = e
-		return s
-	}
-	s.rest = slices.Clone(s.rest)
-	s.rest[i-1].epoch = e
-	return s
 }
 
 // slotIndex is the index of partition p in its topic's slice.

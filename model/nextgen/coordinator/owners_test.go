@@ -90,10 +90,11 @@ type holdings interface {
 	removeHoldings(id spec.MemberID, ps spec.Set)
 }
 
-// asMap returns o's entries as the reference keeps them.
-func (o ownerMap) asMap() map[spec.Resource][]holder {
+// ownersMap returns c's owner map as the reference keeps it, with the
+// holders' epochs.
+func (c *Coordinator) ownersMap() map[spec.Resource][]holder {
 	out := map[spec.Resource][]holder{}
-	o.each(func(r spec.Resource, s slot) { out[r] = s.holders() })
+	c.owners.each(func(r spec.Resource, s slot) { out[r] = c.holders(s) })
 	return out
 }
 
@@ -109,8 +110,9 @@ func panicOf(f func()) (p any) {
 var ownerUniverse = spec.NewSet(spec.Connector("c")).Union(spec.Range("c", 0, 1)).
 	Union(spec.Range("t", 0, 4)).Union(spec.Range("u", 0, 2))
 
-// TestOwnerMapMatchesReference drives the coordinator's owner map and the
-// reference with the same random updates (members joining, moving,
+// TestOwnerMapMatchesReference drives the coordinator's owner map (and its
+// member records, which give the holders' epochs) and the reference with
+// the same random updates (members joining, moving,
 // re-epoching, keeping everything, parking and leaving, under every
 // combination of the two faults that change the map) and requires the
 // same entries after each update, and a panic with the same message
@@ -124,7 +126,8 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 		if rapid.Bool().Draw(t, "perSetEpochUpdate") {
 			faults |= nextgen.PerSetEpochUpdate
 		}
-		c := &Coordinator{cfg: CoordinatorConfig{Faults: faults}}
+		// The coordinator's member records give the holders' epochs.
+		c := &Coordinator{cfg: CoordinatorConfig{Faults: faults}, members: map[spec.MemberID]member{}}
 		ref := &refOwners{faults: faults, owners: map[spec.Resource][]holder{}}
 		ids := []spec.MemberID{"A", "B", "C"}
 		cur := map[spec.MemberID]reconcile.Member{}
@@ -173,16 +176,18 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 			if want != nil {
 				return // both maps are half updated: nothing more to compare
 			}
-			if got, want := c.owners.asMap(), ref.owners; !maps.EqualFunc(got, want, slices.Equal) {
+			if leave {
+				delete(cur, id)
+				delete(c.members, id)
+			} else {
+				cur[id] = next
+				c.members[id] = member{id: id, cur: next}
+			}
+			if got, want := c.ownersMap(), ref.owners; !maps.EqualFunc(got, want, slices.Equal) {
 				t.Fatalf("step %d (%s): owners %v, reference %v", step, id, got, want)
 			}
 			if n := c.owners.len(); n != len(ref.owners) {
 				t.Fatalf("step %d: %d partitions held, reference %d", step, n, len(ref.owners))
-			}
-			if leave {
-				delete(cur, id)
-			} else {
-				cur[id] = next
 			}
 		}
 	})
