@@ -292,8 +292,8 @@ type Coordinator struct {
 	target spec.Assignment
 	// owners is Kafka's currentPartitionEpoch: for every partition that a
 	// member holds as assigned or pending revocation, the holder and its
-	// member epoch. Holder slices are never written after they are stored.
-	// More than one holder only with the AssignBeforeRelease fault. With
+	// member epoch (see ownerMap for how they are kept). More than one
+	// holder only with the AssignBeforeRelease fault. With
 	// the PerSetEpochUpdate fault it is Kafka's map before KAFKA-16147:
 	// one holder per partition, which may be missing or name a member
 	// that no longer holds it.

@@ -16,7 +16,9 @@ import (
 // once and each partition up by index instead of hashing a resource.
 // Nothing else about it is state: the partitions it has are those whose
 // slot is not empty, however long a topic's slice has grown, so two owner
-// maps with the same entries behave and encode the same.
+// maps with the same entries behave, print and encode the same (only
+// reflect.DeepEqual may tell them apart, as it could two Go maps' spare
+// capacity; a clone is DeepEqual to its original).
 //
 // A holder's epoch is stored only under the PerSetEpochUpdate fault, whose
 // map may hold a stale one. Otherwise it is always the epoch of the
