@@ -292,12 +292,12 @@ type Coordinator struct {
 	target spec.Assignment
 	// owners is Kafka's currentPartitionEpoch: for every partition that a
 	// member holds as assigned or pending revocation, the holder and its
-	// member epoch. Holder slices are never written after they are stored.
-	// More than one holder only with the AssignBeforeRelease fault. With
+	// member epoch (see ownerMap for how they are kept). More than one
+	// holder only with the AssignBeforeRelease fault. With
 	// the PerSetEpochUpdate fault it is Kafka's map before KAFKA-16147:
 	// one holder per partition, which may be missing or name a member
 	// that no longer holds it.
-	owners map[spec.Resource][]holder
+	owners ownerMap
 
 	// forked marks the maps a Fork shares with the coordinator it was
 	// forked from: ownMaps copies them before the first write.
@@ -383,7 +383,6 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		members:   map[spec.MemberID]member{},
 		instances: map[string]spec.MemberID{},
 		target:    spec.Assignment{},
-		owners:    map[spec.Resource][]holder{},
 	}
 	for _, name := range cfg.Assignors {
 		c.assignors[name], _ = newAssignor(name, cfg.Semantics)
@@ -643,7 +642,11 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 // updateHoldings moves member id's entries in the owner map from its old
 // current assignment (nil for a member new to the group) to next, at
 // next's epoch: Kafka's ConsumerGroup.updatePartitionEpochs. It removes
-// everything old holds, then adds everything next holds.
+// everything old holds, then adds everything next holds. The owner map
+// ends as if it did exactly that, but it is only touched where the
+// holding changes: the epochs are the member record's (see ownerMap), so
+// a heartbeat that leaves both sets as they were costs nothing per
+// partition, whatever its epoch.
 //
 // With the PerSetEpochUpdate fault it is the method before KAFKA-16147
 // instead: the assigned partitions, then the partitions pending
@@ -655,10 +658,14 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, next reconcile.Member) {
 	switch {
 	case !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate):
-		if old != nil {
-			c.removeHoldings(id, old.Assigned.Union(old.PendingRevocation))
+		if old == nil {
+			c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
+			return
 		}
-		c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
+		if sameSet(old.Assigned, next.Assigned) && sameSet(old.PendingRevocation, next.PendingRevocation) {
+			return
+		}
+		c.moveHoldings(id, old.Assigned.Union(old.PendingRevocation), next.Assigned.Union(next.PendingRevocation))
 	case old == nil:
 		c.addHoldings(id, next.Epoch, next.Assigned)
 		c.addHoldings(id, next.Epoch, next.PendingRevocation)
@@ -674,54 +681,133 @@ func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, ne
 	}
 }
 
+// sameSet reports whether a and b hold the same resources, at once when
+// they are the same slice (reconcile.Next returns a set it leaves as it
+// was).
+func sameSet(a, b spec.Set) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || a.Equal(b)
+}
+
+// moveHoldings is removeHoldings(id, from) followed by addHoldings(id, e,
+// to), without the PerSetEpochUpdate fault, in one walk of each set: a
+// partition of both keeps its entry. It panics where the two would, on the
+// same partition and with the same message: first for a partition of from
+// that id does not hold, then for a partition of to that another member
+// holds (unless the AssignBeforeRelease fault is on).
+func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
+	c.ownMaps()
+	// Removal: every partition of from must be id's; those not in to are
+	// released.
+	var w rowWriter
+	j := 0
+	for _, p := range from {
+		for j < len(to) && to[j].Less(p) {
+			j++
+		}
+		kept := j < len(to) && to[j] == p
+		s := w.at(&c.owners, p)
+		i := s.index(id)
+		if i < 0 {
+			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, c.holders(*s)))
+		}
+		if !kept {
+			*s = s.without(i)
+		}
+	}
+	// Addition: every partition of to is taken, or kept if id held it.
+	j = 0
+	for _, p := range to {
+		for j < len(from) && from[j].Less(p) {
+			j++
+		}
+		kept := j < len(from) && from[j] == p
+		s := w.at(&c.owners, p)
+		if !kept {
+			c.take(s, id, p)
+			continue
+		}
+		if s.rest != nil && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+			// addHoldings would find the other holders once id's
+			// entry is gone.
+			others := slices.DeleteFunc(c.holders(*s), func(h holder) bool { return h.member == id })
+			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, others[0].member, others[0].epoch))
+		}
+	}
+}
+
 // removeHoldings removes id's holding of every partition of ps from the
 // owner map. With the PerSetEpochUpdate fault it deletes each partition's
 // entry whoever holds it, as Kafka's removePartitionEpochs did before
 // KAFKA-16147.
 func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 	c.ownMaps()
+	var w rowWriter
 	for _, p := range ps {
+		s := w.at(&c.owners, p)
 		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
-			delete(c.owners, p)
+			*s = slot{}
 			continue
 		}
-		hs := c.owners[p]
-		i := slices.IndexFunc(hs, func(h holder) bool { return h.member == id })
+		i := s.index(id)
 		if i < 0 {
-			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, hs))
+			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, c.holders(*s)))
 		}
-		if len(hs) == 1 {
-			delete(c.owners, p)
-			continue
-		}
-		c.owners[p] = slices.Delete(slices.Clone(hs), i, i+1)
+		*s = s.without(i)
 	}
 }
 
 // addHoldings records id as the holder of every partition of ps at epoch
-// e. A partition still held by another member is Kafka's
-// IllegalStateException in addPartitionEpochs, the hard guard against
-// double ownership: it panics, unless the AssignBeforeRelease fault is on.
-// With the PerSetEpochUpdate fault it overwrites the entry instead, as
-// Kafka's addPartitionEpochs did before KAFKA-16147.
+// e (see take). With the PerSetEpochUpdate fault it overwrites the entry
+// instead, as Kafka's addPartitionEpochs did before KAFKA-16147, and
+// records the epoch e.
 func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
 	c.ownMaps()
+	var w rowWriter
 	for _, p := range ps {
+		s := w.at(&c.owners, p)
 		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
-			c.owners[p] = []holder{{member: id, epoch: e}}
+			*s = slot{first: holder{member: id, epoch: e}}
 			continue
 		}
-		hs := c.owners[p]
-		if len(hs) > 0 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
-			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, hs[0].member, hs[0].epoch))
-		}
-		if slices.ContainsFunc(hs, func(h holder) bool { return h.member == id }) {
-			panic(fmt.Sprintf("coordinator: %s already holds %s", id, p))
-		}
-		next := append(slices.Clone(hs), holder{member: id, epoch: e})
-		slices.SortFunc(next, func(a, b holder) int { return strings.Compare(string(a.member), string(b.member)) })
-		c.owners[p] = next
+		c.take(s, id, p)
 	}
+}
+
+// take records id in s, the slot of partition p, as a holder (its epoch is
+// its member record's). A partition still held by another member is
+// Kafka's IllegalStateException in addPartitionEpochs, the hard guard
+// against double ownership: it panics, unless the AssignBeforeRelease
+// fault is on. Not for the PerSetEpochUpdate fault.
+func (c *Coordinator) take(s *slot, id spec.MemberID, p spec.Resource) {
+	if s.empty() {
+		*s = slot{first: holder{member: id}}
+		return
+	}
+	if !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+		first := c.holders(*s)[0]
+		panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, first.member, first.epoch))
+	}
+	if s.index(id) >= 0 {
+		panic(fmt.Sprintf("coordinator: %s already holds %s", id, p))
+	}
+	next := append(s.holders(), holder{member: id})
+	slices.SortFunc(next, compareHolders)
+	*s = slotOf(next)
+}
+
+// holders returns the holders of s with their epochs: as stored under the
+// PerSetEpochUpdate fault, their member records' otherwise (see ownerMap).
+func (c *Coordinator) holders(s slot) []holder {
+	hs := s.holders()
+	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+		for i := range hs {
+			hs[i].epoch = c.members[hs[i].member].cur.Epoch
+		}
+	}
+	return hs
 }
 
 // State returns the group state.
@@ -816,11 +902,12 @@ func (c *Coordinator) Topics() spec.Topics { return copyTopics(c.topics) }
 // revocation. A static member parked at -2 still holds its partitions.
 func (c *Coordinator) Owners() spec.Assignment {
 	out := spec.Assignment{}
-	for p, hs := range c.owners {
-		for _, h := range hs {
-			out[h.member] = out[h.member].Add(p)
+	// In resource order, so appending keeps each set sorted.
+	c.owners.each(func(p spec.Resource, s slot) {
+		for _, h := range s.holders() {
+			out[h.member] = append(out[h.member], p)
 		}
-	}
+	})
 	return out
 }
 
@@ -830,7 +917,7 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.members = maps.Clone(c.members)
 	n.instances = maps.Clone(c.instances)
 	n.target = maps.Clone(c.target)
-	n.owners = maps.Clone(c.owners)
+	n.owners = c.owners.clone()
 	n.forked = false
 	return &n
 }
@@ -851,7 +938,7 @@ func (c *Coordinator) ownMaps() {
 	if c.forked {
 		c.instances = maps.Clone(c.instances)
 		c.target = maps.Clone(c.target)
-		c.owners = maps.Clone(c.owners)
+		c.owners = c.owners.clone()
 		c.forked = false
 	}
 }
@@ -907,15 +994,14 @@ func (c *Coordinator) String() string {
 			m.cur.Assigned, m.cur.PendingRevocation, c.target[id], strings.Join(m.subscription, " "),
 			dash(m.assignor), dash(m.rack), m.rebalanceTimeout, st, rt)
 	}
-	ps := slices.SortedFunc(maps.Keys(c.owners), spec.Resource.Compare)
-	parts := make([]string, 0, len(ps))
-	for _, p := range ps {
+	var parts []string
+	c.owners.each(func(p spec.Resource, s slot) {
 		var hs []string
-		for _, h := range c.owners[p] {
+		for _, h := range c.holders(s) {
 			hs = append(hs, fmt.Sprintf("%s@%d", h.member, h.epoch))
 		}
 		parts = append(parts, p.String()+"="+strings.Join(hs, ","))
-	}
+	})
 	fmt.Fprintf(&b, "owners %s\n", strings.Join(parts, " "))
 	return b.String()
 }
@@ -1028,14 +1114,17 @@ func (c *Coordinator) CheckInvariants() error {
 		// The ownership laws report what that does to the group.
 		return c.checkSubscriptionMetadata(fail)
 	}
-	if len(held) != len(c.owners) {
-
-		return fail("owner map has %d partitions, members hold %d", len(c.owners), len(held))
+	if n := c.owners.len(); len(held) != n {
+		return fail("owner map has %d partitions, members hold %d", n, len(held))
 	}
 	for p, want := range held {
-		slices.SortFunc(want, func(a, b holder) int { return strings.Compare(string(a.member), string(b.member)) })
-		if !slices.Equal(c.owners[p], want) {
-			return fail("owners of %s are %v, members hold it as %v", p, c.owners[p], want)
+		slices.SortFunc(want, compareHolders)
+		stored := c.owners.get(p)
+		if got := c.holders(stored); !slices.Equal(got, want) {
+			return fail("owners of %s are %v, members hold it as %v", p, got, want)
+		}
+		if slices.ContainsFunc(stored.holders(), func(h holder) bool { return h.epoch != 0 }) {
+			return fail("owner map stores epochs for %s: %v (they are the members')", p, stored.holders())
 		}
 		if len(want) > 1 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
 			return fail("partition %s held by %v", p, want)

@@ -436,9 +436,18 @@ func knownState(s reconcile.State) bool {
 // count as free.
 func (c *Coordinator) partitionOwned(id spec.MemberID, gone []spec.MemberID) func(spec.Resource) bool {
 	fault := c.cfg.Faults.Has(nextgen.AssignBeforeRelease)
+	// reconcile asks in resource order: rd looks each topic up once.
+	var rd rowReader
 	return func(p spec.Resource) bool {
-		for _, h := range c.owners[p] {
-			if h.member == id || slices.Contains(gone, h.member) || !fault {
+		s := rd.get(c.owners, p)
+		if s.empty() {
+			return false
+		}
+		if !fault {
+			return true
+		}
+		for _, h := range s.holders() {
+			if h.member == id || slices.Contains(gone, h.member) {
 				return true
 			}
 		}
@@ -452,7 +461,7 @@ func (c *Coordinator) partitionOwned(id spec.MemberID, gone []spec.MemberID) fun
 func (c *Coordinator) withholding(id spec.MemberID, withheld spec.Set) *spec.Withholding {
 	w := &spec.Withholding{Member: id, Withheld: withheld, HeldBy: make(map[spec.Resource][]spec.MemberID, len(withheld))}
 	for _, p := range withheld {
-		for _, h := range c.owners[p] {
+		for _, h := range c.owners.get(p).holders() {
 			w.HeldBy[p] = append(w.HeldBy[p], h.member)
 		}
 	}

@@ -1097,8 +1097,8 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		{"rebalance timer while stable", func(c *Coordinator) { edit(c, "A", func(m *member) { m.rebalanceArmed, m.rebalanceEpoch = true, 3 }) }, "rebalance timer armed=true"},
 		{"no target", func(c *Coordinator) { delete(c.target, "A") }, "member A has no target"},
 		{"target twice", func(c *Coordinator) { c.target["S"] = c.target["S"].Add(spec.TP("foo", 0)) }, "target gives {foo-0} twice"},
-		{"owner map missing a partition", func(c *Coordinator) { delete(c.owners, spec.TP("foo", 0)) }, "owner map has 5 partitions, members hold 6"},
-		{"owner map names another holder", func(c *Coordinator) { c.owners[spec.TP("foo", 0)] = []holder{{member: "S", epoch: 3}} }, "owners of foo-0 are"},
+		{"owner map missing a partition", func(c *Coordinator) { c.owners.set(spec.TP("foo", 0), slot{}) }, "owner map has 5 partitions, members hold 6"},
+		{"owner map names another holder", func(c *Coordinator) { c.owners.set(spec.TP("foo", 0), slotOf([]holder{{member: "S", epoch: 3}})) }, "owners of foo-0 are"},
 		{"stale subscription metadata", func(c *Coordinator) { c.subscribed = spec.Topics{"foo": 4} }, "subscription metadata [foo:4] is stale"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"slices"
-
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -28,23 +26,17 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 
 	// Resources are never renamed, so the owners are written in resource
 	// order.
-	var resBuf [16]spec.Resource
-	rs := resBuf[:0]
-	for r := range c.owners {
-		rs = append(rs, r)
-	}
-	slices.SortFunc(rs, spec.Resource.Compare)
-	e.Len(len(rs))
-	for _, r := range rs {
+	e.Len(c.owners.len())
+	c.owners.each(func(r spec.Resource, s slot) {
 		e.String(r.Topic)
 		e.Int(int64(r.Partition))
-		hs := c.owners[r]
+		hs := c.holders(s)
 		e.Len(len(hs))
 		for _, h := range hs {
 			e.String(string(h.member))
 			e.Int(int64(h.epoch))
 		}
-	}
+	})
 }
 
 // encode writes every field of the member record.

@@ -35,7 +35,8 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 		"A-1": {id: "A-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 5000},
 		"B-1": {id: "B-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 6000},
 	}
-	c.owners = map[spec.Resource][]holder{{Topic: "T", Partition: 0}: {{member: "A-1", epoch: 1}}, {Topic: "T", Partition: 1}: {{member: "B-1", epoch: 1}}}
+	c.owners.set(spec.TP("T", 0), slotOf([]holder{{member: "A-1", epoch: 1}}))
+	c.owners.set(spec.TP("T", 1), slotOf([]holder{{member: "B-1", epoch: 1}}))
 	enc := func(c *Coordinator) string {
 		e := &canon.Encoder{Now: 1000}
 		c.EncodeCanon(e)
@@ -48,7 +49,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 		}
 	}
 	d := c.Clone()
-	d.owners[spec.Resource{Topic: "T", Partition: 1}] = []holder{{member: "A-1", epoch: 1}}
+	d.owners.set(spec.TP("T", 1), slotOf([]holder{{member: "A-1", epoch: 1}}))
 	if enc(d) == want {
 		t.Errorf("a changed owner leaves the encoding the same")
 	}

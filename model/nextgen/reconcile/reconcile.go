@@ -317,28 +317,58 @@ func ownsAnyOf(in Input, s spec.Set) bool {
 	if !in.OwnedSent {
 		return true
 	}
-	return !in.Owned.Intersect(s).IsEmpty()
+	return intersects(in.Owned, s)
+}
+
+// intersects reports whether a ∩ b ≠ ∅, without building the intersection.
+func intersects(a, b spec.Set) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch a[i].Compare(b[j]) {
+		case -1:
+			i++
+		case 1:
+			j++
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // computeNext is Kafka's computeNextAssignment(epoch, m.Assigned), written
 // over whole sets rather than topic by topic (the per-topic operations act
 // on disjoint parts, so their union is the same).
+//
+// The sets it returns are those of the formulas on Next, with nil for an
+// empty set; a set equal to one of m or in may be that set itself (sets
+// are immutable). One walk of m.Assigned against the target splits them
+// into the three parts below, and a member whose Assigned already is its
+// target (a new epoch that changes nothing for it, the common case) costs
+// one comparison.
 func computeNext(m Member, in Input, epoch spec.Epoch) Member {
-	// New Assigned = Previous Assigned ∩ Target.
-	assigned := m.Assigned.Intersect(in.Target)
-	// Pending Revocation = Previous Assigned − New Assigned.
-	revoking := m.Assigned.Minus(assigned)
-	// Unreleased = the rest of the target still held by someone. Since
+	// New Assigned = Previous Assigned ∩ Target; Revoking = Previous
+	// Assigned − New Assigned; missing = Target − New Assigned.
+	assigned, revoking, missing := split(m.Assigned, in.Target)
+	// Unreleased = the part of missing still held by someone. Since
 	// KAFKA-19449, a partition held only because it is in this member's
-	// own pending revocation does not count.
-	unreleased := in.Target.Minus(assigned).Filter(func(p spec.Resource) bool {
-		if !in.PartitionOwned(p) {
-			return false
+	// own pending revocation does not count. Pending Assignment = Target −
+	// New Assigned − Unreleased: the rest of missing.
+	var unreleased, pending spec.Set
+	for k, p := range missing {
+		held := in.PartitionOwned(p) && (in.Semantics.BeforeKafka19449 || !m.PendingRevocation.Contains(p))
+		switch {
+		case held && unreleased == nil:
+			unreleased = make(spec.Set, 0, len(missing)-k)
+		case !held && pending == nil:
+			pending = make(spec.Set, 0, len(missing)-k)
 		}
-		return in.Semantics.BeforeKafka19449 || !m.PendingRevocation.Contains(p)
-	})
-	// Pending Assignment = Target − New Assigned − Unreleased.
-	pending := in.Target.Minus(assigned).Minus(unreleased)
+		if held {
+			unreleased = append(unreleased, p)
+		} else {
+			pending = append(pending, p)
+		}
+	}
 
 	next := Member{
 		// updateMemberEpoch: the previous epoch is always the old one.
@@ -373,4 +403,55 @@ func computeNext(m Member, in Input, epoch spec.Epoch) Member {
 		next.State = Stable
 	}
 	return next
+}
+
+// split returns a ∩ b, a − b and b − a, each nil when empty. When a and b
+// are equal, a ∩ b is a itself and nothing is allocated.
+func split(a, b spec.Set) (both, onlyA, onlyB spec.Set) {
+	if sameSet(a, b) {
+		if len(a) == 0 {
+			return nil, nil, nil
+		}
+		return a, nil, nil
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch a[i].Compare(b[j]) {
+		case -1:
+			onlyA = appendTo(onlyA, a[i], len(a)-i)
+			i++
+		case 1:
+			onlyB = appendTo(onlyB, b[j], len(b)-j)
+			j++
+		default:
+			both = appendTo(both, a[i], min(len(a)-i, len(b)-j))
+			i++
+			j++
+		}
+	}
+	for ; i < len(a); i++ {
+		onlyA = appendTo(onlyA, a[i], len(a)-i)
+	}
+	for ; j < len(b); j++ {
+		onlyB = appendTo(onlyB, b[j], len(b)-j)
+	}
+	return both, onlyA, onlyB
+}
+
+// appendTo appends r to s, making s with room for at most more resources
+// when it is nil.
+func appendTo(s spec.Set, r spec.Resource, most int) spec.Set {
+	if s == nil {
+		s = make(spec.Set, 0, most)
+	}
+	return append(s, r)
+}
+
+// sameSet reports whether a and b hold the same resources, at once when
+// they are the same slice.
+func sameSet(a, b spec.Set) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || a.Equal(b)
 }

@@ -14,6 +14,7 @@
 package target
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -234,6 +235,7 @@ func Build(in Input) (Result, error) {
 	// its input cannot reach the coordinator's metadata image.
 	g := assign.Group{Topics: maps.Clone(topics), Members: make([]assign.Member, len(group))}
 	subs := make(map[spec.MemberID][]string, len(group))
+	homogeneous := true
 	for i, m := range group {
 		from := m.ID
 		if d, ok := inherited[m.ID]; ok {
@@ -247,9 +249,19 @@ func Build(in Input) (Result, error) {
 			ID:         m.ID,
 			InstanceID: m.InstanceID,
 			Topics:     distinct(m.Topics),
-			Owned:      topics.Existing(prev),
+			Owned:      existing(topics, prev),
 			Generation: 0,
 			Rack:       m.Rack,
+		}
+		if i > 0 {
+			// Members with the same subscription share one slice, as a
+			// classic leader's decoded subscriptions do: the assignors
+			// and ValidateGroup then compare and check it once.
+			if last := g.Members[i-1].Topics; slices.Equal(last, g.Members[i].Topics) {
+				g.Members[i].Topics = last
+			} else {
+				homogeneous = false
+			}
 		}
 		subs[m.ID] = g.Members[i].Topics
 	}
@@ -265,7 +277,13 @@ func Build(in Input) (Result, error) {
 		return Result{}, &IllegalAssignmentError{Assignor: in.Assignor.Name(), Violations: vs}
 	}
 
-	res := Result{Target: make(spec.Assignment, len(group)), SubscriptionType: SubscriptionTypeOf(group)}
+	// SubscriptionTypeOf(group): the members' distinct subscriptions are
+	// all equal exactly when every subscribed topic has every member as a
+	// subscriber.
+	res := Result{Target: make(spec.Assignment, len(group)), SubscriptionType: Heterogeneous}
+	if homogeneous {
+		res.SubscriptionType = Homogeneous
+	}
 	res.Round = spec.Round{Topics: topics, Subscriptions: subs, Claims: make(map[spec.MemberID]spec.Set, len(group)), Assigned: res.Target}
 	if s, ok := in.Assignor.(assign.StickyAssignor); ok {
 		res.Round.Sticky = s.KeepsClaims()
@@ -357,10 +375,37 @@ func applyDeltas(in Input) ([]Member, map[spec.MemberID]spec.MemberID, error) {
 	return group, inherited, nil
 }
 
-// distinct returns the topics sorted and without duplicates, in a new slice.
+// distinct returns the topics sorted and without duplicates, in a new slice
+// (nil for none).
 func distinct(topics []string) []string {
 	if len(topics) == 0 {
 		return nil
 	}
+	if slices.IsSortedFunc(topics, func(a, b string) int { return cmp.Or(strings.Compare(a, b), -1) }) {
+		return slices.Clone(topics) // already sorted and distinct
+	}
 	return slices.Compact(slices.Sorted(slices.Values(topics)))
+}
+
+// existing is topics.Existing(s): the resources of s that topics has, in a
+// new set, nil when there are none. When they all exist (a previous target
+// on unchanged metadata, the common case) it copies s whole instead of
+// resource by resource.
+func existing(topics spec.Topics, s spec.Set) spec.Set {
+	var topic string
+	var count int32
+	known := false
+	for i, r := range s {
+		if i == 0 || r.Topic != topic {
+			topic = r.Topic
+			count, known = topics[topic]
+		}
+		if !known || r.Partition < 0 || r.Partition >= count {
+			return topics.Existing(s)
+		}
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
