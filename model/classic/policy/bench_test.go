@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -63,18 +64,8 @@ func nextInput(in classic.LeaderInput, res classic.LeaderResult, now classic.Mil
 	for _, id := range join {
 		out.Members = append(out.Members, classic.Joined{ID: id, Subscription: classic.Subscription{Topics: names, Generation: spec.NoGeneration}})
 	}
-	slices.SortFunc(out.Members, func(a, b classic.Joined) int { return compareIDs(a.ID, b.ID) })
+	slices.SortFunc(out.Members, func(a, b classic.Joined) int { return cmp.Compare(a.ID, b.ID) })
 	return out
-}
-
-func compareIDs(a, b spec.MemberID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // benchRounds returns the leader inputs of the rounds of one member's
