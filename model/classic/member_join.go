@@ -50,15 +50,21 @@ func (m *Member) prepareJoin(out *Output) {
 // unsubscribed returns the resources of s on topics the member does not
 // subscribe to.
 func (m *Member) unsubscribed(s spec.Set) spec.Set {
-	// s is sorted by topic: look each run of one topic up once.
-	last, lastSubscribed := "", false
-	return s.Filter(func(r spec.Resource) bool {
-		if r.Topic != last || last == "" {
-			last = r.Topic
-			_, lastSubscribed = slices.BinarySearch(m.topics, r.Topic)
+	// s is sorted by topic: each run of one topic is looked up once and
+	// taken whole, and a member that subscribes to all of them (almost
+	// always) allocates nothing.
+	var out spec.Set
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j].Topic == s[i].Topic {
+			j++
 		}
-		return !lastSubscribed
-	})
+		if _, ok := slices.BinarySearch(m.topics, s[i].Topic); !ok {
+			out = append(out, s[i:j]...)
+		}
+		i = j
+	}
+	return out
 }
 
 // revokeUnsubscribed revokes the owned resources of topics the member no

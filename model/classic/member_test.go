@@ -937,9 +937,9 @@ func TestMemberSubscribe(t *testing.T) {
 	}, {
 		name:   "cooperative revokes dropped topics at once and rejoins",
 		cfg:    testConfig(withTopics("t", "u")),
-		setup:  func(h *harness) { h.round(set(h.t, "{t-0 u-0}")) },
+		setup:  func(h *harness) { h.round(set(h.t, "{t-0 t-1 u-0 u-1}")) },
 		topics: []string{"t"},
-		want:   "send A->coordinator JoinGroup#3 member=A-1 protocols=[coop=topics=[t];owned={t-0};gen=1;leader=L-1]\nset request@35000\ncallback revoked {u-0} gen=1\n",
+		want:   "send A->coordinator JoinGroup#3 member=A-1 protocols=[coop=topics=[t];owned={t-0 t-1};gen=1;leader=L-1]\nset request@35000\ncallback revoked {u-0 u-1} gen=1\n",
 		state:  Joining,
 	}, {
 		name:   "eager revokes everything and rejoins",
