@@ -207,17 +207,17 @@ func (s Set) Validate() error {
 // String prints s compactly and deterministically, grouping partitions by
 // topic: "{}" for the empty set, otherwise for example "{a-0 a-1 b-3 c/connector}".
 func (s Set) String() string {
-	// Written straight into one buffer, sized for short names: a leader
-	// prints every resource of every member in each round.
 	var b strings.Builder
-	b.Grow(2 + len(s)*(len(firstTopic(s))+8))
 	s.BuildString(&b)
 	return b.String()
 }
 
 // BuildString writes s, as String prints it, into b: encoders that embed
-// a set in a larger text build it in one buffer.
+// a set in a larger text build it in one buffer. It grows b once for the
+// whole set, sized for short names: a leader prints every resource of
+// every member in each round.
 func (s Set) BuildString(b *strings.Builder) {
+	b.Grow(2 + len(s)*(len(firstTopic(s))+8))
 	var num [12]byte
 	b.WriteByte('{')
 	for i, r := range s {

@@ -194,7 +194,7 @@ func (s Subscription) Encode() Metadata {
 	// Built in one buffer rather than formatted: every member encodes what
 	// it owns at every join, and a leader's group can be large.
 	var b strings.Builder
-	b.Grow(48 + len(s.Leader) + setTextSize(s.Owned))
+	b.Grow(48 + len(s.Leader)) // the set grows it for itself
 	b.WriteString("topics=[")
 	for i, t := range s.Topics {
 		if i > 0 {
@@ -216,7 +216,7 @@ func (s Subscription) Encode() Metadata {
 //	assigned={a-0};revoked={};delay=0;leader=A-1;error=0
 func (a Assignment) Encode() Metadata {
 	var b strings.Builder
-	b.Grow(64 + len(a.Leader) + setTextSize(a.Assigned) + setTextSize(a.Revoked))
+	b.Grow(64 + len(a.Leader)) // the sets grow it for themselves
 	b.WriteString("assigned=")
 	a.Assigned.BuildString(&b)
 	b.WriteString(";revoked=")
@@ -228,15 +228,6 @@ func (a Assignment) Encode() Metadata {
 	b.WriteString(";error=")
 	b.WriteString(strconv.Itoa(int(a.Error)))
 	return Metadata(b.String())
-}
-
-// setTextSize estimates the length of s printed: its first topic's name
-// and a partition number per resource.
-func setTextSize(s spec.Set) int {
-	if len(s) == 0 {
-		return 2
-	}
-	return 2 + len(s)*(len(s[0].Topic)+7)
 }
 
 // fields splits "k=v;k=v" into its values and checks it has exactly the
