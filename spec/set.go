@@ -79,6 +79,22 @@ func (s Set) Union(o Set) Set {
 	return append(out, o[j:]...)
 }
 
+// Meets reports whether s ∩ o is not empty, without building it.
+func (s Set) Meets(o Set) bool {
+	i, j := 0, 0
+	for i < len(s) && j < len(o) {
+		switch s[i].Compare(o[j]) {
+		case -1:
+			i++
+		case 1:
+			j++
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // Intersect returns s ∩ o.
 func (s Set) Intersect(o Set) Set {
 	var out Set

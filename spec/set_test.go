@@ -86,6 +86,9 @@ func TestSetOperationsMatchNaiveSets(t *testing.T) {
 				t.Fatalf("%s: results share the room beyond their end: %s %s", name, x, y)
 			}
 		}
+		if a.Meets(b) != (len(inter) > 0) || b.Meets(a) != (len(inter) > 0) {
+			t.Fatalf("%s meets %s: %t, but their intersection is %s", a, b, a.Meets(b), fromNaive(inter))
+		}
 		for r := range na {
 			if !a.Contains(r) {
 				t.Fatalf("%s does not contain %s", a, r)

@@ -317,23 +317,7 @@ func ownsAnyOf(in Input, s spec.Set) bool {
 	if !in.OwnedSent {
 		return true
 	}
-	return intersects(in.Owned, s)
-}
-
-// intersects reports whether a ∩ b ≠ ∅, without building the intersection.
-func intersects(a, b spec.Set) bool {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch a[i].Compare(b[j]) {
-		case -1:
-			i++
-		case 1:
-			j++
-		default:
-			return true
-		}
-	}
-	return false
+	return in.Owned.Meets(s)
 }
 
 // computeNext is Kafka's computeNextAssignment(epoch, m.Assigned), written
