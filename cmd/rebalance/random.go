@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -309,14 +308,7 @@ func drawRandomRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](path, tit
 	}
 	t := timeline.FromViews(title, steps, seconds()+1)
 	t.XLabel = "simulated seconds"
-	var b bytes.Buffer
-	if err := t.Write(&b, "svg", 0, 0); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return writeTimeline(path, t)
 }
 
 // boolFlag is " --name" when on.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -140,12 +141,21 @@ func drawReplay(path, title string, steps []timeline.Step) error {
 	}
 	t := timeline.FromViews(title, steps, steps[len(steps)-1].At+1)
 	t.XLabel = "step of the counterexample"
+	return writeTimeline(path, t)
+}
+
+// writeTimeline draws t into path, PNG for a .png path and SVG otherwise,
+// making path's directory if it is missing.
+func writeTimeline(path string, t timeline.Timeline) error {
 	format := "svg"
 	if strings.HasSuffix(path, ".png") {
 		format = "png"
 	}
 	var b bytes.Buffer
 	if err := t.Write(&b, format, 0, 0); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
