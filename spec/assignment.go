@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -83,6 +84,19 @@ func (a Assignment) String() string {
 // c/connector (spec.Connector(c)) besides its tasks c-0 .. c-(n-1). Use
 // AddConnector to add one.
 type Topics map[string]int32
+
+// NumberedTopics returns a universe of n topics of partitions partitions
+// each, topic i (from 0) named fmt.Sprintf(format, i) (format "t%02d"
+// names t00, t01, ...), and the names in the order of i.
+func NumberedTopics(format string, n int, partitions int32) (Topics, []string) {
+	t := make(Topics, n)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf(format, i)
+		t[names[i]] = partitions
+	}
+	return t, names
+}
 
 // connectorSuffix ends the key that marks a topic as a connector; it is
 // how spec.Connector resources print.

@@ -159,3 +159,18 @@ func TestTopicsHas(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberedTopics: n topics named by the format in index order, each of
+// the given count.
+func TestNumberedTopics(t *testing.T) {
+	topics, names := NumberedTopics("t%02d", 3, 4)
+	if want := (Topics{"t00": 4, "t01": 4, "t02": 4}); !maps.Equal(topics, want) {
+		t.Errorf("topics = %v, want %v", topics, want)
+	}
+	if want := []string{"t00", "t01", "t02"}; !slices.Equal(names, want) {
+		t.Errorf("names = %q, want %q", names, want)
+	}
+	if topics, names := NumberedTopics("t%d", 0, 4); len(topics) != 0 || len(names) != 0 {
+		t.Errorf("no topics: %v %q", topics, names)
+	}
+}

@@ -11,13 +11,8 @@ import (
 // and FULL (no previous target): members members subscribed to all of
 // topics topics, with members×ratio partitions spread evenly over them.
 func srvBenchGroup(members, ratio, topics int) Group {
-	g := Group{Topics: spec.Topics{}}
-	names := make([]string, topics)
-	for i := range names {
-		names[i] = fmt.Sprintf("topic-%04d", i)
-		g.Topics[names[i]] = int32(members * ratio / topics)
-	}
-	g.Members = make([]Member, members)
+	universe, names := spec.NumberedTopics("topic-%04d", topics, int32(members*ratio/topics))
+	g := Group{Topics: universe, Members: make([]Member, members)}
 	for i := range g.Members {
 		g.Members[i] = Member{ID: spec.MemberID(fmt.Sprintf("member-%06d", i)), Topics: names}
 	}

@@ -60,13 +60,8 @@ func (s overlappingShape) String() string {
 // from a generator seeded with s.seed, nobody owns anything.
 func (s overlappingShape) group() Group {
 	rng := rand.New(rand.NewPCG(s.seed, 0x5eed))
-	g := Group{Topics: spec.Topics{}}
-	names := make([]string, s.topics)
-	for t := range names {
-		names[t] = fmt.Sprintf("topic-%04d", t)
-		g.Topics[names[t]] = int32(s.partitions)
-	}
-	g.Members = make([]Member, s.members)
+	universe, names := spec.NumberedTopics("topic-%04d", s.topics, int32(s.partitions))
+	g := Group{Topics: universe, Members: make([]Member, s.members)}
 	for i := range g.Members {
 		perm := rng.Perm(s.topics)[:s.perMember]
 		subs := make([]string, len(perm))

@@ -270,13 +270,13 @@ func memberNames(n int) []string {
 	return out
 }
 
-// topicName is the name of the i-th topic (0-based): t00.
-func topicName(i int) string { return fmt.Sprintf("t%02d", i) }
+// topicFormat names the i-th topic (0-based): t00.
+const topicFormat = "t%02d"
 
 func topicNames(n int) []string {
 	out := make([]string, n)
 	for i := range out {
-		out[i] = topicName(i)
+		out[i] = fmt.Sprintf(topicFormat, i)
 	}
 	return out
 }

@@ -134,11 +134,8 @@ func run[M fmt.Stringer, T sim.Timer, C fmt.Stringer](cfg Config, f family[M, T,
 	_, blocking := any(f).(classicFamily)
 	e := &engine[M, T, C]{cfg: cfg, fam: f, blocking: blocking, ctimers: map[T]*timerEntry{}, addrs: map[string][2]int32{}, quietSince: -1, rolling: -1}
 	e.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
-	names := topicNames(cfg.Topics)
-	e.topics = spec.Topics{}
-	for _, t := range names {
-		e.topics[t] = int32(cfg.Partitions)
-	}
+	var names []string
+	e.topics, names = spec.NumberedTopics(topicFormat, cfg.Topics, int32(cfg.Partitions))
 	stride := int32(cfg.Partitions)
 	if cfg.Workload.Kind == AddPartitions {
 		stride += int32(cfg.Workload.Count)

@@ -16,13 +16,7 @@ import (
 // held by member i mod members (what least-loaded placement gives an empty
 // group), as the leader m0000 remembers it at generation 4.
 func benchGroup(members, topics int, partitions int32) classic.LeaderInput {
-	universe := spec.Topics{}
-	var names []string
-	for i := range topics {
-		name := fmt.Sprintf("t%02d", i)
-		universe[name] = partitions
-		names = append(names, name)
-	}
+	universe, names := spec.NumberedTopics("t%02d", topics, partitions)
 	ids := make([]spec.MemberID, members)
 	owned := make([][]spec.Resource, members)
 	for i := range ids {

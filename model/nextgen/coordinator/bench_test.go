@@ -84,13 +84,7 @@ var (
 // once (all members join, then heartbeat until stable).
 func stableLargeGroup(tb testing.TB) *benchGroup {
 	stableOnce.Do(func() {
-		topics := spec.Topics{}
-		var names []string
-		for i := range benchTopics {
-			name := fmt.Sprintf("topic-%02d", i)
-			topics[name] = benchPartitions
-			names = append(names, name)
-		}
+		topics, names := spec.NumberedTopics("topic-%02d", benchTopics, benchPartitions)
 		c, err := NewCoordinator(CoordinatorConfig{GroupID: "g", Topics: topics})
 		if err != nil {
 			tb.Fatal(err)

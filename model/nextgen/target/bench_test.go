@@ -15,13 +15,7 @@ import (
 //
 //	go test -run '^$' -bench BuildLarge -benchmem ./model/nextgen/target/
 func BenchmarkBuildLarge(b *testing.B) {
-	topics := spec.Topics{}
-	var names []string
-	for i := range 10 {
-		name := fmt.Sprintf("topic-%02d", i)
-		topics[name] = 10000
-		names = append(names, name)
-	}
+	topics, names := spec.NumberedTopics("topic-%02d", 10, 10000)
 	var members []Member
 	for i := range 1000 {
 		members = append(members, Member{ID: spec.MemberID(fmt.Sprintf("member-%04d", i)), Topics: append([]string(nil), names...)})
