@@ -139,9 +139,6 @@ const (
 	IllegalGenerationResetsMemberID
 )
 
-// FaultInfo names and describes one fault switch.
-type FaultInfo = node.Switch[Fault]
-
 // FaultList is every fault switch of the classic family, for --list-faults
 // and for tests that turn each one on.
 var FaultList = node.Switches[Fault]{

@@ -188,9 +188,6 @@ const (
 	PerSetEpochUpdate
 )
 
-// FaultInfo names and describes one fault switch.
-type FaultInfo = node.Switch[Fault]
-
 // FaultList is every fault switch of the next-gen protocol.
 var FaultList = node.Switches[Fault]{
 	{Fault: AssignBeforeRelease, Name: "assign-before-release", Doc: "the coordinator assigns a partition before its previous owner released it (ExclusiveOwnership)"},
