@@ -121,17 +121,8 @@ var callbackKinds = node.Enum[CallbackKind]{Type: "callback", Names: []string{"?
 func (k CallbackKind) String() string { return callbackKinds.Name(k) }
 
 // Callback is a rebalance callback a classic member asks its application to
-// run: Kind on Resources, decided in generation Generation (a consumer's
+// run: Kind on Resources, decided in generation Round (a consumer's
 // ConsumerRebalanceListener, a Connect worker's start and stop of
-// connectors and tasks).
-type Callback struct {
-	Kind       CallbackKind
-	Resources  spec.Set
-	Generation spec.Generation
-	Detail     string
-}
-
-// String prints "kind resources gen=N", then ": detail" when there is one.
-func (c Callback) String() string {
-	return node.CallbackText(c.Kind, c.Resources, "gen", int64(c.Generation), c.Detail)
-}
+// connectors and tasks). It prints "kind resources gen=N", then ": detail"
+// when there is one.
+type Callback = node.Callback[CallbackKind, spec.Generation]

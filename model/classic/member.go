@@ -335,7 +335,7 @@ func (m *Member) nextSeq() uint64 {
 
 // callback queues an application callback.
 func (m *Member) callback(kind CallbackKind, rs spec.Set, gen spec.Generation, detail string, out *Output) {
-	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Generation: gen, Detail: detail})
+	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Round: gen, Detail: detail})
 }
 
 // arm (re)arms timer k to fire at at.

@@ -828,7 +828,7 @@ func TestMemberLeaderValidation(t *testing.T) {
 				if out.Round != nil {
 					t.Errorf("a failed round was reported: %+v", out.Round)
 				}
-				if len(out.Callbacks) != 1 || out.Callbacks[0].Kind != AssignorFailed || !strings.Contains(out.Callbacks[0].Detail, tt.wantLaw) || out.Callbacks[0].Generation != 2 {
+				if len(out.Callbacks) != 1 || out.Callbacks[0].Kind != AssignorFailed || !strings.Contains(out.Callbacks[0].Detail, tt.wantLaw) || out.Callbacks[0].Round != 2 {
 					t.Fatalf("callbacks %v, want assignor-failed naming %q", out.Callbacks, tt.wantLaw)
 				}
 				if got := h.m.LeaderMemory(); got.Generation != prior.Generation || !slices.Equal(got.Members, prior.Members) {

@@ -319,7 +319,7 @@ func (m *Member) Step(in node.Input) Output {
 
 // callback queues an application callback.
 func (m *Member) callback(kind CallbackKind, rs spec.Set, epoch spec.Epoch, detail string, out *Output) {
-	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Epoch: epoch, Detail: detail})
+	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Round: epoch, Detail: detail})
 }
 
 // arm (re)arms timer k to fire at at.

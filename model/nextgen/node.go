@@ -127,20 +127,10 @@ var callbackKinds = node.Enum[CallbackKind]{Type: "callback", Names: []string{"?
 func (k CallbackKind) String() string { return callbackKinds.Name(k) }
 
 // Callback is a rebalance callback a next-gen member asks its application
-// to run: Kind on Resources, at member epoch Epoch (the epoch of the
+// to run: Kind on Resources, at member epoch Round (the epoch of the
 // assignment being reconciled; a Revoke is answered with RevocationDone).
-type Callback struct {
-	Kind      CallbackKind
-	Resources spec.Set
-	Epoch     spec.Epoch
-	Detail    string
-}
-
-// String prints "kind resources epoch=N", then ": detail" when there is
-// one.
-func (c Callback) String() string {
-	return node.CallbackText(c.Kind, c.Resources, "epoch", int64(c.Epoch), c.Detail)
-}
+// It prints "kind resources epoch=N", then ": detail" when there is one.
+type Callback = node.Callback[CallbackKind, spec.Epoch]
 
 // Fault is a named switch that deliberately breaks one rule, so the tests
 // can show they catch the broken law.

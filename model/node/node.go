@@ -187,14 +187,30 @@ func (o Output[M, T, C]) String() string {
 	return b.String()
 }
 
-// CallbackText prints a callback on one line, as both families' Callback
-// types print themselves: "kind resources label=round", then ": detail"
-// when detail is not empty. label names the round the callback belongs to
-// ("gen" for a classic generation, "epoch" for a next-gen member epoch).
-func CallbackText(kind fmt.Stringer, resources spec.Set, label string, round int64, detail string) string {
-	s := fmt.Sprintf("%s %s %s=%d", kind, resources, label, round)
-	if detail != "" {
-		s += ": " + detail
+// RoundNumber numbers the round a callback belongs to: a classic
+// generation or a next-gen member epoch.
+type RoundNumber interface{ spec.Generation | spec.Epoch }
+
+// Callback is a rebalance callback a member asks its application to run:
+// Kind on Resources, belonging to round Round (each family's alias says
+// which round that is); Detail says why, for the kinds that carry a reason.
+type Callback[K fmt.Stringer, R RoundNumber] struct {
+	Kind      K
+	Resources spec.Set
+	Round     R
+	Detail    string
+}
+
+// String prints "kind resources gen=N" for a generation, "kind resources
+// epoch=N" for an epoch, then ": detail" when Detail is not empty.
+func (c Callback[K, R]) String() string {
+	label := "epoch"
+	if _, ok := any(c.Round).(spec.Generation); ok {
+		label = "gen"
+	}
+	s := fmt.Sprintf("%s %s %s=%d", c.Kind, c.Resources, label, c.Round)
+	if c.Detail != "" {
+		s += ": " + c.Detail
 	}
 	return s
 }

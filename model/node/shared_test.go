@@ -173,19 +173,17 @@ func TestSlots(t *testing.T) {
 	}
 }
 
-// TestCallbackText: kind, resources and round, and the detail only when
-// there is one.
-func TestCallbackText(t *testing.T) {
+// TestCallbackString: kind, resources and round, labelled by the round's
+// type, and the detail only when there is one.
+func TestCallbackString(t *testing.T) {
 	res := spec.NewSet(spec.Resource{Topic: "T", Partition: 1})
-	for _, c := range []struct {
-		label, detail, want string
-	}{
-		{"gen", "", "b " + res.String() + " gen=3"},
-		{"epoch", "why", "b " + res.String() + " epoch=3: why"},
-	} {
-		if got := CallbackText(stateB, res, c.label, 3, c.detail); got != c.want {
-			t.Errorf("CallbackText(%q, %q) = %q, want %q", c.label, c.detail, got, c.want)
-		}
+	gen := Callback[testState, spec.Generation]{Kind: stateB, Resources: res, Round: 3}
+	if got, want := gen.String(), "b "+res.String()+" gen=3"; got != want {
+		t.Errorf("generation callback = %q, want %q", got, want)
+	}
+	epoch := Callback[testState, spec.Epoch]{Kind: stateB, Resources: res, Round: 3, Detail: "why"}
+	if got, want := epoch.String(), "b "+res.String()+" epoch=3: why"; got != want {
+		t.Errorf("epoch callback = %q, want %q", got, want)
 	}
 }
 
