@@ -37,12 +37,17 @@ var lawsChecked = []spec.Law{
 	spec.Timely, spec.NoSpuriousLoss, spec.StableWhenBalanced, spec.NoNeedlessWait, spec.EventuallyConverged, spec.Stability,
 }
 
+// deliveryLaws are the laws checked besides in a world with records
+// (--records).
+var deliveryLaws = []spec.Law{spec.AtLeastOnce, spec.ExactlyOnceWhenClean, spec.ZombieCommitRejected}
+
 type checkOptions struct {
 	protocol                                         string
 	members, joins, topics, partitions               int
 	connectors, tasks                                int
 	crashes, restarts, leaves, resubscribes          int
 	drops, duplicates, leaderBounces, maxRounds      int
+	records                                          int
 	leaderFailover, claimGeneration                  string
 	maxDelay                                         string // "": the world's default
 	envAnywhere, symmetry, exact, noLiveness, asJSON bool
@@ -152,6 +157,7 @@ usage error.`,
 	f.IntVar(&o.resubscribes, "resubscribes", d.Resubscribes, "subscription changes")
 	f.IntVar(&o.drops, "drops", d.Drops, "lost messages")
 	f.IntVar(&o.duplicates, "duplicates", d.Duplicates, "duplicated messages")
+	f.IntVar(&o.records, "records", d.Records, "records in each partition's log that the applications process and commit, which turns the delivery laws on (0: no delivery)")
 	f.IntVar(&o.leaderBounces, "leader-bounces", 0, "leader changes (the leader leaves and rejoins at once); -1 for unbounded (classic only)")
 	f.StringVar(&o.leaderFailover, "leader-failover", "", "deferred/incremental: reassign-immediately (default) or delay-if-departed")
 	f.StringVar(&o.maxDelay, "max-delay", "", "deferred/incremental: scheduled.rebalance.max.delay.ms in ms (default 3000); 0 disables scheduled delays, as in Connect")
@@ -313,7 +319,7 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
 		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, ClaimGeneration: o.claimGeneration, MaxRounds: o.maxRounds,
-		EnvAnywhere: o.envAnywhere, Semantics: o.semantics}
+		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records}
 }
 
 // explore builds the model of the world wo with build (a bad world is a
@@ -398,6 +404,11 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 			continue
 		}
 		r.Laws = append(r.Laws, string(l))
+	}
+	if o.records > 0 {
+		for _, l := range deliveryLaws {
+			r.Laws = append(r.Laws, string(l))
+		}
 	}
 	for i, ce := range res.Violations {
 		v := checkViolation{Law: string(ce.Law), Detail: ce.Violation.String(), Length: len(ce.Steps), LoopStart: ce.Loop}

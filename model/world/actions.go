@@ -7,14 +7,16 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // ActionKind is one kind of step the world can take.
 type ActionKind uint8
 
-// The actions. Deliver, FireNext and CompleteRevocation are the
-// protocol's own steps (an application finishing a revocation is part of
-// the member); the rest are the environment's, each bounded by Bounds.
+// The actions. Deliver, FireNext, CompleteRevocation and Consume are the
+// protocol's own steps (an application finishing a revocation or
+// processing a record is part of the member); the rest are the
+// environment's, each bounded by Bounds.
 const (
 	Deliver ActionKind = iota + 1
 	FireNext
@@ -28,9 +30,12 @@ const (
 	Resubscribe
 	AddPartition
 	BounceLeader
+	// Consume: an application processes the next record of a partition
+	// its member owns (only in a world with records, World.Records).
+	Consume
 )
 
-var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce"}
+var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce", "consume"}
 
 // String names the action kind as the scenario language does.
 func (k ActionKind) String() string {
@@ -41,15 +46,17 @@ func (k ActionKind) String() string {
 }
 
 // Own reports whether k is one of the protocol's own steps.
-func (k ActionKind) Own() bool { return k == Deliver || k == FireNext || k == CompleteRevocation }
+func (k ActionKind) Own() bool {
+	return k == Deliver || k == FireNext || k == CompleteRevocation || k == Consume
+}
 
 // Action is one step of the world.
 type Action struct {
 	Kind   ActionKind
 	Index  int      // Deliver, Drop, Duplicate: the message's index in flight
-	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader
+	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader, Consume
 	Topics []string // Resubscribe
-	Topic  string   // AddPartition
+	Topic  string   // AddPartition, Consume (with Index the partition)
 }
 
 // String prints a as a line of the scenario language. Member joins print
@@ -65,9 +72,16 @@ func (a Action) String() string {
 		return fmt.Sprintf("subscribe %s topics=(%s)", a.Member, strings.Join(a.Topics, ","))
 	case AddPartition:
 		return "add-partition " + a.Topic
+	case Consume:
+		return fmt.Sprintf("consume %s %s", a.Member, a.resource())
 	default:
 		return fmt.Sprintf("%s %s", a.Kind, a.Member)
 	}
+}
+
+// resource is a Consume action's partition.
+func (a Action) resource() spec.Resource {
+	return spec.Resource{Topic: a.Topic, Partition: int32(a.Index)}
 }
 
 // Bounds limits the environment actions of a run, so that every run is
@@ -170,6 +184,13 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 			out = append(out, Action{Kind: CompleteRevocation, Member: name})
 		}
 	}
+	if w.Records > 0 {
+		for _, name := range w.Names() {
+			for _, r := range w.consumable(name) {
+				out = append(out, Action{Kind: Consume, Member: name, Topic: r.Topic, Index: int(r.Partition)})
+			}
+		}
+	}
 	connections := b.Unordered || w.Family.Network() == Connections
 	if u.Drops < b.Drops {
 		if connections {
@@ -258,6 +279,8 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 		return w.FireTimer(0)
 	case CompleteRevocation:
 		return w.CompleteRevocation(a.Member)
+	case Consume:
+		return w.Consume(a.Member, a.resource())
 	case Drop:
 		u.Drops++
 		return w.Drop(a.Index)

@@ -3,6 +3,7 @@ package world_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
@@ -25,9 +26,14 @@ import (
 // of the encoding (the default incremental world gave 377,420 or 377,421
 // states with 2 workers); canon.Encoder.SeqSpace numbers them per member.
 func TestEncodingDeterminesSuccessors(t *testing.T) {
-	for _, p := range []string{"eager", "incremental"} {
+	for _, p := range []string{"eager", "incremental", "cooperative+records"} {
 		t.Run(p, func(t *testing.T) {
 			o := classicworld.CheckOptions{Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1}
+			if protocol, ok := strings.CutSuffix(p, "+records"); ok {
+				// Delivery's state (positions, commits, counts) is
+				// encoded too.
+				p, o.Records, o.Partitions, o.Drops = protocol, 1, 1, 0
+			}
 			cfg, err := classicworld.CheckWorld(p, o)
 			if err != nil {
 				t.Fatal(err)
@@ -39,18 +45,23 @@ func TestEncodingDeterminesSuccessors(t *testing.T) {
 			successorsDetermined(t, m)
 		})
 	}
-	t.Run("nextgen", func(t *testing.T) {
-		o := ngworld.CheckOptions{Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1}
-		cfg, err := ngworld.CheckWorld(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := ngworld.NewModel(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		successorsDetermined(t, m)
-	})
+	for _, records := range []int{0, 1} {
+		t.Run(fmt.Sprintf("nextgen/records=%d", records), func(t *testing.T) {
+			o := ngworld.CheckOptions{Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1, Records: records}
+			if records > 0 {
+				o.Partitions, o.Drops = 1, 0
+			}
+			cfg, err := ngworld.CheckWorld(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := ngworld.NewModel(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			successorsDetermined(t, m)
+		})
+	}
 }
 
 func successorsDetermined[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, m *core.Model[M, T, C, P]) {

@@ -81,6 +81,10 @@ type CheckConfig struct {
 	// Balance is the balance law of the protocol's assignor, judged with
 	// Coverage for convergence; nil for coverage alone.
 	Balance Balance
+	// Records gives every partition a log of that many records (the
+	// applications process them and commit, and the delivery laws are
+	// judged: World.Records); 0 leaves delivery out.
+	Records int
 }
 
 // State is a state of the checked world: the world, the environment's
@@ -128,7 +132,7 @@ func (e *SetupViolation) ScenarioFile(comment, lines []string) (string, error) {
 // does not run or breaks a law (a *SetupViolation), a joiner that is not an add-member command,
 // or nonsensical bounds.
 func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], cfg CheckConfig) (*Model[M, T, C, P], error) {
-	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds} {
+	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds, "records": cfg.Records} {
 		if n < 0 {
 			return nil, fmt.Errorf("%s = %d: want 0 or more", name, n)
 		}
@@ -144,6 +148,14 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	}
 	if s.W == nil {
 		return nil, fmt.Errorf("setup: no group command")
+	}
+	if cfg.Records > 0 {
+		// Written into the setup, so that counterexamples replay with it.
+		line := fmt.Sprintf("records %d", cfg.Records)
+		if err := script.RunLine(s.Run, line); err != nil {
+			return nil, fmt.Errorf("setup %q: %v", line, err)
+		}
+		cfg.Setup = append(slices.Clone(cfg.Setup), line)
 	}
 	s.W.DrainLog()
 	s.W.Rounds = nil
@@ -296,6 +308,10 @@ func (m *Model[M, T, C, P]) FairKey(s *State[M, T, C, P], a Action) uint64 {
 		key.Int(int64(rank))
 	case CompleteRevocation:
 		key.String(a.Member)
+	case Consume:
+		key.String(a.Member)
+		key.String(a.Topic)
+		key.Int(int64(a.Index))
 	}
 	return canon.Fingerprint(key.Finish())
 }
@@ -430,6 +446,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		w.Family.EncodeTimer(e, t.Timer)
 		e.Instant(int64(t.At))
 	}
+	w.encodeDelivery(e)
 }
 
 // encodeProcess writes a process: its name, subscription, node and
@@ -453,6 +470,9 @@ func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.
 	e.Bool(p.Isolated)
 	e.Bool(p.Slow)
 	e.Set(p.Revoking)
+	if w.Records > 0 {
+		encodeOffsets(e, p.positions)
+	}
 	if !abstract {
 		e.Int(int64(p.Incarnation))
 	}

@@ -30,6 +30,10 @@ type CheckOptions[F any] struct {
 	// AddPartitions bounds how often a topic gains a partition (families
 	// whose coordinator takes metadata).
 	AddPartitions int
+	// Records gives every partition a log of that many records that the
+	// members' applications process and commit, and turns the delivery
+	// laws on (World.Records); 0 leaves delivery out.
+	Records int
 	// LeaderBounces bounds leader changes (the leader leaves and comes
 	// back at once); negative means unbounded (families with a leader).
 	LeaderBounces int
@@ -154,7 +158,7 @@ func (o CheckOptions[F]) Validate() error {
 	for _, b := range []struct {
 		name string
 		n    int
-	}{{"crashes", o.Crashes}, {"restarts", o.Restarts}, {"leaves", o.Leaves}, {"resubscribes", o.Resubscribes}, {"drops", o.Drops}, {"duplicates", o.Duplicates}, {"add-partitions", o.AddPartitions}} {
+	}{{"crashes", o.Crashes}, {"restarts", o.Restarts}, {"leaves", o.Leaves}, {"resubscribes", o.Resubscribes}, {"drops", o.Drops}, {"duplicates", o.Duplicates}, {"add-partitions", o.AddPartitions}, {"records", o.Records}} {
 		if b.n < 0 {
 			return fmt.Errorf("%s = %d: want 0 or more", b.name, b.n)
 		}
@@ -175,6 +179,7 @@ func (o CheckOptions[F]) Config(protocol string, maxRounds int, balance Balance)
 		EnvWhenQuiet: !o.EnvAnywhere,
 		MaxRounds:    maxRounds,
 		Balance:      balance,
+		Records:      o.Records,
 	}
 	if o.MaxRounds > 0 {
 		cfg.MaxRounds = o.MaxRounds

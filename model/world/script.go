@@ -7,6 +7,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/script"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // Arg is one argument of a script command (see package script).
@@ -29,6 +30,8 @@ type Script[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 //	crash A | restart A | leave A | isolate A | heal A
 //	subscribe A topics=(T,U)
 //	deliver [i] | drop [i|all] | dup i | fire [i]
+//	records N            give every partition a log of N records (delivery, before anything is processed)
+//	consume A T-0        A's application processes the next record of T-0
 //	ownership | coordinator | in-flight | timers | rounds | check
 //
 // "group" and "add-member" and any other verb are the family's (see its
@@ -65,6 +68,13 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 		}
 	case "deliver", "drop", "dup", "fire":
 		err = script.NetworkVerb(s.W, cmd, args)
+	case "records":
+		var n int64
+		if n, err = script.Int(args, 0, "records"); err == nil {
+			err = s.W.SetRecords(int(n))
+		}
+	case "consume":
+		err = s.consume(args)
 	case "ownership":
 		return s.W.Ownership(), nil
 	case "coordinator":
@@ -99,6 +109,23 @@ func rounds(rs []RoundRecord) string {
 		b.WriteString(r.String() + "\n")
 	}
 	return b.String()
+}
+
+// consume runs "consume A T-0": A's application processes the next record
+// of T-0.
+func (s *Script[M, T, C, P]) consume(args []Arg) error {
+	name, err := script.Name(args, "consume")
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 || len(args[1].Vals) != 0 {
+		return fmt.Errorf("consume: want consume MEMBER TOPIC-PARTITION")
+	}
+	r, err := spec.ParseResource(args[1].Key)
+	if err != nil {
+		return fmt.Errorf("consume: %v", err)
+	}
+	return s.W.Consume(name, r)
 }
 
 func (s *Script[M, T, C, P]) memberVerb(cmd string, args []Arg) error {

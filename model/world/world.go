@@ -35,6 +35,10 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// Slow applications never finish revoking on their own: only an
 	// explicit CompleteRevocation does.
 	Slow bool
+	// positions is, for each partition the application works on, the next
+	// record it will process (see delivery.go); replaced whole, never
+	// changed in place. Empty while the world's Records is 0.
+	positions map[spec.Resource]int
 
 	// owner is the world that may change this process in place; a fork
 	// shares its parent's processes and copies one before changing it.
@@ -170,6 +174,20 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// never changes again (its forks share its nodes). Forks of it are not
 	// frozen; changing a frozen world panics.
 	frozen bool
+
+	// Records is how many records each partition's log holds; 0 turns
+	// delivery (processing, commits and the delivery laws, delivery.go)
+	// off. Set it before any member processes.
+	Records int
+	// committed is each partition's committed offset (absent: 0), and
+	// processed how many times each of its records was processed (the
+	// observer's, capped at maxProcessed). Both are replaced whole, never
+	// changed in place, so forks share them.
+	committed map[spec.Resource]int
+	processed map[spec.Resource][]int
+	// unclean is set once a member crashed, a message was lost or
+	// duplicated, or a live member was fenced (ExactlyOnceWhenClean).
+	unclean bool
 }
 
 // abandonment is a member id a live process gave up, at a time, while the
@@ -365,6 +383,8 @@ func (w *World[M, T, C, P]) Crash(name string) error {
 	}
 	p.Node = nil
 	p.Revoking = nil
+	p.positions = nil
+	w.unclean = true
 	w.Timers = w.Timers.DropNode(name)
 	w.logf("%s crashed", name)
 	w.check()
@@ -445,6 +465,7 @@ func (w *World[M, T, C, P]) CompleteRevocation(name string) error {
 	}
 	done := p.Revoking
 	p.Revoking = nil
+	w.commit(name, done) // what it processed of them, before the member acknowledges
 	w.stepMember(name, w.Family.RevocationDone(done))
 	return nil
 }
@@ -535,6 +556,7 @@ func (w *World[M, T, C, P]) Drop(i int) error {
 	w.logf("dropped %s", w.InFlight[i])
 	w.InFlight = w.withoutMessage(i)
 	w.Lost++
+	w.unclean = true
 	w.check()
 	return nil
 }
@@ -546,6 +568,7 @@ func (w *World[M, T, C, P]) Duplicate(i int) error {
 	}
 	w.InFlight = append(slices.Clip(w.InFlight), w.InFlight[i])
 	w.Duplicated++
+	w.unclean = true
 	w.logf("duplicated %s", w.InFlight[i])
 	w.check()
 	return nil
@@ -771,6 +794,14 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		case !revoke.IsEmpty():
 			p.Revoking = p.Revoking.Union(revoke)
 		}
+		switch {
+		case w.Family.LostCallback(cb):
+			w.forgetPositions(from)
+		case w.Family.RevocationDone(nil) == nil:
+			// The application revokes within the callback: it commits
+			// what it processed of the resources first.
+			w.commit(from, w.Family.Revoked(cb))
+		}
 	}
 	if out.RoundFailed {
 		w.FailedRounds++
@@ -904,6 +935,7 @@ func (w *World[M, T, C, P]) check() {
 		}
 		w.lawsBroken = len(w.Violations) > before
 		w.prev = v
+		w.noteFences(v)
 	}
 	if w.coordinatorOwner == w {
 		if err := w.Coordinator.CheckInvariants(); err != nil {
@@ -1037,7 +1069,8 @@ func (w *World[M, T, C, P]) LeaderProcess() string {
 }
 
 // Ownership prints the view, one member per line, followed by the
-// coordinator's summary.
+// coordinator's summary and, in a world with records, each partition
+// processed or committed (see Delivery).
 func (w *World[M, T, C, P]) Ownership() string {
-	return w.View().String() + "coordinator " + w.Coordinator.Summary() + "\n"
+	return w.View().String() + "coordinator " + w.Coordinator.Summary() + "\n" + w.deliveryString()
 }

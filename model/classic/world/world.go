@@ -250,6 +250,31 @@ func (Family) LossesBeforeSessionExpiry() int { return 1 }
 // LostCallback: a Lost callback.
 func (Family) LostCallback(cb classic.Callback) bool { return cb.Kind == classic.Lost }
 
+// Revoked: a Revoked callback's resources, which a consumer commits in
+// its onPartitionsRevoked before it lets them go.
+func (Family) Revoked(cb classic.Callback) spec.Set {
+	if cb.Kind == classic.Revoked {
+		return cb.Resources
+	}
+	return nil
+}
+
+// CommitRequest is an OffsetCommit from the member's id, instance id and
+// generation as it knows them now (a consumer's commitSync); none before
+// it has a member id.
+func (Family) CommitRequest(cfg classic.MemberConfig, m core.Member[classic.Message, classic.Timer, classic.Callback]) (classic.Message, bool) {
+	if m.ID() == "" {
+		return nil, false
+	}
+	return classic.OffsetCommitRequest{MemberID: m.ID(), InstanceID: cfg.InstanceID, Generation: m.Generation()}, true
+}
+
+// CommitError reads an OffsetCommitResponse.
+func (Family) CommitError(m classic.Message) (spec.ErrorCode, bool) {
+	r, ok := m.(classic.OffsetCommitResponse)
+	return r.Error, ok
+}
+
 // Rounds is the assignment rounds leaders sent.
 func (Family) Rounds(sent int, _, _ spec.View) int { return sent }
 

@@ -216,6 +216,36 @@ func (Family) LossesBeforeSessionExpiry() int { return spec.LostBeforeSessionExp
 // LostCallback: a Lost callback.
 func (Family) LostCallback(cb nextgen.Callback) bool { return cb.Kind == nextgen.Lost }
 
+// Revoked: a Revoke callback's resources. The application commits them
+// when it finishes revoking, before the member acknowledges (the world's
+// CompleteRevocation).
+func (Family) Revoked(cb nextgen.Callback) spec.Set {
+	if cb.Kind == nextgen.Revoke {
+		return cb.Resources
+	}
+	return nil
+}
+
+// CommitRequest is an OffsetCommit v9 from the member's id and epoch as it
+// knows them now; none before it has joined (no member id, or epoch 0 or
+// less: it owns nothing it could commit).
+func (f Family) CommitRequest(cfg nextgen.MemberConfig, m core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback]) (nextgen.Message, bool) {
+	if m.ID() == "" || m.Generation() <= 0 {
+		return nil, false
+	}
+	req := nextgen.OffsetCommitRequest{GroupID: f.GroupID, MemberID: m.ID(), MemberEpoch: spec.Epoch(m.Generation()), Version: 9}
+	if cfg.InstanceID != "" {
+		req.InstanceID = &cfg.InstanceID
+	}
+	return req, true
+}
+
+// CommitError reads an OffsetResponse.
+func (Family) CommitError(m nextgen.Message) (spec.ErrorCode, bool) {
+	r, ok := m.(nextgen.OffsetResponse)
+	return r.Error, ok
+}
+
 // Detects is false: the count restarts only at environment actions.
 func (Family) Detects(nextgen.Timer) bool { return false }
 

@@ -1,0 +1,282 @@
+package world
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// Delivery: the records of each partition and what the applications do
+// with them (spec's delivery laws). It is off while World.Records is 0,
+// and then costs nothing and changes no encoding.
+//
+// The abstraction. Every partition is a log of Records records, all
+// there from the start (a producer appending more adds nothing the laws
+// could see that a longer log does not). An application processes the
+// records of a partition its member owns one at a time, in order, from
+// its position: the partition's committed offset when it first processes
+// it after gaining it (an OffsetFetch, unfenced: reading can neither skip
+// nor repeat a record). It commits its position of a partition when it
+// gives the partition up in a rebalance (classic: in the revocation
+// callback, before the member goes on; next-gen: when it finishes
+// revoking, before the member acknowledges), as an OffsetCommit the
+// coordinator fences (the family's own rules), atomically: the request
+// and its answer are one step, so a commit's fate is decided by the
+// coordinator's state at that moment, and a lost commit (from an isolated
+// process) is modelled as a rejected one. Only an accepted commit moves the committed offset. A
+// member told its partitions are lost forgets its positions without
+// committing; a crash forgets them too. What each record was processed
+// how often is the observer's (capped at 2: the laws ask only for "at
+// least once" and "more than once").
+
+// maxProcessed caps the per-record processing count kept (see above).
+const maxProcessed = 2
+
+// SetRecords gives every partition a log of n records, turning delivery
+// on; it must come before any record is processed.
+func (w *World[M, T, C, P]) SetRecords(n int) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("records: negative count %d", n)
+	case len(w.processed) > 0:
+		return fmt.Errorf("records: records were processed already")
+	}
+	w.Records = n
+	return nil
+}
+
+// position is the application's next record of partition r: its own if it
+// works on r, else the committed offset.
+func (w *World[M, T, C, P]) position(p *Process[M, T, C, P], r spec.Resource) int {
+	if pos, ok := p.positions[r]; ok {
+		return pos
+	}
+	return w.committed[r]
+}
+
+// consumable returns the partitions the application of process name may
+// process a record of now: those its member owns and is not revoking,
+// whose log it has not finished.
+func (w *World[M, T, C, P]) consumable(name string) spec.Set {
+	p := w.Processes[name]
+	if w.Records == 0 || p == nil || p.Node == nil || p.Node.Phase().Done() {
+		return nil
+	}
+	var out spec.Set
+	for _, r := range p.Node.View().Owns {
+		if !p.Revoking.Contains(r) && w.Topics.Has(r) && w.position(p, r) < w.Records {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Consume has the application of process name process the next record of
+// partition r.
+func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
+	if w.Records == 0 {
+		return fmt.Errorf("no records: start with records N")
+	}
+	if _, err := w.live(name); err != nil {
+		return err
+	}
+	if !w.consumable(name).Contains(r) {
+		return fmt.Errorf("member %s cannot process a record of %s (it does not own it, is revoking it, or has processed all %d)", name, r, w.Records)
+	}
+	p := w.own(name)
+	pos := w.position(p, r)
+	positions := maps.Clone(p.positions)
+	if positions == nil {
+		positions = map[spec.Resource]int{}
+	}
+	positions[r] = pos + 1
+	p.positions = positions
+	processed := maps.Clone(w.processed)
+	if processed == nil {
+		processed = map[spec.Resource][]int{}
+	}
+	counts := slices.Clone(processed[r])
+	if counts == nil {
+		counts = make([]int, w.Records)
+	}
+	counts[pos] = min(counts[pos]+1, maxProcessed)
+	processed[r] = counts
+	w.processed = processed
+	w.logf("%s processed %s@%d", name, r, pos)
+	w.checkDelivery()
+	return nil
+}
+
+// commit has the application of process name commit its positions of rs
+// (those it works on) through the coordinator, and then forget them: it
+// gives them up. The coordinator's answer decides whether the committed
+// offsets move.
+func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
+	p := w.Processes[name]
+	if w.Records == 0 || p == nil || p.Node == nil {
+		return
+	}
+	offsets := map[spec.Resource]int{}
+	var parts spec.Set
+	for _, r := range rs {
+		if pos, ok := p.positions[r]; ok {
+			offsets[r] = pos
+			parts = append(parts, r)
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	p = w.own(name)
+	positions := maps.Clone(p.positions)
+	for _, r := range parts {
+		delete(positions, r)
+	}
+	p.positions = positions
+	req, ok := w.Family.CommitRequest(p.Config, p.Node)
+	if !ok {
+		return
+	}
+	if p.Isolated {
+		// Cut off from the coordinator: the commit is lost, as a rejected
+		// one is, and the run is no longer clean.
+		w.unclean = true
+		w.logf("%s's commit of %s is lost (isolated)", name, parts)
+		return
+	}
+	fenced := w.memberView(name, p, nil).Fenced
+	w.ownCoordinator()
+	out := w.Coordinator.Step(node.Input{Now: w.Now, Event: node.Receive[M]{From: p.Address(name), Msg: req}})
+	code := spec.UnknownServerError
+	kept := out.Messages[:0:0]
+	for _, m := range out.Messages {
+		if c, ok := w.Family.CommitError(m.Msg); ok && m.To == p.Address(name) {
+			code = c // the application takes the answer at once
+			continue
+		}
+		kept = append(kept, m)
+	}
+	out.Messages = kept
+	c := spec.Commit{Member: name, Fenced: fenced, Partitions: parts, Error: code}
+	w.logf("%s", c)
+	for _, v := range spec.CheckCommit(c) {
+		w.violate(v)
+	}
+	if code == spec.None {
+		committed := maps.Clone(w.committed)
+		if committed == nil {
+			committed = map[spec.Resource]int{}
+		}
+		maps.Copy(committed, offsets)
+		w.committed = committed
+		w.checkDelivery()
+	}
+	w.apply(node.CoordinatorNode, out)
+}
+
+// forgetPositions drops every position of process name without
+// committing (its partitions were lost).
+func (w *World[M, T, C, P]) forgetPositions(name string) {
+	if p := w.Processes[name]; p != nil && len(p.positions) > 0 {
+		w.own(name).positions = nil
+	}
+}
+
+// Delivery returns the delivery view: every partition of the world's
+// topics with its committed offset and processing counts, and whether
+// the run is clean so far (no crash, no lost or duplicated message, no
+// live member fenced while it owned something). Empty while Records is 0.
+func (w *World[M, T, C, P]) Delivery() spec.Delivery {
+	d := spec.Delivery{Clean: !w.unclean}
+	if w.Records == 0 {
+		return d
+	}
+	for _, r := range w.Topics.Resources(w.Topics.Names()...) {
+		counts := w.processed[r]
+		if counts == nil {
+			counts = make([]int, w.Records)
+		}
+		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: slices.Clone(counts)})
+	}
+	return d
+}
+
+// checkDelivery judges the delivery laws on the state now.
+func (w *World[M, T, C, P]) checkDelivery() {
+	if w.Records == 0 {
+		return
+	}
+	for _, v := range spec.CheckDelivery(w.Delivery()) {
+		w.violate(v)
+	}
+}
+
+// noteFences marks the run unclean once a live member is fenced while it
+// owns something (the view after an action, v): the group took its
+// partitions without its commits. (A member on its way into the group is
+// not counted yet, so the view marks it fenced too; it owns nothing.)
+func (w *World[M, T, C, P]) noteFences(v spec.View) {
+	if w.Records == 0 || w.unclean {
+		return
+	}
+	for _, mv := range v.Members {
+		if mv.Fenced && !mv.Owns.IsEmpty() {
+			w.unclean = true
+			return
+		}
+	}
+}
+
+// encodeDelivery writes the committed offsets, the processing counts and
+// whether the run is clean, in resource order; nothing while Records is 0.
+func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
+	if w.Records == 0 {
+		return
+	}
+	e.Bool(w.unclean)
+	encodeOffsets(e, w.committed)
+	rs := slices.SortedFunc(maps.Keys(w.processed), spec.Resource.Compare)
+	e.Len(len(rs))
+	for _, r := range rs {
+		e.String(r.Topic)
+		e.Int(int64(r.Partition))
+		for _, n := range w.processed[r] {
+			e.Int(int64(n))
+		}
+	}
+}
+
+// encodeOffsets writes offsets by resource in resource order.
+func encodeOffsets(e *canon.Encoder, offsets map[spec.Resource]int) {
+	rs := slices.SortedFunc(maps.Keys(offsets), spec.Resource.Compare)
+	e.Len(len(rs))
+	for _, r := range rs {
+		e.String(r.Topic)
+		e.Int(int64(r.Partition))
+		e.Int(int64(offsets[r]))
+	}
+}
+
+// deliveryString prints the delivery state for "ownership" and scenario
+// files: one line per partition touched, then whether the run is clean.
+func (w *World[M, T, C, P]) deliveryString() string {
+	if w.Records == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range w.Delivery().Partitions {
+		if p.Committed == 0 && !slices.ContainsFunc(p.Processed, func(n int) bool { return n > 0 }) {
+			continue
+		}
+		fmt.Fprintf(&b, "records %s\n", p)
+	}
+	if w.unclean {
+		b.WriteString("records: not clean\n")
+	}
+	return b.String()
+}
