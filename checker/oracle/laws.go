@@ -73,6 +73,9 @@ var notJudged = []Verdict{
 	{Law: spec.Stability, Detail: "a liveness law over every path of a state graph; a trace is one run"},
 	{Law: spec.Timely, Detail: "needs the members' session and heartbeat settings and what the network lost, which a trace does not carry"},
 	{Law: spec.NoSpuriousLoss, Detail: "needs what the network lost, duplicated and held up, which a trace does not carry"},
+	{Law: spec.AtLeastOnce, Detail: "a trace carries no records processed and no commits"},
+	{Law: spec.ExactlyOnceWhenClean, Detail: "a trace carries no records processed"},
+	{Law: spec.ZombieCommitRejected, Detail: "a trace carries no commits"},
 }
 
 // laws returns the verdicts of every law but linearizability, and how

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -126,7 +127,7 @@ func TestRequire(t *testing.T) {
 		t.Fatalf("a passing trace: %q", f.fatal)
 	}
 	f, _ := require(filepath.Join("testdata", "coverage.ndjson"))
-	if !strings.Contains(f.fatal, "Coverage             broken      line 6") || !strings.Contains(f.fatal, filepath.Join(f.dir, "coverage.ndjson.svg")) {
+	if !regexp.MustCompile(`Coverage +broken +line 6`).MatchString(f.fatal) || !strings.Contains(f.fatal, filepath.Join(f.dir, "coverage.ndjson.svg")) {
 		t.Fatalf("a failing trace: %q", f.fatal)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.ndjson")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -98,7 +99,7 @@ func TestReplay(t *testing.T) {
 		t.Fatalf("a changed file: %v\n%s", err, out)
 	}
 	out, err = run("replay", "--out", t.TempDir(), examples+"linearizable.ndjson")
-	if !errors.Is(err, errViolation) || !strings.Contains(out, "Linearizable         broken") {
+	if !errors.Is(err, errViolation) || !regexp.MustCompile(`Linearizable +broken`).MatchString(out) {
 		t.Fatalf("replay of a trace: %v\n%s", err, out)
 	}
 	if _, err := run("replay", "main.go"); !errors.Is(err, errUnreadable) {
