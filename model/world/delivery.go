@@ -179,6 +179,20 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 	w.apply(node.CoordinatorNode, out)
 }
 
+// deliveryCallback is what the application of process name does with its
+// positions on callback cb: forget them all when its partitions are lost;
+// commit those of the resources it is told to revoke, where it revokes
+// within the callback (the classic family; next-gen commits when the
+// application finishes revoking, CompleteRevocation).
+func (w *World[M, T, C, P]) deliveryCallback(name string, cb C) {
+	switch {
+	case w.Family.LostCallback(cb):
+		w.forgetPositions(name)
+	case w.Family.RevocationDone(nil) == nil:
+		w.commit(name, w.Family.Revoked(cb))
+	}
+}
+
 // forgetPositions drops every position of process name without
 // committing (its partitions were lost).
 func (w *World[M, T, C, P]) forgetPositions(name string) {

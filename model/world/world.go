@@ -794,13 +794,8 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		case !revoke.IsEmpty():
 			p.Revoking = p.Revoking.Union(revoke)
 		}
-		switch {
-		case w.Family.LostCallback(cb):
-			w.forgetPositions(from)
-		case w.Family.RevocationDone(nil) == nil:
-			// The application revokes within the callback: it commits
-			// what it processed of the resources first.
-			w.commit(from, w.Family.Revoked(cb))
+		if w.Records > 0 {
+			w.deliveryCallback(from, cb)
 		}
 	}
 	if out.RoundFailed {
