@@ -48,6 +48,7 @@ type checkOptions struct {
 	crashes, restarts, leaves, resubscribes          int
 	drops, duplicates, leaderBounces, maxRounds      int
 	records                                          int
+	recordsOn                                        []string
 	leaderFailover, claimGeneration                  string
 	maxDelay                                         string // "": the world's default
 	envAnywhere, symmetry, exact, noLiveness, asJSON bool
@@ -158,6 +159,7 @@ usage error.`,
 	f.IntVar(&o.drops, "drops", d.Drops, "lost messages")
 	f.IntVar(&o.duplicates, "duplicates", d.Duplicates, "duplicated messages")
 	f.IntVar(&o.records, "records", d.Records, "records in each partition's log that the applications process and commit, which turns the delivery laws on (0: no delivery)")
+	f.StringSliceVar(&o.recordsOn, "records-on", nil, "with --records: only these partitions have records, e.g. T-0 (far fewer states; the delivery laws are per partition)")
 	f.IntVar(&o.leaderBounces, "leader-bounces", 0, "leader changes (the leader leaves and rejoins at once); -1 for unbounded (classic only)")
 	f.StringVar(&o.leaderFailover, "leader-failover", "", "deferred/incremental: reassign-immediately (default) or delay-if-departed")
 	f.StringVar(&o.maxDelay, "max-delay", "", "deferred/incremental: scheduled.rebalance.max.delay.ms in ms (default 3000); 0 disables scheduled delays, as in Connect")
@@ -319,7 +321,7 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
 		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, ClaimGeneration: o.claimGeneration, MaxRounds: o.maxRounds,
-		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records}
+		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records, RecordsOn: o.recordsOn}
 }
 
 // explore builds the model of the world wo with build (a bad world is a
@@ -509,10 +511,13 @@ func boundFlags(o checkOptions) string {
 	for _, f := range []struct {
 		name string
 		got  int
-	}{{"leader-bounces", o.leaderBounces}, {"max-rounds", o.maxRounds}} {
+	}{{"leader-bounces", o.leaderBounces}, {"max-rounds", o.maxRounds}, {"records", o.records}} {
 		if f.got != 0 {
 			fmt.Fprintf(&b, " --%s %d", f.name, f.got)
 		}
+	}
+	if len(o.recordsOn) > 0 {
+		b.WriteString(" --records-on " + strings.Join(o.recordsOn, ","))
 	}
 	if o.leaderFailover != "" {
 		b.WriteString(" --leader-failover " + o.leaderFailover)

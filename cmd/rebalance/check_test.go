@@ -41,6 +41,10 @@ func TestCheckUsageErrors(t *testing.T) {
 		func(o *checkOptions) { o.maxMemory = "lots" },
 		func(o *checkOptions) { o.protocol = "nextgen"; o.semantics = []string{"before-kafka-1"} },
 		func(o *checkOptions) { o.semantics = []string{"before-kafka-19233"} }, // eager: classic has none
+		func(o *checkOptions) { o.records = -1 },
+		func(o *checkOptions) { o.recordsOn = []string{"T-0"} },                // no records
+		func(o *checkOptions) { o.records = 1; o.recordsOn = []string{"X-0"} }, // no topic X
+		func(o *checkOptions) { o.records = 1; o.recordsOn = []string{"T0"} },  // not a partition
 	}
 	for i, f := range bad {
 		o := small("eager")
@@ -94,6 +98,39 @@ func TestCheckFaultWritesScenario(t *testing.T) {
 	b, _ := os.ReadFile(files[0])
 	if !strings.Contains(string(b), "VIOLATION ExclusiveOwnership") || !strings.HasPrefix(string(b), "# Counterexample found by rebalance check --protocol eager --members 2 --topics 1 --crashes 0 --drops 0 --fault eager-no-revoke") {
 		t.Errorf("scenario file does not show the violation:\n%s", b)
+	}
+}
+
+// TestCheckDelivery: with records the delivery laws are checked and
+// listed, and a counterexample's first line is the command that finds it
+// again, records included.
+func TestCheckDelivery(t *testing.T) {
+	o := small("cooperative")
+	o.records, o.recordsOn, o.asJSON = 1, []string{"T-0"}, true
+	var out bytes.Buffer
+	if err := runCheck(&out, o); err != nil {
+		t.Fatalf("cooperative with records: %v\n%s", err, out.String())
+	}
+	for _, l := range deliveryLaws {
+		if !strings.Contains(out.String(), `"`+string(l)+`"`) {
+			t.Errorf("the laws checked do not list %s: %s", l, out.String())
+		}
+	}
+	dir := t.TempDir()
+	o = small("nextgen")
+	o.members, o.joins, o.topics, o.partitions, o.crashes, o.leaves, o.drops = 3, 1, 2, 2, 1, 1, 1
+	o.records, o.recordsOn, o.scenarioDir = 1, []string{"T-0"}, dir
+	out.Reset()
+	if err := runCheck(&out, o); !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExactlyOnceWhenClean") {
+		t.Fatalf("nextgen with records: got %v, want ExactlyOnceWhenClean (the commit rule before KIP-1251):\n%s", err, out.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("want one scenario file, got %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(b), "--records 1 --records-on T-0") || !strings.Contains(string(b), "records 1 on=(T-0)") || !strings.Contains(string(b), "STALE_MEMBER_EPOCH") {
+		t.Errorf("the scenario file does not name the records or show the stale commit:\n%s", b)
 	}
 }
 

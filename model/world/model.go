@@ -83,8 +83,10 @@ type CheckConfig struct {
 	Balance Balance
 	// Records gives every partition a log of that many records (the
 	// applications process them and commit, and the delivery laws are
-	// judged: World.Records); 0 leaves delivery out.
-	Records int
+	// judged: World.Records); 0 leaves delivery out. RecordsOn, when not
+	// empty, names the only partitions with records ("T-0").
+	Records   int
+	RecordsOn []string
 }
 
 // State is a state of the checked world: the world, the environment's
@@ -152,6 +154,9 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	if cfg.Records > 0 {
 		// Written into the setup, so that counterexamples replay with it.
 		line := fmt.Sprintf("records %d", cfg.Records)
+		if len(cfg.RecordsOn) > 0 {
+			line += " on=(" + strings.Join(cfg.RecordsOn, ",") + ")"
+		}
 		if err := script.RunLine(s.Run, line); err != nil {
 			return nil, fmt.Errorf("setup %q: %v", line, err)
 		}

@@ -32,8 +32,10 @@ type CheckOptions[F any] struct {
 	AddPartitions int
 	// Records gives every partition a log of that many records that the
 	// members' applications process and commit, and turns the delivery
-	// laws on (World.Records); 0 leaves delivery out.
-	Records int
+	// laws on (World.Records); 0 leaves delivery out. RecordsOn, when not
+	// empty, names the only partitions with records ("T-0").
+	Records   int
+	RecordsOn []string
 	// LeaderBounces bounds leader changes (the leader leaves and comes
 	// back at once); negative means unbounded (families with a leader).
 	LeaderBounces int
@@ -163,6 +165,19 @@ func (o CheckOptions[F]) Validate() error {
 			return fmt.Errorf("%s = %d: want 0 or more", b.name, b.n)
 		}
 	}
+	if len(o.RecordsOn) > 0 && o.Records == 0 {
+		return fmt.Errorf("records-on %v: no records (want records > 0)", o.RecordsOn)
+	}
+	universe := o.Universe()
+	for _, name := range o.RecordsOn {
+		r, err := spec.ParseResource(name)
+		if err != nil {
+			return fmt.Errorf("records-on %s: %v", name, err)
+		}
+		if !universe.Has(r) {
+			return fmt.Errorf("records-on %s: no such partition in the world (topics %v)", name, universe.Names())
+		}
+	}
 	return nil
 }
 
@@ -180,6 +195,7 @@ func (o CheckOptions[F]) Config(protocol string, maxRounds int, balance Balance)
 		MaxRounds:    maxRounds,
 		Balance:      balance,
 		Records:      o.Records,
+		RecordsOn:    o.RecordsOn,
 	}
 	if o.MaxRounds > 0 {
 		cfg.MaxRounds = o.MaxRounds

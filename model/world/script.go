@@ -30,7 +30,7 @@ type Script[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 //	crash A | restart A | leave A | isolate A | heal A
 //	subscribe A topics=(T,U)
 //	deliver [i] | drop [i|all] | dup i | fire [i]
-//	records N            give every partition a log of N records (delivery, before anything is processed)
+//	records N [on=(T-0,...)]  give every partition (or those named) a log of N records (delivery, before anything is processed)
 //	consume A T-0        A's application processes the next record of T-0
 //	ownership | coordinator | in-flight | timers | rounds | check
 //
@@ -71,7 +71,10 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 	case "records":
 		var n int64
 		if n, err = script.Int(args, 0, "records"); err == nil {
-			err = s.W.SetRecords(int(n))
+			var on spec.Set
+			if on, err = resources(script.Vals(args, "on")); err == nil {
+				err = s.W.SetRecords(int(n), on)
+			}
 		}
 	case "consume":
 		err = s.consume(args)
@@ -109,6 +112,23 @@ func rounds(rs []RoundRecord) string {
 		b.WriteString(r.String() + "\n")
 	}
 	return b.String()
+}
+
+// resources parses partition names ("T-0"), in any order, as a set; nil
+// for none.
+func resources(names []string) (spec.Set, error) {
+	var out []spec.Resource
+	for _, n := range names {
+		r, err := spec.ParseResource(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if out == nil {
+		return nil, nil
+	}
+	return spec.NewSet(out...), nil
 }
 
 // consume runs "consume A T-0": A's application processes the next record

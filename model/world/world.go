@@ -177,8 +177,10 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 
 	// Records is how many records each partition's log holds; 0 turns
 	// delivery (processing, commits and the delivery laws, delivery.go)
-	// off. Set it before any member processes.
-	Records int
+	// off. recordsOn, when not nil, limits the logs to those partitions.
+	// Set both with SetRecords, before any member processes.
+	Records   int
+	recordsOn spec.Set
 	// committed is each partition's committed offset (absent: 0), and
 	// processed how many times each of its records was processed (the
 	// observer's, capped at maxProcessed). Both are replaced whole, never
