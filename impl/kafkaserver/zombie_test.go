@@ -1,0 +1,110 @@
+package kafkaserver
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rebalance-ref/rebalance/impl/kgotest"
+	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// TestNextGenZombieCommitIsRejected: on the wire, the next-gen
+// coordinator refuses the commit of a zombie (a kgo consumer that crashed
+// and was removed when its session expired, committing under its old
+// member id and epoch: UNKNOWN_MEMBER_ID) and of a live member at a stale
+// epoch (STALE_MEMBER_EPOCH), and neither offset is stored; the live
+// member's commit at its current epoch is accepted and stored. This is
+// what spec.ZombieCommitRejected asks of the coordinator.
+func TestNextGenZombieCommitIsRejected(t *testing.T) {
+	topics := spec.Topics{"t": 4}
+	rec := kgotest.NewRecorder("ng", topics).ObservesCoordinator()
+	e := newEnvTopics(t, viaFront, envConfig{observer: rec}, topics)
+	live := adminMember(t, rec, e.seeds, "ng", "n0", true)
+	defer live.Leave()
+	zombie := adminMember(t, rec, e.seeds, "ng", "n1", true)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+
+	// epochs returns each member's epoch at the coordinator once the group
+	// is stable with want members.
+	epochs := func(want int) (map[spec.MemberID]spec.Epoch, error) {
+		out := map[spec.MemberID]spec.Epoch{}
+		g := e.server.NextGen("ng")
+		if g == nil {
+			return nil, fmt.Errorf("no group ng yet")
+		}
+		var state coordinator.GroupState
+		err := g.Inspect(ctx, func(c *coordinator.Coordinator) {
+			state = c.State()
+			for _, id := range c.Members() {
+				m, _ := c.Member(id)
+				out[id] = m.Epoch
+			}
+		})
+		if err == nil && (state != coordinator.Stable || len(out) != want) {
+			err = fmt.Errorf("group %s with %d members, want STABLE with %d", state, len(out), want)
+		}
+		return out, err
+	}
+	var before map[spec.MemberID]spec.Epoch
+	eventually(t, "two members stable", func() (err error) { before, err = epochs(2); return err })
+	zombieID, _ := zombie.Client.GroupMetadata()
+	liveID, _ := live.Client.GroupMetadata()
+	zombieEpoch, ok := before[spec.MemberID(zombieID)]
+	if !ok {
+		t.Fatalf("member %q of the crashing client not in the group %v", zombieID, before)
+	}
+
+	zombie.Crash()
+	var after map[spec.MemberID]spec.Epoch
+	eventually(t, "the crashed member removed", func() (err error) { after, err = epochs(1); return err })
+	liveEpoch := after[spec.MemberID(liveID)]
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	t0 := spec.Resource{Topic: "t", Partition: 0}
+	commit := func(member string, epoch spec.Epoch, offset int64) spec.ErrorCode {
+		t.Helper()
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.Group, req.MemberID, req.Generation = "ng", member, int32(epoch)
+		req.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "t", TopicID: e.cluster.TopicInfo("t").TopicID,
+			Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset}}}}
+		resp, err := cl.Request(ctx, req)
+		return spec.ErrorCode(errCodeOf(t, resp, err))
+	}
+	stored := func() int64 {
+		t.Helper()
+		o, err := e.server.NextGen("ng").Offsets(ctx, []spec.Resource{t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o[t0].Offset
+	}
+	for _, c := range []struct {
+		name   string
+		member string
+		epoch  spec.Epoch
+		offset int64
+		want   spec.ErrorCode
+	}{
+		{"the zombie, at the epoch it last knew", zombieID, zombieEpoch, 1_000_001, spec.UnknownMemberID},
+		{"the live member at a stale epoch", liveID, liveEpoch - 1, 1_000_002, spec.StaleMemberEpoch},
+		{"the live member at its epoch", liveID, liveEpoch, 1_000_003, spec.None},
+	} {
+		if got := commit(c.member, c.epoch, c.offset); got != c.want {
+			t.Errorf("%s (epoch %d): got %s, want %s", c.name, c.epoch, got, c.want)
+		}
+		if got := stored(); (got == c.offset) != (c.want == spec.None) {
+			t.Errorf("%s: the stored offset of %s is %d after a commit of %d answered %s", c.name, t0, got, c.offset, c.want)
+		}
+	}
+}
