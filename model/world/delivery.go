@@ -15,24 +15,27 @@ import (
 // with them (spec's delivery laws). It is off while World.Records is 0,
 // and then costs nothing and changes no encoding.
 //
-// The abstraction. Every partition is a log of Records records, all
-// there from the start (a producer appending more adds nothing the laws
-// could see that a longer log does not). An application processes the
-// records of a partition its member owns one at a time, in order, from
-// its position: the partition's committed offset when it first processes
-// it after gaining it (an OffsetFetch, unfenced: reading can neither skip
-// nor repeat a record). It commits its position of a partition when it
-// gives the partition up in a rebalance (classic: in the revocation
-// callback, before the member goes on; next-gen: when it finishes
-// revoking, before the member acknowledges), as an OffsetCommit the
-// coordinator fences (the family's own rules), atomically: the request
-// and its answer are one step, so a commit's fate is decided by the
-// coordinator's state at that moment, and a lost commit (from an isolated
-// process) is modelled as a rejected one. Only an accepted commit moves the committed offset. A
-// member told its partitions are lost forgets its positions without
-// committing; a crash forgets them too. What each record was processed
-// how often is the observer's (capped at 2: the laws ask only for "at
-// least once" and "more than once").
+// The abstraction:
+//   - Every partition (or each one named to SetRecords) is a log of
+//     Records records, all there from the start: a producer appending
+//     more adds nothing the laws could see that a longer log does not.
+//   - An application processes the records of a partition its member
+//     owns one at a time, in order, from its position: the committed
+//     offset when it first processes the partition after gaining it (an
+//     OffsetFetch, unfenced: reading can neither skip nor repeat a
+//     record).
+//   - It commits its position when it gives the partition up in a
+//     rebalance (classic: in the revocation callback, before the member
+//     goes on; next-gen: when it finishes revoking, before the member
+//     acknowledges), as an OffsetCommit the family's coordinator fences
+//     by its own rules. The request and its answer are one step, so the
+//     coordinator's state at that moment decides; a lost commit (from an
+//     isolated process) is modelled as a rejected one. Only an accepted
+//     commit moves the committed offset.
+//   - A member told its partitions are lost forgets its positions without
+//     committing; a crash forgets them too.
+//   - How often each record was processed is the observer's, capped at
+//     2: the laws ask only "at least once" and "more than once".
 
 // maxProcessed caps the per-record processing count kept (see above).
 const maxProcessed = 2
