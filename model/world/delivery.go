@@ -64,7 +64,7 @@ func (w *World[M, T, C, P]) SetRecords(n int, on spec.Set) error {
 
 // hasLog reports whether partition r has records.
 func (w *World[M, T, C, P]) hasLog(r spec.Resource) bool {
-	return w.Records > 0 && (w.recordsOn == nil || w.recordsOn.Contains(r))
+	return w.Records > 0 && (len(w.recordsOn) == 0 || w.recordsOn.Contains(r))
 }
 
 // position is the application's next record of partition r: its own if it
@@ -77,20 +77,38 @@ func (w *World[M, T, C, P]) position(p *Process[M, T, C, P], r spec.Resource) in
 }
 
 // consumable returns the partitions the application of process name may
-// process a record of now: those its member owns and is not revoking,
-// whose log it has not finished.
+// process a record of now (cannotConsume says "" for each).
 func (w *World[M, T, C, P]) consumable(name string) spec.Set {
 	p := w.Processes[name]
-	if w.Records == 0 || p == nil || p.Node == nil || p.Node.Phase().Done() {
+	if w.Records == 0 || p == nil || p.Node == nil {
 		return nil
 	}
 	var out spec.Set
 	for _, r := range p.Node.View().Owns {
-		if w.hasLog(r) && !p.Revoking.Contains(r) && w.Topics.Has(r) && w.position(p, r) < w.Records {
+		if w.cannotConsume(p, r) == "" {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// cannotConsume says why the application of live process p may not
+// process a record of r now, "" when it may: its member must own r and
+// not be revoking it or done, and r must have a record left for it.
+func (w *World[M, T, C, P]) cannotConsume(p *Process[M, T, C, P], r spec.Resource) string {
+	switch {
+	case !w.hasLog(r) || !w.Topics.Has(r):
+		return "it has no records"
+	case p.Node.Phase().Done():
+		return "the member is done"
+	case !p.Node.View().Owns.Contains(r):
+		return "it does not own it"
+	case p.Revoking.Contains(r):
+		return "it is revoking it"
+	case w.position(p, r) >= w.Records:
+		return fmt.Sprintf("all %d records are processed", w.Records)
+	}
+	return ""
 }
 
 // Consume has the application of process name process the next record of
@@ -102,19 +120,7 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	if _, err := w.live(name); err != nil {
 		return err
 	}
-	if !w.consumable(name).Contains(r) {
-		p := w.Processes[name]
-		why := "it does not own it"
-		switch {
-		case !w.hasLog(r):
-			why = "it has no records"
-		case p.Node.Phase().Done():
-			why = "the member is done"
-		case p.Revoking.Contains(r):
-			why = "it is revoking it"
-		case p.Node.View().Owns.Contains(r) && w.position(p, r) >= w.Records:
-			why = fmt.Sprintf("all %d records are processed", w.Records)
-		}
+	if why := w.cannotConsume(w.Processes[name], r); why != "" {
 		return fmt.Errorf("member %s cannot process a record of %s: %s", name, r, why)
 	}
 	p := w.own(name)

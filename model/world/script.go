@@ -72,7 +72,10 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 		var n int64
 		if n, err = script.Int(args, 0, "records"); err == nil {
 			var on spec.Set
-			if on, err = resources(script.Vals(args, "on")); err == nil {
+			if names := script.Vals(args, "on"); len(names) > 0 {
+				on, err = spec.ParseSet("{" + strings.Join(names, " ") + "}")
+			}
+			if err == nil {
 				err = s.W.SetRecords(int(n), on)
 			}
 		}
@@ -112,23 +115,6 @@ func rounds(rs []RoundRecord) string {
 		b.WriteString(r.String() + "\n")
 	}
 	return b.String()
-}
-
-// resources parses partition names ("T-0"), in any order, as a set; nil
-// for none.
-func resources(names []string) (spec.Set, error) {
-	var out []spec.Resource
-	for _, n := range names {
-		r, err := spec.ParseResource(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if out == nil {
-		return nil, nil
-	}
-	return spec.NewSet(out...), nil
 }
 
 // consume runs "consume A T-0": A's application processes the next record

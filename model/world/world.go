@@ -177,7 +177,7 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 
 	// Records is how many records each partition's log holds; 0 turns
 	// delivery (processing, commits and the delivery laws, delivery.go)
-	// off. recordsOn, when not nil, limits the logs to those partitions.
+	// off. recordsOn, when not empty, limits the logs to those partitions.
 	// Set both with SetRecords, before any member processes.
 	Records   int
 	recordsOn spec.Set
