@@ -245,9 +245,15 @@ func TestNextGenGroup(t *testing.T) {
 		if a.MemberEpoch != 2 || a.Assignment.String() != "{t-0 t-1 t-2}" {
 			t.Fatalf("A after the metadata update: %s", a)
 		}
-		resp, err := g.Commit(ctx, nextgen.OffsetCommitRequest{GroupID: "g", MemberID: "A", MemberEpoch: 1, Version: 9}, Offsets{spec.TP("t", 0): {Offset: 7}, spec.TP("t", 1): {Offset: 7}})
+		resp, err := g.Commit(ctx, nextgen.OffsetCommitRequest{GroupID: "g", MemberID: "A", MemberEpoch: 3, Version: 9}, Offsets{spec.TP("t", 0): {Offset: 9}})
 		if err != nil || resp.Error != spec.StaleMemberEpoch {
-			t.Fatalf("stale commit: %s %v", resp, err)
+			t.Fatalf("commit at a newer epoch: %s %v", resp, err)
+		}
+		// KIP-1251: at epoch 1, t-0 and t-1 (assigned at 1) are stored,
+		// t-2 (assigned at 2) is refused.
+		resp, err = g.Commit(ctx, nextgen.OffsetCommitRequest{GroupID: "g", MemberID: "A", MemberEpoch: 1, Version: 9}, Offsets{spec.TP("t", 0): {Offset: 7}, spec.TP("t", 1): {Offset: 7}, spec.TP("t", 2): {Offset: 7}})
+		if err != nil || resp.Error != spec.None || !resp.StalePartitions.Equal(spec.NewSet(spec.TP("t", 2))) {
+			t.Fatalf("commit at the previous epoch: %s %v", resp, err)
 		}
 		resp, _ = g.Commit(ctx, nextgen.OffsetCommitRequest{GroupID: "g", MemberID: "A", MemberEpoch: 2, Version: 9}, Offsets{spec.TP("t", 0): {Offset: 5}})
 		if resp.Error != spec.None {
@@ -255,7 +261,7 @@ func TestNextGenGroup(t *testing.T) {
 		}
 		id := spec.MemberID("A")
 		fr, offs, _ := g.Fetch(ctx, nextgen.OffsetFetchRequest{GroupID: "g", MemberID: &id, MemberEpoch: 2}, nil)
-		if fr.Error != spec.None || len(offs) != 1 || offs[spec.TP("t", 0)].Offset != 5 {
+		if fr.Error != spec.None || len(offs) != 2 || offs[spec.TP("t", 0)].Offset != 5 || offs[spec.TP("t", 1)].Offset != 7 {
 			t.Fatalf("fetch: %s %v", fr, offs)
 		}
 		// B joins at 1 s and leaves at 2 s.

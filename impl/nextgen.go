@@ -3,6 +3,8 @@ package impl
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
@@ -108,16 +110,21 @@ func (g *NextGenGroup) Heartbeat(ctx context.Context, r nextgen.HeartbeatRequest
 	return resp, err
 }
 
-// Commit fences a commit with the coordinator (validate.OffsetCommit) and,
-// when it is accepted, stores offsets, in one step. It returns the
-// verdict.
+// Commit fences a commit of offsets with the coordinator
+// (validate.OffsetCommit; the request's Partitions are set to those of
+// offsets) and, when it is accepted, stores offsets but those of the
+// partitions it refuses one by one (resp.StalePartitions), in one step.
+// It returns the verdict.
 func (g *NextGenGroup) Commit(ctx context.Context, req nextgen.OffsetCommitRequest, offsets Offsets) (nextgen.OffsetResponse, error) {
 	var resp nextgen.OffsetResponse
+	req.Partitions = spec.NewSet(slices.Collect(maps.Keys(offsets))...)
 	err := g.loop.do(ctx, func() {
 		resp = g.offsetStep(req)
 		if resp.Error == spec.None {
 			for r, o := range offsets {
-				g.node.offsets[r] = o
+				if !resp.StalePartitions.Contains(r) {
+					g.node.offsets[r] = o
+				}
 			}
 		}
 	})

@@ -108,30 +108,56 @@ func CheckDelivery(d Delivery) []Violation {
 // Commit is an offset commit the coordinator judged: the member process
 // that sent it, whether that member was fenced when the coordinator
 // judged it (a zombie: see MemberView.Fenced), the partitions it
-// committed, and the coordinator's answer (None: accepted).
+// committed, and the coordinator's answer: Error for the whole request
+// (None: judged partition by partition), and Refused, the partitions
+// refused one by one (next-gen under KIP-1251: STALE_MEMBER_EPOCH for a
+// partition the member was not assigned at the epoch it sent). The
+// committed offsets move for Accepted only.
+//
+// Invariant: Refused is a subset of Partitions, and empty when Error is
+// not None.
 type Commit struct {
 	Member     string
 	Fenced     bool
 	Partitions Set
 	Error      ErrorCode
+	Refused    Set
+}
+
+// Accepted returns the partitions whose offsets the commit stored: none
+// when the whole request was refused, else Partitions minus Refused.
+func (c Commit) Accepted() Set {
+	if c.Error != None {
+		return nil
+	}
+	return c.Partitions.Minus(c.Refused)
 }
 
 // String prints "member committed partitions: ERROR", with "(fenced)"
-// after a fenced member's name.
+// after a fenced member's name and ", refused partitions" when some
+// partitions were refused one by one.
 func (c Commit) String() string {
 	who := c.Member
 	if c.Fenced {
 		who += " (fenced)"
 	}
-	return fmt.Sprintf("%s committed %s: %s", who, c.Partitions, c.Error)
+	s := fmt.Sprintf("%s committed %s: %s", who, c.Partitions, c.Error)
+	if !c.Refused.IsEmpty() {
+		s += ", refused " + c.Refused.String()
+	}
+	return s
 }
 
 // CheckCommit reports ZombieCommitRejected when the coordinator accepted
-// a fenced member's commit.
+// any partition of a fenced member's commit.
 func CheckCommit(c Commit) []Violation {
-	if !c.Fenced || c.Error != None {
+	if !c.Fenced {
+		return nil
+	}
+	accepted := c.Accepted()
+	if accepted.IsEmpty() {
 		return nil
 	}
 	return []Violation{{Law: ZombieCommitRejected, Members: []string{c.Member},
-		Detail: fmt.Sprintf("the coordinator accepted the commit of %s from a fenced member", c.Partitions)}}
+		Detail: fmt.Sprintf("the coordinator accepted the commit of %s from a fenced member", accepted)}}
 }

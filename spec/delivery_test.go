@@ -57,6 +57,7 @@ func violationsOf(lines []string) []string {
 // ZombieCommitRejected.
 func TestCheckCommit(t *testing.T) {
 	parts := NewSet(Resource{Topic: "T", Partition: 0})
+	two := NewSet(Resource{Topic: "T", Partition: 0}, Resource{Topic: "T", Partition: 1})
 	for _, c := range []struct {
 		c    Commit
 		want string
@@ -65,6 +66,11 @@ func TestCheckCommit(t *testing.T) {
 		{Commit{Member: "A", Fenced: true, Partitions: parts, Error: StaleMemberEpoch}, "[]"},
 		{Commit{Member: "A", Fenced: true, Partitions: parts, Error: IllegalGeneration}, "[]"},
 		{Commit{Member: "A", Fenced: true, Partitions: parts, Error: None}, "[ZombieCommitRejected: [A]: the coordinator accepted the commit of " + parts.String() + " from a fenced member]"},
+		// Refused partition by partition (KIP-1251): all refused is a
+		// rejection, one stored is not.
+		{Commit{Member: "A", Fenced: true, Partitions: two, Error: None, Refused: two}, "[]"},
+		{Commit{Member: "A", Fenced: true, Partitions: two, Error: None, Refused: parts}, "[ZombieCommitRejected: [A]: the coordinator accepted the commit of {T-1} from a fenced member]"},
+		{Commit{Member: "A", Partitions: two, Error: None, Refused: parts}, "[]"},
 	} {
 		if got := fmt.Sprint(CheckCommit(c.c)); got != c.want {
 			t.Errorf("CheckCommit(%s) = %s, want %s", c.c, got, c.want)
@@ -86,5 +92,27 @@ func TestDeliveryPrinters(t *testing.T) {
 	c := Commit{Member: "B", Fenced: true, Partitions: NewSet(Resource{Topic: "T", Partition: 0}), Error: StaleMemberEpoch}
 	if got, want := c.String(), "B (fenced) committed "+c.Partitions.String()+": STALE_MEMBER_EPOCH"; got != want {
 		t.Errorf("Commit.String() = %q, want %q", got, want)
+	}
+	c = Commit{Member: "B", Partitions: NewSet(Resource{Topic: "T", Partition: 0}, Resource{Topic: "T", Partition: 1}), Refused: NewSet(Resource{Topic: "T", Partition: 1})}
+	if got, want := c.String(), "B committed "+c.Partitions.String()+": NONE, refused "+c.Refused.String(); got != want {
+		t.Errorf("Commit.String() = %q, want %q", got, want)
+	}
+}
+
+// TestCommitAccepted: a refused request stores nothing, an accepted one
+// all but its refused partitions.
+func TestCommitAccepted(t *testing.T) {
+	t0, t1 := Resource{Topic: "T", Partition: 0}, Resource{Topic: "T", Partition: 1}
+	for _, c := range []struct {
+		c    Commit
+		want Set
+	}{
+		{Commit{Partitions: NewSet(t0, t1)}, NewSet(t0, t1)},
+		{Commit{Partitions: NewSet(t0, t1), Refused: NewSet(t0)}, NewSet(t1)},
+		{Commit{Partitions: NewSet(t0, t1), Error: StaleMemberEpoch}, nil},
+	} {
+		if got := c.c.Accepted(); !got.Equal(c.want) {
+			t.Errorf("%s: Accepted() = %s, want %s", c.c, got, c.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/rebalance-ref/rebalance/model/classic"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,7 +97,7 @@ func TestCheckFaultWritesScenario(t *testing.T) {
 		t.Fatalf("want one scenario file, got %v", files)
 	}
 	b, _ := os.ReadFile(files[0])
-	if !strings.Contains(string(b), "VIOLATION ExclusiveOwnership") || !strings.HasPrefix(string(b), "# Counterexample found by rebalance check --protocol eager --members 2 --topics 1 --crashes 0 --drops 0 --fault eager-no-revoke") {
+	if !strings.Contains(string(b), "VIOLATION ExclusiveOwnership") || !strings.HasPrefix(string(b), "# Counterexample found by rebalance check --protocol eager --members 2 --topics 1 --crashes 0 --drops 0 --records 0 --fault eager-no-revoke") {
 		t.Errorf("scenario file does not show the violation:\n%s", b)
 	}
 }
@@ -116,21 +117,73 @@ func TestCheckDelivery(t *testing.T) {
 			t.Errorf("the laws checked do not list %s: %s", l, out.String())
 		}
 	}
+	// Next-gen keeps the laws under KIP-1251's commit rule and breaks
+	// ExactlyOnceWhenClean under the rule before it.
 	dir := t.TempDir()
 	o = small("nextgen")
 	o.members, o.joins, o.topics, o.partitions, o.crashes, o.leaves, o.drops = 3, 1, 2, 2, 1, 1, 1
-	o.records, o.recordsOn, o.scenarioDir = 1, []string{"T-0"}, dir
+	o.records, o.recordsOn, o.scenarioDir = defaultRecords, []string{defaultRecordsOn}, dir
+	out.Reset()
+	if err := runCheck(&out, o); err != nil {
+		t.Fatalf("nextgen with records: %v\n%s", err, out.String())
+	}
+	o.semantics = []string{"before-kafka-20066"}
 	out.Reset()
 	if err := runCheck(&out, o); !errors.Is(err, errViolation) || !strings.Contains(out.String(), "ExactlyOnceWhenClean") {
-		t.Fatalf("nextgen with records: got %v, want ExactlyOnceWhenClean (the commit rule before KIP-1251):\n%s", err, out.String())
+		t.Fatalf("nextgen with records before KAFKA-20066: got %v, want ExactlyOnceWhenClean:\n%s", err, out.String())
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if len(files) != 1 {
 		t.Fatalf("want one scenario file, got %v", files)
 	}
 	b, _ := os.ReadFile(files[0])
-	if !strings.Contains(string(b), "--records 1 --records-on T-0") || !strings.Contains(string(b), "records 1 on=(T-0)") || !strings.Contains(string(b), "STALE_MEMBER_EPOCH") {
-		t.Errorf("the scenario file does not name the records or show the stale commit:\n%s", b)
+	if !strings.Contains(string(b), "--semantics before-kafka-20066") || !strings.Contains(string(b), "records 1 on=(T-0)") || !strings.Contains(string(b), "STALE_MEMBER_EPOCH") {
+		t.Errorf("the scenario file does not name the selector and the records or show the stale commit:\n%s", b)
+	}
+}
+
+// TestRecordFlags: the command a counterexample names gives the records
+// only where they are not the default, and --records-on all is every
+// partition.
+func TestRecordFlags(t *testing.T) {
+	d := small("eager")
+	d.members, d.topics, d.partitions, d.crashes, d.drops = 3, 2, 2, 1, 1
+	for _, c := range []struct {
+		records int
+		on      []string
+		want    string
+	}{
+		{defaultRecords, []string{defaultRecordsOn}, ""},
+		{0, nil, " --records 0"},
+		{2, []string{defaultRecordsOn}, " --records 2"},
+		{1, nil, " --records-on all"},
+		{1, []string{"T-1", "U-0"}, " --records-on T-1,U-0"},
+	} {
+		o := d
+		o.records, o.recordsOn = c.records, c.on
+		if got := boundFlags(o); got != c.want {
+			t.Errorf("records %d on %v: boundFlags = %q, want %q", c.records, c.on, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		on   []string
+	}{
+		{nil, []string{defaultRecordsOn}},
+		{[]string{"--records", "0"}, nil},
+		{[]string{"--records", "0", "--records-on", "T-1"}, []string{"T-1"}}, // refused later: records-on without records
+		{[]string{"--records-on", "all"}, nil},
+		{[]string{"--records-on", "U-1"}, []string{"U-1"}},
+	} {
+		var o checkOptions
+		cmd := newCheckCmdRunning(func(_ io.Writer, got checkOptions) error { o = got; return nil })
+		cmd.SetArgs(c.args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(o.recordsOn, c.on) {
+			t.Errorf("%v: records on %v, want %v", c.args, o.recordsOn, c.on)
+		}
 	}
 }
 

@@ -31,11 +31,11 @@ func (s *Server) offsetCommit(ctx context.Context, r *kmsg.OffsetCommitRequest) 
 		}
 		return nil, err
 	}
-	respond := func(code spec.ErrorCode) (kmsg.Response, error) {
-		return kwire.OffsetCommitResponseToKafka(v, c.Answer(v, code), s.topics)
+	respond := func(code spec.ErrorCode, stale spec.Set) (kmsg.Response, error) {
+		return kwire.OffsetCommitResponseToKafka(v, c.Answer(v, code, stale), s.topics)
 	}
 	if blankGroup(c.Group) {
-		return respond(spec.InvalidGroupID)
+		return respond(spec.InvalidGroupID, nil)
 	}
 	offsets := impl.Offsets{}
 	for _, t := range c.Topics {
@@ -57,9 +57,9 @@ func (s *Server) offsetCommit(ctx context.Context, r *kmsg.OffsetCommitRequest) 
 	}
 	if g == nil {
 		if v >= 9 {
-			return respond(spec.GroupIDNotFound)
+			return respond(spec.GroupIDNotFound, nil)
 		}
-		return respond(spec.IllegalGeneration)
+		return respond(spec.IllegalGeneration, nil)
 	}
 	g.mu.Lock()
 	cg, ng := g.classic, g.nextgen
@@ -76,13 +76,13 @@ func (s *Server) offsetCommit(ctx context.Context, r *kmsg.OffsetCommitRequest) 
 		if err != nil {
 			return nil, err
 		}
-		return respond(resp.Error)
+		return respond(resp.Error, resp.StalePartitions)
 	}
 	code, err := cg.Commit(ctx, c.Classic(), offsets)
 	if err != nil {
 		return nil, err
 	}
-	return respond(code)
+	return respond(code, nil)
 }
 
 // answerAll answers every partition of a commit that could not be read.

@@ -200,20 +200,38 @@ func (c OffsetCommit) Classic() classic.OffsetCommitRequest {
 
 // NextGen returns the fencing question c, received at OffsetCommit
 // version, asks a consumer group: group, member id, instance id,
-// GenerationIdOrMemberEpoch as the member epoch, and the version (the
-// core answers UNSUPPORTED_VERSION to members below v9). Seq is 0.
+// GenerationIdOrMemberEpoch as the member epoch, the version (the core
+// answers UNSUPPORTED_VERSION to members below v9) and the partitions of
+// the topics that resolved (judged one by one under KIP-1251). Seq is 0.
 func (c OffsetCommit) NextGen(version int16) nextgen.OffsetCommitRequest {
 	return nextgen.OffsetCommitRequest{GroupID: c.Group, MemberID: c.MemberID, InstanceID: clonePtr(c.InstanceID),
-		MemberEpoch: spec.Epoch(c.GenerationOrEpoch), Version: version}
+		MemberEpoch: spec.Epoch(c.GenerationOrEpoch), Version: version, Partitions: c.partitions()}
+}
+
+// partitions returns the partitions of c's topics that resolved to a
+// name, as a set.
+func (c OffsetCommit) partitions() spec.Set {
+	var rs []spec.Resource
+	for _, t := range c.Topics {
+		if t.Topic.Name == "" {
+			continue
+		}
+		for _, p := range t.Partitions {
+			rs = append(rs, spec.TP(t.Topic.Name, p.Partition))
+		}
+	}
+	return spec.NewSet(rs...)
 }
 
 // Answer returns the response to c, received at OffsetCommit version,
 // when the fencing answer is code (NONE when the commit is accepted and
-// stored): every partition gets code, except, from v10, the partitions of
-// a topic whose id did not resolve, which get UNKNOWN_TOPIC_ID whatever
-// code is (Kafka resolves topic ids before the group coordinator sees the
+// stored) and stale are the partitions refused one by one (next-gen,
+// KIP-1251): every partition gets code, or STALE_MEMBER_EPOCH when it is
+// in stale and code is NONE, except, from v10, the partitions of a topic
+// whose id did not resolve, which get UNKNOWN_TOPIC_ID whatever code is
+// (Kafka resolves topic ids before the group coordinator sees the
 // commit).
-func (c OffsetCommit) Answer(version int16, code spec.ErrorCode) OffsetCommitResult {
+func (c OffsetCommit) Answer(version int16, code spec.ErrorCode, stale spec.Set) OffsetCommitResult {
 	var res OffsetCommitResult
 	for _, t := range c.Topics {
 		e := code
@@ -222,7 +240,11 @@ func (c OffsetCommit) Answer(version int16, code spec.ErrorCode) OffsetCommitRes
 		}
 		rt := OffsetCommitTopicResult{Topic: t.Topic}
 		for _, p := range t.Partitions {
-			rt.Partitions = append(rt.Partitions, PartitionError{Partition: p.Partition, Error: e})
+			pe := e
+			if e == spec.None && stale.Contains(spec.TP(t.Topic.Name, p.Partition)) {
+				pe = spec.StaleMemberEpoch
+			}
+			rt.Partitions = append(rt.Partitions, PartitionError{Partition: p.Partition, Error: pe})
 		}
 		res.Topics = append(res.Topics, rt)
 	}

@@ -97,7 +97,7 @@ func TestOffsetCommitRoundTrip(t *testing.T) {
 		want := carriedOffsetCommit(v, c)
 		same(t, "OffsetCommitRequest", v, want, got)
 
-		res := got.Answer(v, genCode(t, "fence"))
+		res := got.Answer(v, genCode(t, "fence"), nil)
 		kr, err := OffsetCommitResponseToKafka(v, res, testIDs)
 		if err != nil {
 			t.Fatalf("v%d: %v", v, err)
@@ -284,7 +284,7 @@ func TestOffsetUnknownTopicID(t *testing.T) {
 		t.Fatalf("unknown id dropped or renamed: %+v", c.Topics)
 	}
 	for _, fence := range []spec.ErrorCode{spec.None, spec.StaleMemberEpoch} {
-		res := c.Answer(10, fence)
+		res := c.Answer(10, fence, nil)
 		want := OffsetCommitResult{Topics: []OffsetCommitTopicResult{
 			{Topic: TopicRef{Name: "a", ID: idA}, Partitions: []PartitionError{{0, fence}}},
 			{Topic: TopicRef{ID: ghostID}, Partitions: []PartitionError{{1, UnknownTopicID}, {2, UnknownTopicID}}},
@@ -303,8 +303,26 @@ func TestOffsetUnknownTopicID(t *testing.T) {
 	// Below v10 an empty name is a name (Kafka's problem, not ours): no
 	// UNKNOWN_TOPIC_ID.
 	below := OffsetCommit{Topics: []OffsetCommitTopic{{Topic: TopicRef{}, Partitions: []OffsetCommitPartition{{Partition: 0}}}}}
-	if e := below.Answer(9, spec.None).Topics[0].Partitions[0].Error; e != spec.None {
+	if e := below.Answer(9, spec.None, nil).Topics[0].Partitions[0].Error; e != spec.None {
 		t.Errorf("v9 empty name: %s", e)
+	}
+	// KIP-1251: the next-gen question names the partitions of resolved
+	// topics only, and a partition refused one by one is answered
+	// STALE_MEMBER_EPOCH, the others as the request.
+	if got, want := c.NextGen(10).Partitions, spec.NewSet(spec.TP("a", 0)); !got.Equal(want) {
+		t.Errorf("NextGen partitions %s, want %s", got, want)
+	}
+	for _, tc := range []struct {
+		fence spec.ErrorCode
+		want  spec.ErrorCode
+	}{{spec.None, spec.StaleMemberEpoch}, {spec.UnknownMemberID, spec.UnknownMemberID}} {
+		res := c.Answer(10, tc.fence, spec.NewSet(spec.TP("a", 0)))
+		if e := res.Topics[0].Partitions[0].Error; e != tc.want {
+			t.Errorf("a-0 refused one by one, request answered %s: got %s, want %s", tc.fence, e, tc.want)
+		}
+		if e := res.Topics[1].Partitions[0].Error; e != UnknownTopicID {
+			t.Errorf("the unknown topic id: got %s", e)
+		}
 	}
 
 	f := kmsg.NewPtrOffsetFetchRequest()

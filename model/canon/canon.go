@@ -81,6 +81,12 @@ type Encoder struct {
 	// model checker's abstraction for unbounded environments (see package
 	// world).
 	AbstractIdentities func(v int64) int64
+	// Commits is set when the world encoded sends offset commits: state
+	// that only the fencing of commits reads (next-gen's assignment
+	// epochs, KIP-1251) is written only then. Without commits, two states
+	// that differ only there have the same successors, so leaving it out
+	// merges nothing the checker could tell apart.
+	Commits bool
 
 	// slots are the offsets in Buf of the correlation ids written so far,
 	// in increasing order, with their spaces; each is 8 bytes, raw until

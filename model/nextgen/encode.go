@@ -46,6 +46,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.OptionalString(m.InstanceID)
 		e.Int(int64(m.MemberEpoch))
 		e.Int(int64(m.Version))
+		e.Set(m.Partitions)
 	case OffsetFetchRequest:
 		e.Header(offsetFetchRequestKind, m.Seq)
 		e.String(m.GroupID)
@@ -59,6 +60,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 	case OffsetResponse:
 		e.Response(offsetResponseKind, m.Seq, int64(m.Error))
 		e.String(m.ErrorMessage)
+		e.Set(m.StalePartitions)
 	case nil:
 		e.Buf = append(e.Buf, 0)
 	default:

@@ -102,11 +102,13 @@ func (r HeartbeatResponse) String() string {
 }
 
 // OffsetCommitRequest is the fencing half of OffsetCommit for a consumer
-// group: whether the member may commit now (the offsets themselves are
-// the driver's to store). MemberEpoch is the request's
-// GenerationIdOrMemberEpoch; Version is the OffsetCommit API version,
-// which the rules look at (members of a consumer group must use v9 or
-// later).
+// group: whether the member may commit now, and for which of Partitions
+// (the offsets themselves are the driver's to store). MemberEpoch is the
+// request's GenerationIdOrMemberEpoch; Version is the OffsetCommit API
+// version, which the rules look at (members of a consumer group must use
+// v9 or later). Partitions are the partitions the request commits: under
+// KIP-1251 the coordinator judges each against the epoch it was assigned
+// to the member at.
 type OffsetCommitRequest struct {
 	Seq         uint64 `canon:"seq"`
 	GroupID     string
@@ -114,6 +116,7 @@ type OffsetCommitRequest struct {
 	InstanceID  *string
 	MemberEpoch spec.Epoch
 	Version     int16
+	Partitions  spec.Set
 }
 
 // OffsetFetchRequest is the fencing half of OffsetFetch (v9 and later
@@ -126,16 +129,21 @@ type OffsetFetchRequest struct {
 }
 
 // OffsetResponse answers an OffsetCommitRequest or an OffsetFetchRequest:
-// NONE, or why the member is fenced.
+// NONE, or why the member is fenced. StalePartitions, only with Error
+// NONE, are the partitions of a commit refused one by one with
+// STALE_MEMBER_EPOCH (KIP-1251: the member sent an epoch older than the
+// one the partition was assigned to it at, or does not hold it); the
+// driver stores the others.
 type OffsetResponse struct {
-	Seq          uint64 `canon:"seq"`
-	Error        spec.ErrorCode
-	ErrorMessage string
+	Seq             uint64 `canon:"seq"`
+	Error           spec.ErrorCode
+	ErrorMessage    string
+	StalePartitions spec.Set
 }
 
 // String prints the request on one line.
 func (r OffsetCommitRequest) String() string {
-	return fmt.Sprintf("OffsetCommit%s member=%s epoch=%d instance=%s version=%d", seq(r.Seq), r.MemberID, r.MemberEpoch, optional(r.InstanceID), r.Version)
+	return fmt.Sprintf("OffsetCommit%s member=%s epoch=%d instance=%s version=%d partitions=%s", seq(r.Seq), r.MemberID, r.MemberEpoch, optional(r.InstanceID), r.Version, r.Partitions)
 }
 
 // String prints the request on one line.
@@ -151,6 +159,9 @@ func (r OffsetFetchRequest) String() string {
 func (r OffsetResponse) String() string {
 	if r.Error != spec.None {
 		return fmt.Sprintf("OffsetResponse%s error=%s %s", seq(r.Seq), r.Error, r.ErrorMessage)
+	}
+	if !r.StalePartitions.IsEmpty() {
+		return fmt.Sprintf("OffsetResponse%s error=NONE stale=%s", seq(r.Seq), r.StalePartitions)
 	}
 	return fmt.Sprintf("OffsetResponse%s error=NONE", seq(r.Seq))
 }

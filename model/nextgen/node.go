@@ -211,4 +211,7 @@ type Semantics struct {
 	// BeforeKafka18688: the uniform homogeneous assignor gives its +1
 	// slots by member order and can churn a balanced group.
 	BeforeKafka18688 bool
+	// BeforeKafka20066: an offset commit is accepted only at the member's
+	// current epoch exactly (the rule before KIP-1251).
+	BeforeKafka20066 bool
 }

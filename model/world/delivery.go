@@ -173,7 +173,7 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 		delete(positions, r)
 	}
 	p.positions = positions
-	req, ok := w.Family.CommitRequest(p.Config, p.Node)
+	req, ok := w.Family.CommitRequest(p.Config, p.Node, parts)
 	if !ok {
 		return
 	}
@@ -187,27 +187,28 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 	fenced := w.memberView(name, p, nil).Fenced
 	w.ownCoordinator()
 	out := w.Coordinator.Step(node.Input{Now: w.Now, Event: node.Receive[M]{From: p.Address(name), Msg: req}})
-	code := spec.UnknownServerError
+	c := spec.Commit{Member: name, Fenced: fenced, Partitions: parts, Error: spec.UnknownServerError}
 	kept := out.Messages[:0:0]
 	for _, m := range out.Messages {
-		if c, ok := w.Family.CommitError(m.Msg); ok && m.To == p.Address(name) {
-			code = c // the application takes the answer at once
+		if code, refused, ok := w.Family.CommitError(m.Msg); ok && m.To == p.Address(name) {
+			c.Error, c.Refused = code, refused // the application takes the answer at once
 			continue
 		}
 		kept = append(kept, m)
 	}
 	out.Messages = kept
-	c := spec.Commit{Member: name, Fenced: fenced, Partitions: parts, Error: code}
 	w.logf("%s", c)
 	for _, v := range spec.CheckCommit(c) {
 		w.violate(v)
 	}
-	if code == spec.None {
+	if accepted := c.Accepted(); !accepted.IsEmpty() {
 		committed := maps.Clone(w.committed)
 		if committed == nil {
 			committed = map[spec.Resource]int{}
 		}
-		maps.Copy(committed, offsets)
+		for _, r := range accepted {
+			committed[r] = offsets[r]
+		}
 		w.committed = committed
 		w.checkDelivery()
 	}

@@ -416,9 +416,9 @@ func TestLawsHold(t *testing.T) {
 		}
 		t.Run(p+"-connectors", rapid.MakeCheck(func(t *rapid.T) { randomRun(t, r) }))
 	}
-	// With records, the delivery laws too. (Not next-gen: under Kafka's
-	// commit rule before KIP-1251 a clean run may process a record twice,
-	// the model's delivery_stale_epoch_commit scenario.)
+	// With records, the delivery laws too (next-gen under KIP-1251's
+	// commit rule: before it, a clean run may process a record twice, the
+	// model's delivery_stale_epoch_commit scenario).
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental"} {
 		r, err := classicRun(p, 0)
 		if err != nil {
@@ -427,6 +427,8 @@ func TestLawsHold(t *testing.T) {
 		r = withRecords(r, 2)
 		t.Run(p+"-records", rapid.MakeCheck(func(t *rapid.T) { randomRun(t, r) }))
 	}
+	ngRecords := withRecords(nextgenRun(nextgen.Semantics{}, 0), 2)
+	t.Run("nextgen-records", rapid.MakeCheck(func(t *rapid.T) { randomRun(t, ngRecords) }))
 	for _, c := range []struct {
 		name string
 		sem  nextgen.Semantics

@@ -208,13 +208,15 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// callback.
 	Revoked(cb C) spec.Set
 	// CommitRequest is the OffsetCommit request (its fencing half) that
-	// member m, configured by cfg, sends to commit what it processed: its
-	// member id and generation or epoch as it knows them now. ok is false
-	// where the member has nothing to commit with (no member id yet).
-	CommitRequest(cfg P, m Member[M, T, C]) (req M, ok bool)
-	// CommitError reads the coordinator's answer to a CommitRequest; ok
-	// is false for any other message.
-	CommitError(m M) (code spec.ErrorCode, ok bool)
+	// member m, configured by cfg, sends to commit what it processed of
+	// partitions: its member id and generation or epoch as it knows them
+	// now. ok is false where the member has nothing to commit with (no
+	// member id yet).
+	CommitRequest(cfg P, m Member[M, T, C], partitions spec.Set) (req M, ok bool)
+	// CommitError reads the coordinator's answer to a CommitRequest: the
+	// verdict on the whole request and the partitions refused one by one
+	// (next-gen, KIP-1251); ok is false for any other message.
+	CommitError(m M) (code spec.ErrorCode, refused spec.Set, ok bool)
 	// Rounds returns how many rebalance rounds (the unit of the family's
 	// bounded-rounds law) a step took: assignment rounds sent (classic),
 	// or member epoch bumps between the views before and after

@@ -412,6 +412,7 @@ func (m *Model[M, T, C, P]) Encode(e *canon.Encoder, s *State[M, T, C, P]) {
 func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], abstract bool) {
 	w := s.W
 	e.Now = int64(w.Now)
+	e.Commits = w.Records > 0
 	u := s.U
 	if abstract {
 		u.LeaderBounces = 0

@@ -261,18 +261,20 @@ func (Family) Revoked(cb classic.Callback) spec.Set {
 
 // CommitRequest is an OffsetCommit from the member's id, instance id and
 // generation as it knows them now (a consumer's commitSync); none before
-// it has a member id.
-func (Family) CommitRequest(cfg classic.MemberConfig, m core.Member[classic.Message, classic.Timer, classic.Callback]) (classic.Message, bool) {
+// it has a member id. The classic coordinator judges the request as a
+// whole, so the partitions are not part of it.
+func (Family) CommitRequest(cfg classic.MemberConfig, m core.Member[classic.Message, classic.Timer, classic.Callback], _ spec.Set) (classic.Message, bool) {
 	if m.ID() == "" {
 		return nil, false
 	}
 	return classic.OffsetCommitRequest{MemberID: m.ID(), InstanceID: cfg.InstanceID, Generation: m.Generation()}, true
 }
 
-// CommitError reads an OffsetCommitResponse.
-func (Family) CommitError(m classic.Message) (spec.ErrorCode, bool) {
+// CommitError reads an OffsetCommitResponse: the classic coordinator
+// refuses no partition on its own.
+func (Family) CommitError(m classic.Message) (spec.ErrorCode, spec.Set, bool) {
 	r, ok := m.(classic.OffsetCommitResponse)
-	return r.Error, ok
+	return r.Error, nil, ok
 }
 
 // Rounds is the assignment rounds leaders sent.

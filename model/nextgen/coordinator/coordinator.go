@@ -321,6 +321,11 @@ type member struct {
 	// cur is the member's current assignment: epochs, reconciliation
 	// state, assigned partitions and partitions pending revocation.
 	cur reconcile.Member
+	// assignedAt holds, for every partition the member holds (assigned or
+	// pending revocation), the member epoch at which it was assigned
+	// (KIP-1251; see assignmentEpochs), sorted by partition. Never written
+	// after it is stored.
+	assignedAt []validate.AssignmentEpoch
 	// targetMemberEpoch is the target epoch the member was last reconciled
 	// towards: Kafka's field before KAFKA-16249. It is kept only under the
 	// RestartOnNewTarget fault, which restarts the reconciliation when the
@@ -405,7 +410,8 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 //     error code and changes nothing at all, timers included.
 //   - Receive of an OffsetCommitRequest or OffsetFetchRequest: the
 //     fencing verdict (validate.OffsetCommit, validate.OffsetFetch) as an
-//     OffsetResponse; it changes nothing.
+//     OffsetResponse, with a commit's partitions refused one by one; it
+//     changes nothing.
 //   - TimerFired of a SessionTimer or RebalanceTimer. A firing of a timer
 //     that is not armed, or before its deadline, is stale and ignored.
 //   - MetadataUpdate: the new metadata image (no output).
@@ -421,12 +427,13 @@ func (c *Coordinator) Step(in node.Input) nextgen.Output {
 			s.seq = req.Seq
 			c.handleHeartbeat(s, ev.From, req)
 		case nextgen.OffsetCommitRequest:
-			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) validate.Rejection {
-				return validate.OffsetCommit(g, req.MemberID, req.MemberEpoch, req.Version)
+			sem := validate.Semantics{BeforeKafka20066: c.cfg.Semantics.BeforeKafka20066}
+			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) (validate.Rejection, spec.Set) {
+				return validate.OffsetCommit(g, req.MemberID, req.MemberEpoch, req.Version, req.Partitions, sem)
 			})
 		case nextgen.OffsetFetchRequest:
-			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) validate.Rejection {
-				return validate.OffsetFetch(g, req.MemberID, req.MemberEpoch)
+			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) (validate.Rejection, spec.Set) {
+				return validate.OffsetFetch(g, req.MemberID, req.MemberEpoch), nil
 			})
 		default:
 			panic(fmt.Sprintf("coordinator: Step: %T is not a request a coordinator takes", ev.Msg))
@@ -442,21 +449,23 @@ func (c *Coordinator) Step(in node.Input) nextgen.Output {
 }
 
 // handleOffsets answers the fencing half of OffsetCommit or OffsetFetch
-// with rule's verdict on the group (NOT_COORDINATOR for another group;
-// GROUP_ID_NOT_FOUND before the group exists). It changes nothing: commits
-// do not keep a consumer-protocol member alive.
-func (c *Coordinator) handleOffsets(s *step, from string, seq uint64, group string, rule func(validate.Group) validate.Rejection) {
+// with rule's verdict on the group and the partitions it refuses one by
+// one (NOT_COORDINATOR for another group; GROUP_ID_NOT_FOUND before the
+// group exists). It changes nothing: commits do not keep a
+// consumer-protocol member alive.
+func (c *Coordinator) handleOffsets(s *step, from string, seq uint64, group string, rule func(validate.Group) (validate.Rejection, spec.Set)) {
 	var rej validate.Rejection
+	var stale spec.Set
 	switch {
 	case group != c.cfg.GroupID:
 		rej = rejection(spec.NotCoordinator, "This coordinator runs group %s, not %s.", c.cfg.GroupID, group)
 	case !c.exists:
 		rej = rejection(spec.GroupIDNotFound, "Group %s does not exist.", group)
 	default:
-		rej = rule(groupView{c: c})
+		rej, stale = rule(groupView{c: c})
 	}
 	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: from,
-		Msg: nextgen.OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message}})
+		Msg: nextgen.OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message, StalePartitions: stale}})
 }
 
 // PreferredAssignor returns the server-side assignor the group would use
@@ -861,6 +870,10 @@ type MemberSnapshot struct {
 	// it); PendingRevocation is what it must still give up.
 	Assigned          spec.Set
 	PendingRevocation spec.Set
+	// AssignmentEpochs are the epochs at which the member was assigned
+	// each partition of Assigned and PendingRevocation (KIP-1251), sorted
+	// by partition.
+	AssignmentEpochs []validate.AssignmentEpoch
 	// Target is the member's slice of the target assignment.
 	Target spec.Set
 	// Subscription is the subscribed topics, sorted.
@@ -884,9 +897,10 @@ func (c *Coordinator) Member(id spec.MemberID) (MemberSnapshot, bool) {
 		ID: m.id, InstanceID: m.instanceID,
 		Epoch: m.cur.Epoch, PreviousEpoch: m.cur.PreviousEpoch, State: m.cur.State,
 		Assigned: m.cur.Assigned, PendingRevocation: m.cur.PendingRevocation,
-		Target:         c.target[id],
-		Subscription:   slices.Clone(m.subscription),
-		ServerAssignor: m.assignor, Rack: m.rack, RebalanceTimeout: m.rebalanceTimeout,
+		AssignmentEpochs: slices.Clone(m.assignedAt),
+		Target:           c.target[id],
+		Subscription:     slices.Clone(m.subscription),
+		ServerAssignor:   m.assignor, Rack: m.rack, RebalanceTimeout: m.rebalanceTimeout,
 		Node: m.node,
 	}, true
 }
@@ -989,9 +1003,9 @@ func (c *Coordinator) String() string {
 		if m.rebalanceArmed {
 			rt = fmt.Sprintf("%d@%d", m.rebalanceEpoch, m.rebalanceAt)
 		}
-		fmt.Fprintf(&b, "member %s node=%s instance=%s epoch=%d previous=%d state=%s assigned=%s pending-revocation=%s target=%s subscription=[%s] assignor=%s rack=%s rebalance-timeout=%d session-timer=%s rebalance-timer=%s\n",
+		fmt.Fprintf(&b, "member %s node=%s instance=%s epoch=%d previous=%d state=%s assigned=%s pending-revocation=%s assigned-at=[%s] target=%s subscription=[%s] assignor=%s rack=%s rebalance-timeout=%d session-timer=%s rebalance-timer=%s\n",
 			id, dash(m.node), dash(m.instanceID), m.cur.Epoch, m.cur.PreviousEpoch, m.cur.State,
-			m.cur.Assigned, m.cur.PendingRevocation, c.target[id], strings.Join(m.subscription, " "),
+			m.cur.Assigned, m.cur.PendingRevocation, assignedAtString(m.assignedAt), c.target[id], strings.Join(m.subscription, " "),
 			dash(m.assignor), dash(m.rack), m.rebalanceTimeout, st, rt)
 	}
 	var parts []string

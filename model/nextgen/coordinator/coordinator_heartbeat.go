@@ -119,6 +119,7 @@ func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 	old := m.cur
 	m.cur.Epoch = spec.StaticLeaveEpoch
 	m.cur.PendingRevocation = nil
+	m.assignedAt = assignmentEpochs(m.assignedAt, m.cur)
 	c.updateHoldings(id, &old, m.cur)
 	s.cancelRebalance(&m)
 	c.members[id] = m
@@ -218,7 +219,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		base = member{
 			id: r.MemberID, instanceID: old.instanceID, rack: old.rack, assignor: old.assignor,
 			rebalanceTimeout: old.rebalanceTimeout, subscription: old.subscription, cur: old.cur,
-			targetMemberEpoch: old.targetMemberEpoch,
+			assignedAt: old.assignedAt, targetMemberEpoch: old.targetMemberEpoch,
 		}
 		base.cur.Epoch, base.cur.PreviousEpoch = 0, 0
 		gone = append(gone, dec.Member)
@@ -359,6 +360,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	// timer is re-armed.
 	changed := !sameMember(updated.cur, next) || updated.targetMemberEpoch != base.targetMemberEpoch
 	updated.cur = next
+	updated.assignedAt = assignmentEpochs(updated.assignedAt, next)
 	c.updateHoldings(updated.id, prev, next)
 	if updated.instanceID != "" {
 		c.ownMaps()
@@ -546,6 +548,7 @@ func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
 	info := validate.MemberInfo{
 		ID: m.id, InstanceID: m.instanceID,
 		Epoch: m.cur.Epoch, PreviousEpoch: m.cur.PreviousEpoch, Assigned: m.cur.Assigned,
+		AssignmentEpochs: m.assignedAt,
 	}
 	staticJoin := v.req.InstanceID != nil && v.req.MemberEpoch == 0 // no epoch check there
 	if v.skipEpochCheck && id == v.req.MemberID && m.cur.Epoch >= 0 && !staticJoin {

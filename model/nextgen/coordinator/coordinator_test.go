@@ -221,8 +221,8 @@ func TestSeedWalkthrough(t *testing.T) {
 	h.expectState(`
 		group g exists=true epoch=2 target-epoch=2 state=STABLE metadata-expired=false
 		metadata=[foo:3] subscribed=[foo:3] target-metadata=[foo:3]
-		member A node=A instance=- epoch=2 previous=1 state=STABLE assigned={foo-0 foo-1} pending-revocation={} target={foo-0 foo-1} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45400 rebalance-timer=-
-		member B node=B instance=- epoch=2 previous=2 state=STABLE assigned={foo-2} pending-revocation={} target={foo-2} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45500 rebalance-timer=-
+		member A node=A instance=- epoch=2 previous=1 state=STABLE assigned={foo-0 foo-1} pending-revocation={} assigned-at=[foo-0@1 foo-1@1] target={foo-0 foo-1} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45400 rebalance-timer=-
+		member B node=B instance=- epoch=2 previous=2 state=STABLE assigned={foo-2} pending-revocation={} assigned-at=[foo-2@2] target={foo-2} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45500 rebalance-timer=-
 		owners foo-0=A@2 foo-1=A@2 foo-2=B@2`)
 	if !h.c.Exists() || h.c.MemberNode("A") != "A" || h.c.MemberNode("X") != "" {
 		t.Fatalf("Exists=%t MemberNode(A)=%q MemberNode(X)=%q", h.c.Exists(), h.c.MemberNode("A"), h.c.MemberNode("X"))
@@ -1007,8 +1007,9 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 // only, and changes nothing.
 func TestOffsetRequests(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
+	both := spec.Range("foo", 0, 1)
 	commit := func(group, member string, epoch spec.Epoch) nextgen.OffsetCommitRequest {
-		return nextgen.OffsetCommitRequest{Seq: 7, GroupID: group, MemberID: spec.MemberID(member), MemberEpoch: epoch, Version: 9}
+		return nextgen.OffsetCommitRequest{Seq: 7, GroupID: group, MemberID: spec.MemberID(member), MemberEpoch: epoch, Version: 9, Partitions: both}
 	}
 	h.expect(0, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `
 		send coordinator->A OffsetResponse#7 error=GROUP_ID_NOT_FOUND Group g does not exist.`)
@@ -1017,8 +1018,12 @@ func TestOffsetRequests(t *testing.T) {
 		set session(A)@45010`)
 	before := h.c.String()
 	h.expect(20, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `send coordinator->A OffsetResponse#7 error=NONE`)
+	// KIP-1251: an older epoch is judged partition by partition; A was
+	// assigned both at epoch 1.
 	h.expect(30, nextgen.Receive{From: "A", Msg: commit("g", "A", 0)}, `
-		send coordinator->A OffsetResponse#7 error=STALE_MEMBER_EPOCH The received member epoch 0 does not match the expected member epoch 1.`)
+		send coordinator->A OffsetResponse#7 error=NONE stale={foo-0 foo-1}`)
+	h.expect(35, nextgen.Receive{From: "A", Msg: commit("g", "A", 2)}, `
+		send coordinator->A OffsetResponse#7 error=STALE_MEMBER_EPOCH The received member epoch 2 is newer than the current member epoch 1.`)
 	h.expect(40, nextgen.Receive{From: "A", Msg: commit("other", "A", 1)}, `
 		send coordinator->A OffsetResponse#7 error=NOT_COORDINATOR This coordinator runs group g, not other.`)
 	id := spec.MemberID("A")
@@ -1032,6 +1037,36 @@ func TestOffsetRequests(t *testing.T) {
 	if got := h.c.PreferredAssignor(); got != "uniform" {
 		t.Fatalf("PreferredAssignor = %q, want uniform", got)
 	}
+
+	// B joins: A keeps foo-0 (assigned at 1) and revokes foo-1, moving to
+	// epoch 2; B is given foo-1 at epoch 2. A's commit at epoch 1 is
+	// accepted for foo-0 and refused for foo-1, which it gave up; B's at
+	// epoch 1 is refused for foo-1 (given later) and foo-0 (never held).
+	h.hb(100, join("B", "foo"), `
+		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={}
+		set session(B)@45100`)
+	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0}
+		set rebalance(A@1)@30200
+		set session(A)@45200`)
+	h.hb(300, hbOwned("A", 1, "{foo-0}"), `
+		send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
+		cancel rebalance(A@1)
+		set session(A)@45300`)
+	h.hb(400, hbOwned("B", 2, "{}"), `
+		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-1}
+		set session(B)@45400`)
+	h.expect(500, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `send coordinator->A OffsetResponse#7 error=NONE stale={foo-1}`)
+	h.expect(510, nextgen.Receive{From: "B", Msg: commit("g", "B", 1)}, `send coordinator->B OffsetResponse#7 error=NONE stale={foo-0 foo-1}`)
+	h.expect(520, nextgen.Receive{From: "B", Msg: commit("g", "B", 2)}, `send coordinator->B OffsetResponse#7 error=NONE`)
+
+	// Before KAFKA-20066 the epoch must be the member's exactly.
+	old := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}, Semantics: nextgen.Semantics{BeforeKafka20066: true}})
+	old.hb(10, join("A", "foo"), `
+		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1}
+		set session(A)@45010`)
+	old.expect(20, nextgen.Receive{From: "A", Msg: commit("g", "A", 0)}, `
+		send coordinator->A OffsetResponse#7 error=STALE_MEMBER_EPOCH The received member epoch 0 does not match the expected member epoch 1.`)
 }
 
 // TestObserverOutputs: the step that computes a new target reports it as a

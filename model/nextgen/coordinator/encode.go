@@ -39,7 +39,8 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	})
 }
 
-// encode writes every field of the member record.
+// encode writes every field of the member record (the assignment epochs
+// only in a world with commits: see encodeAssignmentEpochs).
 func (m member) encode(e *canon.Encoder) {
 	e.String(string(m.id))
 	e.String(m.instanceID)
@@ -53,6 +54,7 @@ func (m member) encode(e *canon.Encoder) {
 	e.Int(int64(m.cur.State))
 	e.Set(m.cur.Assigned)
 	e.Set(m.cur.PendingRevocation)
+	encodeAssignmentEpochs(e, m.assignedAt)
 	e.Int(int64(m.targetMemberEpoch))
 	e.Bool(m.sessionArmed)
 	e.Instant(int64(m.sessionAt))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -17,7 +18,7 @@ func TestEncoderCoversEveryField(t *testing.T) {
 	const encoder = "Coordinator.EncodeCanon"
 	nodetest.CheckEncoders(t,
 		nodetest.Encoded{Type: reflect.TypeFor[Coordinator](), Encoder: encoder, Handled: 15, LeftOut: []string{"cfg", "assignors", "forked"}},
-		nodetest.Encoded{Type: reflect.TypeFor[member](), Encoder: encoder, Handled: 14},
+		nodetest.Encoded{Type: reflect.TypeFor[member](), Encoder: encoder, Handled: 15},
 		nodetest.Encoded{Type: reflect.TypeFor[reconcile.Member](), Encoder: encoder, Handled: 5},
 		nodetest.Encoded{Type: reflect.TypeFor[holder](), Encoder: encoder, Handled: 2},
 	)
@@ -59,5 +60,48 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 	d.members["B-1"] = m
 	if enc(d) == want {
 		t.Errorf("a changed session deadline leaves the encoding the same")
+	}
+
+	// The assignment epochs are written only in a world with commits.
+	d = c.Clone()
+	m = d.members["A-1"]
+	m.assignedAt = []validate.AssignmentEpoch{{Partition: spec.TP("T", 0), Epoch: 1}}
+	d.members["A-1"] = m
+	if enc(d) != want {
+		t.Errorf("the assignment epochs change the encoding of a world without commits")
+	}
+	withCommits := func(c *Coordinator) string {
+		e := &canon.Encoder{Now: 1000, Commits: true}
+		c.EncodeCanon(e)
+		return string(e.Finish())
+	}
+	if withCommits(d) == withCommits(c) {
+		t.Errorf("changed assignment epochs leave the encoding of a world with commits the same")
+	}
+}
+
+// TestAssignmentEpochs: a partition keeps the epoch it was assigned at
+// while the member holds it, assigned or pending revocation; a new one
+// takes the member's new epoch; one given up is forgotten.
+func TestAssignmentEpochs(t *testing.T) {
+	t0, t1, t2 := spec.TP("T", 0), spec.TP("T", 1), spec.TP("T", 2)
+	prev := []validate.AssignmentEpoch{{t0, 1}, {t1, 2}}
+	for _, c := range []struct {
+		name string
+		next reconcile.Member
+		want string
+	}{
+		{"unchanged at a new epoch", reconcile.Member{Epoch: 4, Assigned: spec.NewSet(t0, t1)}, "T-0@1 T-1@2"},
+		{"one pending revocation", reconcile.Member{Epoch: 2, Assigned: spec.NewSet(t0), PendingRevocation: spec.NewSet(t1)}, "T-0@1 T-1@2"},
+		{"one given up, one new", reconcile.Member{Epoch: 5, Assigned: spec.NewSet(t1, t2)}, "T-1@2 T-2@5"},
+		{"a new one first", reconcile.Member{Epoch: 6, Assigned: spec.NewSet(t0, t1), PendingRevocation: spec.NewSet(spec.TP("S", 0))}, "S-0@6 T-0@1 T-1@2"},
+		{"nothing", reconcile.Member{Epoch: 3}, ""},
+	} {
+		if got := assignedAtString(assignmentEpochs(prev, c.next)); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+	if got := assignmentEpochs(prev, reconcile.Member{Epoch: 9, Assigned: spec.NewSet(t0, t1)}); &got[0] != &prev[0] {
+		t.Errorf("the same partitions are copied")
 	}
 }

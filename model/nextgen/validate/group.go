@@ -1,6 +1,10 @@
 package validate
 
-import "github.com/rebalance-ref/rebalance/spec"
+import (
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
 
 // MemberInfo is what the rules need to know about one member of the group,
 // as the coordinator stores it (ConsumerGroupMember).
@@ -17,6 +21,31 @@ type MemberInfo struct {
 	// Assigned is the member's assigned partitions (assignedPartitions, not
 	// those pending revocation). It must be a valid spec.Set.
 	Assigned spec.Set
+	// AssignmentEpochs are the epochs at which the member was assigned
+	// each partition it holds, assigned or pending revocation (KIP-1251's
+	// assignedPartitionsWithEpochs and partitionsPendingRevocationWithEpochs).
+	// Invariant: sorted by partition, each partition once.
+	AssignmentEpochs []AssignmentEpoch
+}
+
+// AssignmentEpoch is the member epoch at which a partition was assigned to
+// the member that holds it (KIP-1251): the epoch of the member's first
+// assignment that held it since it last did not.
+type AssignmentEpoch struct {
+	Partition spec.Resource
+	Epoch     spec.Epoch
+}
+
+// AssignedAt returns the epoch at which the member was assigned r, and
+// false when it does not hold r.
+func (m MemberInfo) AssignedAt(r spec.Resource) (spec.Epoch, bool) {
+	i, ok := slices.BinarySearchFunc(m.AssignmentEpochs, r, func(a AssignmentEpoch, r spec.Resource) int {
+		return a.Partition.Compare(r)
+	})
+	if !ok {
+		return 0, false
+	}
+	return m.AssignmentEpochs[i].Epoch, true
 }
 
 // Group is the read-only view of a consumer group that Join and Leave need.

@@ -5,7 +5,10 @@ import (
 )
 
 // OffsetCommit is ConsumerGroup.validateOffsetCommit for a
-// non-transactional commit to an existing consumer group, in Kafka's order:
+// non-transactional commit of partitions to an existing consumer group,
+// in Kafka's order. It returns the verdict on the request as a whole and,
+// when that accepts it, the partitions refused one by one (Kafka's
+// CommitPartitionValidator), all with STALE_MEMBER_EPOCH:
 //
 //  1. A negative epoch while the group has no members (static members
 //     parked at -2 count) is accepted: the commit comes from outside group
@@ -13,22 +16,44 @@ import (
 //  2. UNKNOWN_MEMBER_ID for a member id the group does not record.
 //  3. UNSUPPORTED_VERSION for OffsetCommit below v9: members of a consumer
 //     group must send their member epoch.
-//  4. STALE_MEMBER_EPOCH for any epoch but the member's current one (the
-//     rule before KIP-1251, which later relaxes it per partition).
+//  4. The member's current epoch is accepted for every partition.
+//  5. With sem.BeforeKafka20066, any other epoch is STALE_MEMBER_EPOCH
+//     (the rule before KIP-1251).
+//  6. An epoch newer than the member's is STALE_MEMBER_EPOCH.
+//  7. An older epoch (KIP-1251, Kafka 4.3): each partition is accepted
+//     when the member holds it (assigned or pending revocation) and was
+//     assigned it at that epoch or before, and refused otherwise. A
+//     member that sent its epoch before a heartbeat moved it on commits
+//     what it was given then; a partition it was given since, or gave
+//     up, is not its to commit at that epoch.
 //
 // The instance id is not checked, as in Kafka.
-func OffsetCommit(g Group, member spec.MemberID, epoch spec.Epoch, version int16) Rejection {
+func OffsetCommit(g Group, member spec.MemberID, epoch spec.Epoch, version int16, partitions spec.Set, sem Semantics) (Rejection, spec.Set) {
 	if epoch < 0 && g.Size() == 0 {
-		return Rejection{}
+		return Rejection{}, nil
 	}
 	m, ok := g.Member(member)
 	if !ok {
-		return reject(spec.UnknownMemberID, "Member %s is not a member of group.", member)
+		return reject(spec.UnknownMemberID, "Member %s is not a member of group.", member), nil
 	}
 	if version < 9 {
-		return reject(spec.UnsupportedVersion, "OffsetCommit version 9 or above must be used by members using the modern group protocol")
+		return reject(spec.UnsupportedVersion, "OffsetCommit version 9 or above must be used by members using the modern group protocol"), nil
 	}
-	return memberEpoch(epoch, m.Epoch)
+	switch {
+	case epoch == m.Epoch:
+		return Rejection{}, nil
+	case sem.BeforeKafka20066:
+		return memberEpoch(epoch, m.Epoch), nil
+	case epoch > m.Epoch:
+		return reject(spec.StaleMemberEpoch, "The received member epoch %d is newer than the current member epoch %d.", epoch, m.Epoch), nil
+	}
+	var stale spec.Set
+	for _, r := range partitions {
+		if at, held := m.AssignedAt(r); !held || at > epoch {
+			stale = append(stale, r)
+		}
+	}
+	return Rejection{}, stale
 }
 
 // OffsetFetch is ConsumerGroup.validateOffsetFetch: a fetch that names no

@@ -9,12 +9,14 @@ import (
 // TestOffsetFencing is ConsumerGroup.validateOffsetCommit and
 // validateOffsetFetch case by case.
 func TestOffsetFencing(t *testing.T) {
+	t0, t1, t2 := spec.TP("T", 0), spec.TP("T", 1), spec.TP("T", 2)
 	group := Members{
-		{ID: "A", Epoch: 5, PreviousEpoch: 4},
+		{ID: "A", Epoch: 5, PreviousEpoch: 4, AssignmentEpochs: []AssignmentEpoch{{t0, 3}, {t1, 5}}},
 		{ID: "S", InstanceID: "s", Epoch: spec.StaticLeaveEpoch, PreviousEpoch: 3},
 	}
 	parkedOnly := Members{{ID: "S", InstanceID: "s", Epoch: spec.StaticLeaveEpoch}}
 	id := func(s string) *spec.MemberID { m := spec.MemberID(s); return &m }
+	all := spec.NewSet(t0, t1, t2)
 	commits := []struct {
 		name    string
 		g       Group
@@ -22,24 +24,40 @@ func TestOffsetFencing(t *testing.T) {
 		epoch   spec.Epoch
 		version int16
 		want    spec.ErrorCode
+		stale   spec.Set // the partitions of all refused one by one
 	}{
-		{"outside the group, no members", Members{}, "", -1, 9, spec.None},
-		{"outside the group, old version", Members{}, "", -1, 2, spec.None},
-		{"epoch 0 is not outside the group, no members", Members{}, "", 0, 9, spec.UnknownMemberID},
-		{"outside the group, a parked static member counts", parkedOnly, "", -1, 9, spec.UnknownMemberID},
-		{"outside the group, members", group, "", -1, 9, spec.UnknownMemberID},
-		{"current epoch", group, "A", 5, 9, spec.None},
-		{"current epoch, v10", group, "A", 5, 10, spec.None},
-		{"previous epoch", group, "A", 4, 9, spec.StaleMemberEpoch},
-		{"future epoch", group, "A", 6, 9, spec.StaleMemberEpoch},
-		{"below v9", group, "A", 5, 8, spec.UnsupportedVersion},
-		{"unknown member", group, "Z", 5, 9, spec.UnknownMemberID},
-		{"unknown member below v9", group, "Z", 5, 1, spec.UnknownMemberID},
-		{"parked static member", group, "S", spec.StaticLeaveEpoch, 9, spec.None},
+		{"outside the group, no members", Members{}, "", -1, 9, spec.None, nil},
+		{"outside the group, old version", Members{}, "", -1, 2, spec.None, nil},
+		{"epoch 0 is not outside the group, no members", Members{}, "", 0, 9, spec.UnknownMemberID, nil},
+		{"outside the group, a parked static member counts", parkedOnly, "", -1, 9, spec.UnknownMemberID, nil},
+		{"outside the group, members", group, "", -1, 9, spec.UnknownMemberID, nil},
+		{"current epoch", group, "A", 5, 9, spec.None, nil},
+		{"current epoch, v10", group, "A", 5, 10, spec.None, nil},
+		// KIP-1251: T-0 was assigned at 3, T-1 at 5, T-2 is not A's.
+		{"previous epoch", group, "A", 4, 9, spec.None, spec.NewSet(t1, t2)},
+		{"the epoch T-0 was assigned at", group, "A", 3, 9, spec.None, spec.NewSet(t1, t2)},
+		{"before any assignment", group, "A", 2, 9, spec.None, all},
+		{"leave epoch from a member", group, "A", -1, 9, spec.None, all},
+		{"future epoch", group, "A", 6, 9, spec.StaleMemberEpoch, nil},
+		{"below v9", group, "A", 5, 8, spec.UnsupportedVersion, nil},
+		{"unknown member", group, "Z", 5, 9, spec.UnknownMemberID, nil},
+		{"unknown member below v9", group, "Z", 5, 1, spec.UnknownMemberID, nil},
+		{"parked static member", group, "S", spec.StaticLeaveEpoch, 9, spec.None, nil},
 	}
 	for _, tc := range commits {
-		if got := OffsetCommit(tc.g, tc.member, tc.epoch, tc.version); got.Code != tc.want {
-			t.Errorf("OffsetCommit %s: got %s, want %s", tc.name, got, tc.want)
+		got, stale := OffsetCommit(tc.g, tc.member, tc.epoch, tc.version, all, Semantics{})
+		if got.Code != tc.want || !stale.Equal(tc.stale) {
+			t.Errorf("OffsetCommit %s: got %s stale %s, want %s stale %s", tc.name, got, stale, tc.want, tc.stale)
+		}
+		// Before KAFKA-20066 (KIP-1251) only the current epoch is
+		// accepted, for every partition.
+		want := tc.want
+		if tc.want == spec.None && tc.stale != nil {
+			want = spec.StaleMemberEpoch
+		}
+		got, stale = OffsetCommit(tc.g, tc.member, tc.epoch, tc.version, all, Semantics{BeforeKafka20066: true})
+		if got.Code != want || stale != nil {
+			t.Errorf("OffsetCommit %s before KAFKA-20066: got %s stale %s, want %s", tc.name, got, stale, want)
 		}
 	}
 	fetches := []struct {

@@ -75,6 +75,14 @@ type Semantics struct {
 	// owned list (Kafka tests testMemberCanRejoinWithEpochZeroIn{Stable,
 	// UnrevokedPartitions,UnreleasedPartitions}State).
 	BeforeKafka19233 bool
+	// BeforeKafka20066 restores the offset-commit rule before KIP-1251
+	// (KAFKA-20066, Kafka 4.3): a commit is accepted only at the member's
+	// current epoch exactly, so a member whose new epoch is still on its
+	// way to it (the response in flight) has its commit refused. With the
+	// fix (the default, false), an older epoch is accepted for each
+	// partition the member was assigned at that epoch or before (see
+	// OffsetCommit).
+	BeforeKafka20066 bool
 }
 
 // IsLeave reports whether a heartbeat with member epoch e is a leave

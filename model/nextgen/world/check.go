@@ -182,6 +182,12 @@ var selectors = map[string]selector{
 	// NoNeedlessWait, in the default world: B revokes U-1 for the joining
 	// C, C leaves, and B's acknowledgement finds U-1 back in its target.
 	"kafka-19449": {set: func(s *nextgen.Semantics) { s.BeforeKafka19449 = true }},
+	// ExactlyOnceWhenClean, in the default world (whose check has records
+	// on T-0): A processes T-0's record and leaves while the response
+	// moving it to the next epoch is in flight; its commit at the epoch
+	// it knows is refused, and T-0's next owner processes the record
+	// again.
+	"kafka-20066": {set: func(s *nextgen.Semantics) { s.BeforeKafka20066 = true }},
 }
 
 // SemanticsWitness returns the world in which the bugs of the named

@@ -226,24 +226,25 @@ func (Family) Revoked(cb nextgen.Callback) spec.Set {
 	return nil
 }
 
-// CommitRequest is an OffsetCommit v9 from the member's id and epoch as it
-// knows them now; none before it has joined (no member id, or epoch 0 or
-// less: it owns nothing it could commit).
-func (f Family) CommitRequest(cfg nextgen.MemberConfig, m core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback]) (nextgen.Message, bool) {
+// CommitRequest is an OffsetCommit v9 of partitions from the member's id
+// and epoch as it knows them now; none before it has joined (no member
+// id, or epoch 0 or less: it owns nothing it could commit).
+func (f Family) CommitRequest(cfg nextgen.MemberConfig, m core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback], partitions spec.Set) (nextgen.Message, bool) {
 	if m.ID() == "" || m.Generation() <= 0 {
 		return nil, false
 	}
-	req := nextgen.OffsetCommitRequest{GroupID: f.GroupID, MemberID: m.ID(), MemberEpoch: spec.Epoch(m.Generation()), Version: 9}
+	req := nextgen.OffsetCommitRequest{GroupID: f.GroupID, MemberID: m.ID(), MemberEpoch: spec.Epoch(m.Generation()), Version: 9, Partitions: partitions}
 	if cfg.InstanceID != "" {
 		req.InstanceID = &cfg.InstanceID
 	}
 	return req, true
 }
 
-// CommitError reads an OffsetResponse.
-func (Family) CommitError(m nextgen.Message) (spec.ErrorCode, bool) {
+// CommitError reads an OffsetResponse: its error and its stale
+// partitions.
+func (Family) CommitError(m nextgen.Message) (spec.ErrorCode, spec.Set, bool) {
 	r, ok := m.(nextgen.OffsetResponse)
-	return r.Error, ok
+	return r.Error, r.StalePartitions, ok
 }
 
 // Detects is false: the count restarts only at environment actions.

@@ -1,0 +1,72 @@
+package coordinator
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
+)
+
+// assignmentEpochs returns the assignment epochs (KIP-1251) of a member
+// whose current assignment becomes next, given prev, those of its current
+// assignment before (sorted by partition): a partition it held before
+// (assigned or pending revocation) keeps the epoch it was assigned at; a
+// partition new to it was assigned at next's epoch. A partition it no
+// longer holds is forgotten, so one it is given back later counts from
+// then. prev itself is returned when the member holds the same partitions,
+// so a heartbeat that changes nothing copies nothing.
+func assignmentEpochs(prev []validate.AssignmentEpoch, next reconcile.Member) []validate.AssignmentEpoch {
+	holds := next.Assigned.Union(next.PendingRevocation)
+	if len(holds) == len(prev) {
+		same := true
+		for i, r := range holds {
+			if prev[i].Partition != r {
+				same = false
+				break
+			}
+		}
+		if same {
+			return prev
+		}
+	}
+	out := make([]validate.AssignmentEpoch, 0, len(holds))
+	i := 0
+	for _, r := range holds {
+		for i < len(prev) && prev[i].Partition.Compare(r) < 0 {
+			i++
+		}
+		at := next.Epoch
+		if i < len(prev) && prev[i].Partition == r {
+			at = prev[i].Epoch
+		}
+		out = append(out, validate.AssignmentEpoch{Partition: r, Epoch: at})
+	}
+	return out
+}
+
+// assignedAtString prints assignment epochs as "T-0@3 T-1@5", in
+// partition order.
+func assignedAtString(as []validate.AssignmentEpoch) string {
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = fmt.Sprintf("%s@%d", a.Partition, a.Epoch)
+	}
+	return strings.Join(parts, " ")
+}
+
+// encodeAssignmentEpochs writes the assignment epochs, only when the
+// encoded world sends commits (canon.Encoder.Commits): nothing else reads
+// them.
+func encodeAssignmentEpochs(e *canon.Encoder, as []validate.AssignmentEpoch) {
+	if !e.Commits {
+		return
+	}
+	e.Len(len(as))
+	for _, a := range as {
+		e.String(a.Partition.Topic)
+		e.Int(int64(a.Partition.Partition))
+		e.Int(int64(a.Epoch))
+	}
+}
