@@ -17,6 +17,14 @@ type MemberInfo struct {
 	// Assigned is the member's assigned partitions (assignedPartitions, not
 	// those pending revocation). It must be a valid spec.Set.
 	Assigned spec.Set
+	// Classic reports that the member uses the classic protocol inside a
+	// consumer group (ConsumerGroupMember.useClassicProtocol): it joined
+	// with JoinGroup, or was carried over by an online upgrade.
+	Classic bool
+	// Protocols are the names of the classic protocols (assignors) a classic
+	// member supports, as its JoinGroup listed them; nil for a member of the
+	// consumer protocol.
+	Protocols []string
 }
 
 // Group is the read-only view of a consumer group that Join and Leave need.

@@ -11,10 +11,13 @@ import (
 //     parked at -2 count) is accepted: the commit comes from outside group
 //     management.
 //  2. UNKNOWN_MEMBER_ID for a member id the group does not record.
-//  3. UNSUPPORTED_VERSION for OffsetCommit below v9: members of a consumer
-//     group must send their member epoch.
-//  4. STALE_MEMBER_EPOCH for any epoch but the member's current one (the
-//     rule before KIP-1251, which later relaxes it per partition).
+//  3. UNSUPPORTED_VERSION for OffsetCommit below v9, for a member of the
+//     consumer protocol: it must send its member epoch. A classic member
+//     (MemberInfo.Classic) commits at any version.
+//  4. Any epoch but the member's current one: STALE_MEMBER_EPOCH for a
+//     member of the consumer protocol (the rule before KIP-1251, which
+//     later relaxes it per partition), ILLEGAL_GENERATION for a classic
+//     member, whose generation id must equal its member epoch exactly.
 //
 // The instance id is not checked, as in Kafka.
 func OffsetCommit(g Group, member spec.MemberID, epoch spec.Epoch, version int16) Rejection {
@@ -25,16 +28,17 @@ func OffsetCommit(g Group, member spec.MemberID, epoch spec.Epoch, version int16
 	if !ok {
 		return reject(spec.UnknownMemberID, "Member %s is not a member of group.", member)
 	}
-	if version < 9 {
+	if !m.Classic && version < 9 {
 		return reject(spec.UnsupportedVersion, "OffsetCommit version 9 or above must be used by members using the modern group protocol")
 	}
-	return memberEpoch(epoch, m.Epoch)
+	return memberEpoch(epoch, m)
 }
 
 // OffsetFetch is ConsumerGroup.validateOffsetFetch: a fetch that names no
 // member (nil) with a negative epoch comes from outside the group and is
 // accepted; otherwise the member must exist (UNKNOWN_MEMBER_ID) and send
-// its current epoch (STALE_MEMBER_EPOCH).
+// its current epoch (STALE_MEMBER_EPOCH, or ILLEGAL_GENERATION for a
+// classic member).
 func OffsetFetch(g Group, member *spec.MemberID, epoch spec.Epoch) Rejection {
 	if member == nil && epoch < 0 {
 		return Rejection{}
@@ -47,14 +51,17 @@ func OffsetFetch(g Group, member *spec.MemberID, epoch spec.Epoch) Rejection {
 	if !ok {
 		return reject(spec.UnknownMemberID, "Member %s is not a member of group.", id)
 	}
-	return memberEpoch(epoch, m.Epoch)
+	return memberEpoch(epoch, m)
 }
 
-// memberEpoch is ConsumerGroup.validateMemberEpoch for a member of the
-// consumer protocol.
-func memberEpoch(received, expected spec.Epoch) Rejection {
-	if received != expected {
-		return reject(spec.StaleMemberEpoch, "The received member epoch %d does not match the expected member epoch %d.", received, expected)
+// memberEpoch is ConsumerGroup.validateMemberEpoch: the received epoch (a
+// classic member's generation id) must be m's member epoch exactly.
+func memberEpoch(received spec.Epoch, m MemberInfo) Rejection {
+	switch {
+	case received == m.Epoch:
+		return Rejection{}
+	case m.Classic:
+		return reject(spec.IllegalGeneration, "The received generation id %d does not match the expected member epoch %d.", received, m.Epoch)
 	}
-	return Rejection{}
+	return reject(spec.StaleMemberEpoch, "The received member epoch %d does not match the expected member epoch %d.", received, m.Epoch)
 }
