@@ -75,6 +75,18 @@ type Semantics struct {
 	// owned list (Kafka tests testMemberCanRejoinWithEpochZeroIn{Stable,
 	// UnrevokedPartitions,UnreleasedPartitions}State).
 	BeforeKafka19233 bool
+	// BeforeKafka20640 restores the rule of Kafka before KAFKA-20640
+	// (apache/kafka#22457, June 2026): under the migration policy
+	// "disabled", a classic JoinGroup to a non-empty consumer group was still
+	// admitted, so the group could stay mixed for good. With the fix (the
+	// default, false) ClassicJoin refuses it. See ClassicJoin.
+	BeforeKafka20640 bool
+	// BeforeKafka18134 restores the rule of Kafka before KAFKA-18134
+	// (apache/kafka#18046, December 2024): a classic group whose members'
+	// assignments carry assignor user data (a custom client-side assignor)
+	// was upgraded like any other. With the fix (the default, false)
+	// HeartbeatToClassic refuses the upgrade. See HeartbeatToClassic.
+	BeforeKafka18134 bool
 }
 
 // IsLeave reports whether a heartbeat with member epoch e is a leave
