@@ -16,7 +16,7 @@ import (
 // consumer group when its last consumer-protocol member goes, and the
 // admission of a classic JoinGroup into a consumer group. The facts follow
 // the apache/kafka source of October 2024; the later changes are named
-// where they apply (KAFKA-18134, KAFKA-20640, and the messages of the 2025
+// where they apply (KAFKA-18134, KAFKA-20640, and the messages of a later
 // trunk).
 
 // ConsumerProtocolType is the protocol type of the consumer's embedded
@@ -176,8 +176,9 @@ func (k ConversionKind) String() string { return conversionKinds.Name(k) }
 // the policy refuses does not join, and the classic group is untouched.
 // The October 2024 source answered every refusal with the message "Group g
 // is not a consumer group" (validateOnlineUpgrade returned false and only
-// logged why); the messages here are those of the 2025 trunk, where
-// validateOnlineUpgrade throws them itself. The code is the same in both.
+// logged why); the messages here are those of a later trunk (seen in a
+// version of August 2025 or after), where validateOnlineUpgrade throws them
+// itself. The code is the same in both.
 // A classic group whose embedded protocol data cannot be parsed is refused
 // too (GROUP_ID_NOT_FOUND, "... embedded consumer protocol is malformed");
 // ClassicGroupInfo does not model malformed bytes.
@@ -198,14 +199,16 @@ func HeartbeatToClassic(g ClassicGroupInfo, r nextgen.HeartbeatRequest, policy M
 		return ReplaceEmptyClassic, Rejection{}
 	}
 	const cannot = "Cannot upgrade classic group %s to consumer group because "
-	switch {
-	case !policy.UpgradeEnabled():
+	if !policy.UpgradeEnabled() {
 		return NoConversion, reject(spec.GroupIDNotFound, cannot+"online upgrade is disabled.", r.GroupID)
-	case g.ProtocolType != ConsumerProtocolType:
+	}
+	if g.ProtocolType != ConsumerProtocolType {
 		return NoConversion, reject(spec.GroupIDNotFound, cannot+"the group does not use the consumer embedded protocol.", r.GroupID)
-	case consumerMaxSize > 0 && g.Members > consumerMaxSize:
+	}
+	if consumerMaxSize > 0 && g.Members > consumerMaxSize {
 		return NoConversion, reject(spec.GroupIDNotFound, cannot+"the group size exceeds the consumer group maximum size.", r.GroupID)
-	case g.AssignorUserData && !sem.BeforeKafka18134:
+	}
+	if g.AssignorUserData && !sem.BeforeKafka18134 {
 		return NoConversion, reject(spec.GroupIDNotFound, cannot+"an unsupported custom assignor is in use. "+
 			"Please refer to the documentation or switch to a default assignor before re-attempting the upgrade.", r.GroupID)
 	}
@@ -320,14 +323,16 @@ func DowngradeOnLeave(g MixedGroup, leaving spec.MemberID, policy MigrationPolic
 		panic(fmt.Sprintf("validate.DowngradeOnLeave: %q is not a member", leaving))
 	}
 	remain := g.Size() - 1
-	switch {
-	case m.Classic || g.ClassicMembers() != remain:
+	if m.Classic || g.ClassicMembers() != remain {
 		return ConsumerMembersRemain
-	case remain == 0:
+	}
+	if remain == 0 {
 		return GroupBecomesEmpty
-	case !policy.DowngradeEnabled():
+	}
+	if !policy.DowngradeEnabled() {
 		return DowngradeDisabled
-	case classicMaxSize > 0 && remain > classicMaxSize:
+	}
+	if classicMaxSize > 0 && remain > classicMaxSize {
 		return ExceedsClassicMaxSize
 	}
 	return DowngradeToClassic
@@ -348,7 +353,7 @@ func DowngradeOnLeave(g MixedGroup, leaving spec.MemberID, policy MigrationPolic
 //     replacement keeps the count): ExceedsClassicMaxSize;
 //   - otherwise DowngradeToClassic: the joining member takes the replaced
 //     member's target assignment as its classic assignment, and no
-//     rebalance is triggered (the 2025 trunk triggers one when the joining
+//     rebalance is triggered (a later trunk triggers one when the joining
 //     member's subscription differs from the replaced member's).
 //
 // The group never becomes empty here: the joining member stays.
@@ -358,12 +363,13 @@ func DowngradeOnReplace(g MixedGroup, replaced spec.MemberID, policy MigrationPo
 	if !ok {
 		panic(fmt.Sprintf("validate.DowngradeOnReplace: %q is not a member", replaced))
 	}
-	switch {
-	case m.Classic || g.ClassicMembers() != g.Size()-1:
+	if m.Classic || g.ClassicMembers() != g.Size()-1 {
 		return ConsumerMembersRemain
-	case !policy.DowngradeEnabled():
+	}
+	if !policy.DowngradeEnabled() {
 		return DowngradeDisabled
-	case classicMaxSize > 0 && g.Size() > classicMaxSize:
+	}
+	if classicMaxSize > 0 && g.Size() > classicMaxSize {
 		return ExceedsClassicMaxSize
 	}
 	return DowngradeToClassic

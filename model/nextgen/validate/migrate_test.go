@@ -381,3 +381,23 @@ func TestMigrationStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIIEqualFold covers the helper's whole alphabet, including the
+// letters no policy name has.
+func TestASCIIEqualFold(t *testing.T) {
+	for _, c := range []struct {
+		s, lower string
+		want     bool
+	}{
+		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", true},
+		{"abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz", true},
+		{"@[`{", "@[`{", true},
+		{"@[", "`{", false},
+		{"FIZZ", "fiz", false},
+		{"", "", true},
+	} {
+		if got := asciiEqualFold(c.s, c.lower); got != c.want {
+			t.Errorf("asciiEqualFold(%q, %q) = %v", c.s, c.lower, got)
+		}
+	}
+}

@@ -57,10 +57,10 @@ func OffsetFetch(g Group, member *spec.MemberID, epoch spec.Epoch) Rejection {
 // memberEpoch is ConsumerGroup.validateMemberEpoch: the received epoch (a
 // classic member's generation id) must be m's member epoch exactly.
 func memberEpoch(received spec.Epoch, m MemberInfo) Rejection {
-	switch {
-	case received == m.Epoch:
+	if received == m.Epoch {
 		return Rejection{}
-	case m.Classic:
+	}
+	if m.Classic {
 		return reject(spec.IllegalGeneration, "The received generation id %d does not match the expected member epoch %d.", received, m.Epoch)
 	}
 	return reject(spec.StaleMemberEpoch, "The received member epoch %d does not match the expected member epoch %d.", received, m.Epoch)
