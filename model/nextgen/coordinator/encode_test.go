@@ -85,7 +85,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 // takes the member's new epoch; one given up is forgotten.
 func TestAssignmentEpochs(t *testing.T) {
 	t0, t1, t2 := spec.TP("T", 0), spec.TP("T", 1), spec.TP("T", 2)
-	prev := []validate.AssignmentEpoch{{t0, 1}, {t1, 2}}
+	prev := []validate.AssignmentEpoch{{Partition: t0, Epoch: 1}, {Partition: t1, Epoch: 2}}
 	for _, c := range []struct {
 		name string
 		next reconcile.Member

@@ -26,6 +26,14 @@ type MemberInfo struct {
 	// assignedPartitionsWithEpochs and partitionsPendingRevocationWithEpochs).
 	// Invariant: sorted by partition, each partition once.
 	AssignmentEpochs []AssignmentEpoch
+	// Classic reports that the member uses the classic protocol inside a
+	// consumer group (ConsumerGroupMember.useClassicProtocol): it joined
+	// with JoinGroup, or was carried over by an online upgrade.
+	Classic bool
+	// Protocols are the names of the classic protocols (assignors) a classic
+	// member supports, as its JoinGroup listed them; nil for a member of the
+	// consumer protocol.
+	Protocols []string
 }
 
 // AssignmentEpoch is the member epoch at which a partition was assigned to

@@ -14,13 +14,16 @@ import (
 //     parked at -2 count) is accepted: the commit comes from outside group
 //     management.
 //  2. UNKNOWN_MEMBER_ID for a member id the group does not record.
-//  3. UNSUPPORTED_VERSION for OffsetCommit below v9: members of a consumer
-//     group must send their member epoch.
+//  3. UNSUPPORTED_VERSION for OffsetCommit below v9, for a member of the
+//     consumer protocol: it must send its member epoch. A classic member
+//     (MemberInfo.Classic) commits at any version.
 //  4. The member's current epoch is accepted for every partition.
-//  5. With sem.BeforeKafka20066, any other epoch is STALE_MEMBER_EPOCH
+//  5. A classic member's generation id must equal its member epoch
+//     exactly: ILLEGAL_GENERATION (KIP-1251 keeps this rule for them).
+//  6. With sem.BeforeKafka20066, any other epoch is STALE_MEMBER_EPOCH
 //     (the rule before KIP-1251).
-//  6. An epoch newer than the member's is STALE_MEMBER_EPOCH.
-//  7. An older epoch (KIP-1251, Kafka 4.3): each partition is accepted
+//  7. An epoch newer than the member's is STALE_MEMBER_EPOCH.
+//  8. An older epoch (KIP-1251, Kafka 4.3): each partition is accepted
 //     when the member holds it (assigned or pending revocation) and was
 //     assigned it at that epoch or before, and refused otherwise. A
 //     member that sent its epoch before a heartbeat moved it on commits
@@ -36,14 +39,14 @@ func OffsetCommit(g Group, member spec.MemberID, epoch spec.Epoch, version int16
 	if !ok {
 		return reject(spec.UnknownMemberID, "Member %s is not a member of group.", member), nil
 	}
-	if version < 9 {
+	if !m.Classic && version < 9 {
 		return reject(spec.UnsupportedVersion, "OffsetCommit version 9 or above must be used by members using the modern group protocol"), nil
 	}
 	switch {
 	case epoch == m.Epoch:
 		return Rejection{}, nil
-	case sem.BeforeKafka20066:
-		return memberEpoch(epoch, m.Epoch), nil
+	case m.Classic, sem.BeforeKafka20066:
+		return memberEpoch(epoch, m), nil
 	case epoch > m.Epoch:
 		return reject(spec.StaleMemberEpoch, "The received member epoch %d is newer than the current member epoch %d.", epoch, m.Epoch), nil
 	}
@@ -59,7 +62,8 @@ func OffsetCommit(g Group, member spec.MemberID, epoch spec.Epoch, version int16
 // OffsetFetch is ConsumerGroup.validateOffsetFetch: a fetch that names no
 // member (nil) with a negative epoch comes from outside the group and is
 // accepted; otherwise the member must exist (UNKNOWN_MEMBER_ID) and send
-// its current epoch (STALE_MEMBER_EPOCH).
+// its current epoch (STALE_MEMBER_EPOCH, or ILLEGAL_GENERATION for a
+// classic member).
 func OffsetFetch(g Group, member *spec.MemberID, epoch spec.Epoch) Rejection {
 	if member == nil && epoch < 0 {
 		return Rejection{}
@@ -72,14 +76,17 @@ func OffsetFetch(g Group, member *spec.MemberID, epoch spec.Epoch) Rejection {
 	if !ok {
 		return reject(spec.UnknownMemberID, "Member %s is not a member of group.", id)
 	}
-	return memberEpoch(epoch, m.Epoch)
+	return memberEpoch(epoch, m)
 }
 
-// memberEpoch is ConsumerGroup.validateMemberEpoch for a member of the
-// consumer protocol.
-func memberEpoch(received, expected spec.Epoch) Rejection {
-	if received != expected {
-		return reject(spec.StaleMemberEpoch, "The received member epoch %d does not match the expected member epoch %d.", received, expected)
+// memberEpoch is ConsumerGroup.validateMemberEpoch: the received epoch (a
+// classic member's generation id) must be m's member epoch exactly.
+func memberEpoch(received spec.Epoch, m MemberInfo) Rejection {
+	if received == m.Epoch {
+		return Rejection{}
 	}
-	return Rejection{}
+	if m.Classic {
+		return reject(spec.IllegalGeneration, "The received generation id %d does not match the expected member epoch %d.", received, m.Epoch)
+	}
+	return reject(spec.StaleMemberEpoch, "The received member epoch %d does not match the expected member epoch %d.", received, m.Epoch)
 }

@@ -13,6 +13,7 @@ func TestOffsetFencing(t *testing.T) {
 	group := Members{
 		{ID: "A", Epoch: 5, PreviousEpoch: 4, AssignmentEpochs: []AssignmentEpoch{{t0, 3}, {t1, 5}}},
 		{ID: "S", InstanceID: "s", Epoch: spec.StaticLeaveEpoch, PreviousEpoch: 3},
+		{ID: "K", Epoch: 6, PreviousEpoch: 6, Classic: true, Protocols: []string{"range"}},
 	}
 	parkedOnly := Members{{ID: "S", InstanceID: "s", Epoch: spec.StaticLeaveEpoch}}
 	id := func(s string) *spec.MemberID { m := spec.MemberID(s); return &m }
@@ -43,6 +44,12 @@ func TestOffsetFencing(t *testing.T) {
 		{"unknown member", group, "Z", 5, 9, spec.UnknownMemberID, nil},
 		{"unknown member below v9", group, "Z", 5, 1, spec.UnknownMemberID, nil},
 		{"parked static member", group, "S", spec.StaticLeaveEpoch, 9, spec.None, nil},
+		{"classic member at its epoch [testValidateOffsetCommit]", group, "K", 6, 9, spec.None, nil},
+		{"classic member below v9 [testValidateOffsetCommit]", group, "K", 6, 2, spec.None, nil},
+		{"classic member at v0", group, "K", 6, 0, spec.None, nil},
+		{"classic member, other generation [testValidateOffsetCommit]", group, "K", 10, 9, spec.IllegalGeneration, nil},
+		{"classic member, previous generation below v9 (KIP-1251 keeps the exact rule)", group, "K", 5, 8, spec.IllegalGeneration, nil},
+		{"classic member, generation -1", group, "K", -1, 9, spec.IllegalGeneration, nil},
 	}
 	for _, tc := range commits {
 		got, stale := OffsetCommit(tc.g, tc.member, tc.epoch, tc.version, all, Semantics{})
@@ -73,7 +80,18 @@ func TestOffsetFencing(t *testing.T) {
 		{"stale epoch", id("A"), 4, spec.StaleMemberEpoch},
 		{"member id with -1", id("A"), -1, spec.StaleMemberEpoch},
 		{"unknown member", id("Z"), 5, spec.UnknownMemberID},
+		{"classic member at its generation", id("K"), 6, spec.None},
+		{"classic member, other generation", id("K"), 7, spec.IllegalGeneration},
 	}
+	rej, _ := OffsetCommit(group, "K", 9, 3, all, Semantics{})
+	checkRejection(t, rej, spec.IllegalGeneration,
+		"The received generation id 9 does not match the expected member epoch 6.")
+	rej, _ = OffsetCommit(group, "A", 9, 9, all, Semantics{})
+	checkRejection(t, rej, spec.StaleMemberEpoch,
+		"The received member epoch 9 is newer than the current member epoch 5.")
+	rej, _ = OffsetCommit(group, "A", 4, 9, all, Semantics{BeforeKafka20066: true})
+	checkRejection(t, rej, spec.StaleMemberEpoch,
+		"The received member epoch 4 does not match the expected member epoch 5.")
 	for _, tc := range fetches {
 		if got := OffsetFetch(group, tc.member, tc.epoch); got.Code != tc.want {
 			t.Errorf("OffsetFetch %s: got %s, want %s", tc.name, got, tc.want)

@@ -2,7 +2,8 @@
 // the KIP-848 group coordinator (Kafka's GroupMetadataManager, "GMM") as
 // pure functions. Each function says which Kafka method it models; the
 // behaviour follows the apache/kafka group-coordinator source (trunk,
-// October 2024) plus the later KAFKA-19233 fix, selectable with Semantics.
+// October 2024) plus the later KAFKA-19233, KAFKA-18134 and KAFKA-20640
+// fixes, each selectable with Semantics.
 //
 // A ConsumerGroupHeartbeat goes through the rules in this order, and a
 // caller composing them must keep it:
@@ -14,6 +15,12 @@
 //     comes from a new member, an existing member, or a static member that
 //     replaces its earlier incarnation; Join runs MemberEpoch where Kafka
 //     does.
+//
+// A ConsumerGroupHeartbeat whose group id names a classic group goes, after
+// Request, to HeartbeatToClassic (online upgrade), and then, if accepted, to
+// Join on the converted group. The other migration rules (DowngradeOnLeave,
+// DowngradeOnReplace, ClassicJoin) and the migration policy are in
+// migrate.go.
 //
 // Nothing here changes state: the functions return a decision for the
 // coordinator to carry out, or a Rejection carrying Kafka's error code and,
@@ -30,7 +37,8 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// Rejection is the refusal of a heartbeat: Kafka's error code and message.
+// Rejection is the refusal of a request (a heartbeat, or a classic
+// JoinGroup in ClassicJoin): Kafka's error code and message.
 // The zero value means the request is accepted.
 type Rejection struct {
 	Code    spec.ErrorCode
@@ -83,6 +91,18 @@ type Semantics struct {
 	// partition the member was assigned at that epoch or before (see
 	// OffsetCommit).
 	BeforeKafka20066 bool
+	// BeforeKafka20640 restores the rule of Kafka before KAFKA-20640
+	// (apache/kafka#22457, June 2026): under the migration policy
+	// "disabled", a classic JoinGroup to a non-empty consumer group was still
+	// admitted, so the group could stay mixed for good. With the fix (the
+	// default, false) ClassicJoin refuses it. See ClassicJoin.
+	BeforeKafka20640 bool
+	// BeforeKafka18134 restores the rule of Kafka before KAFKA-18134
+	// (apache/kafka#18046, December 2024): a classic group whose members'
+	// assignments carry assignor user data (a custom client-side assignor)
+	// was upgraded like any other. With the fix (the default, false)
+	// HeartbeatToClassic refuses the upgrade. See HeartbeatToClassic.
+	BeforeKafka18134 bool
 }
 
 // IsLeave reports whether a heartbeat with member epoch e is a leave
