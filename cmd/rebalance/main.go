@@ -97,15 +97,15 @@ func parseFaults(names []string) (classic.Faults, nextgen.Fault, error) {
 	var faults classic.Faults
 	var ngFaults nextgen.Fault
 	for _, n := range names {
-		if f, err := classic.ParseFault(n); err == nil {
-			faults |= f
-			continue
-		}
-		f, err := nextgen.ParseFault(n)
-		if err != nil {
+		// A name both families know (accept-stale-commits) turns the
+		// switch on in both.
+		f, cerr := classic.ParseFault(n)
+		faults |= f
+		g, nerr := nextgen.ParseFault(n)
+		ngFaults |= g
+		if cerr != nil && nerr != nil {
 			return 0, 0, usageError{fmt.Errorf("unknown fault %q; see --list-faults", n)}
 		}
-		ngFaults |= f
 	}
 	return faults, ngFaults, nil
 }

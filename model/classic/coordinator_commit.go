@@ -41,6 +41,9 @@ func (c *Coordinator) handleOffsetCommit(s *coordStep, from string, req OffsetCo
 // commitError is ClassicGroup.validateOffsetCommit for a non-transactional
 // commit; see handleOffsetCommit.
 func (c *Coordinator) commitError(req OffsetCommitRequest) spec.ErrorCode {
+	if c.cfg.Faults.Has(AcceptStaleCommits) {
+		return spec.None
+	}
 	if req.Generation < 0 && c.state == GroupEmpty {
 		return spec.None
 	}

@@ -245,6 +245,13 @@ func TestCoordinatorOffsetCommitFencing(t *testing.T) {
 			if !tc.session && h.c.String() != before {
 				t.Fatalf("a commit changed the group:\nbefore:\n%s\nafter:\n%s", before, h.c)
 			}
+			// With AcceptStaleCommits every commit is accepted.
+			f := newCoordHarness(t, CoordinatorConfig{Faults: AcceptStaleCommits})
+			tc.group(f)
+			out = f.c.Step(node.Input{Now: 5000, Event: Receive{From: "X", Msg: tc.req}})
+			if got := out.Messages[0].Msg.(OffsetCommitResponse); got.Error != spec.None {
+				t.Fatalf("accept-stale-commits: got %s", got)
+			}
 		})
 	}
 }

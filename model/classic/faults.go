@@ -137,6 +137,11 @@ const (
 	// runs out. Reported as Timely (the time clause) by the random runs;
 	// the model checker has no clock to see it by.
 	IllegalGenerationResetsMemberID
+	// AcceptStaleCommits: the coordinator accepts every OffsetCommit,
+	// whatever its member id and generation. Reported as
+	// ZombieCommitRejected in a world with records: a member removed from
+	// the group commits what it processed, and the offset moves.
+	AcceptStaleCommits
 )
 
 // FaultList is every fault switch of the classic family, for --list-faults
@@ -161,6 +166,8 @@ var FaultList = node.Switches[Fault]{
 	{Fault: IllegalGenerationResetsMemberID, Name: "illegal-generation-resets-member-id", Doc: "KAFKA-13419: a member answered ILLEGAL_GENERATION forgets its member id too and rejoins as a new member; the group waits out the old id's session (Timely, found by simulate)"},
 	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
+	{Fault: AcceptStaleCommits, Name: "accept-stale-commits", Doc: "the coordinator accepts offset commits from any member and generation (ZombieCommitRejected, with records)",
+		Defence: "the checked worlds' applications are prompt and a member removed from the group learns it as a loss (no commit), so no zombie commits there; TestCoordinatorOffsetCommitFencing catches it"},
 }
 
 // Has reports whether every fault of x is in f.

@@ -176,6 +176,11 @@ const (
 	// it: it looks free, and a later target gives it to a second member.
 	// Reported as ExclusiveOwnership.
 	PerSetEpochUpdate
+	// AcceptStaleCommits: the coordinator accepts every OffsetCommit to
+	// its group, whatever the member id and epoch. Reported as
+	// ZombieCommitRejected in a world with records: a fenced member
+	// commits what it processed, and the offset moves.
+	AcceptStaleCommits
 )
 
 // FaultList is every fault switch of the next-gen protocol.
@@ -186,6 +191,8 @@ var FaultList = node.Switches[Fault]{
 	{Fault: StraightToTarget, Name: "straight-to-target", Doc: "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
 	{Fault: RestartOnNewTarget, Name: "restart-on-new-target", Doc: "KAFKA-16249: the coordinator restarts a member's reconciliation on every new target and drops its revocation acknowledgement (BoundedRounds)"},
 	{Fault: PerSetEpochUpdate, Name: "per-set-epoch-update", Doc: "KAFKA-16147: the coordinator updates partition epochs set by set and loses the owner of a partition whose revocation was undone (ExclusiveOwnership)"},
+	{Fault: AcceptStaleCommits, Name: "accept-stale-commits", Doc: "the coordinator accepts offset commits from any member and epoch (ZombieCommitRejected, with records)",
+		Defence: "the checked worlds' applications are prompt, so no member is fenced while it has work to commit; the delivery_zombie_accepted scenario catches it"},
 }
 
 // Has reports whether every fault of x is in f.

@@ -429,6 +429,9 @@ func (c *Coordinator) Step(in node.Input) nextgen.Output {
 		case nextgen.OffsetCommitRequest:
 			sem := validate.Semantics{BeforeKafka20066: c.cfg.Semantics.BeforeKafka20066}
 			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) (validate.Rejection, spec.Set) {
+				if c.cfg.Faults.Has(nextgen.AcceptStaleCommits) {
+					return validate.Rejection{}, nil
+				}
 				return validate.OffsetCommit(g, req.MemberID, req.MemberEpoch, req.Version, req.Partitions, sem)
 			})
 		case nextgen.OffsetFetchRequest:
