@@ -339,7 +339,7 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
 		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, ClaimGeneration: o.claimGeneration, MaxRounds: o.maxRounds,
-		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records, RecordsOn: o.recordsOn}
+		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records, RecordsOn: o.recordsOn, DeliveryFaults: deliveryFaults(o.faults)}
 }
 
 // explore builds the model of the world wo with build (a bad world is a

@@ -46,6 +46,7 @@ func TestCheckUsageErrors(t *testing.T) {
 		func(o *checkOptions) { o.recordsOn = []string{"T-0"} },                // no records
 		func(o *checkOptions) { o.records = 1; o.recordsOn = []string{"X-0"} }, // no topic X
 		func(o *checkOptions) { o.records = 1; o.recordsOn = []string{"T0"} },  // not a partition
+		func(o *checkOptions) { o.faults = []string{"commit-after-release"} },  // a delivery fault, no records
 	}
 	for i, f := range bad {
 		o := small("eager")

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/spf13/cobra"
 )
 
@@ -77,6 +78,9 @@ func listFaults(out io.Writer) {
 	for _, fi := range nextgen.FaultList {
 		width = max(width, len(fi.Name))
 	}
+	for _, fi := range core.DeliveryFaultList {
+		width = max(width, len(fi.Name))
+	}
 	line := func(name, family, doc, defence string) {
 		if defence != "" {
 			doc += " [defence in depth, no checked world shows it alone: " + defence + "]"
@@ -89,10 +93,14 @@ func listFaults(out io.Writer) {
 	for _, fi := range nextgen.FaultList {
 		line(fi.Name, "nextgen", fi.Doc, fi.Defence)
 	}
+	for _, fi := range core.DeliveryFaultList {
+		line(fi.Name, "delivery, both families", fi.Doc, fi.Defence)
+	}
 }
 
 // parseFaults splits fault switch names into the classic and next-gen
-// sets; an unknown name is a usage error.
+// sets (a delivery fault, which the worlds take, is in neither: see
+// deliveryFaults); an unknown name is a usage error.
 func parseFaults(names []string) (classic.Faults, nextgen.Fault, error) {
 	var faults classic.Faults
 	var ngFaults nextgen.Fault
@@ -103,11 +111,24 @@ func parseFaults(names []string) (classic.Faults, nextgen.Fault, error) {
 		faults |= f
 		g, nerr := nextgen.ParseFault(n)
 		ngFaults |= g
-		if cerr != nil && nerr != nil {
+		_, derr := core.ParseDeliveryFault(n)
+		if cerr != nil && nerr != nil && derr != nil {
 			return 0, 0, usageError{fmt.Errorf("unknown fault %q; see --list-faults", n)}
 		}
 	}
 	return faults, ngFaults, nil
+}
+
+// deliveryFaults returns the delivery fault switches among names (the
+// others are the families', parseFaults).
+func deliveryFaults(names []string) core.DeliveryFault {
+	var out core.DeliveryFault
+	for _, n := range names {
+		if f, err := core.ParseDeliveryFault(n); err == nil {
+			out |= f
+		}
+	}
+	return out
 }
 
 // selectProtocols returns the protocols --protocol names: one, or all of

@@ -137,6 +137,9 @@ func runRandom(out io.Writer, o randomOptions) error {
 	if err != nil {
 		return err
 	}
+	if d := deliveryFaults(o.faults); d != 0 {
+		return usageError{fmt.Errorf("--fault %s: a delivery fault needs records, which only check has (--records)", d)}
+	}
 	var results []simResult
 	failed := false
 	for _, p := range protocols {

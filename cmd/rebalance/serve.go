@@ -104,6 +104,9 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if d := deliveryFaults(o.faults); d != 0 {
+		return usageError{fmt.Errorf("--fault %s: a delivery fault is the model's applications', not the server's", d)}
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return usageError{fmt.Errorf("--listen: %v", err)}

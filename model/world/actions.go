@@ -13,10 +13,10 @@ import (
 // ActionKind is one kind of step the world can take.
 type ActionKind uint8
 
-// The actions. Deliver, FireNext, CompleteRevocation and Consume are the
-// protocol's own steps (an application finishing a revocation or
-// processing a record is part of the member); the rest are the
-// environment's, each bounded by Bounds.
+// The actions. Deliver, FireNext, CompleteRevocation, Consume and
+// CommitLate are the protocol's own steps (an application finishing a
+// revocation, processing a record or committing is part of the member);
+// the rest are the environment's, each bounded by Bounds.
 const (
 	Deliver ActionKind = iota + 1
 	FireNext
@@ -33,9 +33,12 @@ const (
 	// Consume: an application processes the next record of a partition
 	// its member owns (only in a world with records, World.Records).
 	Consume
+	// CommitLate: an application commits the offsets of partitions it
+	// gave up without committing (only with the CommitAfterRelease fault).
+	CommitLate
 )
 
-var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce", "consume"}
+var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce", "consume", "commit"}
 
 // String names the action kind as the scenario language does.
 func (k ActionKind) String() string {
@@ -47,14 +50,14 @@ func (k ActionKind) String() string {
 
 // Own reports whether k is one of the protocol's own steps.
 func (k ActionKind) Own() bool {
-	return k == Deliver || k == FireNext || k == CompleteRevocation || k == Consume
+	return k == Deliver || k == FireNext || k == CompleteRevocation || k == Consume || k == CommitLate
 }
 
 // Action is one step of the world.
 type Action struct {
 	Kind   ActionKind
 	Index  int      // Deliver, Drop, Duplicate: the message's index in flight
-	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader, Consume
+	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader, Consume, CommitLate
 	Topics []string // Resubscribe
 	Topic  string   // AddPartition, Consume (with Index the partition)
 }
@@ -190,6 +193,9 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 				out = append(out, Action{Kind: Consume, Member: name, Topic: r.Topic, Index: int(r.Partition)})
 			}
 		}
+		for _, name := range w.committing() {
+			out = append(out, Action{Kind: CommitLate, Member: name})
+		}
 	}
 	connections := b.Unordered || w.Family.Network() == Connections
 	if u.Drops < b.Drops {
@@ -281,6 +287,8 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 		return w.CompleteRevocation(a.Member)
 	case Consume:
 		return w.Consume(a.Member, a.resource())
+	case CommitLate:
+		return w.CommitReleased(a.Member)
 	case Drop:
 		u.Drops++
 		return w.Drop(a.Index)

@@ -150,29 +150,84 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 // commit has the application of process name commit its positions of rs
 // (those it works on) through the coordinator, and then forget them: it
 // gives them up. The coordinator's answer decides whether the committed
-// offsets move.
+// offsets move. With the OwnPosition fault it keeps the positions; with
+// CommitAfterRelease it only sets them aside for a later commit step
+// (CommitReleased).
 func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 	p := w.Processes[name]
 	if w.Records == 0 || p == nil || p.Node == nil {
 		return
 	}
 	offsets := map[spec.Resource]int{}
-	var parts spec.Set
 	for _, r := range rs {
 		if pos, ok := p.positions[r]; ok {
 			offsets[r] = pos
-			parts = append(parts, r)
 		}
 	}
-	if len(parts) == 0 {
+	if len(offsets) == 0 {
 		return
 	}
 	p = w.own(name)
-	positions := maps.Clone(p.positions)
-	for _, r := range parts {
-		delete(positions, r)
+	if !w.DeliveryFaults.Has(OwnPosition) {
+		positions := maps.Clone(p.positions)
+		for r := range offsets {
+			delete(positions, r)
+		}
+		p.positions = positions
 	}
-	p.positions = positions
+	if w.DeliveryFaults.Has(CommitAfterRelease) {
+		unsent := maps.Clone(p.unsent)
+		if unsent == nil {
+			unsent = map[spec.Resource]int{}
+		}
+		maps.Copy(unsent, offsets)
+		p.unsent = unsent
+		w.logf("%s gives up %s without committing", name, keys(offsets))
+		return
+	}
+	w.sendCommit(name, offsets)
+}
+
+// CommitReleased has the application of process name commit the offsets
+// of the partitions it gave up without committing (the CommitAfterRelease
+// fault): the commit goes at the member's generation or epoch of now.
+func (w *World[M, T, C, P]) CommitReleased(name string) error {
+	if _, err := w.live(name); err != nil {
+		return err
+	}
+	p := w.Processes[name]
+	if len(p.unsent) == 0 {
+		return fmt.Errorf("member %s has nothing to commit", name)
+	}
+	offsets := p.unsent
+	w.own(name).unsent = nil
+	w.sendCommit(name, offsets)
+	return nil
+}
+
+// committing returns the live processes with offsets set aside to commit
+// (CommitReleased), sorted.
+func (w *World[M, T, C, P]) committing() []string {
+	var out []string
+	for _, name := range w.Names() {
+		if p := w.Processes[name]; p.Node != nil && len(p.unsent) > 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// keys returns the partitions of offsets as a set.
+func keys(offsets map[spec.Resource]int) spec.Set {
+	return spec.NewSet(slices.Collect(maps.Keys(offsets))...)
+}
+
+// sendCommit sends the OffsetCommit of offsets from process name to the
+// coordinator, request and answer in one step, and moves the committed
+// offsets the answer accepts.
+func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) {
+	p := w.Processes[name]
+	parts := keys(offsets)
 	req, ok := w.Family.CommitRequest(p.Config, p.Node, parts)
 	if !ok {
 		return

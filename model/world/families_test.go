@@ -833,4 +833,10 @@ func TestEverySwitchIsShown(t *testing.T) {
 	for _, sw := range nextgen.FaultList {
 		check("nextgen", sw.Name, nextgenHeads, sw.Defence)
 	}
+	// The delivery switches are both families': each needs a
+	// counterexample in each.
+	for _, sw := range core.DeliveryFaultList {
+		check("classic", sw.Name, classicHeads, sw.Defence)
+		check("nextgen", sw.Name, nextgenHeads, sw.Defence)
+	}
 }

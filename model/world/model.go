@@ -87,6 +87,8 @@ type CheckConfig struct {
 	// empty, names the only partitions with records ("T-0").
 	Records   int
 	RecordsOn []string
+	// DeliveryFaults are the delivery fault switches on (with records).
+	DeliveryFaults DeliveryFault
 }
 
 // State is a state of the checked world: the world, the environment's
@@ -157,6 +159,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 		if len(cfg.RecordsOn) > 0 {
 			line += " on=(" + strings.Join(cfg.RecordsOn, ",") + ")"
 		}
+		line += FaultsArg(cfg.DeliveryFaults)
 		if err := script.RunLine(s.Run, line); err != nil {
 			return nil, fmt.Errorf("setup %q: %v", line, err)
 		}
@@ -311,7 +314,7 @@ func (m *Model[M, T, C, P]) FairKey(s *State[M, T, C, P], a Action) uint64 {
 		}
 		key.Buf = append(key.Buf, me...)
 		key.Int(int64(rank))
-	case CompleteRevocation:
+	case CompleteRevocation, CommitLate:
 		key.String(a.Member)
 	case Consume:
 		key.String(a.Member)
@@ -478,6 +481,7 @@ func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.
 	e.Set(p.Revoking)
 	if w.Records > 0 {
 		encodeOffsets(e, p.positions)
+		encodeOffsets(e, p.unsent)
 	}
 	if !abstract {
 		e.Int(int64(p.Incarnation))

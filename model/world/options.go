@@ -36,6 +36,9 @@ type CheckOptions[F any] struct {
 	// empty, names the only partitions with records ("T-0").
 	Records   int
 	RecordsOn []string
+	// DeliveryFaults are the delivery fault switches to turn on (they
+	// need records).
+	DeliveryFaults DeliveryFault
 	// LeaderBounces bounds leader changes (the leader leaves and comes
 	// back at once); negative means unbounded (families with a leader).
 	LeaderBounces int
@@ -168,6 +171,9 @@ func (o CheckOptions[F]) Validate() error {
 	if len(o.RecordsOn) > 0 && o.Records == 0 {
 		return fmt.Errorf("records-on %v: no records (want records > 0)", o.RecordsOn)
 	}
+	if o.DeliveryFaults != 0 && o.Records == 0 {
+		return fmt.Errorf("fault %s: a delivery fault needs records (want records > 0)", o.DeliveryFaults)
+	}
 	universe := o.Universe()
 	for _, name := range o.RecordsOn {
 		r, err := spec.ParseResource(name)
@@ -191,11 +197,12 @@ func (o CheckOptions[F]) Config(protocol string, maxRounds int, balance Balance)
 		Protocol: protocol,
 		Crashes:  o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
 		Drops: o.Drops, Duplicates: o.Duplicates, AddPartitions: o.AddPartitions, LeaderBounces: o.LeaderBounces,
-		EnvWhenQuiet: !o.EnvAnywhere,
-		MaxRounds:    maxRounds,
-		Balance:      balance,
-		Records:      o.Records,
-		RecordsOn:    o.RecordsOn,
+		EnvWhenQuiet:   !o.EnvAnywhere,
+		MaxRounds:      maxRounds,
+		Balance:        balance,
+		Records:        o.Records,
+		RecordsOn:      o.RecordsOn,
+		DeliveryFaults: o.DeliveryFaults,
 	}
 	if o.MaxRounds > 0 {
 		cfg.MaxRounds = o.MaxRounds

@@ -30,8 +30,9 @@ type Script[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 //	crash A | restart A | leave A | isolate A | heal A
 //	subscribe A topics=(T,U)
 //	deliver [i] | drop [i|all] | dup i | fire [i]
-//	records N [on=(T-0,...)]  give every partition (or those named) a log of N records (delivery, before anything is processed)
+//	records N [on=(T-0,...)] [faults=(...)]  give every partition (or those named) a log of N records (delivery, before anything is processed), with delivery fault switches
 //	consume A T-0        A's application processes the next record of T-0
+//	commit A             A's application commits what it gave up uncommitted (commit-after-release)
 //	ownership | coordinator | in-flight | timers | rounds | check
 //
 // "group" and "add-member" and any other verb are the family's (see its
@@ -78,9 +79,17 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 			if err == nil {
 				err = s.W.SetRecords(int(n), on)
 			}
+			if err == nil {
+				s.W.DeliveryFaults, err = DeliveryFaultList.ParseAll(script.Vals(args, "faults"))
+			}
 		}
 	case "consume":
 		err = s.consume(args)
+	case "commit":
+		var name string
+		if name, err = script.Name(args, "commit"); err == nil {
+			err = s.W.CommitReleased(name)
+		}
 	case "ownership":
 		return s.W.Ownership(), nil
 	case "coordinator":

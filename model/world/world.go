@@ -37,8 +37,13 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	Slow bool
 	// positions is, for each partition the application works on, the next
 	// record it will process (see delivery.go); replaced whole, never
-	// changed in place. Empty while the world's Records is 0.
+	// changed in place. Empty while the world's Records is 0. With the
+	// OwnPosition fault it keeps the positions of partitions given up too.
 	positions map[spec.Resource]int
+	// unsent are the offsets the application gave up without committing
+	// them yet, by partition: only with the CommitAfterRelease fault, whose
+	// commit step (CommitReleased) sends them. Replaced whole.
+	unsent map[spec.Resource]int
 
 	// owner is the world that may change this process in place; a fork
 	// shares its parent's processes and copies one before changing it.
@@ -181,6 +186,9 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// Set both with SetRecords, before any member processes.
 	Records   int
 	recordsOn spec.Set
+	// DeliveryFaults are the delivery fault switches on (configuration,
+	// never changed by a step).
+	DeliveryFaults DeliveryFault
 	// committed is each partition's committed offset (absent: 0), and
 	// processed how many times each of its records was processed (the
 	// observer's, capped at maxProcessed). Both are replaced whole, never
@@ -385,7 +393,7 @@ func (w *World[M, T, C, P]) Crash(name string) error {
 	}
 	p.Node = nil
 	p.Revoking = nil
-	p.positions = nil
+	p.positions, p.unsent = nil, nil
 	w.unclean = true
 	w.Timers = w.Timers.DropNode(name)
 	w.logf("%s crashed", name)
