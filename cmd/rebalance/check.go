@@ -60,7 +60,7 @@ type checkOptions struct {
 	connectors, tasks                                int
 	crashes, restarts, leaves, resubscribes          int
 	drops, duplicates, leaderBounces, maxRounds      int
-	records                                          int
+	records, overruns                                int
 	recordsOn                                        []string
 	leaderFailover, claimGeneration                  string
 	maxDelay                                         string // "": the world's default
@@ -178,6 +178,7 @@ usage error.`,
 	f.IntVar(&o.duplicates, "duplicates", d.Duplicates, "duplicated messages")
 	f.IntVar(&o.records, "records", defaultRecords, "records in the log of each partition of --records-on that the applications process and commit, which turns the delivery laws on (0: no delivery)")
 	f.StringSliceVar(&o.recordsOn, "records-on", []string{defaultRecordsOn}, "the partitions with records, or all (every partition: a far larger world; the delivery laws are per partition)")
+	f.IntVar(&o.overruns, "overruns", 0, "applications that overrun a pending revocation (timers fire meanwhile, so the rebalance timeout may fence the member while it still works: a zombie with work to commit); next-gen revokes outside the callback, the classic protocols within it")
 	f.IntVar(&o.leaderBounces, "leader-bounces", 0, "leader changes (the leader leaves and rejoins at once); -1 for unbounded (classic only)")
 	f.StringVar(&o.leaderFailover, "leader-failover", "", "deferred/incremental: reassign-immediately (default) or delay-if-departed")
 	f.StringVar(&o.maxDelay, "max-delay", "", "deferred/incremental: scheduled.rebalance.max.delay.ms in ms (default 3000); 0 disables scheduled delays, as in Connect")
@@ -339,7 +340,8 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 		Crashes: o.crashes, Restarts: o.restarts, Leaves: o.leaves, Resubscribes: o.resubscribes,
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
 		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, ClaimGeneration: o.claimGeneration, MaxRounds: o.maxRounds,
-		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records, RecordsOn: o.recordsOn, DeliveryFaults: deliveryFaults(o.faults)}
+		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records, RecordsOn: o.recordsOn, DeliveryFaults: deliveryFaults(o.faults),
+		Overruns: o.overruns}
 }
 
 // explore builds the model of the world wo with build (a bad world is a
@@ -541,7 +543,7 @@ func boundFlags(o checkOptions) string {
 	for _, f := range []struct {
 		name string
 		got  int
-	}{{"leader-bounces", o.leaderBounces}, {"max-rounds", o.maxRounds}} {
+	}{{"leader-bounces", o.leaderBounces}, {"max-rounds", o.maxRounds}, {"overruns", o.overruns}} {
 		if f.got != 0 {
 			fmt.Fprintf(&b, " --%s %d", f.name, f.got)
 		}

@@ -167,7 +167,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: RevocationIgnoresConnectors, Name: "revocation-ignores-connectors", Doc: "deferred/incremental: load-balancing revocations take a member's tasks connector by connector, not in turns (KAFKA-17049; EventuallyConverged with --connectors)"},
 	{Fault: SyncRebalanceResetsGeneration, Name: "sync-rebalance-resets-generation", Doc: "a SyncGroup answered REBALANCE_IN_PROGRESS makes the member declare its resources lost (KAFKA-14016; NoSpuriousLoss)"},
 	{Fault: AcceptStaleCommits, Name: "accept-stale-commits", Doc: "the coordinator accepts offset commits from any member and generation (ZombieCommitRejected, with records)",
-		Defence: "the checked worlds' applications are prompt and a member removed from the group learns it as a loss (no commit), so no zombie commits there; TestCoordinatorOffsetCommitFencing catches it"},
+		Defence: "a classic member commits in its revocation callback, before it rejoins, and learns of its removal as a loss (no commit), so no checked world has a zombie commit (--overruns has no classic revocation to overrun); TestCoordinatorOffsetCommitFencing catches it"},
 }
 
 // Has reports whether every fault of x is in f.

@@ -191,8 +191,7 @@ var FaultList = node.Switches[Fault]{
 	{Fault: StraightToTarget, Name: "straight-to-target", Doc: "a revoking member moves to the new epoch while still owning revoked partitions (ExclusiveOwnership)"},
 	{Fault: RestartOnNewTarget, Name: "restart-on-new-target", Doc: "KAFKA-16249: the coordinator restarts a member's reconciliation on every new target and drops its revocation acknowledgement (BoundedRounds)"},
 	{Fault: PerSetEpochUpdate, Name: "per-set-epoch-update", Doc: "KAFKA-16147: the coordinator updates partition epochs set by set and loses the owner of a partition whose revocation was undone (ExclusiveOwnership)"},
-	{Fault: AcceptStaleCommits, Name: "accept-stale-commits", Doc: "the coordinator accepts offset commits from any member and epoch (ZombieCommitRejected, with records)",
-		Defence: "the checked worlds' applications are prompt, so no member is fenced while it has work to commit; the delivery_zombie_accepted scenario catches it"},
+	{Fault: AcceptStaleCommits, Name: "accept-stale-commits", Doc: "the coordinator accepts offset commits from any member and epoch (ZombieCommitRejected, with records and --overruns 1)"},
 }
 
 // Has reports whether every fault of x is in f.

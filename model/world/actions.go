@@ -36,9 +36,13 @@ const (
 	// CommitLate: an application commits the offsets of partitions it
 	// gave up without committing (only with the CommitAfterRelease fault).
 	CommitLate
+	// Overrun: an application overruns the revocation it has pending
+	// (Process.Overrun): timers fire while it revokes, so the rebalance
+	// timeout may fence its member while it still works.
+	Overrun
 )
 
-var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce", "consume", "commit"}
+var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce", "consume", "commit", "overrun"}
 
 // String names the action kind as the scenario language does.
 func (k ActionKind) String() string {
@@ -57,7 +61,7 @@ func (k ActionKind) Own() bool {
 type Action struct {
 	Kind   ActionKind
 	Index  int      // Deliver, Drop, Duplicate: the message's index in flight
-	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader, Consume, CommitLate
+	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader, Consume, CommitLate, Overrun
 	Topics []string // Resubscribe
 	Topic  string   // AddPartition, Consume (with Index the partition)
 }
@@ -94,9 +98,10 @@ type Bounds[P any] struct {
 	// sorted by name; each joins at most once (Join) and may then crash,
 	// restart, leave.
 	Members []P
-	// Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates and
-	// AddPartitions cap each environment action over the whole run.
-	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
+	// Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates,
+	// AddPartitions and Overruns cap each environment action over the
+	// whole run.
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions, Overruns int
 	// TopicChoices are the subscriptions Resubscribe may switch to.
 	TopicChoices [][]string
 	// Unordered lets any message in flight be delivered, lost or
@@ -116,7 +121,8 @@ type Bounds[P any] struct {
 	// revocation pending. Without it an application may take any time to
 	// revoke, so the rebalance timeout may fence one revoking member after
 	// another forever. With it, an application that overruns the
-	// rebalance timeout is a Slow process.
+	// rebalance timeout is a Slow process, or one revocation of it an
+	// Overrun action.
 	PromptApps bool
 }
 
@@ -124,13 +130,13 @@ type Bounds[P any] struct {
 // in order (the family's own), faster than every timer, and losing and
 // duplicating nothing.
 func (b Bounds[P]) PromptNetwork() Bounds[P] {
-	b.Prompt, b.Unordered, b.Drops, b.Duplicates = true, false, 0, 0
+	b.Prompt, b.Unordered, b.Drops, b.Duplicates, b.Overruns = true, false, 0, 0, 0
 	return b
 }
 
 // Used counts the environment actions a run has taken.
 type Used struct {
-	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions, Overruns int
 	// LeaderBounces counts BounceLeader actions (the model checker's).
 	LeaderBounces int
 }
@@ -253,6 +259,9 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 			if u.Leaves < b.Leaves {
 				out = append(out, Action{Kind: Leave, Member: name})
 			}
+			if u.Overruns < b.Overruns && !p.Revoking.IsEmpty() && !p.Slow && !p.Overrun {
+				out = append(out, Action{Kind: Overrun, Member: name})
+			}
 			if u.Resubscribes < b.Resubscribes {
 				for _, ts := range b.TopicChoices {
 					if !slices.Equal(ts, w.Family.MemberTopics(p.Config)) {
@@ -269,7 +278,7 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 // Slow has a revocation pending.
 func (w *World[M, T, C, P]) promptRevoking() bool {
 	for _, p := range w.Processes {
-		if p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
+		if p.Node != nil && !p.Slow && !p.Overrun && !p.Revoking.IsEmpty() {
 			return true
 		}
 	}
@@ -319,6 +328,9 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 	case Leave:
 		u.Leaves++
 		return w.Leave(a.Member)
+	case Overrun:
+		u.Overruns++
+		return w.OverrunRevocation(a.Member)
 	case Resubscribe:
 		u.Resubscribes++
 		return w.Subscribe(a.Member, a.Topics)

@@ -64,7 +64,10 @@ type CheckConfig struct {
 	// AddPartitions bound the environment's actions over a whole path;
 	// TopicChoices are the subscriptions Resubscribe may switch to.
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
-	TopicChoices                                                              [][]string
+	// Overruns bounds how often an application overruns a revocation
+	// (Overrun actions).
+	Overruns     int
+	TopicChoices [][]string
 	// LeaderBounces bounds how often the current leader is bounced (leaves
 	// and starts again at once, a leader change); negative means without
 	// bound, which makes the bounce an unbounded environment action. A
@@ -136,7 +139,7 @@ func (e *SetupViolation) ScenarioFile(comment, lines []string) (string, error) {
 // does not run or breaks a law (a *SetupViolation), a joiner that is not an add-member command,
 // or nonsensical bounds.
 func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], cfg CheckConfig) (*Model[M, T, C, P], error) {
-	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds, "records": cfg.Records} {
+	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds, "records": cfg.Records, "overruns": cfg.Overruns} {
 		if n < 0 {
 			return nil, fmt.Errorf("%s = %d: want 0 or more", name, n)
 		}
@@ -195,6 +198,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	slices.SortFunc(m.bounds.Members, func(a, b P) int { return strings.Compare(f.MemberName(a), f.MemberName(b)) })
 	b := &m.bounds
 	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates, b.AddPartitions = cfg.Crashes, cfg.Restarts, cfg.Leaves, cfg.Resubscribes, cfg.Drops, cfg.Duplicates, cfg.AddPartitions
+	b.Overruns = cfg.Overruns
 	b.TopicChoices = cfg.TopicChoices
 	b.Prompt, b.PromptApps = true, true
 	return m, nil
@@ -478,6 +482,7 @@ func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.
 	}
 	e.Bool(p.Isolated)
 	e.Bool(p.Slow)
+	e.Bool(p.Overrun)
 	e.Set(p.Revoking)
 	if w.Records > 0 {
 		encodeOffsets(e, p.positions)
@@ -505,7 +510,7 @@ func (w *World[M, T, C, P]) encodeEnvelope(e *canon.Encoder, env node.Envelope[M
 
 // encode writes the budget used, field by field.
 func (u Used) encode(e *canon.Encoder) {
-	for _, n := range [...]int{u.Crashes, u.Restarts, u.Leaves, u.Resubscribes, u.Drops, u.Duplicates, u.AddPartitions, u.LeaderBounces} {
+	for _, n := range [...]int{u.Crashes, u.Restarts, u.Leaves, u.Resubscribes, u.Drops, u.Duplicates, u.AddPartitions, u.LeaderBounces, u.Overruns} {
 		e.Int(int64(n))
 	}
 }

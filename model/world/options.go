@@ -30,6 +30,11 @@ type CheckOptions[F any] struct {
 	// AddPartitions bounds how often a topic gains a partition (families
 	// whose coordinator takes metadata).
 	AddPartitions int
+	// Overruns bounds how often an application overruns a revocation it
+	// has pending (an Overrun action: its member may be fenced by the
+	// rebalance timeout while it still works, a zombie with work to
+	// commit).
+	Overruns int
 	// Records gives every partition a log of that many records that the
 	// members' applications process and commit, and turns the delivery
 	// laws on (World.Records); 0 leaves delivery out. RecordsOn, when not
@@ -163,7 +168,7 @@ func (o CheckOptions[F]) Validate() error {
 	for _, b := range []struct {
 		name string
 		n    int
-	}{{"crashes", o.Crashes}, {"restarts", o.Restarts}, {"leaves", o.Leaves}, {"resubscribes", o.Resubscribes}, {"drops", o.Drops}, {"duplicates", o.Duplicates}, {"add-partitions", o.AddPartitions}, {"records", o.Records}} {
+	}{{"crashes", o.Crashes}, {"restarts", o.Restarts}, {"leaves", o.Leaves}, {"resubscribes", o.Resubscribes}, {"drops", o.Drops}, {"duplicates", o.Duplicates}, {"add-partitions", o.AddPartitions}, {"records", o.Records}, {"overruns", o.Overruns}} {
 		if b.n < 0 {
 			return fmt.Errorf("%s = %d: want 0 or more", b.name, b.n)
 		}
@@ -196,7 +201,7 @@ func (o CheckOptions[F]) Config(protocol string, maxRounds int, balance Balance)
 	cfg := CheckConfig{
 		Protocol: protocol,
 		Crashes:  o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
-		Drops: o.Drops, Duplicates: o.Duplicates, AddPartitions: o.AddPartitions, LeaderBounces: o.LeaderBounces,
+		Drops: o.Drops, Duplicates: o.Duplicates, AddPartitions: o.AddPartitions, LeaderBounces: o.LeaderBounces, Overruns: o.Overruns,
 		EnvWhenQuiet:   !o.EnvAnywhere,
 		MaxRounds:      maxRounds,
 		Balance:        balance,

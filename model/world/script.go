@@ -33,6 +33,7 @@ type Script[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 //	records N [on=(T-0,...)] [faults=(...)]  give every partition (or those named) a log of N records (delivery, before anything is processed), with delivery fault switches
 //	consume A T-0        A's application processes the next record of T-0
 //	commit A             A's application commits what it gave up uncommitted (commit-after-release)
+//	overrun A            A's application overruns its pending revocation (timers fire meanwhile)
 //	ownership | coordinator | in-flight | timers | rounds | check
 //
 // "group" and "add-member" and any other verb are the family's (see its
@@ -89,6 +90,11 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 		var name string
 		if name, err = script.Name(args, "commit"); err == nil {
 			err = s.W.CommitReleased(name)
+		}
+	case "overrun":
+		var name string
+		if name, err = script.Name(args, "overrun"); err == nil {
+			err = s.W.OverrunRevocation(name)
 		}
 	case "ownership":
 		return s.W.Ownership(), nil

@@ -35,6 +35,11 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// Slow applications never finish revoking on their own: only an
 	// explicit CompleteRevocation does.
 	Slow bool
+	// Overrun marks an application that overruns the revocation it has
+	// pending (OverrunRevocation): slow for that revocation only. It is
+	// cleared with Revoking (stopRevoking), so it implies a revocation is
+	// pending.
+	Overrun bool
 	// positions is, for each partition the application works on, the next
 	// record it will process (see delivery.go); replaced whole, never
 	// changed in place. Empty while the world's Records is 0. With the
@@ -353,7 +358,7 @@ func (w *World[M, T, C, P]) start(p *Process[M, T, C, P]) error {
 	}
 	p.Incarnation++
 	p.Node = n
-	p.Revoking = nil
+	p.stopRevoking()
 	return nil
 }
 
@@ -392,7 +397,7 @@ func (w *World[M, T, C, P]) Crash(name string) error {
 		return err
 	}
 	p.Node = nil
-	p.Revoking = nil
+	p.stopRevoking()
 	p.positions, p.unsent = nil, nil
 	w.unclean = true
 	w.Timers = w.Timers.DropNode(name)
@@ -439,7 +444,7 @@ func (w *World[M, T, C, P]) Bounce(name string, cfg P) error {
 	w.stepMember(name, node.Leave{})
 	p := w.own(name)
 	p.Node = nil
-	p.Revoking = nil
+	p.stopRevoking()
 	w.Timers = w.Timers.DropNode(name)
 	p.Config = cfg
 	if err := w.start(p); err != nil {
@@ -474,9 +479,30 @@ func (w *World[M, T, C, P]) CompleteRevocation(name string) error {
 		return fmt.Errorf("member %s has no revocation pending", name)
 	}
 	done := p.Revoking
-	p.Revoking = nil
+	p.stopRevoking()
 	w.commit(name, done) // what it processed of them, before the member acknowledges
 	w.stepMember(name, w.Family.RevocationDone(done))
+	return nil
+}
+
+// stopRevoking ends the pending revocation, done or abandoned.
+func (p *Process[M, T, C, P]) stopRevoking() {
+	p.Revoking, p.Overrun = nil, false
+}
+
+// OverrunRevocation makes the application of process name overrun the
+// revocation it has pending: timers fire while it revokes, as for a Slow
+// application, until it finishes (CompleteRevocation).
+func (w *World[M, T, C, P]) OverrunRevocation(name string) error {
+	if _, err := w.live(name); err != nil {
+		return err
+	}
+	if w.Processes[name].Revoking.IsEmpty() {
+		return fmt.Errorf("member %s has no revocation pending", name)
+	}
+	p := w.own(name)
+	p.Overrun = true
+	w.logf("%s's application overruns its revocation of %s", name, p.Revoking)
 	return nil
 }
 
@@ -800,7 +826,7 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		}
 		switch revoke, forget := w.Family.RevokeCallback(cb); {
 		case forget:
-			p.Revoking = nil
+			p.stopRevoking()
 		case !revoke.IsEmpty():
 			p.Revoking = p.Revoking.Union(revoke)
 		}
