@@ -83,7 +83,8 @@ var ClassicConfigs = map[string]ClassicConfig{
 	"classic-cooperative-m3j1t1p2":       {"cooperative", world.CheckOptions{Members: 3, Joins: 1, Topics: 1, Partitions: 2}},
 	"classic-deferred-m3j1t1p2":          {"deferred", world.CheckOptions{Members: 3, Joins: 1, Topics: 1, Partitions: 2}},
 	"classic-incremental-m3j1t1p2":       {"incremental", world.CheckOptions{Members: 3, Joins: 1, Topics: 1, Partitions: 2}},
-	// The default bounds of rebalance check.
+	// The default bounds of rebalance check, without its records (the
+	// specs have no delivery: rebalance check --records 0).
 	"classic-eager-m3j1t2p2c1l1d1":       {"eager", world.DefaultCheckOptions()},
 	"classic-cooperative-m3j1t2p2c1l1d1": {"cooperative", world.DefaultCheckOptions()},
 	"classic-deferred-m3j1t2p2c1l1d1":    {"deferred", world.DefaultCheckOptions()},
