@@ -168,13 +168,7 @@ func TestDowngradeOnLeave(t *testing.T) {
 	twoConsumers := append(mixed(), MemberInfo{ID: "c2", Epoch: 8})
 	onlyConsumer := Members{{ID: "c1", Epoch: 3}}
 	allClassic := Members{{ID: "k1", Classic: true}, {ID: "k2", Classic: true}}
-	tests := []struct {
-		name     string
-		g        Members
-		leaving  spec.MemberID
-		max      int
-		byPolicy [4]DowngradeVerdict // bidirectional, upgrade, downgrade, disabled
-	}{
+	checkDowngrades(t, DowngradeOnLeave, []downgradeCase{
 		{"the last consumer member leaves [testLastConsumerProtocolMemberLeavingConsumerGroup]", mixed(), "c1", 0,
 			[4]DowngradeVerdict{DowngradeToClassic, DowngradeDisabled, DowngradeToClassic, DowngradeDisabled}},
 		{"a classic member leaves", mixed(), "k1", 0,
@@ -189,14 +183,7 @@ func TestDowngradeOnLeave(t *testing.T) {
 			[4]DowngradeVerdict{ExceedsClassicMaxSize, DowngradeDisabled, ExceedsClassicMaxSize, DowngradeDisabled}},
 		{"two classic members fit a classic max size of 2", mixed(), "c1", 2,
 			[4]DowngradeVerdict{DowngradeToClassic, DowngradeDisabled, DowngradeToClassic, DowngradeDisabled}},
-	}
-	for _, tc := range tests {
-		for i, p := range policies {
-			if got := DowngradeOnLeave(tc.g, tc.leaving, p, tc.max); got != tc.byPolicy[i] {
-				t.Errorf("%s, policy %s: got %s, want %s", tc.name, p, got, tc.byPolicy[i])
-			}
-		}
-	}
+	})
 	mustPanic(t, "unknown leaving member", func() { DowngradeOnLeave(mixed(), "zz", PolicyBidirectional, 0) })
 }
 
@@ -210,13 +197,7 @@ func TestDowngradeOnReplace(t *testing.T) {
 	}
 	twoConsumers := append(Members{{ID: "c2", Epoch: 8}}, staticConsumer...)
 	alone := Members{{ID: "c1", InstanceID: "i1", Epoch: 8}}
-	tests := []struct {
-		name     string
-		g        Members
-		replaced spec.MemberID
-		max      int
-		byPolicy [4]DowngradeVerdict
-	}{
+	checkDowngrades(t, DowngradeOnReplace, []downgradeCase{
 		{"the last consumer member is replaced by a classic static member [testLastStaticConsumerProtocolMemberReplacedByClassicProtocolMember]", staticConsumer, "c1", 0,
 			[4]DowngradeVerdict{DowngradeToClassic, DowngradeDisabled, DowngradeToClassic, DowngradeDisabled}},
 		{"the only member, a consumer, is replaced: the group stays non-empty", alone, "c1", 0,
@@ -229,15 +210,31 @@ func TestDowngradeOnReplace(t *testing.T) {
 			[4]DowngradeVerdict{ExceedsClassicMaxSize, DowngradeDisabled, ExceedsClassicMaxSize, DowngradeDisabled}},
 		{"three members fit a classic max size of 3", staticConsumer, "c1", 3,
 			[4]DowngradeVerdict{DowngradeToClassic, DowngradeDisabled, DowngradeToClassic, DowngradeDisabled}},
-	}
-	for _, tc := range tests {
+	})
+	mustPanic(t, "unknown replaced member", func() { DowngradeOnReplace(mixed(), "zz", PolicyBidirectional, 0) })
+}
+
+// downgradeCase is one row of a downgrade rule's table: the group, the
+// member that leaves or is replaced, the classic max size, and the verdict
+// under each policy (bidirectional, upgrade, downgrade, disabled).
+type downgradeCase struct {
+	name     string
+	g        Members
+	member   spec.MemberID
+	max      int
+	byPolicy [4]DowngradeVerdict
+}
+
+// checkDowngrades runs rule on every case under every policy.
+func checkDowngrades(t *testing.T, rule func(MixedGroup, spec.MemberID, MigrationPolicy, int) DowngradeVerdict, cases []downgradeCase) {
+	t.Helper()
+	for _, tc := range cases {
 		for i, p := range policies {
-			if got := DowngradeOnReplace(tc.g, tc.replaced, p, tc.max); got != tc.byPolicy[i] {
+			if got := rule(tc.g, tc.member, p, tc.max); got != tc.byPolicy[i] {
 				t.Errorf("%s, policy %s: got %s, want %s", tc.name, p, got, tc.byPolicy[i])
 			}
 		}
 	}
-	mustPanic(t, "unknown replaced member", func() { DowngradeOnReplace(mixed(), "zz", PolicyBidirectional, 0) })
 }
 
 // classicJoin is a JoinGroup v9 of a Java consumer offering range.
