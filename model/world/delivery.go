@@ -78,9 +78,10 @@ func (w *World[M, T, C, P]) position(p *Process[M, T, C, P], r spec.Resource) in
 
 // consumable returns the partitions the application of process name may
 // process a record of now (cannotConsume says "" for each).
+// The caller asks only in a world with records, for one of its processes.
 func (w *World[M, T, C, P]) consumable(name string) spec.Set {
 	p := w.Processes[name]
-	if w.Records == 0 || p == nil || p.Node == nil {
+	if p.Node == nil {
 		return nil
 	}
 	var out spec.Set
