@@ -183,7 +183,7 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 		}
 		maps.Copy(unsent, offsets)
 		p.unsent = unsent
-		w.logf("%s gives up %s without committing", name, keys(offsets))
+		w.logf("%s gives up %s without committing", name, partitionsOf(offsets))
 		return
 	}
 	w.sendCommit(name, offsets)
@@ -218,8 +218,8 @@ func (w *World[M, T, C, P]) committing() []string {
 	return out
 }
 
-// keys returns the partitions of offsets as a set.
-func keys(offsets map[spec.Resource]int) spec.Set {
+// partitionsOf returns the partitions of offsets as a set.
+func partitionsOf(offsets map[spec.Resource]int) spec.Set {
 	return spec.NewSet(slices.Collect(maps.Keys(offsets))...)
 }
 
@@ -228,7 +228,7 @@ func keys(offsets map[spec.Resource]int) spec.Set {
 // offsets the answer accepts.
 func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) {
 	p := w.Processes[name]
-	parts := keys(offsets)
+	parts := partitionsOf(offsets)
 	req, ok := w.Family.CommitRequest(p.Config, p.Node, parts)
 	if !ok {
 		return
