@@ -191,6 +191,11 @@ func (m LeaderMemory) Clone() LeaderMemory {
 //
 //	topics=[a b];owned={a-0};gen=3;leader=A-1
 func (s Subscription) Encode() Metadata {
+	return s.encode(&printedSet{})
+}
+
+// encode is Encode, printing Owned through the memo owned (memo.go).
+func (s Subscription) encode(owned *printedSet) Metadata {
 	// Built in one buffer rather than formatted: every member encodes what
 	// it owns at every join, and a leader's group can be large.
 	var b strings.Builder
@@ -203,7 +208,7 @@ func (s Subscription) Encode() Metadata {
 		b.WriteString(t)
 	}
 	b.WriteString("];owned=")
-	s.Owned.BuildString(&b)
+	owned.print(&b, s.Owned)
 	b.WriteString(";gen=")
 	b.WriteString(strconv.Itoa(int(s.Generation)))
 	b.WriteString(";leader=")
@@ -215,10 +220,15 @@ func (s Subscription) Encode() Metadata {
 //
 //	assigned={a-0};revoked={};delay=0;leader=A-1;error=0
 func (a Assignment) Encode() Metadata {
+	return a.encode(&printedSet{})
+}
+
+// encode is Encode, printing Assigned through the memo assigned (memo.go).
+func (a Assignment) encode(assigned *printedSet) Metadata {
 	var b strings.Builder
 	b.Grow(64 + len(a.Leader)) // the sets grow it for themselves
 	b.WriteString("assigned=")
-	a.Assigned.BuildString(&b)
+	assigned.print(&b, a.Assigned)
 	b.WriteString(";revoked=")
 	a.Revoked.BuildString(&b)
 	b.WriteString(";delay=")
@@ -257,6 +267,12 @@ func parseID(s string) spec.MemberID {
 // DecodeSubscription parses Metadata written by Subscription.Encode. A
 // malformed input gives an error saying what is wrong and where.
 func DecodeSubscription(md Metadata) (Subscription, error) {
+	return decodeSubscription(md, &parsedSet{})
+}
+
+// decodeSubscription is DecodeSubscription, reading Owned through the memo
+// owned (memo.go).
+func decodeSubscription(md Metadata, owned *parsedSet) (Subscription, error) {
 	f, err := fields(md, "subscription", "topics", "owned", "gen", "leader")
 	if err != nil {
 		return Subscription{}, err
@@ -273,7 +289,7 @@ func DecodeSubscription(md Metadata) (Subscription, error) {
 	if !slices.IsSorted(s.Topics) || len(slices.Compact(slices.Clone(s.Topics))) != len(s.Topics) {
 		return Subscription{}, fmt.Errorf("subscription %q: topics must be sorted and distinct", md)
 	}
-	if s.Owned, err = spec.ParseSet(f[1]); err != nil {
+	if s.Owned, err = owned.parse(f[1]); err != nil {
 		return Subscription{}, fmt.Errorf("subscription %q: owned: %v", md, err)
 	}
 	g, err := strconv.ParseInt(f[2], 10, 32)
@@ -288,12 +304,18 @@ func DecodeSubscription(md Metadata) (Subscription, error) {
 // DecodeAssignment parses Metadata written by Assignment.Encode. A malformed
 // input gives an error saying what is wrong and where.
 func DecodeAssignment(md Metadata) (Assignment, error) {
+	return decodeAssignment(md, &parsedSet{})
+}
+
+// decodeAssignment is DecodeAssignment, reading Assigned through the memo
+// assigned (memo.go).
+func decodeAssignment(md Metadata, assigned *parsedSet) (Assignment, error) {
 	f, err := fields(md, "assignment", "assigned", "revoked", "delay", "leader", "error")
 	if err != nil {
 		return Assignment{}, err
 	}
 	var a Assignment
-	if a.Assigned, err = spec.ParseSet(f[0]); err != nil {
+	if a.Assigned, err = assigned.parse(f[0]); err != nil {
 		return Assignment{}, fmt.Errorf("assignment %q: assigned: %v", md, err)
 	}
 	if a.Revoked, err = spec.ParseSet(f[1]); err != nil {

@@ -1,0 +1,87 @@
+package classic
+
+import (
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// This file holds the member's memory of the sets it printed and read in
+// metadata. Printing a set (spec.Set.BuildString) and reading one
+// (spec.ParseSet) are pure functions, and from one round to the next most
+// of them get the same argument: a member's owned set and the text of its
+// assignment rarely change, yet every member prints what it owns at every
+// join and reads its assignment at every sync, and a leader reads every
+// member's owned set and prints every member's assignment. In a large
+// group that printing and reading was a third of a round's work. The memos
+// give back the result of the same call made before instead of computing
+// it again: they change no output, only how often the text is built.
+//
+// The memos hold sets and strings that nobody modifies (sets are values:
+// every operation returns a new one), and a memo is only ever replaced
+// whole, never updated in place, so a copy of a member (Member.Clone)
+// shares them safely. The canonical encoding leaves them out: they are no
+// part of the member's behaviour.
+
+// printedSet is a set and its text as spec.Set.BuildString prints it.
+type printedSet struct {
+	set  spec.Set
+	text string
+	ok   bool
+}
+
+// print writes s into b as spec.Set.BuildString does, taking the text from
+// p when p printed the same set, and makes p the memo of this call.
+func (p *printedSet) print(b *strings.Builder, s spec.Set) {
+	if p.ok && p.set.Equal(s) {
+		b.WriteString(p.text)
+		return
+	}
+	start := b.Len()
+	s.BuildString(b)
+	// The builder never changes what it wrote, so the text may share its
+	// buffer.
+	*p = printedSet{set: s, text: b.String()[start:], ok: true}
+}
+
+// parsedSet is a text and the set spec.ParseSet read from it.
+type parsedSet struct {
+	text string
+	set  spec.Set
+	ok   bool
+}
+
+// parse reads text as spec.ParseSet does, taking the set from p when p
+// read the same text, and makes p the memo of this call when it succeeds.
+func (p *parsedSet) parse(text string) (spec.Set, error) {
+	if p.ok && p.text == text {
+		return p.set, nil
+	}
+	s, err := spec.ParseSet(text)
+	if err != nil {
+		return nil, err
+	}
+	*p = parsedSet{text: text, set: s, ok: true}
+	return s, nil
+}
+
+// codecMemo is what a member remembers of the metadata it printed and read:
+// as a member, its owned set as printed in its last JoinGroup and the
+// assigned set read from its last SyncGroup response; as the leader, the
+// owned sets read from the members' subscriptions and the assigned sets
+// printed into their assignments in the last round it led, by member id.
+type codecMemo struct {
+	owned    printedSet
+	assigned parsedSet
+	claims   map[spec.MemberID]parsedSet
+	assigns  map[spec.MemberID]printedSet
+}
+
+// codec returns a copy of the member's memo, for the caller to update and
+// install as a new one.
+func (m *Member) codec() codecMemo {
+	if m.memo == nil {
+		return codecMemo{}
+	}
+	return *m.memo
+}
