@@ -30,6 +30,15 @@ type printedSet struct {
 	ok   bool
 }
 
+// known returns the length of s's text when p printed s, 0 when it did not:
+// what an encoder grows its buffer by for the set.
+func (p *printedSet) known(s spec.Set) int {
+	if p.ok && p.set.Equal(s) {
+		return len(p.text)
+	}
+	return 0
+}
+
 // print writes s into b as spec.Set.BuildString does, taking the text from
 // p when p printed the same set, and makes p the memo of this call.
 func (p *printedSet) print(b *strings.Builder, s spec.Set) {

@@ -199,7 +199,12 @@ func (s Subscription) encode(owned *printedSet) Metadata {
 	// Built in one buffer rather than formatted: every member encodes what
 	// it owns at every join, and a leader's group can be large.
 	var b strings.Builder
-	b.Grow(48 + len(s.Leader)) // the set grows it for itself
+	// The set grows it for itself, unless the memo has its text.
+	size := 48 + len(s.Leader) + owned.known(s.Owned)
+	for _, t := range s.Topics {
+		size += len(t) + 1
+	}
+	b.Grow(size)
 	b.WriteString("topics=[")
 	for i, t := range s.Topics {
 		if i > 0 {
@@ -226,7 +231,8 @@ func (a Assignment) Encode() Metadata {
 // encode is Encode, printing Assigned through the memo assigned (memo.go).
 func (a Assignment) encode(assigned *printedSet) Metadata {
 	var b strings.Builder
-	b.Grow(64 + len(a.Leader)) // the sets grow it for themselves
+	// The sets grow it for themselves, unless the memo has Assigned's text.
+	b.Grow(64 + len(a.Leader) + assigned.known(a.Assigned))
 	b.WriteString("assigned=")
 	assigned.print(&b, a.Assigned)
 	b.WriteString(";revoked=")
