@@ -211,7 +211,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	joined := make([]Joined, 0, len(members))
 	var bad []string
 	memo := m.codec()
-	claims := make(map[spec.MemberID]parsedSet, len(members))
+	claims := make(map[spec.MemberID]subscriptionMemo, len(members))
 	for _, jm := range members {
 		p := memo.claims[jm.MemberID]
 		sub, err := decodeSubscription(jm.Metadata, &p)

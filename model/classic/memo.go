@@ -74,15 +74,44 @@ func (p *parsedSet) parse(text string) (spec.Set, error) {
 	return s, nil
 }
 
+// parsedTopics is a subscription's topics field and the topics parseTopics
+// read from it.
+type parsedTopics struct {
+	text   string
+	topics []string
+	ok     bool
+}
+
+// parse reads text as parseTopics does, taking the topics from p when p
+// read the same text, and makes p the memo of this call when it succeeds.
+func (p *parsedTopics) parse(text string) ([]string, error) {
+	if p.ok && p.text == text {
+		return p.topics, nil
+	}
+	ts, err := parseTopics(text)
+	if err != nil {
+		return nil, err
+	}
+	*p = parsedTopics{text: text, topics: ts, ok: true}
+	return ts, nil
+}
+
+// subscriptionMemo is what a leader remembers of a member's subscription:
+// its topics and its owned set as read.
+type subscriptionMemo struct {
+	topics parsedTopics
+	owned  parsedSet
+}
+
 // codecMemo is what a member remembers of the metadata it printed and read:
 // as a member, its owned set as printed in its last JoinGroup and the
 // assigned set read from its last SyncGroup response; as the leader, the
-// owned sets read from the members' subscriptions and the assigned sets
+// topics and owned sets read from the members' subscriptions and the assigned sets
 // printed into their assignments in the last round it led, by member id.
 type codecMemo struct {
 	owned    printedSet
 	assigned parsedSet
-	claims   map[spec.MemberID]parsedSet
+	claims   map[spec.MemberID]subscriptionMemo
 	assigns  map[spec.MemberID]printedSet
 }
 

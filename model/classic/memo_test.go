@@ -1,8 +1,10 @@
 package classic
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,7 +121,8 @@ func TestCodecMemoIsCodec(t *testing.T) {
 		set := func(label string) spec.Set { return sets[rapid.IntRange(0, len(sets)-1).Draw(t, label)] }
 		var (
 			subPrint, asgPrint printedSet
-			subRead, asgRead   parsedSet
+			subRead            subscriptionMemo
+			asgRead            parsedSet
 		)
 		for range rapid.IntRange(1, 10).Draw(t, "calls") {
 			s := Subscription{Topics: []string{"a", "b"}, Owned: set("owned"), Generation: spec.Generation(rapid.IntRange(-1, 3).Draw(t, "gen")), Leader: "L-1"}
@@ -137,6 +140,55 @@ func TestCodecMemoIsCodec(t *testing.T) {
 			wa, werr := DecodeAssignment(amd)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(ga, wa) {
 				t.Fatalf("decodeAssignment(%q) = %+v, %v; DecodeAssignment %+v, %v", amd, ga, gerr, wa, werr)
+			}
+		}
+	})
+}
+
+// referenceTopics is how DecodeSubscription read the topics field before
+// parseTopics: sorted (slices.IsSorted) and distinct (slices.Compact
+// removes nothing).
+func referenceTopics(f string) ([]string, error) {
+	t, ok := strings.CutPrefix(f, "[")
+	if ok {
+		t, ok = strings.CutSuffix(t, "]")
+	}
+	if !ok {
+		return nil, errors.New("topics: want [t1 t2 ...]")
+	}
+	ts := strings.Fields(t)
+	if !slices.IsSorted(ts) || len(slices.Compact(slices.Clone(ts))) != len(ts) {
+		return nil, errors.New("topics must be sorted and distinct")
+	}
+	return ts, nil
+}
+
+// TestParseTopicsIsReference: parseTopics, and parsedTopics met with the
+// same fields again and again, read what referenceTopics reads, and fail
+// where it fails with the same error.
+func TestParseTopicsIsReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pool := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) string {
+			ts := rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "c", "t-1", ""}), 0, 5).Draw(t, "topics")
+			f := strings.Join(ts, rapid.SampledFrom([]string{" ", "  ", "\t"}).Draw(t, "sep"))
+			switch rapid.IntRange(0, 5).Draw(t, "frame") {
+			case 0:
+				return f
+			case 1:
+				return "[" + f
+			default:
+				return "[" + f + "]"
+			}
+		}), 1, 4).Draw(t, "fields")
+		var memo parsedTopics
+		for range rapid.IntRange(1, 8).Draw(t, "calls") {
+			f := pool[rapid.IntRange(0, len(pool)-1).Draw(t, "pick")]
+			want, werr := referenceTopics(f)
+			for name, read := range map[string]func(string) ([]string, error){"parseTopics": parseTopics, "parsedTopics": memo.parse} {
+				got, gerr := read(f)
+				if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s(%q) = %#v, %v; reference %#v, %v", name, f, got, gerr, want, werr)
+				}
 			}
 		}
 	})
@@ -161,7 +213,10 @@ func checkMemoUnchanged(t testing.TB, m *Member) {
 	printed("owned", memo.owned)
 	parsed("assigned", memo.assigned)
 	for id, p := range memo.claims {
-		parsed("claims of "+string(id), p)
+		parsed("claims of "+string(id), p.owned)
+		if ts, err := parseTopics(p.topics.text); p.topics.ok && (err != nil || !reflect.DeepEqual(ts, p.topics.topics)) {
+			t.Fatalf("memo topics of %s: %q read as %q", id, p.topics.text, p.topics.topics)
+		}
 	}
 	for id, p := range memo.assigns {
 		printed("assignment of "+string(id), p)

@@ -1,6 +1,7 @@
 package classic
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -273,29 +274,21 @@ func parseID(s string) spec.MemberID {
 // DecodeSubscription parses Metadata written by Subscription.Encode. A
 // malformed input gives an error saying what is wrong and where.
 func DecodeSubscription(md Metadata) (Subscription, error) {
-	return decodeSubscription(md, &parsedSet{})
+	return decodeSubscription(md, &subscriptionMemo{})
 }
 
-// decodeSubscription is DecodeSubscription, reading Owned through the memo
-// owned (memo.go).
-func decodeSubscription(md Metadata, owned *parsedSet) (Subscription, error) {
+// decodeSubscription is DecodeSubscription, reading Topics and Owned
+// through memo (memo.go).
+func decodeSubscription(md Metadata, memo *subscriptionMemo) (Subscription, error) {
 	f, err := fields(md, "subscription", "topics", "owned", "gen", "leader")
 	if err != nil {
 		return Subscription{}, err
 	}
 	var s Subscription
-	t, ok := strings.CutPrefix(f[0], "[")
-	if ok {
-		t, ok = strings.CutSuffix(t, "]")
+	if s.Topics, err = memo.topics.parse(f[0]); err != nil {
+		return Subscription{}, fmt.Errorf("subscription %q: %v", md, err)
 	}
-	if !ok {
-		return Subscription{}, fmt.Errorf("subscription %q: topics: want [t1 t2 ...]", md)
-	}
-	s.Topics = strings.Fields(t)
-	if !slices.IsSorted(s.Topics) || len(slices.Compact(slices.Clone(s.Topics))) != len(s.Topics) {
-		return Subscription{}, fmt.Errorf("subscription %q: topics must be sorted and distinct", md)
-	}
-	if s.Owned, err = owned.parse(f[1]); err != nil {
+	if s.Owned, err = memo.owned.parse(f[1]); err != nil {
 		return Subscription{}, fmt.Errorf("subscription %q: owned: %v", md, err)
 	}
 	g, err := strconv.ParseInt(f[2], 10, 32)
@@ -305,6 +298,25 @@ func decodeSubscription(md Metadata, owned *parsedSet) (Subscription, error) {
 	s.Generation = spec.Generation(g)
 	s.Leader = parseID(f[3])
 	return s, nil
+}
+
+// parseTopics reads a subscription's topics field, "[t1 t2 ...]", sorted
+// and distinct.
+func parseTopics(f string) ([]string, error) {
+	t, ok := strings.CutPrefix(f, "[")
+	if ok {
+		t, ok = strings.CutSuffix(t, "]")
+	}
+	if !ok {
+		return nil, errors.New("topics: want [t1 t2 ...]")
+	}
+	ts := strings.Fields(t)
+	for i := 1; i < len(ts); i++ {
+		if ts[i-1] >= ts[i] {
+			return nil, errors.New("topics must be sorted and distinct")
+		}
+	}
+	return ts, nil
 }
 
 // DecodeAssignment parses Metadata written by Assignment.Encode. A malformed
