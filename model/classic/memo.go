@@ -41,9 +41,17 @@ func (p *printedSet) known(s spec.Set) int {
 
 // print writes s into b as spec.Set.BuildString does, taking the text from
 // p when p printed the same set, and makes p the memo of this call.
+//
+// On a hit p keeps its text but takes s for its set: the two are equal, and
+// s is what the caller holds now. Keeping the old set instead would keep
+// alive whatever it shares an array with: an assignor that carves every
+// member's set out of one array per round (the sticky assignor's collect)
+// would have each member's memo hold on to the array of the round its set
+// last changed in, up to one round's array per member.
 func (p *printedSet) print(b *strings.Builder, s spec.Set) {
 	if p.ok && p.set.Equal(s) {
 		b.WriteString(p.text)
+		p.set = s
 		return
 	}
 	start := b.Len()

@@ -69,6 +69,9 @@ func TestPrintedSetIsBuildString(t *testing.T) {
 		var memo printedSet
 		for i := range rapid.IntRange(1, 12).Draw(t, "calls") {
 			s := pool[rapid.IntRange(0, len(pool)-1).Draw(t, "pick")]
+			if rapid.Bool().Draw(t, "copy") {
+				s = slices.Clone(s) // equal, another array
+			}
 			var got, want strings.Builder
 			prefix := fmt.Sprintf("call %d:", i)
 			got.WriteString(prefix)
@@ -80,6 +83,9 @@ func TestPrintedSetIsBuildString(t *testing.T) {
 			}
 			if !memo.ok || !memo.set.Equal(s) || memo.text != s.String() {
 				t.Fatalf("after print(%v) the memo holds %v as %q", s, memo.set, memo.text)
+			}
+			if len(s) > 0 && &memo.set[0] != &s[0] {
+				t.Fatalf("after print(%v) the memo holds an older copy of it, and what that copy keeps alive", s)
 			}
 		}
 	})
