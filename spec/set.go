@@ -48,8 +48,21 @@ func (s Set) Contains(r Resource) bool {
 	return ok
 }
 
-// Equal reports whether s and o hold the same resources.
-func (s Set) Equal(o Set) bool { return slices.Equal(s, o) }
+// Equal reports whether s and o hold the same resources. Two sets that
+// are one slice are equal at once: a member and a leader compare what they
+// hold with what they last printed, usually the very same set.
+func (s Set) Equal(o Set) bool {
+	if sameSet(s, o) {
+		return true
+	}
+	return slices.Equal(s, o)
+}
+
+// sameSet reports whether s and o are the same non-empty slice: the same
+// first element and the same length.
+func sameSet(s, o Set) bool {
+	return len(s) > 0 && len(s) == len(o) && &s[0] == &o[0]
+}
 
 // Union returns s ∪ o.
 func (s Set) Union(o Set) Set {
@@ -121,6 +134,10 @@ func (s Set) Intersect(o Set) Set {
 func (s Set) Minus(o Set) Set {
 	if len(o) == 0 || len(s) == 0 {
 		return s
+	}
+	if sameSet(s, o) {
+		// Everything taken, as the walk below finds.
+		return nil
 	}
 	taken := 0
 	for i, j := 0, 0; i < len(s) && j < len(o); {

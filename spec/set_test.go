@@ -2,6 +2,7 @@ package spec
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -85,6 +86,10 @@ func TestSetOperationsMatchNaiveSets(t *testing.T) {
 			if x[len(x)-1].Partition != 1 || y[len(y)-1].Partition != 2 {
 				t.Fatalf("%s: results share the room beyond their end: %s %s", name, x, y)
 			}
+		}
+		// A set and itself, one slice: as a set and its copy.
+		if !a.Equal(a) || !reflect.DeepEqual(a.Minus(a), a.Minus(a0)) {
+			t.Fatalf("%s with itself: Equal %t, Minus %#v, Minus of a copy %#v", a, a.Equal(a), a.Minus(a), a.Minus(a0))
 		}
 		if a.Meets(b) != (len(inter) > 0) || b.Meets(a) != (len(inter) > 0) {
 			t.Fatalf("%s meets %s: %t, but their intersection is %s", a, b, a.Meets(b), fromNaive(inter))

@@ -24,7 +24,7 @@ const (
 	coordinatorConfigFields = 6  // CoordinatorConfig
 	coordMemberFields       = 11 // coordMember
 	coordParkedFields       = 4  // coordParked
-	memberFields            = 22 // Member
+	memberFields            = 23 // Member
 	leaderMemoryFields      = 9  // LeaderMemory
 )
 
@@ -126,7 +126,8 @@ func encodeProtocols(e *canon.Encoder, ps []ProtocolMetadata) {
 
 // EncodeCanon writes the member's canonical encoding (package canon):
 // every field but cfg (fixed by the configuration, which the closed world
-// encodes) and seq (which only issues fresh correlation ids); joinSeq,
+// encodes), seq (which only issues fresh correlation ids) and memo (which
+// only saves printing and reading metadata again); joinSeq,
 // syncSeq, heartbeatSeq and the last SyncGroup's Seq as correlation ids;
 // the known metadata in topic order; the leader memory with its scheduled
 // deadline, and the timers' deadlines, relative to the clock. Two members
@@ -158,6 +159,7 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 		e.Bool(m.timers[i].Armed)
 		e.Instant(int64(m.timers[i].At))
 	}
+	// memo: left out (canon:"-").
 }
 
 // encodeLeaderMemory writes every field of mem, its deadline relative to

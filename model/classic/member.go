@@ -189,6 +189,13 @@ type Member struct {
 	rejoinAfterSync bool
 
 	timers [ScheduledRebalanceTimer + 1]node.TimerSlot
+
+	// memo remembers the sets the member last printed and read in
+	// metadata, so that it does not print or read the same ones again
+	// (memo.go); nil when it remembers none. It changes no output: the
+	// canonical encoding leaves it out. It is replaced, never modified, so
+	// that copies of the member share it: one pointer in each.
+	memo *codecMemo `canon:"-"`
 }
 
 // NewMember returns a member in state Unjoined configured by cfg, or an

@@ -95,7 +95,9 @@ func (m *Member) subscription() Subscription {
 // protocol in preference order with the same subscription, and arms
 // RequestTimer for the rebalance timeout plus Kafka's 5 s slack.
 func (m *Member) sendJoin(now Millis, out *Output) {
-	md := m.subscription().Encode()
+	memo := m.codec()
+	md := m.subscription().encode(&memo.owned)
+	m.memo = &memo
 	ps := make([]ProtocolMetadata, len(m.cfg.Protocols))
 	for i, p := range m.cfg.Protocols {
 		ps[i] = ProtocolMetadata{Name: p.Name(), Metadata: md}
@@ -208,13 +210,19 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	members := slices.SortedFunc(slices.Values(r.Members), func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) })
 	joined := make([]Joined, 0, len(members))
 	var bad []string
+	memo := m.codec()
+	claims := make(map[spec.MemberID]subscriptionMemo, len(members))
 	for _, jm := range members {
-		sub, err := DecodeSubscription(jm.Metadata)
+		p := memo.claims[jm.MemberID]
+		sub, err := decodeSubscription(jm.Metadata, &p)
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("member %s: %v", jm.MemberID, err))
 		}
+		claims[jm.MemberID] = p
 		joined = append(joined, Joined{ID: jm.MemberID, InstanceID: jm.InstanceID, Subscription: sub})
 	}
+	memo.claims = claims
+	m.memo = &memo
 	noChange := func(detail string) ([]MemberAssignment, *spec.Round) {
 		m.callback(AssignorFailed, nil, r.Generation, detail, out)
 		out.RoundFailed = true
@@ -287,13 +295,18 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 
 	ids := slices.Sorted(maps.Keys(full))
 	as := make([]MemberAssignment, len(ids))
+	printed := make(map[spec.MemberID]printedSet, len(ids))
 	for i, id := range ids {
 		a := full[id]
 		if a.Leader == "" {
 			a.Leader = m.id
 		}
-		as[i] = MemberAssignment{MemberID: id, Assignment: a.Encode()}
+		p := memo.assigns[id]
+		as[i] = MemberAssignment{MemberID: id, Assignment: a.encode(&p)}
+		printed[id] = p
 	}
+	memo.assigns = printed
+	m.memo = &memo
 	m.memory = res.Memory.Clone()
 	return as, round
 }

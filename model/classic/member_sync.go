@@ -59,7 +59,9 @@ func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
 // (the leader's assignor failed) changes nothing, and so does one that
 // gives the member a topic it no longer subscribes to: the member rejoins.
 func (m *Member) synced(now Millis, md Metadata, out *Output) {
-	a, err := DecodeAssignment(md)
+	memo := m.codec()
+	a, err := decodeAssignment(md, &memo.assigned)
+	m.memo = &memo
 	if err != nil {
 		m.fail(fmt.Sprintf("SyncGroup: %v", err), out)
 		return

@@ -3,6 +3,7 @@ package classic
 import (
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -87,8 +88,28 @@ func newHarness(t *testing.T, cfg MemberConfig) *harness {
 	return &harness{t: t, m: nodetest.Must(NewMember(cfg))}
 }
 
+// step steps the member, and in lockstep a copy of it that has forgotten
+// its codec memo (memo.go), as a reference: both must give the same output
+// and end in the same state, and the memo must still hold what printing
+// and reading its sets gives.
 func (h *harness) step(e node.Event) Output {
+	ref := h.m.Clone()
+	ref.memo = nil
+	// The reference's protocols record no calls: the test counts the
+	// member's.
+	ref.cfg.Protocols = slices.Clone(ref.cfg.Protocols)
+	for i, p := range ref.cfg.Protocols {
+		if f, ok := p.(fakeProtocol); ok {
+			f.calls = nil
+			ref.cfg.Protocols[i] = f
+		}
+	}
 	out := h.m.Step(node.Input{Now: h.now, Event: e})
+	want := ref.Step(node.Input{Now: h.now, Event: e})
+	if !reflect.DeepEqual(out, want) || h.m.String() != ref.String() {
+		h.t.Fatalf("%s: with the codec memo:\n%s\n%s\nwithout:\n%s\n%s", e, out, h.m, want, ref)
+	}
+	checkMemoUnchanged(h.t, h.m)
 	for _, env := range out.Messages {
 		if env.From != h.m.cfg.Name || env.To != CoordinatorNode {
 			h.t.Fatalf("message %s: want %s->%s", env, h.m.cfg.Name, CoordinatorNode)

@@ -1,6 +1,7 @@
 package classic
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -191,10 +192,20 @@ func (m LeaderMemory) Clone() LeaderMemory {
 //
 //	topics=[a b];owned={a-0};gen=3;leader=A-1
 func (s Subscription) Encode() Metadata {
+	return s.encode(&printedSet{})
+}
+
+// encode is Encode, printing Owned through the memo owned (memo.go).
+func (s Subscription) encode(owned *printedSet) Metadata {
 	// Built in one buffer rather than formatted: every member encodes what
 	// it owns at every join, and a leader's group can be large.
 	var b strings.Builder
-	b.Grow(48 + len(s.Leader)) // the set grows it for itself
+	// The set grows it for itself, unless the memo has its text.
+	size := 48 + len(s.Leader) + owned.known(s.Owned)
+	for _, t := range s.Topics {
+		size += len(t) + 1
+	}
+	b.Grow(size)
 	b.WriteString("topics=[")
 	for i, t := range s.Topics {
 		if i > 0 {
@@ -203,7 +214,7 @@ func (s Subscription) Encode() Metadata {
 		b.WriteString(t)
 	}
 	b.WriteString("];owned=")
-	s.Owned.BuildString(&b)
+	owned.print(&b, s.Owned)
 	b.WriteString(";gen=")
 	b.WriteString(strconv.Itoa(int(s.Generation)))
 	b.WriteString(";leader=")
@@ -215,10 +226,16 @@ func (s Subscription) Encode() Metadata {
 //
 //	assigned={a-0};revoked={};delay=0;leader=A-1;error=0
 func (a Assignment) Encode() Metadata {
+	return a.encode(&printedSet{})
+}
+
+// encode is Encode, printing Assigned through the memo assigned (memo.go).
+func (a Assignment) encode(assigned *printedSet) Metadata {
 	var b strings.Builder
-	b.Grow(64 + len(a.Leader)) // the sets grow it for themselves
+	// The sets grow it for themselves, unless the memo has Assigned's text.
+	b.Grow(64 + len(a.Leader) + assigned.known(a.Assigned))
 	b.WriteString("assigned=")
-	a.Assigned.BuildString(&b)
+	assigned.print(&b, a.Assigned)
 	b.WriteString(";revoked=")
 	a.Revoked.BuildString(&b)
 	b.WriteString(";delay=")
@@ -257,23 +274,21 @@ func parseID(s string) spec.MemberID {
 // DecodeSubscription parses Metadata written by Subscription.Encode. A
 // malformed input gives an error saying what is wrong and where.
 func DecodeSubscription(md Metadata) (Subscription, error) {
+	return decodeSubscription(md, &subscriptionMemo{})
+}
+
+// decodeSubscription is DecodeSubscription, reading Topics and Owned
+// through memo (memo.go).
+func decodeSubscription(md Metadata, memo *subscriptionMemo) (Subscription, error) {
 	f, err := fields(md, "subscription", "topics", "owned", "gen", "leader")
 	if err != nil {
 		return Subscription{}, err
 	}
 	var s Subscription
-	t, ok := strings.CutPrefix(f[0], "[")
-	if ok {
-		t, ok = strings.CutSuffix(t, "]")
+	if s.Topics, err = memo.topics.parse(f[0]); err != nil {
+		return Subscription{}, fmt.Errorf("subscription %q: %v", md, err)
 	}
-	if !ok {
-		return Subscription{}, fmt.Errorf("subscription %q: topics: want [t1 t2 ...]", md)
-	}
-	s.Topics = strings.Fields(t)
-	if !slices.IsSorted(s.Topics) || len(slices.Compact(slices.Clone(s.Topics))) != len(s.Topics) {
-		return Subscription{}, fmt.Errorf("subscription %q: topics must be sorted and distinct", md)
-	}
-	if s.Owned, err = spec.ParseSet(f[1]); err != nil {
+	if s.Owned, err = memo.owned.parse(f[1]); err != nil {
 		return Subscription{}, fmt.Errorf("subscription %q: owned: %v", md, err)
 	}
 	g, err := strconv.ParseInt(f[2], 10, 32)
@@ -285,15 +300,40 @@ func DecodeSubscription(md Metadata) (Subscription, error) {
 	return s, nil
 }
 
+// parseTopics reads a subscription's topics field, "[t1 t2 ...]", sorted
+// and distinct.
+func parseTopics(f string) ([]string, error) {
+	t, ok := strings.CutPrefix(f, "[")
+	if ok {
+		t, ok = strings.CutSuffix(t, "]")
+	}
+	if !ok {
+		return nil, errors.New("topics: want [t1 t2 ...]")
+	}
+	ts := strings.Fields(t)
+	for i := 1; i < len(ts); i++ {
+		if ts[i-1] >= ts[i] {
+			return nil, errors.New("topics must be sorted and distinct")
+		}
+	}
+	return ts, nil
+}
+
 // DecodeAssignment parses Metadata written by Assignment.Encode. A malformed
 // input gives an error saying what is wrong and where.
 func DecodeAssignment(md Metadata) (Assignment, error) {
+	return decodeAssignment(md, &parsedSet{})
+}
+
+// decodeAssignment is DecodeAssignment, reading Assigned through the memo
+// assigned (memo.go).
+func decodeAssignment(md Metadata, assigned *parsedSet) (Assignment, error) {
 	f, err := fields(md, "assignment", "assigned", "revoked", "delay", "leader", "error")
 	if err != nil {
 		return Assignment{}, err
 	}
 	var a Assignment
-	if a.Assigned, err = spec.ParseSet(f[0]); err != nil {
+	if a.Assigned, err = assigned.parse(f[0]); err != nil {
 		return Assignment{}, fmt.Errorf("assignment %q: assigned: %v", md, err)
 	}
 	if a.Revoked, err = spec.ParseSet(f[1]); err != nil {

@@ -415,7 +415,9 @@ func (e *engine[M, T, C]) setTimers(m map[T]*timerEntry, cmds []node.TimerCmd[T]
 	}
 }
 
-// tracef reports a line to Config.trace, when set.
+// tracef reports a line to Config.trace, when set. The steps call it only
+// when it is set: its arguments, boxed, would cost every step an allocation
+// or two for nothing.
 func (e *engine[M, T, C]) tracef(format string, args ...any) {
 	if e.cfg.trace != nil {
 		e.cfg.trace(fmt.Sprintf("%d ", e.now) + fmt.Sprintf(format, args...))
@@ -423,7 +425,9 @@ func (e *engine[M, T, C]) tracef(format string, args ...any) {
 }
 
 func (e *engine[M, T, C]) stepCoordinator(ev node.Event) {
-	e.tracef("coordinator: %s", ev)
+	if e.cfg.trace != nil {
+		e.tracef("coordinator: %s", ev)
+	}
 	out := e.coord.Step(node.Input{Now: e.now, Event: ev})
 	for _, env := range out.Messages {
 		e.count(&e.messages)
@@ -441,10 +445,14 @@ func (e *engine[M, T, C]) stepCoordinator(ev node.Event) {
 
 // stepMember steps p's live node and performs its output.
 func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
-	e.tracef("%s: %s", p.addr, ev)
+	if e.cfg.trace != nil {
+		e.tracef("%s: %s", p.addr, ev)
+	}
 	out := p.node.Step(node.Input{Now: e.now, Event: ev})
-	for _, cb := range out.Callbacks {
-		e.tracef("%s: callback %s", p.addr, cb)
+	if e.cfg.trace != nil {
+		for _, cb := range out.Callbacks {
+			e.tracef("%s: callback %s", p.addr, cb)
+		}
 	}
 	cache := int32(-1)
 	revoked := 0

@@ -1,0 +1,230 @@
+package classic
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// memoResource draws a resource of a few topics and connectors, valid or
+// not (a negative partition other than a connector's is invalid).
+var memoResource = rapid.Custom(func(t *rapid.T) spec.Resource {
+	topic := rapid.SampledFrom([]string{"a", "b", "t-1", "c"}).Draw(t, "topic")
+	return spec.Resource{Topic: topic, Partition: rapid.Int32Range(-2, 12).Draw(t, "partition")}
+})
+
+// memoSets draws a few sets, some of them nil, empty, unsorted or with
+// duplicates, for the memos to meet again and again.
+func memoSets(t *rapid.T) []spec.Set {
+	pool := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) spec.Set {
+		rs := rapid.SliceOfN(memoResource, 0, 8).Draw(t, "resources")
+		switch rapid.IntRange(0, 4).Draw(t, "kind") {
+		case 0:
+			return nil
+		case 1:
+			return spec.Set(rs) // as drawn: maybe not a set
+		default:
+			return spec.NewSet(rs...)
+		}
+	}), 1, 5).Draw(t, "sets")
+	return pool
+}
+
+// memoTexts draws a few texts for spec.ParseSet: printed sets, the same
+// resources reordered, separated by commas or listed twice, and garbage.
+func memoTexts(t *rapid.T) []string {
+	var pool []string
+	for _, s := range memoSets(t) {
+		text := s.String()
+		switch rapid.IntRange(0, 5).Draw(t, "mangle") {
+		case 0:
+			text = strings.ReplaceAll(text, " ", ", ")
+		case 1:
+			if len(s) > 0 {
+				text = "{" + s[len(s)-1].String() + " " + text[1:]
+			}
+		case 2:
+			text = text[:rapid.IntRange(0, len(text)).Draw(t, "cut")]
+		case 3:
+			text = " " + text + " "
+		}
+		pool = append(pool, text)
+	}
+	return pool
+}
+
+// TestPrintedSetIsBuildString: whatever sets a printedSet meets, in any
+// order and again and again, it writes what spec.Set.BuildString writes,
+// and remembers the last set with its text.
+func TestPrintedSetIsBuildString(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pool := memoSets(t)
+		var memo printedSet
+		for i := range rapid.IntRange(1, 12).Draw(t, "calls") {
+			s := pool[rapid.IntRange(0, len(pool)-1).Draw(t, "pick")]
+			if rapid.Bool().Draw(t, "copy") {
+				s = slices.Clone(s) // equal, another array
+			}
+			var got, want strings.Builder
+			prefix := fmt.Sprintf("call %d:", i)
+			got.WriteString(prefix)
+			want.WriteString(prefix)
+			memo.print(&got, s)
+			s.BuildString(&want)
+			if got.String() != want.String() {
+				t.Fatalf("print(%v) wrote %q, BuildString %q", s, got.String(), want.String())
+			}
+			if !memo.ok || !memo.set.Equal(s) || memo.text != s.String() {
+				t.Fatalf("after print(%v) the memo holds %v as %q", s, memo.set, memo.text)
+			}
+			if len(s) > 0 && &memo.set[0] != &s[0] {
+				t.Fatalf("after print(%v) the memo holds an older copy of it, and what that copy keeps alive", s)
+			}
+		}
+	})
+}
+
+// TestParsedSetIsParseSet: whatever texts a parsedSet meets, in any order
+// and again and again, it returns what spec.ParseSet returns (the same set,
+// nil and empty told apart, or the same error), and remembers the last text
+// it read with its set.
+func TestParsedSetIsParseSet(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pool := memoTexts(t)
+		var memo parsedSet
+		for range rapid.IntRange(1, 12).Draw(t, "calls") {
+			text := pool[rapid.IntRange(0, len(pool)-1).Draw(t, "pick")]
+			before := memo
+			got, gerr := memo.parse(text)
+			want, werr := spec.ParseSet(text)
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("parse(%q) = %#v, %v; ParseSet %#v, %v", text, got, gerr, want, werr)
+			}
+			switch {
+			case werr != nil && !reflect.DeepEqual(memo, before):
+				t.Fatalf("a failed parse(%q) changed the memo", text)
+			case werr == nil && (!memo.ok || memo.text != text || !reflect.DeepEqual(memo.set, want)):
+				t.Fatalf("after parse(%q) the memo holds %q as %v", text, memo.text, memo.set)
+			}
+		}
+	})
+}
+
+// TestCodecMemoIsCodec: the metadata codec through memos (encode,
+// decodeSubscription, decodeAssignment) gives what Encode,
+// DecodeSubscription and DecodeAssignment give, for any sequence of
+// subscriptions and assignments.
+func TestCodecMemoIsCodec(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sets := memoSets(t)
+		set := func(label string) spec.Set { return sets[rapid.IntRange(0, len(sets)-1).Draw(t, label)] }
+		var (
+			subPrint, asgPrint printedSet
+			subRead            subscriptionMemo
+			asgRead            parsedSet
+		)
+		for range rapid.IntRange(1, 10).Draw(t, "calls") {
+			s := Subscription{Topics: []string{"a", "b"}, Owned: set("owned"), Generation: spec.Generation(rapid.IntRange(-1, 3).Draw(t, "gen")), Leader: "L-1"}
+			a := Assignment{Assigned: set("assigned"), Revoked: set("revoked"), Delay: Millis(rapid.IntRange(0, 2).Draw(t, "delay")), Leader: "L-1"}
+			smd, amd := s.encode(&subPrint), a.encode(&asgPrint)
+			if smd != s.Encode() || amd != a.Encode() {
+				t.Fatalf("encode through the memo: %q and %q, Encode %q and %q", smd, amd, s.Encode(), a.Encode())
+			}
+			gs, gerr := decodeSubscription(smd, &subRead)
+			ws, werr := DecodeSubscription(smd)
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gs, ws) {
+				t.Fatalf("decodeSubscription(%q) = %+v, %v; DecodeSubscription %+v, %v", smd, gs, gerr, ws, werr)
+			}
+			ga, gerr := decodeAssignment(amd, &asgRead)
+			wa, werr := DecodeAssignment(amd)
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(ga, wa) {
+				t.Fatalf("decodeAssignment(%q) = %+v, %v; DecodeAssignment %+v, %v", amd, ga, gerr, wa, werr)
+			}
+		}
+	})
+}
+
+// referenceTopics is how DecodeSubscription read the topics field before
+// parseTopics: sorted (slices.IsSorted) and distinct (slices.Compact
+// removes nothing).
+func referenceTopics(f string) ([]string, error) {
+	t, ok := strings.CutPrefix(f, "[")
+	if ok {
+		t, ok = strings.CutSuffix(t, "]")
+	}
+	if !ok {
+		return nil, errors.New("topics: want [t1 t2 ...]")
+	}
+	ts := strings.Fields(t)
+	if !slices.IsSorted(ts) || len(slices.Compact(slices.Clone(ts))) != len(ts) {
+		return nil, errors.New("topics must be sorted and distinct")
+	}
+	return ts, nil
+}
+
+// TestParseTopicsIsReference: parseTopics, and parsedTopics met with the
+// same fields again and again, read what referenceTopics reads, and fail
+// where it fails with the same error.
+func TestParseTopicsIsReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pool := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) string {
+			ts := rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "c", "t-1", ""}), 0, 5).Draw(t, "topics")
+			f := strings.Join(ts, rapid.SampledFrom([]string{" ", "  ", "\t"}).Draw(t, "sep"))
+			switch rapid.IntRange(0, 5).Draw(t, "frame") {
+			case 0:
+				return f
+			case 1:
+				return "[" + f
+			default:
+				return "[" + f + "]"
+			}
+		}), 1, 4).Draw(t, "fields")
+		var memo parsedTopics
+		for range rapid.IntRange(1, 8).Draw(t, "calls") {
+			f := pool[rapid.IntRange(0, len(pool)-1).Draw(t, "pick")]
+			want, werr := referenceTopics(f)
+			for name, read := range map[string]func(string) ([]string, error){"parseTopics": parseTopics, "parsedTopics": memo.parse} {
+				got, gerr := read(f)
+				if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s(%q) = %#v, %v; reference %#v, %v", name, f, got, gerr, want, werr)
+				}
+			}
+		}
+	})
+}
+
+// checkMemoUnchanged fails t when m's memo no longer pairs its sets and
+// texts as printing and reading them does: a set shared through the memo
+// was modified in place.
+func checkMemoUnchanged(t testing.TB, m *Member) {
+	t.Helper()
+	printed := func(what string, p printedSet) {
+		if p.ok && p.set.String() != p.text {
+			t.Fatalf("memo %s: set %v printed as %q", what, p.set, p.text)
+		}
+	}
+	parsed := func(what string, p parsedSet) {
+		if s, err := spec.ParseSet(p.text); p.ok && (err != nil || !reflect.DeepEqual(s, p.set)) {
+			t.Fatalf("memo %s: %q read as %v", what, p.text, p.set)
+		}
+	}
+	memo := m.codec()
+	printed("owned", memo.owned)
+	parsed("assigned", memo.assigned)
+	for id, p := range memo.claims {
+		parsed("claims of "+string(id), p.owned)
+		if ts, err := parseTopics(p.topics.text); p.topics.ok && (err != nil || !reflect.DeepEqual(ts, p.topics.topics)) {
+			t.Fatalf("memo topics of %s: %q read as %q", id, p.topics.text, p.topics.topics)
+		}
+	}
+	for id, p := range memo.assigns {
+		printed("assignment of "+string(id), p)
+	}
+}
