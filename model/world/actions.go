@@ -40,9 +40,14 @@ const (
 	// (Process.Overrun): timers fire while it revokes, so the rebalance
 	// timeout may fence its member while it still works.
 	Overrun
+	// Migrate: a process is bounced onto the other group protocol (a step
+	// of a rolling upgrade or of its rollback): it leaves gracefully and
+	// starts again at once with the configuration the family's Migrator
+	// gives. Only in a family that implements Migrator.
+	Migrate
 )
 
-var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce", "consume", "commit", "overrun"}
+var actionNames = [...]string{"?", "deliver", "fire", "revoked", "drop", "dup", "add-member", "crash", "restart", "leave", "subscribe", "add-partition", "bounce", "consume", "commit", "overrun", "migrate"}
 
 // String names the action kind as the scenario language does.
 func (k ActionKind) String() string {
@@ -61,7 +66,7 @@ func (k ActionKind) Own() bool {
 type Action struct {
 	Kind   ActionKind
 	Index  int      // Deliver, Drop, Duplicate: the message's index in flight
-	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader, Consume, CommitLate, Overrun
+	Member string   // Join, Crash, Restart, Leave, Resubscribe, CompleteRevocation, BounceLeader, Consume, CommitLate, Overrun, Migrate
 	Topics []string // Resubscribe
 	Topic  string   // AddPartition, Consume (with Index the partition)
 }
@@ -99,9 +104,9 @@ type Bounds[P any] struct {
 	// restart, leave.
 	Members []P
 	// Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates,
-	// AddPartitions and Overruns cap each environment action over the
-	// whole run.
-	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions, Overruns int
+	// AddPartitions, Overruns and Migrations cap each environment action
+	// over the whole run.
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions, Overruns, Migrations int
 	// TopicChoices are the subscriptions Resubscribe may switch to.
 	TopicChoices [][]string
 	// Unordered lets any message in flight be delivered, lost or
@@ -136,7 +141,7 @@ func (b Bounds[P]) PromptNetwork() Bounds[P] {
 
 // Used counts the environment actions a run has taken.
 type Used struct {
-	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions, Overruns int
+	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions, Overruns, Migrations int
 	// LeaderBounces counts BounceLeader actions (the model checker's).
 	LeaderBounces int
 }
@@ -262,6 +267,11 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 			if u.Overruns < b.Overruns && !p.Revoking.IsEmpty() && !p.Slow && !p.Overrun {
 				out = append(out, Action{Kind: Overrun, Member: name})
 			}
+			if u.Migrations < b.Migrations {
+				if _, ok := w.migrated(p.Config); ok {
+					out = append(out, Action{Kind: Migrate, Member: name})
+				}
+			}
 			if u.Resubscribes < b.Resubscribes {
 				for _, ts := range b.TopicChoices {
 					if !slices.Equal(ts, w.Family.MemberTopics(p.Config)) {
@@ -272,6 +282,39 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 		}
 	}
 	return out
+}
+
+// Migrator is a family whose processes can move between two group
+// protocols (model/mixed: the classic protocol and KIP-848's): Migrated
+// returns the configuration of cfg's process on the other protocol, ok
+// false where it has none. The world's Migrate action and the scenario
+// verbs that bounce a process onto the other protocol use it.
+type Migrator[P any] interface {
+	Migrated(cfg P) (P, bool)
+}
+
+// migrated is the family's Migrated of cfg, ok false for a family that
+// is no Migrator.
+func (w *World[M, T, C, P]) migrated(cfg P) (P, bool) {
+	if m, ok := w.Family.(Migrator[P]); ok {
+		return m.Migrated(cfg)
+	}
+	return cfg, false
+}
+
+// Migrate bounces the live process name onto the other protocol of a
+// Migrator family (a Migrate action): the old incarnation leaves
+// gracefully and one on the other protocol starts at once.
+func (w *World[M, T, C, P]) Migrate(name string) error {
+	p, err := w.live(name)
+	if err != nil {
+		return err
+	}
+	cfg, ok := w.migrated(p.Config)
+	if !ok {
+		return fmt.Errorf("member %s cannot migrate: the %s family has one protocol", name, w.Family.Name())
+	}
+	return w.Bounce(name, cfg)
 }
 
 // promptRevoking reports whether a live process whose application is not
@@ -334,6 +377,9 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 	case Resubscribe:
 		u.Resubscribes++
 		return w.Subscribe(a.Member, a.Topics)
+	case Migrate:
+		u.Migrations++
+		return w.Migrate(a.Member)
 	case BounceLeader:
 		if w.LeaderProcess() != a.Member {
 			return fmt.Errorf("%s does not lead the group", a.Member)

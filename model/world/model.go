@@ -65,9 +65,10 @@ type CheckConfig struct {
 	// TopicChoices are the subscriptions Resubscribe may switch to.
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions int
 	// Overruns bounds how often an application overruns a revocation
-	// (Overrun actions).
-	Overruns     int
-	TopicChoices [][]string
+	// (Overrun actions), Migrations how often a process is bounced onto
+	// the other protocol (Migrate actions; a Migrator family only).
+	Overruns, Migrations int
+	TopicChoices         [][]string
 	// LeaderBounces bounds how often the current leader is bounced (leaves
 	// and starts again at once, a leader change); negative means without
 	// bound, which makes the bounce an unbounded environment action. A
@@ -139,7 +140,7 @@ func (e *SetupViolation) ScenarioFile(comment, lines []string) (string, error) {
 // does not run or breaks a law (a *SetupViolation), a joiner that is not an add-member command,
 // or nonsensical bounds.
 func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], cfg CheckConfig) (*Model[M, T, C, P], error) {
-	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds, "records": cfg.Records, "overruns": cfg.Overruns} {
+	for name, n := range map[string]int{"crashes": cfg.Crashes, "restarts": cfg.Restarts, "leaves": cfg.Leaves, "resubscribes": cfg.Resubscribes, "drops": cfg.Drops, "duplicates": cfg.Duplicates, "add-partitions": cfg.AddPartitions, "max-rounds": cfg.MaxRounds, "records": cfg.Records, "overruns": cfg.Overruns, "migrations": cfg.Migrations} {
 		if n < 0 {
 			return nil, fmt.Errorf("%s = %d: want 0 or more", name, n)
 		}
@@ -198,7 +199,10 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	slices.SortFunc(m.bounds.Members, func(a, b P) int { return strings.Compare(f.MemberName(a), f.MemberName(b)) })
 	b := &m.bounds
 	b.Crashes, b.Restarts, b.Leaves, b.Resubscribes, b.Drops, b.Duplicates, b.AddPartitions = cfg.Crashes, cfg.Restarts, cfg.Leaves, cfg.Resubscribes, cfg.Drops, cfg.Duplicates, cfg.AddPartitions
-	b.Overruns = cfg.Overruns
+	b.Overruns, b.Migrations = cfg.Overruns, cfg.Migrations
+	if _, ok := any(f).(Migrator[P]); !ok && cfg.Migrations > 0 {
+		return nil, fmt.Errorf("migrations = %d: the %s family has one protocol", cfg.Migrations, f.Name())
+	}
 	b.TopicChoices = cfg.TopicChoices
 	b.Prompt, b.PromptApps = true, true
 	return m, nil
@@ -510,7 +514,7 @@ func (w *World[M, T, C, P]) encodeEnvelope(e *canon.Encoder, env node.Envelope[M
 
 // encode writes the budget used, field by field.
 func (u Used) encode(e *canon.Encoder) {
-	for _, n := range [...]int{u.Crashes, u.Restarts, u.Leaves, u.Resubscribes, u.Drops, u.Duplicates, u.AddPartitions, u.LeaderBounces, u.Overruns} {
+	for _, n := range [...]int{u.Crashes, u.Restarts, u.Leaves, u.Resubscribes, u.Drops, u.Duplicates, u.AddPartitions, u.LeaderBounces, u.Overruns, u.Migrations} {
 		e.Int(int64(n))
 	}
 }

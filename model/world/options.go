@@ -35,6 +35,9 @@ type CheckOptions[F any] struct {
 	// rebalance timeout while it still works, a zombie with work to
 	// commit).
 	Overruns int
+	// Migrations bounds how often a process is bounced onto the other
+	// group protocol (a Migrate action; the mixed family only).
+	Migrations int
 	// Records gives every partition a log of that many records that the
 	// members' applications process and commit, and turns the delivery
 	// laws on (World.Records); 0 leaves delivery out. RecordsOn, when not
@@ -168,7 +171,7 @@ func (o CheckOptions[F]) Validate() error {
 	for _, b := range []struct {
 		name string
 		n    int
-	}{{"crashes", o.Crashes}, {"restarts", o.Restarts}, {"leaves", o.Leaves}, {"resubscribes", o.Resubscribes}, {"drops", o.Drops}, {"duplicates", o.Duplicates}, {"add-partitions", o.AddPartitions}, {"records", o.Records}, {"overruns", o.Overruns}} {
+	}{{"crashes", o.Crashes}, {"restarts", o.Restarts}, {"leaves", o.Leaves}, {"resubscribes", o.Resubscribes}, {"drops", o.Drops}, {"duplicates", o.Duplicates}, {"add-partitions", o.AddPartitions}, {"records", o.Records}, {"overruns", o.Overruns}, {"migrations", o.Migrations}} {
 		if b.n < 0 {
 			return fmt.Errorf("%s = %d: want 0 or more", b.name, b.n)
 		}
@@ -201,7 +204,7 @@ func (o CheckOptions[F]) Config(protocol string, maxRounds int, balance Balance)
 	cfg := CheckConfig{
 		Protocol: protocol,
 		Crashes:  o.Crashes, Restarts: o.Restarts, Leaves: o.Leaves, Resubscribes: o.Resubscribes,
-		Drops: o.Drops, Duplicates: o.Duplicates, AddPartitions: o.AddPartitions, LeaderBounces: o.LeaderBounces, Overruns: o.Overruns,
+		Drops: o.Drops, Duplicates: o.Duplicates, AddPartitions: o.AddPartitions, LeaderBounces: o.LeaderBounces, Overruns: o.Overruns, Migrations: o.Migrations,
 		EnvWhenQuiet:   !o.EnvAnywhere,
 		MaxRounds:      maxRounds,
 		Balance:        balance,

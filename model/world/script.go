@@ -34,6 +34,7 @@ type Script[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 //	consume A T-0        A's application processes the next record of T-0
 //	commit A             A's application commits what it gave up uncommitted (commit-after-release)
 //	overrun A            A's application overruns its pending revocation (timers fire meanwhile)
+//	migrate A            A is bounced onto the other group protocol (a family with two: model/mixed)
 //	ownership | coordinator | in-flight | timers | rounds | check
 //
 // "group" and "add-member" and any other verb are the family's (see its
@@ -95,6 +96,11 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 		var name string
 		if name, err = script.Name(args, "overrun"); err == nil {
 			err = s.W.OverrunRevocation(name)
+		}
+	case "migrate":
+		var name string
+		if name, err = script.Name(args, "migrate"); err == nil {
+			err = s.W.Migrate(name)
 		}
 	case "ownership":
 		return s.W.Ownership(), nil

@@ -718,7 +718,19 @@ func (w *World[M, T, C, P]) isolated(addr string) bool {
 func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
 	w.ownCoordinator()
 	out := w.Coordinator.Step(node.Input{Now: w.Now, Event: e})
+	if r, ok := w.Coordinator.(TimerResetter); ok && r.TimersReset() {
+		w.Timers = w.Timers.DropNode(node.CoordinatorNode)
+	}
 	w.apply(node.CoordinatorNode, out)
+}
+
+// TimerResetter is a coordinator whose step may replace its whole state
+// (model/mixed: a group converted between the classic and the consumer
+// protocol). TimersReset reports whether its last step did: every timer
+// it armed before that step is void, and the world drops them before it
+// arms the step's own.
+type TimerResetter interface {
+	TimersReset() bool
 }
 
 func (w *World[M, T, C, P]) stepMember(name string, e node.Event) {
