@@ -2,6 +2,7 @@ package nextgen
 
 import (
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/classic"
 )
 
 // The kinds of message, written first in a message's encoding.
@@ -11,6 +12,7 @@ const (
 	offsetCommitRequestKind
 	offsetFetchRequestKind
 	offsetResponseKind
+	classicKind
 )
 
 // EncodeMessage writes m's canonical encoding (package canon): its kind,
@@ -61,6 +63,11 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.Response(offsetResponseKind, m.Seq, int64(m.Error))
 		e.String(m.ErrorMessage)
 		e.Set(m.StalePartitions)
+	case Classic:
+		// The kind, then the classic message's own encoding (its own kinds
+		// and fields, classic.EncodeMessage).
+		e.Buf = append(e.Buf, classicKind)
+		classic.EncodeMessage(e, m.Msg)
 	case nil:
 		e.Buf = append(e.Buf, 0)
 	default:

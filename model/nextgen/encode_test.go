@@ -23,6 +23,7 @@ func TestEncodersCoverEveryField(t *testing.T) {
 		enc(reflect.TypeFor[OffsetCommitRequest](), "EncodeMessage", 7),
 		enc(reflect.TypeFor[OffsetFetchRequest](), "EncodeMessage", 4),
 		enc(reflect.TypeFor[OffsetResponse](), "EncodeMessage", 4),
+		enc(reflect.TypeFor[Classic](), "EncodeMessage", 1),
 		enc(reflect.TypeFor[Timer](), "EncodeTimer", 3),
 		enc(reflect.TypeFor[MemberConfig](), "EncodeConfig", 9),
 		enc(reflect.TypeFor[Member](), "Member.EncodeCanon", 17, "seq"),
