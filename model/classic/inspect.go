@@ -41,6 +41,13 @@ type CoordinatorMemberSnapshot struct {
 	// Node is the From of the member's last accepted request: the process
 	// that holds this member id.
 	Node string
+	// ClientID and ClientHost are the client id and address of the
+	// member's last accepted JoinGroup.
+	ClientID, ClientHost string
+	// SessionTimeout and RebalanceTimeout are the member's timeouts, as its
+	// last accepted JoinGroup set them (a RebalanceTimeout of 0 in the
+	// request is stored as the session timeout).
+	SessionTimeout, RebalanceTimeout Millis
 	// Protocols are the member's embedded protocols and their metadata, in
 	// its preference order, as its last accepted JoinGroup sent them.
 	Protocols []ProtocolMetadata
@@ -53,9 +60,24 @@ type CoordinatorMemberSnapshot struct {
 	Join, Sync ParkedRequest
 }
 
-// CoordinatorSnapshot is a copy of the coordinator's membership records,
-// for inspection only. It shares nothing mutable with the coordinator.
+// CoordinatorSnapshot is a copy of the coordinator's group and membership
+// records. It shares nothing mutable with the coordinator. It is also the
+// plain data the online migration between the classic and the consumer
+// group protocols converts (KIP-848): a consumer group is built from it
+// (model/nextgen/coordinator.FromClassicGroup, Kafka's
+// ConsumerGroup.fromClassicGroup), and RestoreCoordinator builds a classic
+// coordinator from one (Kafka's ClassicGroup.fromConsumerGroup).
 type CoordinatorSnapshot struct {
+	// State, Generation, ProtocolType, Protocol and Leader are the group's
+	// (see the accessors of the same names).
+	State        GroupState
+	Generation   spec.Generation
+	ProtocolType string
+	Protocol     string
+	Leader       spec.MemberID
+	// NextMemberID is the number the next generated member id will carry
+	// (Coordinator.NextMemberID).
+	NextMemberID uint64
 	// Members holds one record per current member, sorted by ID (the order
 	// of Coordinator.Members).
 	Members []CoordinatorMemberSnapshot
@@ -69,15 +91,20 @@ type CoordinatorSnapshot struct {
 	Instances map[string]spec.MemberID
 }
 
-// Snapshot returns a copy of the coordinator's membership records: every
-// member with its node, protocols, stored assignment and parked requests,
-// the pending member ids and the static members. It does not change c, and
+// Snapshot returns a copy of the coordinator's group and membership
+// records: the group's state, generation, protocol type and protocol,
+// leader and member id counter, every member with its node, client,
+// timeouts, protocols, stored assignment and parked requests, the pending
+// member ids and the static members. It does not change c, and
 // the result shares no slice or map with c.
 func (c *Coordinator) Snapshot() CoordinatorSnapshot {
 	s := CoordinatorSnapshot{
-		Members:   make([]CoordinatorMemberSnapshot, 0, len(c.members)),
-		Pending:   slices.Sorted(maps.Keys(c.pending)),
-		Instances: maps.Clone(c.instances),
+		State: c.state, Generation: c.generation,
+		ProtocolType: c.protocolType, Protocol: c.protocol, Leader: c.leader,
+		NextMemberID: c.nextMemberID,
+		Members:      make([]CoordinatorMemberSnapshot, 0, len(c.members)),
+		Pending:      slices.Sorted(maps.Keys(c.pending)),
+		Instances:    maps.Clone(c.instances),
 	}
 	if s.Instances == nil {
 		s.Instances = map[string]spec.MemberID{}
@@ -88,6 +115,8 @@ func (c *Coordinator) Snapshot() CoordinatorSnapshot {
 			ID:         m.id,
 			InstanceID: m.instanceID,
 			Node:       m.node,
+			ClientID:   m.clientID, ClientHost: m.clientHost,
+			SessionTimeout: m.sessionTimeout, RebalanceTimeout: m.rebalanceTimeout,
 			Protocols:  slices.Clone(m.protocols),
 			Assignment: m.assignment,
 			Join:       m.join.snapshot(),

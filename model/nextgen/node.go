@@ -77,9 +77,22 @@ const (
 	// RequestTimer (member): the heartbeat in flight got no response in
 	// time; the member sends another.
 	RequestTimer
+	// ClassicJoinTimer (coordinator, per member that uses the classic
+	// protocol): armed, if not armed already, when the member is told to
+	// rejoin (REBALANCE_IN_PROGRESS to its Heartbeat or SyncGroup), for its
+	// rebalance timeout; cancelled by its next JoinGroup. Firing fences the
+	// member (Kafka's consumerGroupJoinKey timer: "the classic member
+	// failed to join within the rebalance timeout").
+	ClassicJoinTimer
+	// ClassicSyncTimer (coordinator, per member that uses the classic
+	// protocol): armed by each accepted JoinGroup for the request's
+	// rebalance timeout; cancelled by an accepted SyncGroup. Firing fences
+	// the member (Kafka's consumerGroupSyncKey timer: "the member failed
+	// to sync within timeout").
+	ClassicSyncTimer
 )
 
-var timerKinds = node.Enum[TimerKind]{Type: "timer", Names: []string{"?", "session", "rebalance", "heartbeat", "request"}}
+var timerKinds = node.Enum[TimerKind]{Type: "timer", Names: []string{"?", "session", "rebalance", "heartbeat", "request", "classic-join", "classic-sync"}}
 
 // String names the timer kind.
 func (k TimerKind) String() string { return timerKinds.Name(k) }

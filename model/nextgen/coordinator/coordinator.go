@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/assign"
+	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
@@ -92,6 +93,18 @@ type CoordinatorConfig struct {
 	// AssignBeforeRelease, SkipEpochCheck, StraightToTarget,
 	// RestartOnNewTarget and PerSetEpochUpdate.
 	Faults nextgen.Fault
+	// Migration is group.consumer.migration.policy: whether a classic
+	// JoinGroup is admitted into the group (validate.ClassicJoin) and
+	// whether the removal of the last member of the consumer protocol
+	// downgrades the group to a classic group (validate.DowngradeOnLeave,
+	// DowngradeOnReplace; see DowngradeTo). The zero value is
+	// validate.PolicyBidirectional, Kafka's default.
+	Migration validate.MigrationPolicy
+	// ClassicMaxSize is group.max.size, the most members a classic group
+	// may have: a downgrade that would leave more members does not happen.
+	// 0 means unlimited. (The classic members' session timeouts come from
+	// their JoinGroups, unchecked, as in Kafka's consumer-group path.)
+	ClassicMaxSize int
 }
 
 // normalized returns cfg with defaults filled in and its slices and maps
@@ -109,6 +122,12 @@ func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
 	}
 	if cfg.MaxSize < 0 {
 		errs = append(errs, fmt.Errorf("MaxSize %d is negative", cfg.MaxSize))
+	}
+	if cfg.ClassicMaxSize < 0 {
+		errs = append(errs, fmt.Errorf("ClassicMaxSize %d is negative", cfg.ClassicMaxSize))
+	}
+	if cfg.Migration > validate.PolicyDisabled {
+		errs = append(errs, fmt.Errorf("unknown Migration policy %d", cfg.Migration))
 	}
 	if cfg.SessionTimeout == 0 {
 		cfg.SessionTimeout = DefaultSessionTimeout
@@ -302,6 +321,16 @@ type Coordinator struct {
 	// forked marks the maps a Fork shares with the coordinator it was
 	// forked from: ownMaps copies them before the first write.
 	forked bool `canon:"-"`
+
+	// classicIDs counts the member ids generated for classic members that
+	// joined without one (<ClientID>-<n>, n = classicIDs after the
+	// increment); Kafka generates a random UUID. It only grows.
+	classicIDs uint64 `canon:"counter"`
+	// downgrade is the classic group the group became in the last Step,
+	// nil when it did not (see DowngradeTo). Every Step resets it first,
+	// so it is a result of the step rather than state: left out of the
+	// encoding.
+	downgrade *classic.CoordinatorSnapshot `canon:"-"`
 }
 
 // member is the coordinator's record of one member (ConsumerGroupMember).
@@ -332,14 +361,46 @@ type member struct {
 	// target epoch differs from it; 0 otherwise.
 	targetMemberEpoch spec.Epoch
 
+	// cl is what a member that uses the classic protocol adds to its
+	// record; the zero value for a member of the consumer protocol.
+	cl classicMember
+
 	// The member's timers. Every member has a session timer. A rebalance
-	// timer is armed exactly while the member is UNREVOKED_PARTITIONS at a
-	// non-negative epoch, for that epoch.
+	// timer is armed exactly while a member of the consumer protocol is
+	// UNREVOKED_PARTITIONS at a non-negative epoch, for that epoch; a
+	// member that uses the classic protocol never has one (Kafka's
+	// maybeReconcile), it has the join and sync timers of cl instead.
 	sessionArmed   bool
 	sessionAt      nextgen.Millis `canon:"instant"` // 0 while not armed
 	rebalanceArmed bool
 	rebalanceEpoch spec.Epoch
 	rebalanceAt    nextgen.Millis `canon:"instant"` // 0 while not armed
+}
+
+// classicMember is what a member that uses the classic protocol adds to
+// its record: Kafka's ConsumerGroupMember.classicMemberMetadata (its
+// session timeout and supported protocols), its client id and host, and
+// its classic timers. The zero value is a member of the consumer protocol.
+// Its slice is never written after it is stored.
+type classicMember struct {
+	// use is ConsumerGroupMember.useClassicProtocol.
+	use bool
+	// sessionTimeout is the SessionTimeout of the member's last JoinGroup
+	// (or of its classic group, for a member carried over by an upgrade):
+	// its session timer runs for it instead of the group's.
+	sessionTimeout nextgen.Millis `canon:"duration"`
+	// protocols are the member's JoinGroup protocols with their metadata,
+	// in its order; the first is the protocol name of its JoinGroup
+	// responses.
+	protocols []classic.ProtocolMetadata
+	// clientID and clientHost are the JoinGroup's (kept for a downgrade).
+	clientID, clientHost string
+	// The join timer (nextgen.ClassicJoinTimer) and the sync timer
+	// (nextgen.ClassicSyncTimer), with their deadlines (0 while not armed).
+	joinArmed bool
+	joinAt    nextgen.Millis `canon:"instant"`
+	syncArmed bool
+	syncAt    nextgen.Millis `canon:"instant"`
 }
 
 // holds returns the partitions m holds: assigned ∪ pending revocation.
@@ -412,17 +473,26 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 //     fencing verdict (validate.OffsetCommit, validate.OffsetFetch) as an
 //     OffsetResponse, with a commit's partitions refused one by one; it
 //     changes nothing.
-//   - TimerFired of a SessionTimer or RebalanceTimer. A firing of a timer
-//     that is not armed, or before its deadline, is stale and ignored.
+//   - Receive of a Classic message carrying a request of the classic
+//     protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit)
+//     from a member that uses it: see handleClassic. The answer is a
+//     Classic message carrying the classic response.
+//   - TimerFired of a SessionTimer or RebalanceTimer, or of a classic
+//     member's ClassicJoinTimer or ClassicSyncTimer (firing fences the
+//     member). A firing of a timer that is not armed, or before its
+//     deadline, is stale and ignored.
 //   - MetadataUpdate: the new metadata image (no output).
 //
 // Any other event or message, or a MetadataUpdate with an empty topic name
 // or a negative count, is a driver bug and panics.
 func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	s := &step{now: in.Now}
+	c.downgrade = nil
 	switch ev := in.Event.(type) {
 	case nextgen.Receive:
 		switch req := ev.Msg.(type) {
+		case nextgen.Classic:
+			c.handleClassic(s, ev.From, req.Msg)
 		case nextgen.HeartbeatRequest:
 			s.seq = req.Seq
 			c.handleHeartbeat(s, ev.From, req)
@@ -481,7 +551,7 @@ func (c *Coordinator) PreferredAssignor() string {
 // handleTimer fires t if it is armed and due, and ignores it otherwise.
 func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 	switch t.Kind {
-	case nextgen.SessionTimer, nextgen.RebalanceTimer:
+	case nextgen.SessionTimer, nextgen.RebalanceTimer, nextgen.ClassicJoinTimer, nextgen.ClassicSyncTimer:
 	default:
 		panic(fmt.Sprintf("coordinator: Step: %s is not a coordinator timer", t))
 	}
@@ -513,6 +583,22 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		if m.cur.Epoch == t.Epoch {
 			c.fence(s, m.id)
 		}
+	case nextgen.ClassicJoinTimer:
+		if t != classicJoinTimer(m.id) || !m.cl.joinArmed || s.now < m.cl.joinAt {
+			return
+		}
+		// "the classic member failed to join within the rebalance timeout."
+		m.cl.joinArmed, m.cl.joinAt = false, 0
+		c.members[m.id] = m
+		c.fence(s, m.id)
+	case nextgen.ClassicSyncTimer:
+		if t != classicSyncTimer(m.id) || !m.cl.syncArmed || s.now < m.cl.syncAt {
+			return
+		}
+		// "the member failed to sync within timeout."
+		m.cl.syncArmed, m.cl.syncAt = false, 0
+		c.members[m.id] = m
+		c.fence(s, m.id)
 	}
 }
 
@@ -608,6 +694,67 @@ func (s *step) cancelSession(m *member) {
 	}
 	m.sessionArmed, m.sessionAt = false, 0
 	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: sessionTimer(m.id), Cancel: true})
+}
+
+func classicJoinTimer(id spec.MemberID) nextgen.Timer {
+	return nextgen.Timer{Kind: nextgen.ClassicJoinTimer, Member: id}
+}
+
+func classicSyncTimer(id spec.MemberID) nextgen.Timer {
+	return nextgen.Timer{Kind: nextgen.ClassicSyncTimer, Member: id}
+}
+
+// sessionTimeout is how long m's session lasts without an accepted
+// request: its classic session timeout if it uses the classic protocol,
+// the group's (group.consumer.session.timeout.ms) otherwise.
+func (c *Coordinator) sessionTimeout(m *member) nextgen.Millis {
+	if m.cl.use {
+		return m.cl.sessionTimeout
+	}
+	return c.cfg.SessionTimeout
+}
+
+// armJoinIfAbsent arms m's classic join timer for d unless it is armed
+// (Kafka's scheduleConsumerGroupJoinTimeoutIfAbsent).
+func (s *step) armJoinIfAbsent(m *member, d nextgen.Millis) {
+	if m.cl.joinArmed {
+		return
+	}
+	m.cl.joinArmed, m.cl.joinAt = true, s.now+max(d, 0)
+	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicJoinTimer(m.id), At: m.cl.joinAt})
+}
+
+// armSync (re)starts m's classic sync timer for d (Kafka's
+// scheduleConsumerGroupSyncTimeout replaces an armed one).
+func (s *step) armSync(m *member, d nextgen.Millis) {
+	at := s.now + max(d, 0)
+	if m.cl.syncArmed && m.cl.syncAt == at {
+		return
+	}
+	m.cl.syncArmed, m.cl.syncAt = true, at
+	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicSyncTimer(m.id), At: at})
+}
+
+// cancelClassicTimers cancels m's classic join and sync timers if armed.
+func (s *step) cancelClassicTimers(m *member) {
+	s.cancelJoin(m)
+	s.cancelSync(m)
+}
+
+// cancelJoin cancels m's classic join timer if it is armed.
+func (s *step) cancelJoin(m *member) {
+	if m.cl.joinArmed {
+		m.cl.joinArmed, m.cl.joinAt = false, 0
+		s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicJoinTimer(m.id), Cancel: true})
+	}
+}
+
+// cancelSync cancels m's classic sync timer if it is armed.
+func (s *step) cancelSync(m *member) {
+	if m.cl.syncArmed {
+		m.cl.syncArmed, m.cl.syncAt = false, 0
+		s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicSyncTimer(m.id), Cancel: true})
+	}
 }
 
 // cancelRebalance cancels m's rebalance timer if it is armed.
@@ -885,8 +1032,17 @@ type MemberSnapshot struct {
 	ServerAssignor   string
 	Rack             string
 	RebalanceTimeout nextgen.Millis `canon:"duration"`
-	// Node is the From of the member's last accepted regular heartbeat.
+	// Node is the From of the member's last accepted regular heartbeat (or
+	// JoinGroup, for a member that uses the classic protocol).
 	Node string
+	// Classic reports that the member uses the classic protocol
+	// (useClassicProtocol): it joined with a JoinGroup, or was carried
+	// over by an online upgrade. ClassicSessionTimeout and ClassicProtocols
+	// (its JoinGroup's protocols with their metadata, in its order) are
+	// its classic record; zero for a member of the consumer protocol.
+	Classic               bool
+	ClassicSessionTimeout nextgen.Millis `canon:"duration"`
+	ClassicProtocols      []classic.ProtocolMetadata
 }
 
 // Member returns a snapshot of the member id, including a static member
@@ -904,7 +1060,9 @@ func (c *Coordinator) Member(id spec.MemberID) (MemberSnapshot, bool) {
 		Target:           c.target[id],
 		Subscription:     slices.Clone(m.subscription),
 		ServerAssignor:   m.assignor, Rack: m.rack, RebalanceTimeout: m.rebalanceTimeout,
-		Node: m.node,
+		Node:    m.node,
+		Classic: m.cl.use, ClassicSessionTimeout: m.cl.sessionTimeout,
+		ClassicProtocols: slices.Clone(m.cl.protocols),
 	}, true
 }
 
@@ -985,7 +1143,12 @@ func (c *Coordinator) targetTwice() spec.Set {
 }
 
 // String prints the whole state deterministically: the group line, the
-// metadata, one line per member (sorted by id) and the partition owners.
+// metadata, one line per member (sorted by id) and the partition owners. A
+// member that uses the classic protocol has its classic record at the end
+// of its line (classic session=..., its protocols, client, join and sync
+// timers), and the group line ends with the classic member id counter
+// once it has issued one; a group of the consumer protocol only prints
+// neither.
 //
 //	group g exists=true epoch=2 target-epoch=2 state=RECONCILING metadata-expired=false
 //	metadata=[foo:3] subscribed=[foo:3] target-metadata=[foo:3]
@@ -993,8 +1156,12 @@ func (c *Coordinator) targetTwice() spec.Set {
 //	owners foo-0=A@1 foo-1=A@1 foo-2=A@1
 func (c *Coordinator) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "group %s exists=%t epoch=%d target-epoch=%d state=%s metadata-expired=%t\n",
+	fmt.Fprintf(&b, "group %s exists=%t epoch=%d target-epoch=%d state=%s metadata-expired=%t",
 		c.cfg.GroupID, c.exists, c.groupEpoch, c.targetEpoch, c.state, c.metadataExpired)
+	if c.classicIDs != 0 {
+		fmt.Fprintf(&b, " classic-ids=%d", c.classicIDs)
+	}
+	b.WriteByte('\n')
 	fmt.Fprintf(&b, "metadata=%s subscribed=%s target-metadata=%s\n",
 		topicsString(c.topics), topicsString(c.subscribed), topicsString(c.targetTopics))
 	for _, id := range c.Members() {
@@ -1006,10 +1173,14 @@ func (c *Coordinator) String() string {
 		if m.rebalanceArmed {
 			rt = fmt.Sprintf("%d@%d", m.rebalanceEpoch, m.rebalanceAt)
 		}
-		fmt.Fprintf(&b, "member %s node=%s instance=%s epoch=%d previous=%d state=%s assigned=%s pending-revocation=%s assigned-at=[%s] target=%s subscription=[%s] assignor=%s rack=%s rebalance-timeout=%d session-timer=%s rebalance-timer=%s\n",
+		fmt.Fprintf(&b, "member %s node=%s instance=%s epoch=%d previous=%d state=%s assigned=%s pending-revocation=%s assigned-at=[%s] target=%s subscription=[%s] assignor=%s rack=%s rebalance-timeout=%d session-timer=%s rebalance-timer=%s",
 			id, dash(m.node), dash(m.instanceID), m.cur.Epoch, m.cur.PreviousEpoch, m.cur.State,
 			m.cur.Assigned, m.cur.PendingRevocation, assignedAtString(m.assignedAt), c.target[id], strings.Join(m.subscription, " "),
 			dash(m.assignor), dash(m.rack), m.rebalanceTimeout, st, rt)
+		if m.cl.use {
+			b.WriteString(" " + m.cl.String())
+		}
+		b.WriteByte('\n')
 	}
 	var parts []string
 	c.owners.each(func(p spec.Resource, s slot) {
@@ -1021,6 +1192,24 @@ func (c *Coordinator) String() string {
 	})
 	fmt.Fprintf(&b, "owners %s\n", strings.Join(parts, " "))
 	return b.String()
+}
+
+// String prints a classic member's record: "classic session=10000
+// protocols=[range=... ] client=A host=- join-timer=- sync-timer=@30000".
+func (cm classicMember) String() string {
+	ps := make([]string, len(cm.protocols))
+	for i, p := range cm.protocols {
+		ps[i] = fmt.Sprintf("%s=%q", p.Name, p.Metadata)
+	}
+	jt, st := "-", "-"
+	if cm.joinArmed {
+		jt = fmt.Sprintf("@%d", cm.joinAt)
+	}
+	if cm.syncArmed {
+		st = fmt.Sprintf("@%d", cm.syncAt)
+	}
+	return fmt.Sprintf("classic session=%d protocols=[%s] client=%s host=%s join-timer=%s sync-timer=%s",
+		cm.sessionTimeout, strings.Join(ps, " "), dash(cm.clientID), dash(cm.clientHost), jt, st)
 }
 
 func dash(s string) string {
@@ -1095,15 +1284,21 @@ func (c *Coordinator) CheckInvariants() error {
 		if !m.sessionArmed {
 			return fail("member %s has no session timer", id)
 		}
-		wantRebalance := m.cur.State == reconcile.UnrevokedPartitions && e >= 0
+		wantRebalance := m.cur.State == reconcile.UnrevokedPartitions && e >= 0 && !m.cl.use
 		if m.rebalanceArmed != wantRebalance || (m.rebalanceArmed && m.rebalanceEpoch != e) {
 			return fail("member %s in %s at epoch %d: rebalance timer armed=%t epoch=%d", id, m.cur.State, e, m.rebalanceArmed, m.rebalanceEpoch)
+		}
+		if err := m.cl.check(); err != nil {
+			return fail("member %s: %v", id, err)
 		}
 		tgt, ok := c.target[id]
 		if !ok {
 			return fail("member %s has no target", id)
 		}
-		if !c.withinSubscription(tgt, m.subscription) {
+		// A classic member's target is not checked: after an upgrade it is
+		// the member's last classic assignment, computed for the
+		// subscriptions of its generation (Kafka carries it over as it is).
+		if !m.cl.use && !c.withinSubscription(tgt, m.subscription) {
 			extra := tgt.Minus(c.targetTopics.Resources(m.subscription...))
 			return fail("target of %s has %s, outside its subscription %v in the target metadata %s", id, extra, m.subscription, topicsString(c.targetTopics))
 		}
@@ -1148,6 +1343,22 @@ func (c *Coordinator) CheckInvariants() error {
 		}
 	}
 	return c.checkSubscriptionMetadata(fail)
+}
+
+// check returns an error for a classic record that is not one: a member
+// that uses the classic protocol has protocols and a session timeout, and
+// a member of the consumer protocol has a zero record (no classic timers).
+func (cm classicMember) check() error {
+	switch {
+	case !cm.use && (cm.joinArmed || cm.syncArmed || cm.joinAt != 0 || cm.syncAt != 0 || cm.protocols != nil ||
+		cm.sessionTimeout != 0 || cm.clientID != "" || cm.clientHost != ""):
+		return fmt.Errorf("a member of the consumer protocol has a classic record: %s", cm)
+	case cm.use && len(cm.protocols) == 0:
+		return errors.New("a classic member without protocols")
+	case !cm.joinArmed && cm.joinAt != 0 || !cm.syncArmed && cm.syncAt != 0:
+		return fmt.Errorf("classic timer deadlines set while not armed: %s", cm)
+	}
+	return nil
 }
 
 // checkSubscriptionMetadata is CheckInvariants' last check: the

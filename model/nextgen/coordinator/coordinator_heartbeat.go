@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/target"
@@ -130,7 +131,19 @@ func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 // target, its partitions, its instance id), its timers are cancelled, the
 // subscription metadata is recomputed without it and the group epoch is
 // bumped. The new target is computed on the next heartbeat of any member.
+//
+// Before that, validate.DowngradeOnLeave decides whether the removal
+// downgrades the group (validateOnlineDowngradeWithFencedMember: the
+// member is the last of the consumer protocol, classic members remain,
+// the policy allows it, they fit ClassicMaxSize). If it does, the classic
+// group Kafka's convertToClassicGroup builds instead is recorded for
+// DowngradeTo; the removal is still applied here, so that the coordinator
+// stays a consistent consumer group for a caller that keeps it.
 func (c *Coordinator) fence(s *step, id spec.MemberID) {
+	if validate.DowngradeOnLeave(groupView{c: c}, id, c.cfg.Migration, c.cfg.ClassicMaxSize).Downgrades() {
+		g := c.classicGroup(id, nil, classic.GroupPreparingRebalance)
+		c.downgrade = &g
+	}
 	c.drop(s, id)
 	c.ownMaps()
 	delete(c.target, id)
@@ -153,6 +166,7 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 	}
 	s.cancelSession(&m)
 	s.cancelRebalance(&m)
+	s.cancelClassicTimers(&m)
 	delete(c.members, id)
 }
 
@@ -169,7 +183,14 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 //     request's member id, epoch 0, previous 0, with its assignment and
 //     target). SkipEpochCheck skips the member epoch check.
 //  2. The member's fields are updated from the request (instance id, rack,
-//     rebalance timeout, server assignor, subscription; unsent fields stay).
+//     rebalance timeout, server assignor, subscription; unsent fields stay),
+//     and the member uses the consumer protocol from now on (Kafka clears
+//     its classic metadata; its classic timers are cancelled, where Kafka
+//     leaves them to fire).
+//
+// Steps 3 to 5 and the commit are reconcileAndCommit's, which a classic
+// JoinGroup shares:
+//
 //  3. The group epoch is bumped if the subscription changed (always for a
 //     new member) or, when the subscription changed or the metadata
 //     expired, if the recomputed subscription metadata differs.
@@ -250,146 +271,19 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		updated.subscription = distinct(r.SubscribedTopicNames)
 	}
 	updated.node = from
+	// setClassicMemberMetadata(null): a member that used the classic
+	// protocol and heartbeats now uses the consumer protocol.
+	updated.cl.use = false
 
-	// 3. The group epoch.
-	groupEpoch, subscribed, expired := c.groupEpoch, c.subscribed, c.metadataExpired
-	bump := !slices.Equal(base.subscription, updated.subscription)
-	if bump || expired {
-		subscribed = c.subscriptionMetadata(c.subscribedNames(&updated, gone...))
-		if !maps.Equal(subscribed, c.subscribed) {
-			bump = true
-		}
-		expired = false
+	upd, ok := c.reconcileAndCommit(s, admission{
+		from: from, dec: dec, base: base, updated: updated, gone: gone,
+		owned: owned, ownedSent: r.OwnedSent,
+		reject: func(rej validate.Rejection) { s.reject(from, rej) },
+	})
+	if !ok {
+		return
 	}
-	if bump {
-		groupEpoch++
-	}
-
-	// 4. The target.
-	tgt, tgtEpoch, tgtTopics := c.target, c.targetEpoch, c.targetTopics
-	switch {
-	case groupEpoch > tgtEpoch:
-		name := c.preferredAssignor(updated, gone)
-		res, err := target.Build(target.Input{
-			Members:  c.targetMembers(),
-			Previous: c.target,
-			Topics:   subscribed,
-			Assignor: c.assignors[name],
-			// addOrUpdateMember. A static replacement is recognised by
-			// its instance id: the parked member is removed and its
-			// target inherited. Fenced members were removed when they
-			// were fenced, so there are no removeMember deltas here.
-			Upsert: []target.Member{targetMember(updated)},
-		})
-		if err != nil {
-			s.reject(from, rejection(spec.UnknownServerError,
-				"Failed to compute a new target assignment for epoch %d: %v.", groupEpoch, err))
-			return
-		}
-		tgt, tgtEpoch, tgtTopics = res.Target, groupEpoch, subscribed
-		s.out.Target = &res.Round
-	case dec.Kind == validate.ReplaceStatic:
-		// No new target: the new member id inherits the old one's.
-		tgt = maps.Clone(c.target)
-		inherited := c.target[dec.Member]
-		for _, id := range gone {
-			delete(tgt, id)
-		}
-		tgt[updated.id] = inherited
-	}
-
-	// 5. Reconcile.
-	next := updated.cur
-	if !next.IsReconciledTo(tgtEpoch) {
-		in := reconcile.Input{
-			TargetEpoch:    tgtEpoch,
-			Target:         tgt[updated.id],
-			Owned:          owned,
-			OwnedSent:      r.OwnedSent,
-			PartitionOwned: c.partitionOwned(updated.id, gone),
-			Semantics:      reconcile.Semantics{BeforeKafka19449: c.cfg.Semantics.BeforeKafka19449},
-		}
-		if c.cfg.Faults.Has(nextgen.StraightToTarget) {
-			// The fault: the coordinator takes every partition the member
-			// must give up as already given up, so the member never waits
-			// in UNREVOKED_PARTITIONS and its revoked partitions are free
-			// at once while it still works on them.
-			in.Owned, in.OwnedSent = owned.Intersect(in.Target), true
-		}
-		restart := c.cfg.Faults.Has(nextgen.RestartOnNewTarget)
-		var n reconcile.Member
-		var err error
-		if restart && updated.targetMemberEpoch != tgtEpoch && knownState(updated.cur.State) {
-			n, err = restartReconciliation(updated.cur, in)
-		} else {
-			n, err = reconcile.Next(updated.cur, in)
-		}
-		if restart {
-			updated.targetMemberEpoch = tgtEpoch
-		}
-		switch {
-		case errors.Is(err, reconcile.ErrFencedMemberEpoch):
-			s.reject(from, rejection(spec.FencedMemberEpoch,
-				"The consumer group member is in an unknown state and must abandon all its partitions and rejoin."))
-			return
-		case err != nil:
-			panic(fmt.Sprintf("coordinator: reconcile %s: %v\n%s", updated.id, err, c))
-		}
-		next = n
-		if next.State == reconcile.UnreleasedPartitions {
-			s.out.Withheld = c.withholding(updated.id, tgt[updated.id].Minus(next.Assigned))
-		}
-	}
-
-	// Commit.
-	for _, id := range gone {
-		if _, ok := c.members[id]; ok {
-			c.drop(s, id)
-		}
-	}
-	var prev *reconcile.Member
-	if dec.Kind == validate.ExistingMember {
-		prev = &base.cur
-		if base.instanceID != "" && base.instanceID != updated.instanceID {
-			c.ownMaps()
-			delete(c.instances, base.instanceID)
-		}
-	}
-	// Under RestartOnNewTarget a new target epoch alone is a change, as
-	// Kafka's record then carries the new targetMemberEpoch: the rebalance
-	// timer is re-armed.
-	changed := !sameMember(updated.cur, next) || updated.targetMemberEpoch != base.targetMemberEpoch
-	updated.cur = next
-	updated.assignedAt = assignmentEpochs(updated.assignedAt, next)
-	c.updateHoldings(updated.id, prev, next)
-	if updated.instanceID != "" {
-		c.ownMaps()
-		c.instances[updated.instanceID] = updated.id
-	}
-	if changed {
-		// maybeReconcile: (re)arm the rebalance timeout at the member's
-		// epoch when it entered UNREVOKED_PARTITIONS, cancel it otherwise.
-		if next.State == reconcile.UnrevokedPartitions {
-			s.armRebalance(&updated, next.Epoch, s.now+max(updated.rebalanceTimeout, 0))
-		} else {
-			s.cancelRebalance(&updated)
-		}
-	}
-	s.armSession(&updated, s.now+c.cfg.SessionTimeout)
-	// The group state depends on the members, the two epochs and whether
-	// each member is reconciled: a heartbeat of an existing member that
-	// changed none of them (a keep-alive in a stable group, the common
-	// case) cannot change it, so the O(members) derivation is skipped, as
-	// Kafka re-derives it only when a record is written.
-	stateMayChange := dec.Kind != validate.ExistingMember || changed || len(gone) > 0 ||
-		groupEpoch != c.groupEpoch || tgtEpoch != c.targetEpoch
-	c.members[updated.id] = updated
-	c.exists = true
-	c.groupEpoch, c.subscribed, c.metadataExpired = groupEpoch, subscribed, expired
-	c.target, c.targetEpoch, c.targetTopics = tgt, tgtEpoch, tgtTopics
-	if stateMayChange {
-		c.updateState()
-	}
+	next := upd.cur
 
 	resp := nextgen.HeartbeatResponse{
 		MemberID:            updated.id,
@@ -549,6 +443,10 @@ func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
 		ID: m.id, InstanceID: m.instanceID,
 		Epoch: m.cur.Epoch, PreviousEpoch: m.cur.PreviousEpoch, Assigned: m.cur.Assigned,
 		AssignmentEpochs: m.assignedAt,
+		Classic:          m.cl.use,
+	}
+	if m.cl.use {
+		info.Protocols = protocolNames(m.cl.protocols)
 	}
 	staticJoin := v.req.InstanceID != nil && v.req.MemberEpoch == 0 // no epoch check there
 	if v.skipEpochCheck && id == v.req.MemberID && m.cur.Epoch >= 0 && !staticJoin {
@@ -563,3 +461,235 @@ func (v groupView) InstanceOwner(instanceID string) (spec.MemberID, bool) {
 }
 
 func (v groupView) Size() int { return len(v.c.members) }
+
+// ClassicMembers counts the members that use the classic protocol.
+func (v groupView) ClassicMembers() int {
+	n := 0
+	for _, m := range v.c.members {
+		if m.cl.use {
+			n++
+		}
+	}
+	return n
+}
+
+// ClassicProtocolSupport counts the classic members that list the protocol
+// name.
+func (v groupView) ClassicProtocolSupport(name string) int {
+	n := 0
+	for _, m := range v.c.members {
+		if m.cl.use && slices.ContainsFunc(m.cl.protocols, func(p classic.ProtocolMetadata) bool { return p.Name == name }) {
+			n++
+		}
+	}
+	return n
+}
+
+// protocolNames returns the names of ps, in order.
+func protocolNames(ps []classic.ProtocolMetadata) []string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// admission is an accepted request about to update one member's record:
+// a ConsumerGroupHeartbeat or a classic JoinGroup.
+type admission struct {
+	from string
+	dec  validate.Decision
+	// base is the member's record before the request (a fresh record for
+	// a new member, a copy of the replaced one for a static replacement);
+	// updated is base with the request's fields applied.
+	base, updated member
+	// gone are the records the member's replaces (static replacement).
+	gone []spec.MemberID
+	// owned is what the request reports owned; ownedSent whether it
+	// reports it at all.
+	owned     spec.Set
+	ownedSent bool
+	// reject answers the request with a rejection, in its protocol.
+	reject func(validate.Rejection)
+}
+
+// reconcileAndCommit is what a heartbeat and a classic JoinGroup share,
+// once the member's record is updated from the request (Kafka runs the
+// same code in consumerGroupHeartbeat and classicGroupJoinToConsumerGroup):
+//
+//  3. The group epoch is bumped if the subscription changed (always for a
+//     new member) or, when the subscription changed or the metadata
+//     expired, if the recomputed subscription metadata differs.
+//  4. If the group epoch is ahead of the target epoch, target.Build with the
+//     preferred assignor computes a new target (failure:
+//     UNKNOWN_SERVER_ERROR).
+//  5. reconcile.Next moves the member one step towards its target, unless
+//     it is reconciled already (ErrFencedMemberEpoch: FENCED_MEMBER_EPOCH).
+//     With the RestartOnNewTarget fault, a member whose target epoch moved
+//     since its last reconciliation is recomputed by restartReconciliation
+//     instead.
+//
+// Then it commits (see regularHeartbeat) and returns the committed record.
+// A rejection (steps 4 and 5) goes through a.reject, changes nothing and
+// returns false.
+func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
+	dec, base, updated, gone := a.dec, a.base, a.updated, a.gone
+	// 3. The group epoch.
+	groupEpoch, subscribed, expired := c.groupEpoch, c.subscribed, c.metadataExpired
+	bump := !slices.Equal(base.subscription, updated.subscription)
+	if bump || expired {
+		subscribed = c.subscriptionMetadata(c.subscribedNames(&updated, gone...))
+		if !maps.Equal(subscribed, c.subscribed) {
+			bump = true
+		}
+		expired = false
+	}
+	if bump {
+		groupEpoch++
+	}
+
+	// 4. The target.
+	tgt, tgtEpoch, tgtTopics := c.target, c.targetEpoch, c.targetTopics
+	switch {
+	case groupEpoch > tgtEpoch:
+		name := c.preferredAssignor(updated, gone)
+		res, err := target.Build(target.Input{
+			Members:  c.targetMembers(),
+			Previous: c.target,
+			Topics:   subscribed,
+			Assignor: c.assignors[name],
+			// addOrUpdateMember. A static replacement is recognised by
+			// its instance id: the parked member is removed and its
+			// target inherited. Fenced members were removed when they
+			// were fenced, so there are no removeMember deltas here.
+			Upsert: []target.Member{targetMember(updated)},
+		})
+		if err != nil {
+			a.reject(rejection(spec.UnknownServerError,
+				"Failed to compute a new target assignment for epoch %d: %v.", groupEpoch, err))
+			return member{}, false
+		}
+		tgt, tgtEpoch, tgtTopics = res.Target, groupEpoch, subscribed
+		s.out.Target = &res.Round
+	case dec.Kind == validate.ReplaceStatic:
+		// No new target: the new member id inherits the old one's.
+		tgt = maps.Clone(c.target)
+		inherited := c.target[dec.Member]
+		for _, id := range gone {
+			delete(tgt, id)
+		}
+		tgt[updated.id] = inherited
+	}
+
+	// 5. Reconcile.
+	next := updated.cur
+	owned := a.owned
+	if !next.IsReconciledTo(tgtEpoch) {
+		in := reconcile.Input{
+			TargetEpoch:    tgtEpoch,
+			Target:         tgt[updated.id],
+			Owned:          owned,
+			OwnedSent:      a.ownedSent,
+			PartitionOwned: c.partitionOwned(updated.id, gone),
+			Semantics:      reconcile.Semantics{BeforeKafka19449: c.cfg.Semantics.BeforeKafka19449},
+		}
+		if c.cfg.Faults.Has(nextgen.StraightToTarget) {
+			// The fault: the coordinator takes every partition the member
+			// must give up as already given up, so the member never waits
+			// in UNREVOKED_PARTITIONS and its revoked partitions are free
+			// at once while it still works on them.
+			in.Owned, in.OwnedSent = owned.Intersect(in.Target), true
+		}
+		restart := c.cfg.Faults.Has(nextgen.RestartOnNewTarget)
+		var n reconcile.Member
+		var err error
+		if restart && updated.targetMemberEpoch != tgtEpoch && knownState(updated.cur.State) {
+			n, err = restartReconciliation(updated.cur, in)
+		} else {
+			n, err = reconcile.Next(updated.cur, in)
+		}
+		if restart {
+			updated.targetMemberEpoch = tgtEpoch
+		}
+		switch {
+		case errors.Is(err, reconcile.ErrFencedMemberEpoch):
+			a.reject(rejection(spec.FencedMemberEpoch,
+				"The consumer group member is in an unknown state and must abandon all its partitions and rejoin."))
+			return member{}, false
+		case err != nil:
+			panic(fmt.Sprintf("coordinator: reconcile %s: %v\n%s", updated.id, err, c))
+		}
+		next = n
+		if next.State == reconcile.UnreleasedPartitions {
+			s.out.Withheld = c.withholding(updated.id, tgt[updated.id].Minus(next.Assigned))
+		}
+	}
+
+	// Commit.
+	for _, id := range gone {
+		if _, ok := c.members[id]; ok {
+			c.drop(s, id)
+		}
+	}
+	var prev *reconcile.Member
+	if dec.Kind == validate.ExistingMember {
+		prev = &base.cur
+		if base.instanceID != "" && base.instanceID != updated.instanceID {
+			c.ownMaps()
+			delete(c.instances, base.instanceID)
+		}
+	}
+	// Under RestartOnNewTarget a new target epoch alone is a change, as
+	// Kafka's record then carries the new targetMemberEpoch: the rebalance
+	// timer is re-armed.
+	changed := !sameMember(updated.cur, next) || updated.targetMemberEpoch != base.targetMemberEpoch
+	updated.cur = next
+	updated.assignedAt = assignmentEpochs(updated.assignedAt, next)
+	c.updateHoldings(updated.id, prev, next)
+	if updated.instanceID != "" {
+		c.ownMaps()
+		c.instances[updated.instanceID] = updated.id
+	}
+	switch {
+	case updated.cl.use:
+		// maybeReconcile arms no rebalance timeout for a member that uses
+		// the classic protocol: it has join and sync timers instead.
+		// Departure: a member of the consumer protocol that turns classic
+		// (a JoinGroup under its member id) has its rebalance timer
+		// cancelled here; Kafka leaves it to fire.
+		s.cancelRebalance(&updated)
+	case changed || base.cl.use:
+		// maybeReconcile: (re)arm the rebalance timeout at the member's
+		// epoch when it entered UNREVOKED_PARTITIONS, cancel it otherwise.
+		// A classic member that turns to the consumer protocol gets the
+		// timer its state calls for.
+		if next.State == reconcile.UnrevokedPartitions {
+			s.armRebalance(&updated, next.Epoch, s.now+max(updated.rebalanceTimeout, 0))
+		} else {
+			s.cancelRebalance(&updated)
+		}
+	}
+	if !updated.cl.use {
+		// A member that turns to the consumer protocol sheds its classic
+		// record and timers. Departure: Kafka leaves its join or sync
+		// timer to fire and fence it.
+		s.cancelClassicTimers(&updated)
+		updated.cl = classicMember{}
+	}
+	s.armSession(&updated, s.now+c.sessionTimeout(&updated))
+	// The group state depends on the members, the two epochs and whether
+	// each member is reconciled: a heartbeat of an existing member that
+	// changed none of them (a keep-alive in a stable group, the common
+	// case) cannot change it, so the O(members) derivation is skipped, as
+	// Kafka re-derives it only when a record is written.
+	stateMayChange := dec.Kind != validate.ExistingMember || changed || len(gone) > 0 ||
+		groupEpoch != c.groupEpoch || tgtEpoch != c.targetEpoch
+	c.members[updated.id] = updated
+	c.exists = true
+	c.groupEpoch, c.subscribed, c.metadataExpired = groupEpoch, subscribed, expired
+	c.target, c.targetEpoch, c.targetTopics = tgt, tgtEpoch, tgtTopics
+	if stateMayChange {
+		c.updateState()
+	}
+	return updated, true
+}

@@ -10,8 +10,20 @@ import (
 // may be renamed), instants relative to the clock. The configuration and
 // the assignors are left out: they are fixed when the coordinator is made
 // and never change, so they are the same in every state a model compares.
+//
+// A coordinator that has generated no classic member id, and whose members
+// all use the consumer protocol, encodes exactly as before classic members
+// existed: the classic member id counter is written only once it is not 0
+// (as 2 or 3 where exists is written as 0 or 1, then the counter), and a
+// member's classic record only for a classic member (after its other
+// fields, inside its length-prefixed entry).
 func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
-	e.Bool(c.exists)
+	if c.classicIDs == 0 {
+		e.Bool(c.exists)
+	} else {
+		e.Len(2 + boolInt(c.exists))
+		e.Counter(c.classicIDs)
+	}
 	e.Int(int64(c.state))
 	e.Int(int64(c.groupEpoch))
 	e.Int(int64(c.targetEpoch))
@@ -61,4 +73,31 @@ func (m member) encode(e *canon.Encoder) {
 	e.Bool(m.rebalanceArmed)
 	e.Int(int64(m.rebalanceEpoch))
 	e.Instant(int64(m.rebalanceAt))
+	if m.cl.use {
+		m.cl.encode(e)
+	}
+}
+
+// encode writes every field of a classic member's record.
+func (cm classicMember) encode(e *canon.Encoder) {
+	e.Bool(cm.use)
+	e.Int(int64(cm.sessionTimeout))
+	e.Len(len(cm.protocols))
+	for _, p := range cm.protocols {
+		e.String(p.Name)
+		e.String(string(p.Metadata))
+	}
+	e.String(cm.clientID)
+	e.String(cm.clientHost)
+	e.Bool(cm.joinArmed)
+	e.Instant(int64(cm.joinAt))
+	e.Bool(cm.syncArmed)
+	e.Instant(int64(cm.syncAt))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
