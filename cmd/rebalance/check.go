@@ -17,6 +17,7 @@ import (
 	"github.com/rebalance-ref/rebalance/checker"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
+	"github.com/rebalance-ref/rebalance/model/mixed"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/sim"
@@ -29,6 +30,11 @@ var classicProtocols = []string{"eager", "cooperative", "deferred", "incremental
 
 // allProtocols is every protocol check knows, in the order it reports them.
 var allProtocols = append(slices.Clone(classicProtocols), "nextgen")
+
+// checkedProtocols is every protocol check explores, in the order it
+// reports them: the five protocols, then the mixed group (classic and
+// next-gen members in one group, with the online migration between them).
+var checkedProtocols = append(slices.Clone(allProtocols), "mixed")
 
 // lawsChecked names the laws the checker checks, in every protocol.
 var lawsChecked = []spec.Law{
@@ -60,22 +66,25 @@ type checkOptions struct {
 	connectors, tasks                                int
 	crashes, restarts, leaves, resubscribes          int
 	drops, duplicates, leaderBounces, maxRounds      int
-	records, overruns                                int
+	records, overruns, migrations                    int
 	recordsOn                                        []string
-	leaderFailover, claimGeneration                  string
+	leaderFailover, claimGeneration, migrationPolicy string
 	maxDelay                                         string // "": the world's default
 	envAnywhere, symmetry, exact, noLiveness, asJSON bool
 	workers                                          int
-	timeLimit                                        time.Duration
-	maxStates                                        int64
-	maxMemory                                        string
-	memoryLimit                                      int64 // parsed from maxMemory
-	worldMaxDelay                                    int   // parsed from maxDelay: core.CheckOptions.MaxDelay
-	faults                                           []string
-	semantics                                        []string
-	listFaults                                       bool
-	scenarioDir                                      string
-	progress                                         io.Writer // nil: no progress line
+	// dropsGiven: --drops was on the command line (the mixed world
+	// loses no message unless told to; see mixedDefaults).
+	dropsGiven    bool
+	timeLimit     time.Duration
+	maxStates     int64
+	maxMemory     string
+	memoryLimit   int64 // parsed from maxMemory
+	worldMaxDelay int   // parsed from maxDelay: core.CheckOptions.MaxDelay
+	faults        []string
+	semantics     []string
+	listFaults    bool
+	scenarioDir   string
+	progress      io.Writer // nil: no progress line
 }
 
 // checkResult is one protocol's summary; its JSON form is stable for
@@ -151,8 +160,14 @@ usage error.`,
 				o.progress = os.Stderr
 			}
 			recordsDefaults(&o, cmd.Flags().Changed)
+			o.dropsGiven = cmd.Flags().Changed("drops")
 			if o.connectors != 0 && (cmd.Flags().Changed("topics") || cmd.Flags().Changed("partitions")) {
 				return usageError{fmt.Errorf("--connectors replaces the topics: give --connectors and --tasks, or --topics and --partitions, not both")}
+			}
+			for _, flag := range []string{"migrations", "migration-policy"} {
+				if cmd.Flags().Changed(flag) && o.protocol != "mixed" && o.protocol != "all" {
+					return usageError{fmt.Errorf("--%s applies to --protocol mixed only", flag)}
+				}
 			}
 			if o.protocol == "nextgen" && semanticsWitness(&o, cmd.Flags().Changed) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "check: --semantics %s: exploring the world where the bug shows (%s); bound flags override it\n",
@@ -163,7 +178,7 @@ usage error.`,
 	}
 	d := world.DefaultCheckOptions()
 	f := c.Flags()
-	f.StringVar(&o.protocol, "protocol", "all", "eager|cooperative|deferred|incremental|nextgen|all")
+	f.StringVar(&o.protocol, "protocol", "all", "eager|cooperative|deferred|incremental|nextgen|mixed|all")
 	f.IntVar(&o.members, "members", d.Members, "members in the world (members-joins start in the group)")
 	f.IntVar(&o.joins, "joins", d.Joins, "members that join later")
 	f.IntVar(&o.topics, "topics", d.Topics, "topics, each subscribed by every member")
@@ -179,6 +194,8 @@ usage error.`,
 	f.IntVar(&o.records, "records", defaultRecords, "records in the log of each partition of --records-on that the applications process and commit, which turns the delivery laws on (0: no delivery)")
 	f.StringSliceVar(&o.recordsOn, "records-on", []string{defaultRecordsOn}, "the partitions with records, or all (every partition: a far larger world; the delivery laws are per partition)")
 	f.IntVar(&o.overruns, "overruns", 0, "applications that overrun a pending revocation (timers fire meanwhile, so the rebalance timeout may fence the member while it still works: a zombie with work to commit); next-gen revokes outside the callback, the classic protocols within it")
+	f.IntVar(&o.migrations, "migrations", 1, "mixed: processes bounced onto the other group protocol (the steps of a rolling upgrade or its rollback)")
+	f.StringVar(&o.migrationPolicy, "migration-policy", "", "mixed: group.consumer.migration.policy, bidirectional|upgrade|downgrade|disabled (default "+mixed.DefaultCheckPolicy+": a rolling upgrade; bidirectional adds the downgrade)")
 	f.IntVar(&o.leaderBounces, "leader-bounces", 0, "leader changes (the leader leaves and rejoins at once); -1 for unbounded (classic only)")
 	f.StringVar(&o.leaderFailover, "leader-failover", "", "deferred/incremental: reassign-immediately (default) or delay-if-departed")
 	f.StringVar(&o.maxDelay, "max-delay", "", "deferred/incremental: scheduled.rebalance.max.delay.ms in ms (default 3000); 0 disables scheduled delays, as in Connect")
@@ -205,7 +222,7 @@ func runCheck(out io.Writer, o checkOptions) error {
 		listFaults(out)
 		return nil
 	}
-	protocols, err := selectProtocols(o.protocol)
+	protocols, err := selectFrom(checkedProtocols, o.protocol)
 	if err != nil {
 		return err
 	}
@@ -341,7 +358,7 @@ func worldOptions[F any](o checkOptions, faults F) core.CheckOptions[F] {
 		Drops: o.drops, Duplicates: o.duplicates, LeaderBounces: o.leaderBounces, Faults: faults,
 		LeaderFailover: o.leaderFailover, MaxDelay: o.worldMaxDelay, ClaimGeneration: o.claimGeneration, MaxRounds: o.maxRounds,
 		EnvAnywhere: o.envAnywhere, Semantics: o.semantics, Records: o.records, RecordsOn: o.recordsOn, DeliveryFaults: deliveryFaults(o.faults),
-		Overruns: o.overruns}
+		Overruns: o.overruns, Migrations: o.migrations, MigrationPolicy: o.migrationPolicy}
 }
 
 // explore builds the model of the world wo with build (a bad world is a
@@ -362,6 +379,24 @@ func explore[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any, F any](wo core.
 	return res, m.Preamble(), m.ScenarioFile, err
 }
 
+// mixedDefaultDrops is the mixed world's lost messages unless --drops
+// says otherwise: none. With one, the checker finds Kafka's consumer group
+// re-admitting a classic member it had removed, under its old member id,
+// while that member still holds partitions given to another
+// (docs/protocols/nextgen.md, "Online migration"); the world without
+// losses is the one where the migration's own rules are judged.
+const mixedDefaultDrops = 0
+
+// mixedFaults is the fault bits the mixed world gets: none, which is all
+// it takes, unless --protocol mixed names faults (mixed.CheckWorld then
+// refuses them); with --protocol all the faults are the other protocols'.
+func mixedFaults(o checkOptions) nextgen.Fault {
+	if o.protocol == "mixed" && len(o.faults) > 0 {
+		return nextgen.FaultList.All()
+	}
+	return 0
+}
+
 // checkOne builds protocol p's world from the options and explores it.
 func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.Fault) (checkResult, error) {
 	co := checker.Options{Workers: o.workers, Symmetry: o.symmetry, Exact: o.exact, NoLiveness: o.noLiveness, MaxStates: o.maxStates, TimeLimit: o.timeLimit, MaxMemory: o.memoryLimit}
@@ -370,6 +405,11 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 			fmt.Fprintf(o.progress, "\r%-12s states %d  queue %d  depth %d  %.0f states/s   ", p, pr.Distinct, pr.Queue, pr.Depth, pr.StatesPerSecond())
 		}
 		defer fmt.Fprintf(o.progress, "\r%s\r", strings.Repeat(" ", 78))
+	}
+	if p != "mixed" {
+		o.migrations, o.migrationPolicy = 0, ""
+	} else if !o.dropsGiven {
+		o.drops = mixedDefaultDrops
 	}
 	universe := fmt.Sprintf("topics=%dx%d", o.topics, o.partitions)
 	if o.connectors != 0 {
@@ -392,7 +432,21 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 		scenario func(comment, lines []string) (string, error)
 		err      error
 	)
-	if p == "nextgen" {
+	switch p {
+	case "mixed":
+		policy := o.migrationPolicy
+		if policy == "" {
+			policy = mixed.DefaultCheckPolicy
+		}
+		bounds += fmt.Sprintf(" migrations=%d policy=%s", o.migrations, policy)
+		res, preamble, scenario, err = explore(worldOptions(o, mixedFaults(o)), func(wo mixed.CheckOptions) (*mixed.Model, error) {
+			cfg, err := mixed.CheckWorld(wo)
+			if err != nil {
+				return nil, err
+			}
+			return mixed.NewModel(cfg)
+		}, co)
+	case "nextgen":
 		res, preamble, scenario, err = explore(worldOptions(o, ngFaults), func(wo ngworld.CheckOptions) (*ngworld.Model, error) {
 			cfg, err := ngworld.CheckWorld(wo)
 			if err != nil {
@@ -400,7 +454,7 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 			}
 			return ngworld.NewModel(cfg)
 		}, co)
-	} else {
+	default:
 		res, preamble, scenario, err = explore(worldOptions(o, faults), func(wo world.CheckOptions) (*world.Model, error) {
 			cfg, err := world.CheckWorld(p, wo)
 			if err != nil {

@@ -133,12 +133,16 @@ func deliveryFaults(names []string) core.DeliveryFault {
 
 // selectProtocols returns the protocols --protocol names: one, or all of
 // them for "all"; anything else is a usage error.
-func selectProtocols(name string) ([]string, error) {
+func selectProtocols(name string) ([]string, error) { return selectFrom(allProtocols, name) }
+
+// selectFrom returns the protocols of known that name names: one, or all
+// of them for "all"; anything else is a usage error.
+func selectFrom(known []string, name string) ([]string, error) {
 	if name == "all" {
-		return allProtocols, nil
+		return known, nil
 	}
-	if !slices.Contains(allProtocols, name) {
-		return nil, usageError{fmt.Errorf("--protocol %q: want one of %s or all", name, strings.Join(allProtocols, ", "))}
+	if !slices.Contains(known, name) {
+		return nil, usageError{fmt.Errorf("--protocol %q: want one of %s or all", name, strings.Join(known, ", "))}
 	}
 	return []string{name}, nil
 }

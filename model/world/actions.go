@@ -304,7 +304,9 @@ func (w *World[M, T, C, P]) migrated(cfg P) (P, bool) {
 
 // Migrate bounces the live process name onto the other protocol of a
 // Migrator family (a Migrate action): the old incarnation leaves
-// gracefully and one on the other protocol starts at once.
+// gracefully, its application finishing what it revokes (and committing
+// it) before the process stops, and one on the other protocol starts at
+// once.
 func (w *World[M, T, C, P]) Migrate(name string) error {
 	p, err := w.live(name)
 	if err != nil {
@@ -314,7 +316,13 @@ func (w *World[M, T, C, P]) Migrate(name string) error {
 	if !ok {
 		return fmt.Errorf("member %s cannot migrate: the %s family has one protocol", name, w.Family.Name())
 	}
-	return w.Bounce(name, cfg)
+	w.stepMember(name, node.Leave{})
+	if p := w.Processes[name]; !p.Revoking.IsEmpty() && p.Node != nil && !p.Node.Phase().Done() {
+		if err := w.CompleteRevocation(name); err != nil {
+			return err
+		}
+	}
+	return w.restartAs(name, cfg)
 }
 
 // promptRevoking reports whether a live process whose application is not

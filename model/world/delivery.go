@@ -273,14 +273,16 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 
 // deliveryCallback is what the application of process name does with its
 // positions on callback cb: forget them all when its partitions are lost;
-// commit those of the resources it is told to revoke, where it revokes
-// within the callback (the classic family; next-gen commits when the
-// application finishes revoking, CompleteRevocation).
+// commit those of the resources it is told to revoke, where the
+// revocation completes within the callback (a classic member's; a
+// next-gen member's application commits when it finishes revoking,
+// CompleteRevocation, which is how Family.RevokeCallback tells them apart).
 func (w *World[M, T, C, P]) deliveryCallback(name string, cb C) {
-	switch {
-	case w.Family.LostCallback(cb):
+	if w.Family.LostCallback(cb) {
 		w.forgetPositions(name)
-	case w.Family.RevocationDone(nil) == nil:
+		return
+	}
+	if later, _ := w.Family.RevokeCallback(cb); later.IsEmpty() {
 		w.commit(name, w.Family.Revoked(cb))
 	}
 }

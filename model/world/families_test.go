@@ -19,6 +19,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
+	"github.com/rebalance-ref/rebalance/model/mixed"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/node"
@@ -35,6 +36,7 @@ import (
 const (
 	classicData = "../classic/world/testdata"
 	nextgenData = "../nextgen/world/testdata"
+	mixedData   = "../mixed/testdata"
 )
 
 // TestScenarios runs every scenario file of each family. Each file opens
@@ -51,6 +53,7 @@ const (
 func TestScenarios(t *testing.T) {
 	t.Run("classic", func(t *testing.T) { scenarios(t, classicData, classicworld.NewScript) })
 	t.Run("nextgen", func(t *testing.T) { scenarios(t, nextgenData, ngworld.NewScript) })
+	t.Run("mixed", func(t *testing.T) { scenarios(t, mixedData, mixed.NewScript) })
 }
 
 func scenarios[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, dir string, newScript func() *core.Script[M, T, C, P]) {

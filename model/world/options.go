@@ -74,6 +74,9 @@ type CheckOptions[F any] struct {
 	// see the family's SemanticsList). A family without selectors refuses
 	// any.
 	Semantics []string
+	// MigrationPolicy is the mixed group's group.consumer.migration.policy
+	// ("" for the mixed world's default); other families refuse one.
+	MigrationPolicy string
 	// EnvAnywhere lets members join, crash, leave, restart and change
 	// subscription while messages are in flight too, where the family
 	// otherwise lets them act only when the network is quiet

@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 	"github.com/rebalance-ref/rebalance/model/sim"
+	"maps"
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/node"
@@ -35,6 +36,9 @@ type Script[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 //	commit A             A's application commits what it gave up uncommitted (commit-after-release)
 //	overrun A            A's application overruns its pending revocation (timers fire meanwhile)
 //	migrate A            A is bounced onto the other group protocol (a family with two: model/mixed)
+//	slow A | prompt A    A's application revokes only when told (revoked A), or at once
+//	revoked A            A's application has finished revoking
+//	add-partition T      one more partition for T (a family whose coordinator takes metadata)
 //	ownership | coordinator | in-flight | timers | rounds | check
 //
 // "group" and "add-member" and any other verb are the family's (see its
@@ -96,6 +100,27 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 		var name string
 		if name, err = script.Name(args, "overrun"); err == nil {
 			err = s.W.OverrunRevocation(name)
+		}
+	case "slow", "prompt", "revoked":
+		var name string
+		if name, err = script.Name(args, cmd); err == nil {
+			switch cmd {
+			case "slow", "prompt":
+				err = s.W.SetSlow(name, cmd == "slow")
+			default:
+				err = s.W.CompleteRevocation(name)
+			}
+		}
+	case "add-partition":
+		var topic string
+		if topic, err = script.Name(args, cmd); err == nil {
+			if _, ok := s.W.Topics[topic]; !ok {
+				err = fmt.Errorf("add-partition: no topic %s", topic)
+			} else {
+				t := maps.Clone(s.W.Topics)
+				t[topic]++
+				err = s.W.UpdateMetadata(t)
+			}
 		}
 	case "migrate":
 		var name string

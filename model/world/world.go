@@ -442,6 +442,13 @@ func (w *World[M, T, C, P]) Bounce(name string, cfg P) error {
 		return err
 	}
 	w.stepMember(name, node.Leave{})
+	return w.restartAs(name, cfg)
+}
+
+// restartAs replaces the node of process name, which has just been told
+// to leave, by a new incarnation configured by cfg, started at once: the
+// second half of a bounce.
+func (w *World[M, T, C, P]) restartAs(name string, cfg P) error {
 	p := w.own(name)
 	p.Node = nil
 	p.stopRevoking()

@@ -57,6 +57,9 @@ func (f Family) CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, e
 	if err := o.Validate(); err != nil {
 		return core.CheckConfig{}, err
 	}
+	if o.Migrations != 0 || o.MigrationPolicy != "" {
+		return core.CheckConfig{}, fmt.Errorf("migrations and the migration policy apply to the mixed group only")
+	}
 	switch {
 	case o.Restarts > o.Crashes:
 		return core.CheckConfig{}, fmt.Errorf("restarts = %d: more than crashes (%d); only a crashed member restarts", o.Restarts, o.Crashes)

@@ -105,7 +105,21 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 			return fail("the embedded consumer protocol of member %s is malformed: %v", ms.ID, err)
 		}
 		var assigned spec.Set
-		if ms.Assignment != "" {
+		switch {
+		case ms.Assignment == "" && g.State == classic.GroupCompletingRebalance:
+			// Kafka keeps a member's previous assignment through
+			// CompletingRebalance (the leader's SyncGroup replaces it);
+			// the classic model clears it when the join completes. The
+			// member's JoinGroup of this generation carries what it holds
+			// of that assignment (a cooperative member its previous
+			// assignment after revoking, an eager member nothing), which
+			// stands in for it: what the member owns is never free.
+			for _, p := range sub.Owned {
+				if c.topics.Has(p) {
+					assigned = append(assigned, p)
+				}
+			}
+		case ms.Assignment != "":
 			a, err := classic.DecodeAssignment(ms.Assignment)
 			if err != nil {
 				return fail("the embedded consumer protocol of member %s is malformed: %v", ms.ID, err)

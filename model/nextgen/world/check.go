@@ -96,6 +96,9 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	if err := o.Validate(); err != nil {
 		return core.CheckConfig{}, err
 	}
+	if o.Migrations != 0 || o.MigrationPolicy != "" {
+		return core.CheckConfig{}, fmt.Errorf("migrations and the migration policy apply to the mixed group only")
+	}
 	if o.LeaderBounces != 0 || o.LeaderFailover != "" || o.MaxDelay != 0 || o.ClaimGeneration != "" || o.EnvAnywhere {
 		return core.CheckConfig{}, fmt.Errorf("leader bounces, leader failover, max delay, claim generation and env-anywhere apply to the classic protocols only")
 	}

@@ -12,39 +12,10 @@ import (
 	"github.com/rebalance-ref/rebalance/model/script"
 )
 
-// Verb runs the next-gen family's own scenario commands:
-//
-//	slow A | prompt A    the application revokes only when told (revoked A), or at once
-//	revoked A            the application has finished revoking
-//	add-partition foo    one more partition for foo (the coordinator sees new metadata)
-func (Family) Verb(s *Script, cmd string, args []core.Arg) (bool, error) {
-	switch cmd {
-	case "slow", "prompt", "revoked":
-		name, err := script.Name(args, cmd)
-		if err != nil {
-			return true, err
-		}
-		switch cmd {
-		case "slow":
-			return true, s.W.SetSlow(name, true)
-		case "prompt":
-			return true, s.W.SetSlow(name, false)
-		}
-		return true, s.W.CompleteRevocation(name)
-	case "add-partition":
-		topic, err := script.Name(args, cmd)
-		if err != nil {
-			return true, err
-		}
-		if _, ok := s.W.Topics[topic]; !ok {
-			return true, fmt.Errorf("add-partition: no topic %s", topic)
-		}
-		t := maps.Clone(s.W.Topics)
-		t[topic]++
-		return true, s.W.UpdateMetadata(t)
-	}
-	return false, nil
-}
+// Verb runs the next-gen family's own scenario commands: it has none
+// besides the shared ones (model/world's Script: slow, prompt, revoked,
+// add-partition among them).
+func (Family) Verb(*Script, string, []core.Arg) (bool, error) { return false, nil }
 
 func faults(args []core.Arg) (nextgen.Fault, error) {
 	return nextgen.FaultList.ParseAll(script.Vals(args, "faults"))

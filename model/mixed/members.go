@@ -1,0 +1,104 @@
+package mixed
+
+import (
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/node"
+	core "github.com/rebalance-ref/rebalance/model/world"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// member is the world's view of a member node of either protocol.
+type member = core.Member[nextgen.Message, Timer, Callback]
+
+// classicMember is a classic member (model/classic) in the mixed world: it
+// speaks the classic protocol to whichever group the coordinator holds.
+type classicMember struct{ *classic.Member }
+
+// Step translates in for the classic member, steps it and translates its
+// output. An input of the consumer protocol (which no coordinator sends a
+// classic member) and a next-gen application's RevocationDone (a classic
+// member revokes within its callback) change nothing.
+func (m classicMember) Step(in node.Input) Output {
+	if _, ok := in.Event.(nextgen.RevocationDone); ok {
+		return Output{}
+	}
+	cin, ok := toClassic(in)
+	if !ok {
+		return Output{}
+	}
+	return fromClassic(m.Member.Step(cin))
+}
+
+func (m classicMember) CloneMember() member { return classicMember{m.Clone()} }
+
+// Phase is the classic family's: between JoinGroup and the end of
+// SyncGroup a member is Rebalancing.
+func (m classicMember) Phase() core.Phase {
+	switch m.State() {
+	case classic.Joining, classic.AwaitingSync:
+		return core.Rebalancing
+	case classic.Stable:
+		return core.Settled
+	case classic.Left:
+		return core.Left
+	case classic.Failed:
+		return core.Failed
+	}
+	return core.Active
+}
+
+// Encode writes the protocol, then the member; of one that left or failed
+// only its state and view, as the classic family does (it never steps
+// again, and its memory would hold instants drifting into the past).
+func (m classicMember) Encode(e *canon.Encoder) {
+	e.Uint(uint64(ClassicProtocol))
+	if st := m.State(); st == classic.Left || st == classic.Failed {
+		e.Int(int64(st))
+		e.MemberView(m.View())
+		return
+	}
+	m.Member.EncodeCanon(e)
+}
+
+// consumerMember is a next-gen member (model/nextgen) in the mixed world.
+type consumerMember struct{ *nextgen.Member }
+
+// Step translates in for the next-gen member, steps it and translates its
+// output. A classic timer (which no next-gen member arms) and a classic
+// member's events change nothing.
+func (m consumerMember) Step(in node.Input) Output {
+	if _, ok := in.Event.(classic.RequestRejoin); ok {
+		return Output{}
+	}
+	nin, ok := toConsumer(in)
+	if !ok {
+		return Output{}
+	}
+	return fromConsumer(m.Member.Step(nin))
+}
+
+func (m consumerMember) CloneMember() member { return consumerMember{m.Clone()} }
+
+// Phase is the next-gen family's: no rebalancing phase of its own.
+func (m consumerMember) Phase() core.Phase {
+	switch m.State() {
+	case nextgen.MemberStable:
+		return core.Settled
+	case nextgen.MemberLeft:
+		return core.Left
+	case nextgen.MemberFatal:
+		return core.Failed
+	}
+	return core.Active
+}
+
+// Generation is the member epoch.
+func (m consumerMember) Generation() spec.Generation { return spec.Generation(m.Epoch()) }
+
+// Encode writes the protocol, then the member.
+func (m consumerMember) Encode(e *canon.Encoder) {
+	e.Uint(uint64(ConsumerProtocol))
+	m.Member.EncodeCanon(e)
+}
