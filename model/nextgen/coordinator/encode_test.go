@@ -129,14 +129,18 @@ func TestEncodingOfClassicMembers(t *testing.T) {
 		"use":             func(m *classicMember) { m.use = false },
 		"session timeout": func(m *classicMember) { m.sessionTimeout++ },
 		"protocols":       func(m *classicMember) { m.protocols = append(slices.Clone(m.protocols), m.protocols[0]) },
-		"protocol name":   func(m *classicMember) { m.protocols = []classic.ProtocolMetadata{{Name: "x", Metadata: m.protocols[0].Metadata}} },
-		"metadata":        func(m *classicMember) { m.protocols = []classic.ProtocolMetadata{{Name: m.protocols[0].Name, Metadata: "x"}} },
-		"client":          func(m *classicMember) { m.clientID = "x" },
-		"host":            func(m *classicMember) { m.clientHost = "x" },
-		"join armed":      func(m *classicMember) { m.joinArmed = true },
-		"join at":         func(m *classicMember) { m.joinAt = 5 },
-		"sync armed":      func(m *classicMember) { m.syncArmed = true },
-		"sync at":         func(m *classicMember) { m.syncAt = 5 },
+		"protocol name": func(m *classicMember) {
+			m.protocols = []classic.ProtocolMetadata{{Name: "x", Metadata: m.protocols[0].Metadata}}
+		},
+		"metadata": func(m *classicMember) {
+			m.protocols = []classic.ProtocolMetadata{{Name: m.protocols[0].Name, Metadata: "x"}}
+		},
+		"client":     func(m *classicMember) { m.clientID = "x" },
+		"host":       func(m *classicMember) { m.clientHost = "x" },
+		"join armed": func(m *classicMember) { m.joinArmed = true },
+		"join at":    func(m *classicMember) { m.joinAt = 5 },
+		"sync armed": func(m *classicMember) { m.syncArmed = true },
+		"sync at":    func(m *classicMember) { m.syncAt = 5 },
 	} {
 		edits[name] = func(c *Coordinator) {
 			m := c.members["C-1"]

@@ -264,6 +264,13 @@ func TestFromClassicGroupRefuses(t *testing.T) {
 	if _, _, err := FromClassicGroup(CoordinatorConfig{}, good, 0); err == nil {
 		t.Fatal("an invalid configuration was accepted")
 	}
+	// A member without a rebalance timeout gets its session timeout.
+	g := good
+	g.Members = slices.Clone(good.Members)
+	g.Members[0].RebalanceTimeout = 0
+	if c, _, err := FromClassicGroup(cfg, g, 0); err != nil || c.mustSnapshot(t, g.Members[0].ID).RebalanceTimeout != g.Members[0].SessionTimeout {
+		t.Fatalf("a member without a rebalance timeout: %v\n%v", err, c)
+	}
 	// The good one converts, and its generated ids go on from the classic
 	// group's counter.
 	c, _, err := FromClassicGroup(cfg, good, 0)
@@ -412,7 +419,8 @@ func TestDowngradeOnReplace(t *testing.T) {
 				return
 			}
 			if g.State != classic.GroupStable || len(g.Members) != 2 || g.Members[1].ID != "S2-2" || g.Members[1].InstanceID != "i" ||
-				g.Members[1].Assignment != (classic.Assignment{Assigned: set("{foo-0}")}.Encode()) || g.Instances["i"] != "S2-2" {
+				g.Members[1].Assignment != (classic.Assignment{Assigned: set("{foo-0}")}.Encode()) || g.Instances["i"] != "S2-2" ||
+				g.NextMemberID != 3 {
 				t.Fatalf("DowngradeTo: %+v", g)
 			}
 			cc, out := classic.RestoreCoordinator(classic.CoordinatorConfig{GroupID: "g"}, g, 400)
