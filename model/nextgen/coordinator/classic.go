@@ -195,7 +195,7 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 
 	// 4.
 	upd, ok := c.reconcileAndCommit(s, admission{
-		from: from, dec: dec, base: base, updated: updated, gone: gone,
+		dec: dec, base: base, updated: updated, gone: gone,
 		owned: sub.Owned, ownedSent: true,
 		reject: func(rej validate.Rejection) { reject(rej.Code, "") },
 	})
@@ -208,7 +208,10 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 	s.cancelJoin(&upd)
 	s.armSync(&upd, updated.rebalanceTimeout)
 	c.members[upd.id] = upd
-	c.downgrade = downgrade
+	if downgrade != nil {
+		downgrade.NextMemberID = c.classicIDs + 1
+		c.downgrade = downgrade
+	}
 	s.classicAnswer(from, classic.JoinGroupResponse{
 		Seq: req.Seq, MemberID: upd.id, Generation: spec.Generation(upd.cur.Epoch),
 		ProtocolType: validate.ConsumerProtocolType, ProtocolName: upd.cl.protocols[0].Name,

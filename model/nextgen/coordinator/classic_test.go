@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -402,4 +403,50 @@ func TestClassicPolicy(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "JoinGroupResponse#1 error=GROUP_ID_NOT_FOUND") {
 		t.Fatalf("rejoin under disabled: %s", got)
 	}
+}
+
+// TestClassicJoinDetails: a JoinGroup without a rebalance timeout (v0)
+// takes the session timeout as its rebalance timeout, for the sync timer
+// and the member record; a generated member id skips an id a member
+// already has (here a next-gen member's, whose ids its client makes up).
+func TestClassicJoinDetails(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
+	h.step(0, nextgen.Receive{From: "C-1", Msg: join("C-1", "foo")})
+	r := cjoin(1, "C", "", "{}", "foo")
+	r.RebalanceTimeout = 0
+	h.cl(100, "C", r, `
+		send coordinator->C classic JoinGroupResponse#1 gen=2 protocol=range leader= member=C-2
+		set session(C-2)@10100
+		set classic-sync(C-2)@10100`)
+	if m := h.mustMember("C-2"); m.RebalanceTimeout != classicSession || !m.Classic {
+		t.Fatalf("member %+v", m)
+	}
+	if m := h.mustMember("C-1"); m.Classic {
+		t.Fatalf("the next-gen member C-1 became classic: %+v", m)
+	}
+}
+
+// TestClassicJoinToEmptyGroupPanics: a JoinGroup to a consumer group
+// without members is the classic coordinator's (Kafka replaces the group
+// offline); the caller routes it there, and Step panics on one.
+func TestClassicJoinToEmptyGroupPanics(t *testing.T) {
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 1}})
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "empty consumer group") {
+			t.Fatalf("recovered %v", r)
+		}
+	}()
+	h.clStep(100, "C", cjoin(1, "C", "", "{}", "foo"))
+}
+
+// TestClassicResponseToCoordinatorPanics: a classic response sent to the
+// coordinator is a driver bug.
+func TestClassicResponseToCoordinatorPanics(t *testing.T) {
+	h := mixed(t, CoordinatorConfig{})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	h.clStep(1000, "C", classic.HeartbeatResponse{Seq: 1})
 }

@@ -276,7 +276,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	updated.cl.use = false
 
 	upd, ok := c.reconcileAndCommit(s, admission{
-		from: from, dec: dec, base: base, updated: updated, gone: gone,
+		dec: dec, base: base, updated: updated, gone: gone,
 		owned: owned, ownedSent: r.OwnedSent,
 		reject: func(rej validate.Rejection) { s.reject(from, rej) },
 	})
@@ -497,8 +497,7 @@ func protocolNames(ps []classic.ProtocolMetadata) []string {
 // admission is an accepted request about to update one member's record:
 // a ConsumerGroupHeartbeat or a classic JoinGroup.
 type admission struct {
-	from string
-	dec  validate.Decision
+	dec validate.Decision
 	// base is the member's record before the request (a fresh record for
 	// a new member, a copy of the replaced one for a static replacement);
 	// updated is base with the request's fields applied.

@@ -2,9 +2,11 @@ package coordinator
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node/nodetest"
@@ -104,5 +106,64 @@ func TestAssignmentEpochs(t *testing.T) {
 	}
 	if got := assignmentEpochs(prev, reconcile.Member{Epoch: 9, Assigned: spec.NewSet(t0, t1)}); &got[0] != &prev[0] {
 		t.Errorf("the same partitions are copied")
+	}
+}
+
+// TestEncodingOfClassicMembers: the classic id counter and every field of
+// a classic member's record are in the encoding; a member of the consumer
+// protocol encodes as before classic members existed (its record adds
+// nothing), and so does a coordinator that has issued no classic id.
+func TestEncodingOfClassicMembers(t *testing.T) {
+	h := mixed(t, CoordinatorConfig{})
+	enc := func(c *Coordinator) string {
+		e := &canon.Encoder{Now: 1000}
+		c.EncodeCanon(e)
+		return string(e.Finish())
+	}
+	base := enc(h.c)
+	edits := map[string]func(c *Coordinator){
+		"classic ids": func(c *Coordinator) { c.classicIDs++ },
+		"exists":      func(c *Coordinator) { c.exists = false },
+	}
+	for name, f := range map[string]func(m *classicMember){
+		"use":             func(m *classicMember) { m.use = false },
+		"session timeout": func(m *classicMember) { m.sessionTimeout++ },
+		"protocols":       func(m *classicMember) { m.protocols = append(slices.Clone(m.protocols), m.protocols[0]) },
+		"protocol name": func(m *classicMember) {
+			m.protocols = []classic.ProtocolMetadata{{Name: "x", Metadata: m.protocols[0].Metadata}}
+		},
+		"metadata": func(m *classicMember) {
+			m.protocols = []classic.ProtocolMetadata{{Name: m.protocols[0].Name, Metadata: "x"}}
+		},
+		"client":     func(m *classicMember) { m.clientID = "x" },
+		"host":       func(m *classicMember) { m.clientHost = "x" },
+		"join armed": func(m *classicMember) { m.joinArmed = true },
+		"join at":    func(m *classicMember) { m.joinAt = 5 },
+		"sync armed": func(m *classicMember) { m.syncArmed = true },
+		"sync at":    func(m *classicMember) { m.syncAt = 5 },
+	} {
+		edits[name] = func(c *Coordinator) {
+			m := c.members["C-1"]
+			f(&m.cl)
+			c.members["C-1"] = m
+		}
+	}
+	for name, edit := range edits {
+		d := h.c.Clone()
+		edit(d)
+		if enc(d) == base {
+			t.Errorf("%s: the encoding did not change", name)
+		}
+	}
+	// Without classic ids issued and with consumer members only, exists is
+	// written as a boolean byte, as before.
+	c := nodetest.Must(NewCoordinator(CoordinatorConfig{GroupID: "g"}))
+	c.exists = true
+	if got := enc(c); got[0] != 1 {
+		t.Errorf("exists encodes as %d", got[0])
+	}
+	c.classicIDs = 3
+	if got := enc(c); got[0] != 3 || got[1] != 3 {
+		t.Errorf("exists with classic ids encodes as %v", []byte(got[:2]))
 	}
 }

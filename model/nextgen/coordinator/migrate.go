@@ -81,12 +81,13 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 	fail := func(format string, args ...any) (*Coordinator, nextgen.Output, error) {
 		return nil, nextgen.Output{}, fmt.Errorf("coordinator: cannot upgrade classic group %s: "+format, append([]any{c.cfg.GroupID}, args...)...)
 	}
-	switch {
-	case len(g.Members) == 0:
+	if len(g.Members) == 0 {
 		return fail("it has no members (an empty classic group is replaced, not converted)")
-	case g.ProtocolType != validate.ConsumerProtocolType:
+	}
+	if g.ProtocolType != validate.ConsumerProtocolType {
 		return fail("its protocol type is %q, not %q", g.ProtocolType, validate.ConsumerProtocolType)
-	case g.Protocol == "":
+	}
+	if g.Protocol == "" {
 		return fail("no protocol is selected (state %s)", g.State)
 	}
 	s := &step{now: now}
