@@ -139,6 +139,13 @@ step, the bounded-rounds law, and, once the whole graph is known, liveness
 (the group converges and stays put under weak fairness of the protocol's own
 steps once the environment stops).
 
+Besides the five protocols, --protocol mixed (part of all) checks a group
+whose members speak either protocol: a live classic group of cooperative
+members, a member that joins on the consumer protocol (its heartbeat
+converts the group online) and --migrations bounces of a member onto the
+other protocol, under --migration-policy (default upgrade). It loses no
+message unless --drops is given.
+
 A violated law is reported with a shortest counterexample, printed as a table
 of steps and, with --scenarios DIR, written as a scenario file that the
 scenario tests replay.
@@ -630,6 +637,13 @@ func boundFlags(o checkOptions) string {
 func printCheckTable(out io.Writer, results []checkResult) {
 	if len(results) > 0 {
 		printWrapped(out, "bounds: ", "", strings.Fields(results[0].Bounds))
+		for _, r := range results[1:] {
+			if r.Bounds != results[0].Bounds {
+				// The mixed world's own defaults (no lost message) and
+				// knobs (migrations, policy).
+				printWrapped(out, r.Protocol+" bounds: ", "", strings.Fields(r.Bounds))
+			}
+		}
 		fmt.Fprintln(out)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)

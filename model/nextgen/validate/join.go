@@ -140,7 +140,13 @@ func joinStatic(g Group, r nextgen.HeartbeatRequest, instance string, sem Semant
 			return Decision{Kind: NewMember}, Rejection{}
 		}
 		old := mustMember(g, holder, instance)
-		if old.Epoch != spec.StaticLeaveEpoch {
+		// Only a holder that also uses the consumer protocol must have
+		// left with -2 first: a classic static member sends no leave,
+		// and a consumer-protocol joiner replaces it at once (Kafka's
+		// getOrMaybeSubscribeStaticConsumerGroupMember calls
+		// throwIfInstanceIdIsUnreleased only when both use the consumer
+		// protocol), which is how static members are upgraded.
+		if old.Epoch != spec.StaticLeaveEpoch && !old.Classic {
 			return Decision{}, reject(spec.UnreleasedInstanceID,
 				"Static member %s with instance id %s cannot join the group because the instance id is owned by %s member.",
 				r.MemberID, instance, holder)

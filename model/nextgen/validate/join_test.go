@@ -18,6 +18,14 @@ func group() Members {
 	}
 }
 
+// classicHolder is group() with m2, the holder of instance i2, a classic
+// member (it uses the classic protocol inside the consumer group).
+func classicHolder() Members {
+	g := group()
+	g[1].Classic = true
+	return g
+}
+
 // TestJoin has a row per rule of Join, named after the Kafka
 // GroupMetadataManagerTest test that covers it where one exists.
 func TestJoin(t *testing.T) {
@@ -81,6 +89,8 @@ func TestJoin(t *testing.T) {
 			want: Decision{Kind: NewMember}},
 		{name: "static epoch 0 with an instance id in use is UNRELEASED_INSTANCE_ID [testShouldThrownUnreleasedInstanceIdExceptionWhenNewMemberJoinsWithInUseInstanceId]", g: group(), r: static(join("m9"), "i2"),
 			code: spec.UnreleasedInstanceID, msg: "Static member m9 with instance id i2 cannot join the group because the instance id is owned by m2 member."},
+		{name: "static epoch 0 with the instance id of a classic member replaces it at once (getOrMaybeSubscribeStaticConsumerGroupMember)", g: classicHolder(), r: static(join("m9"), "i2"),
+			want: Decision{Kind: ReplaceStatic, Member: "m2"}},
 		{name: "static epoch 0 from the holder itself is UNRELEASED_INSTANCE_ID", g: group(), r: static(join("m2"), "i2"),
 			code: spec.UnreleasedInstanceID},
 		{name: "static epoch 0 from the holder itself is UNRELEASED_INSTANCE_ID before KAFKA-19233 too", g: group(), r: static(join("m2"), "i2"), sem: before,
