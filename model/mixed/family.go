@@ -309,23 +309,11 @@ func (Family) CommitError(m nextgen.Message) (spec.ErrorCode, spec.Set, bool) {
 }
 
 // Rounds counts the members whose generation (classic) or member epoch
-// (next-gen, and a classic member of a consumer group) rose in the step:
-// one unit for both protocols, so that a round that spans a conversion
-// is counted once. A classic group's rebalance moves every member it
-// completes one generation.
-func (Family) Rounds(_ int, prev, next spec.View) int {
-	n := 0
-	for _, mv := range next.Members {
-		old := spec.NoGeneration
-		if p, ok := prev.Member(mv.Name); ok {
-			old = p.Generation
-		}
-		if mv.Generation > old {
-			n++
-		}
-	}
-	return n
-}
+// (next-gen, and a classic member of a consumer group) rose in the step
+// (core.GenerationBumps): one unit for both protocols, so that a round
+// that spans a conversion is counted once. A classic group's rebalance
+// moves every member it completes one generation.
+func (Family) Rounds(_ int, prev, next spec.View) int { return core.GenerationBumps(prev, next) }
 
 // RoundUnit is "generation and epoch bumps".
 func (Family) RoundUnit() string { return "generation and epoch bumps" }

@@ -3,7 +3,9 @@ package mixed
 import (
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
+	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -33,33 +35,14 @@ func (m classicMember) Step(in node.Input) Output {
 
 func (m classicMember) CloneMember() member { return classicMember{m.Clone()} }
 
-// Phase is the classic family's: between JoinGroup and the end of
-// SyncGroup a member is Rebalancing.
-func (m classicMember) Phase() core.Phase {
-	switch m.State() {
-	case classic.Joining, classic.AwaitingSync:
-		return core.Rebalancing
-	case classic.Stable:
-		return core.Settled
-	case classic.Left:
-		return core.Left
-	case classic.Failed:
-		return core.Failed
-	}
-	return core.Active
-}
+// Phase is the classic family's (classicworld.Phase).
+func (m classicMember) Phase() core.Phase { return classicworld.Phase(m.Member) }
 
-// Encode writes the protocol, then the member; of one that left or failed
-// only its state and view, as the classic family does (it never steps
-// again, and its memory would hold instants drifting into the past).
+// Encode writes the protocol, then the member as the classic family
+// encodes it (classicworld.EncodeMember).
 func (m classicMember) Encode(e *canon.Encoder) {
 	e.Uint(uint64(ClassicProtocol))
-	if st := m.State(); st == classic.Left || st == classic.Failed {
-		e.Int(int64(st))
-		e.MemberView(m.View())
-		return
-	}
-	m.Member.EncodeCanon(e)
+	classicworld.EncodeMember(e, m.Member)
 }
 
 // consumerMember is a next-gen member (model/nextgen) in the mixed world.
@@ -81,18 +64,8 @@ func (m consumerMember) Step(in node.Input) Output {
 
 func (m consumerMember) CloneMember() member { return consumerMember{m.Clone()} }
 
-// Phase is the next-gen family's: no rebalancing phase of its own.
-func (m consumerMember) Phase() core.Phase {
-	switch m.State() {
-	case nextgen.MemberStable:
-		return core.Settled
-	case nextgen.MemberLeft:
-		return core.Left
-	case nextgen.MemberFatal:
-		return core.Failed
-	}
-	return core.Active
-}
+// Phase is the next-gen family's (ngworld.Phase).
+func (m consumerMember) Phase() core.Phase { return ngworld.Phase(m.Member) }
 
 // Generation is the member epoch.
 func (m consumerMember) Generation() spec.Generation { return spec.Generation(m.Epoch()) }

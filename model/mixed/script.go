@@ -10,6 +10,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/script"
 	core "github.com/rebalance-ref/rebalance/model/world"
 )
@@ -36,13 +37,9 @@ func (Family) Group(s *Script, args []core.Arg) error {
 			return fmt.Errorf("group: %v", err)
 		}
 	}
-	if cfg.Consumer.SessionTimeout, err = script.Millis(args, "session"); err != nil {
-		return err
-	}
-	if cfg.Consumer.HeartbeatInterval, err = script.Millis(args, "heartbeat"); err != nil {
-		return err
-	}
-	if cfg.Classic.MinSessionTimeout, err = script.Millis(args, "session-min"); err != nil {
+	if err := script.Durations(args, map[string]*node.Millis{
+		"session": &cfg.Consumer.SessionTimeout, "heartbeat": &cfg.Consumer.HeartbeatInterval, "session-min": &cfg.Classic.MinSessionTimeout,
+	}); err != nil {
 		return err
 	}
 	size, err := script.NonNegative(args, "max-size")
@@ -51,12 +48,7 @@ func (Family) Group(s *Script, args []core.Arg) error {
 	}
 	cfg.Consumer.MaxSize, cfg.Classic.MaxSize = int(size), int(size)
 	w, err := New(cfg)
-	if err != nil {
-		return err
-	}
-	w.Verbose = script.Has(args, "verbose")
-	s.W = w
-	return nil
+	return s.Start(w, err, args)
 }
 
 // AddMember runs "add-member A protocol=classic|consumer
@@ -91,19 +83,13 @@ func (Family) AddMember(s *Script, args []core.Arg) error {
 		Protocols:  protos,
 		Metadata:   maps.Clone(s.W.Topics),
 	}
-	if c.SessionTimeout, err = script.Millis(args, "session"); err != nil {
+	n := nextgen.MemberConfig{ServerAssignor: script.Val(args, "assignor")}
+	if err := script.Durations(args, map[string]*node.Millis{
+		"session": &c.SessionTimeout, "rebalance": &c.RebalanceTimeout, "heartbeat": &c.HeartbeatInterval, "request": &n.RequestTimeout,
+	}); err != nil {
 		return err
 	}
-	if c.RebalanceTimeout, err = script.Millis(args, "rebalance"); err != nil {
-		return err
-	}
-	if c.HeartbeatInterval, err = script.Millis(args, "heartbeat"); err != nil {
-		return err
-	}
-	n := nextgen.MemberConfig{ServerAssignor: script.Val(args, "assignor"), RebalanceTimeout: c.RebalanceTimeout}
-	if n.RequestTimeout, err = script.Millis(args, "request"); err != nil {
-		return err
-	}
+	n.RebalanceTimeout = c.RebalanceTimeout
 	cfg, err := NewMemberConfig(p, c, n)
 	if err != nil {
 		return err

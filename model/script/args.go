@@ -6,6 +6,7 @@ package script
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,6 +213,23 @@ func Connectors(args []Arg, cmd string, topics spec.Topics) error {
 			return fmt.Errorf("%s: connector %q: %s is already a topic or connector", cmd, c, name)
 		}
 		topics.AddConnector(name, int32(n))
+	}
+	return nil
+}
+
+// Durations reads the optional durations of args into their fields: each
+// key names the Millis its value goes to (Millis; an absent key leaves it
+// as it is). The first malformed value is the error.
+func Durations(args []Arg, fields map[string]*node.Millis) error {
+	for _, key := range slices.Sorted(maps.Keys(fields)) {
+		if !Has(args, key) {
+			continue
+		}
+		v, err := Millis(args, key)
+		if err != nil {
+			return err
+		}
+		*fields[key] = v
 	}
 	return nil
 }

@@ -234,3 +234,21 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// false for a command the family does not know.
 	Verb(s *Script[M, T, C, P], cmd string, args []Arg) (handled bool, err error)
 }
+
+// GenerationBumps counts the members of next whose generation is higher
+// than in prev (a member missing from prev counts from NoGeneration): the
+// unit of the bounded-rounds law of a family whose members move epoch by
+// epoch (next-gen, and a mixed group).
+func GenerationBumps(prev, next spec.View) int {
+	n := 0
+	for _, mv := range next.Members {
+		old := spec.NoGeneration
+		if p, ok := prev.Member(mv.Name); ok {
+			old = p.Generation
+		}
+		if mv.Generation > old {
+			n++
+		}
+	}
+	return n
+}

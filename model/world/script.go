@@ -155,6 +155,17 @@ func (s *Script[M, T, C, P]) Run(cmd string, args []Arg) (string, error) {
 	return b.String(), err
 }
 
+// Start ends a family's "group" command: it makes w, built by the family
+// with error err, the script's world, verbose when the command says so.
+func (s *Script[M, T, C, P]) Start(w *World[M, T, C, P], err error, args []Arg) error {
+	if err != nil {
+		return err
+	}
+	w.Verbose = script.Has(args, "verbose")
+	s.W = w
+	return nil
+}
+
 func rounds(rs []RoundRecord) string {
 	var b strings.Builder
 	for _, r := range rs {

@@ -9,6 +9,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/script"
 	core "github.com/rebalance-ref/rebalance/model/world"
 )
@@ -44,12 +45,7 @@ func (f Family) Group(s *Script, args []core.Arg) error {
 		return err
 	}
 	w, err := f.NewWorld(cfg, topics)
-	if err != nil {
-		return err
-	}
-	w.Verbose = script.Has(args, "verbose")
-	s.W = w
-	return nil
+	return s.Start(w, err, args)
 }
 
 // ProtocolOptions configures the embedded protocols a scripted member is
@@ -155,13 +151,9 @@ func (f Family) AddMember(s *Script, args []core.Arg) error {
 		Protocols:  protos,
 		Metadata:   maps.Clone(s.W.Topics),
 	}
-	if cfg.SessionTimeout, err = script.Millis(args, "session"); err != nil {
-		return err
-	}
-	if cfg.RebalanceTimeout, err = script.Millis(args, "rebalance"); err != nil {
-		return err
-	}
-	if cfg.HeartbeatInterval, err = script.Millis(args, "heartbeat"); err != nil {
+	if err := script.Durations(args, map[string]*node.Millis{
+		"session": &cfg.SessionTimeout, "rebalance": &cfg.RebalanceTimeout, "heartbeat": &cfg.HeartbeatInterval,
+	}); err != nil {
 		return err
 	}
 	if cfg.ClaimGeneration, err = classic.ParseClaimGeneration(script.Val(args, "claim-generation")); err != nil {

@@ -302,7 +302,11 @@ func (m member) CloneMember() core.Member[classic.Message, classic.Timer, classi
 	return member{m.Clone()}
 }
 
-func (m member) Phase() core.Phase {
+func (m member) Phase() core.Phase { return Phase(m.Member) }
+
+// Phase is where classic member m is, as the world needs to know it:
+// between JoinGroup and the end of SyncGroup it is Rebalancing.
+func Phase(m *classic.Member) core.Phase {
 	switch m.State() {
 	case classic.Joining, classic.AwaitingSync:
 		return core.Rebalancing
@@ -316,17 +320,19 @@ func (m member) Phase() core.Phase {
 	return core.Active
 }
 
-// Encode writes the whole member, but of one that left or failed only its
-// state and view: it never steps again (no timer, no message it acts on,
-// and only crashed processes restart), and its memory would otherwise hold
-// instants that drift ever further into the past.
-func (m member) Encode(e *canon.Encoder) {
+func (m member) Encode(e *canon.Encoder) { EncodeMember(e, m.Member) }
+
+// EncodeMember writes the whole classic member, but of one that left or
+// failed only its state and view: it never steps again (no timer, no
+// message it acts on, and only crashed processes restart), and its memory
+// would otherwise hold instants that drift ever further into the past.
+func EncodeMember(e *canon.Encoder, m *classic.Member) {
 	if st := m.State(); st == classic.Left || st == classic.Failed {
 		e.Int(int64(st))
 		e.MemberView(m.View())
 		return
 	}
-	m.Member.EncodeCanon(e)
+	m.EncodeCanon(e)
 }
 
 // Verb runs the classic family's own scenario commands:

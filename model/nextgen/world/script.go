@@ -9,6 +9,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/script"
 )
 
@@ -36,10 +37,7 @@ func (f Family) Group(s *Script, args []core.Arg) error {
 			cfg.ServerAssignors = append(cfg.ServerAssignors, a)
 		}
 	}
-	if cfg.SessionTimeout, err = script.Millis(args, "session"); err != nil {
-		return err
-	}
-	if cfg.HeartbeatInterval, err = script.Millis(args, "heartbeat"); err != nil {
+	if err := script.Durations(args, map[string]*node.Millis{"session": &cfg.SessionTimeout, "heartbeat": &cfg.HeartbeatInterval}); err != nil {
 		return err
 	}
 	size, err := script.NonNegative(args, "max-size")
@@ -58,12 +56,7 @@ func (f Family) Group(s *Script, args []core.Arg) error {
 		return err
 	}
 	w, err := New(cfg)
-	if err != nil {
-		return err
-	}
-	w.Verbose = script.Has(args, "verbose")
-	s.W = w
-	return nil
+	return s.Start(w, err, args)
 }
 
 // AddMember runs "add-member A topics=(foo) [instance=a] [rebalance=N]
@@ -80,10 +73,7 @@ func (Family) AddMember(s *Script, args []core.Arg) error {
 		Topics:         slices.Sorted(slices.Values(script.Vals(args, "topics"))),
 		ServerAssignor: script.Val(args, "assignor"),
 	}
-	if cfg.RebalanceTimeout, err = script.Millis(args, "rebalance"); err != nil {
-		return err
-	}
-	if cfg.RequestTimeout, err = script.Millis(args, "request"); err != nil {
+	if err := script.Durations(args, map[string]*node.Millis{"rebalance": &cfg.RebalanceTimeout, "request": &cfg.RequestTimeout}); err != nil {
 		return err
 	}
 	if cfg.Faults, err = faults(args); err != nil {

@@ -250,22 +250,10 @@ func (Family) CommitError(m nextgen.Message) (spec.ErrorCode, spec.Set, bool) {
 // Detects is false: the count restarts only at environment actions.
 func (Family) Detects(nextgen.Timer) bool { return false }
 
-// Rounds counts the members of next whose generation is higher than in
-// prev (a member missing from prev counts from NoGeneration): a member
-// that reconciles to a new epoch, or joins or rejoins at one.
-func (Family) Rounds(_ int, prev, next spec.View) int {
-	n := 0
-	for _, mv := range next.Members {
-		old := spec.NoGeneration
-		if p, ok := prev.Member(mv.Name); ok {
-			old = p.Generation
-		}
-		if mv.Generation > old {
-			n++
-		}
-	}
-	return n
-}
+// Rounds counts the members whose member epoch rose in the step
+// (core.GenerationBumps): a member that reconciles to a new epoch, or
+// joins or rejoins at one.
+func (Family) Rounds(_ int, prev, next spec.View) int { return core.GenerationBumps(prev, next) }
 
 // RoundUnit is "member epoch bumps".
 func (Family) RoundUnit() string { return "member epoch bumps" }
@@ -295,7 +283,11 @@ type member struct{ *nextgen.Member }
 func (m member) CloneMember() core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback] {
 	return member{m.Clone()}
 }
-func (m member) Phase() core.Phase {
+func (m member) Phase() core.Phase { return Phase(m.Member) }
+
+// Phase is where next-gen member m is, as the world needs to know it: the
+// family has no rebalancing phase of its own.
+func Phase(m *nextgen.Member) core.Phase {
 	switch m.State() {
 	case nextgen.MemberStable:
 		return core.Settled
