@@ -11,11 +11,11 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// This file holds the member node's types, its construction, its state
-// table and its dispatcher. The handlers live in member_heartbeat.go
-// (building, sending and matching heartbeats, timers, error codes) and
-// member_reconcile.go (reconciling assignments, revocations, subscription
-// changes and leaving).
+// The KIP-848 consumer is split in three files: here its configuration,
+// its states and Step, which routes every input; member_heartbeat.go
+// builds and sends heartbeats and reads their responses (timers, error
+// codes); member_reconcile.go applies an assignment, runs revocations and
+// subscription changes, and leaves.
 
 // MemberConfig configures one KIP-848 consumer (the client side of the
 // next-gen protocol). The zero values of RebalanceTimeout and
