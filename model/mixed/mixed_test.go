@@ -352,8 +352,17 @@ func TestCheckWorldRefusesWhatDoesNotApply(t *testing.T) {
 	if !strings.Contains(cfg.Setup[0], "policy="+DefaultCheckPolicy) || len(cfg.Joiners) != 1 || !strings.Contains(cfg.Joiners[0], "protocol=consumer") {
 		t.Errorf("default world: setup %q joiners %q", cfg.Setup, cfg.Joiners)
 	}
-	if got, want := MaxRoundsOf(base), 2*3*4; got != want { // join, crash, leave, a lost message
-		t.Errorf("MaxRoundsOf(default) = %d, want %d", got, want)
+	for _, c := range []struct {
+		o    CheckOptions
+		want int
+	}{
+		{base, 2 * 3 * 4}, // join, crash, leave, a lost message
+		{CheckOptions{Members: 2, Joins: 1, Restarts: 2, Resubscribes: 3, AddPartitions: 4, Leaves: 5, Crashes: 6, Migrations: 7, Drops: 3}, 2 * 2 * (1 + 2 + 3 + 4 + 5 + 6 + 14 + 2)},
+		{CheckOptions{Members: 1}, 1},
+	} {
+		if got := MaxRoundsOf(c.o); got != c.want {
+			t.Errorf("MaxRoundsOf(%+v) = %d, want %d", c.o, got, c.want)
+		}
 	}
 	if _, err := validate.ParseMigrationPolicy(DefaultCheckPolicy); err != nil {
 		t.Error(err)
