@@ -368,3 +368,111 @@ func TestCheckWorldRefusesWhatDoesNotApply(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFamilyDetails covers the family's small rules one by one: a
+// classic member without metadata of its own starts with the group's,
+// ConfigKey reads an empty list as none, AdjustView reads an epoch of 0 as
+// no generation, and the upgrade and downgrade verbs refuse a member
+// already on the protocol they move to.
+func TestFamilyDetails(t *testing.T) {
+	f := Family{GroupID: "g"}
+	c := classic.MemberConfig{Name: "A", Topics: []string{"T"}, Protocols: []classic.Protocol{policy.Cooperative()}}
+	cfg, _ := NewMemberConfig(ClassicProtocol, c, nextgen.MemberConfig{})
+	topics := spec.Topics{"T": 2}
+	m, err := f.NewMember(cfg, 1, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.String(); !strings.Contains(got, " T:2") {
+		t.Errorf("a classic member without metadata does not start with the group's (T:2): %s", got)
+	}
+	empty := cfg
+	empty.Classic.Topics, empty.Classic.Metadata = []string{}, spec.Topics{}
+	none := cfg
+	none.Classic.Topics, none.Classic.Metadata = nil, nil
+	if f.ConfigKey(empty) != f.ConfigKey(none) {
+		t.Error("ConfigKey tells an empty list from none")
+	}
+	noProtocols := cfg
+	noProtocols.Classic.Protocols = []classic.Protocol{}
+	nilProtocols := cfg
+	nilProtocols.Classic.Protocols = nil
+	if f.ConfigKey(noProtocols) != f.ConfigKey(nilProtocols) {
+		t.Error("ConfigKey tells an empty protocol list from none")
+	}
+	if got := f.AdjustView(spec.MemberView{Generation: 0}).Generation; got != spec.NoGeneration {
+		t.Errorf("AdjustView of epoch 0 = %d, want NoGeneration", got)
+	}
+	if got := f.AdjustView(spec.MemberView{Generation: 1}).Generation; got != 1 {
+		t.Errorf("AdjustView of generation 1 = %d", got)
+	}
+	s := run(t, "group topics=(T:2) session=3000 heartbeat=1000 session-min=1000",
+		"add-member A protocol=classic "+opts, "add-member B protocol=consumer "+opts, "tick 3000")
+	for _, bad := range []string{"downgrade A", "upgrade B", "upgrade Z", "upgrade"} {
+		if err := script.RunLine(s.Run, bad); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+	if err := script.RunLine(s.Run, "add-member C protocol=sideways "+opts); err == nil {
+		t.Error("an unknown protocol accepted")
+	}
+	if err := script.RunLine(s.Run, "add-member C protocol=classic topics=(T)"); err == nil {
+		t.Error("a member without classic protocols accepted")
+	}
+}
+
+// TestCopies: a clone or a fork of the coordinator is a group of its own;
+// stepping it leaves the original as it was.
+func TestCopies(t *testing.T) {
+	for _, typ := range []GroupType{ClassicGroup, ConsumerGroup} {
+		s := run(t, "group topics=(T:2) session=3000 heartbeat=1000 session-min=1000 policy=upgrade", "add-member A protocol=classic "+opts, "stabilize")
+		if typ == ConsumerGroup {
+			if err := script.RunLine(s.Run, "add-member B protocol=consumer "+opts); err != nil {
+				t.Fatal(err)
+			}
+			if err := script.RunLine(s.Run, "tick 3000"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := CoordinatorOf(s.W)
+		if c.Type() != typ {
+			t.Fatalf("setup: group type %s, want %s", c.Type(), typ)
+		}
+		before := c.String()
+		for name, d := range map[string]core.Coordinator[nextgen.Message, Timer, Callback]{"clone": c.CloneCoordinator(), "fork": c.ForkCoordinator()} {
+			if d.String() != before {
+				t.Fatalf("%s of a %s group differs from it", name, typ)
+			}
+			d.Step(node.Input{Now: s.W.Now + 100000, Event: node.Receive[nextgen.Message]{From: "A", Msg: nextgen.Classic{Msg: classic.LeaveGroupRequest{MemberID: "A-1"}}}})
+			if d.String() == before {
+				t.Fatalf("%s: A's LeaveGroup changed nothing", name)
+			}
+			if c.String() != before {
+				t.Fatalf("stepping the %s of a %s group changed the original", name, typ)
+			}
+		}
+		if c.HeartbeatInterval() != 1000 {
+			t.Errorf("%s group: heartbeat interval %d, want the consumer group's 1000", typ, c.HeartbeatInterval())
+		}
+	}
+}
+
+// TestConsumerCommitToClassicGroup: a consumer-protocol member's commit
+// reaching a classic group is judged by the classic group's rule (its
+// member id is unknown there) and answered in its own vocabulary.
+func TestConsumerCommitToClassicGroup(t *testing.T) {
+	s := run(t, "group topics=(T:2) session=3000 heartbeat=1000 session-min=1000", "add-member A protocol=classic "+opts, "stabilize")
+	c := CoordinatorOf(s.W)
+	instance := "b"
+	out := c.Step(node.Input{Now: s.W.Now, Event: node.Receive[nextgen.Message]{From: "B", Msg: nextgen.OffsetCommitRequest{Seq: 7, MemberID: "B-1", MemberEpoch: 3, InstanceID: &instance, Version: 9}}})
+	if len(out.Messages) != 1 {
+		t.Fatalf("answers: %v", out.Messages)
+	}
+	r, ok := out.Messages[0].Msg.(nextgen.OffsetResponse)
+	if !ok || r.Seq != 7 || r.Error == spec.None || out.Messages[0].To != "B" {
+		t.Errorf("answer %v to %s: want an error for an unknown member, to B, echoing the request", out.Messages[0].Msg, out.Messages[0].To)
+	}
+	if c.Type() != ClassicGroup {
+		t.Error("a commit converted the group")
+	}
+}
