@@ -476,3 +476,15 @@ func TestConsumerCommitToClassicGroup(t *testing.T) {
 		t.Error("a commit converted the group")
 	}
 }
+
+// TestConsumerCommitCarriesItsInstance: the classic group judges a
+// consumer-protocol commit's instance id too: under a static member's
+// instance id and another member id it is FENCED_INSTANCE_ID.
+func TestConsumerCommitCarriesItsInstance(t *testing.T) {
+	s := run(t, "group topics=(T:2) session=3000 heartbeat=1000 session-min=1000", "add-member A protocol=classic instance=a "+opts, "stabilize")
+	instance := "a"
+	out := CoordinatorOf(s.W).Step(node.Input{Now: s.W.Now, Event: node.Receive[nextgen.Message]{From: "B", Msg: nextgen.OffsetCommitRequest{Seq: 1, MemberID: "A-9", MemberEpoch: 1, InstanceID: &instance, Version: 9}}})
+	if len(out.Messages) != 1 || out.Messages[0].Msg.(nextgen.OffsetResponse).Error != spec.FencedInstanceID {
+		t.Errorf("answers %v: want FENCED_INSTANCE_ID", out.Messages)
+	}
+}
