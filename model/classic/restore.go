@@ -84,14 +84,16 @@ func RestoreCoordinator(cfg CoordinatorConfig, g CoordinatorSnapshot, now Millis
 	}
 	c.protocolType = g.ProtocolType
 	for _, ms := range g.Members {
-		switch {
-		case ms.ID == "":
+		if ms.ID == "" {
 			fail("a member with an empty id")
-		case c.members[ms.ID] != nil:
+		}
+		if c.members[ms.ID] != nil {
 			fail("member %s twice", ms.ID)
-		case len(ms.Protocols) == 0:
+		}
+		if len(ms.Protocols) == 0 {
 			fail("member %s has no protocols", ms.ID)
-		case ms.Join.Parked || ms.Sync.Parked:
+		}
+		if ms.Join.Parked || ms.Sync.Parked {
 			fail("member %s has a parked request", ms.ID)
 		}
 		m := &coordMember{

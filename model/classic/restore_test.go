@@ -19,6 +19,11 @@ func TestSnapshotHasTheGroup(t *testing.T) {
 		g.Leader != h.c.Leader() || g.NextMemberID != h.c.NextMemberID() || len(g.Members) != len(ids) {
 		t.Fatalf("snapshot %+v of\n%s", g, h.c)
 	}
+	s := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(s, coordMemberSpec{node: "A", instance: "a", protos: []string{"range"}})
+	if got := s.c.Snapshot().Instances; len(got) != 1 || got["a"] != "A-1" {
+		t.Fatalf("snapshot instances %v", got)
+	}
 	for i, m := range g.Members {
 		if m.ID != ids[i] || m.ClientID != m.Node || m.SessionTimeout != coordSession || m.RebalanceTimeout != coordRebalance ||
 			m.Assignment != Metadata("asg-"+ids[i]) {
@@ -109,6 +114,12 @@ func TestRestoreCoordinatorIDs(t *testing.T) {
 	c.Step(Input{Now: 10, Event: Receive{From: "B2", Msg: coordStaticJoin(1, "B", "b", "", "range")}})
 	if c.IsMember("B-uuid") || !c.IsMember("B-6") {
 		t.Fatalf("static replacement:\n%s", c)
+	}
+
+	// A counter that would hand out a restored id is moved past it.
+	g.NextMemberID = 5
+	if c, _ := RestoreCoordinator(CoordinatorConfig{GroupID: "g"}, g, 0); c.NextMemberID() != 6 {
+		t.Fatalf("next member id %d after A-5 with counter 5, want 6", c.NextMemberID())
 	}
 
 	e, out := RestoreCoordinator(CoordinatorConfig{GroupID: "g"}, CoordinatorSnapshot{Generation: 4}, 0)

@@ -450,3 +450,64 @@ func TestClassicResponseToCoordinatorPanics(t *testing.T) {
 	}()
 	h.clStep(1000, "C", classic.HeartbeatResponse{Seq: 1})
 }
+
+// TestClassicSyncTimerRestarts: each accepted JoinGroup restarts the sync
+// timer (Kafka's schedule replaces it); one at the same deadline emits
+// nothing.
+func TestClassicSyncTimerRestarts(t *testing.T) {
+	h := mixed(t, CoordinatorConfig{})
+	h.cl(1000, "C", cjoin(9, "C", "C-1", "{foo-2}", "foo"), `
+		send coordinator->C classic JoinGroupResponse#9 gen=2 protocol=range leader= member=C-1
+		set session(C-1)@11000
+		set classic-sync(C-1)@31000`)
+	h.cl(1000, "C", cjoin(10, "C", "C-1", "{foo-2}", "foo"), `
+		send coordinator->C classic JoinGroupResponse#10 gen=2 protocol=range leader= member=C-1`)
+	h.cl(2000, "C", cjoin(11, "C", "C-1", "{foo-2}", "foo"), `
+		send coordinator->C classic JoinGroupResponse#11 gen=2 protocol=range leader= member=C-1
+		set session(C-1)@12000
+		set classic-sync(C-1)@32000`)
+	h.fire(31000, classicSyncT("C-1"), ``)
+	if !h.c.IsMember("C-1") {
+		t.Fatal("a sync timer that was moved fenced the member")
+	}
+}
+
+// TestClassicRecordInvariants: CheckInvariants refuses a classic record
+// that is not one: on a member of the consumer protocol, without
+// protocols, with a deadline for a timer not armed, and a rebalance timer
+// on a classic member.
+func TestClassicRecordInvariants(t *testing.T) {
+	for name, edit := range map[string]func(m *member){
+		"consumer member with a session":  func(m *member) { m.cl.use = false },
+		"consumer member with a join":     func(m *member) { m.cl = classicMember{joinArmed: true} },
+		"consumer member with a sync":     func(m *member) { m.cl = classicMember{syncArmed: true} },
+		"consumer member with a deadline": func(m *member) { m.cl = classicMember{joinAt: 5} },
+		"consumer member with a client":   func(m *member) { m.cl = classicMember{clientID: "x"} },
+		"consumer member with a host":     func(m *member) { m.cl = classicMember{clientHost: "x"} },
+		"consumer member with protocols":  func(m *member) { m.cl = classicMember{protocols: []classic.ProtocolMetadata{}} },
+		"consumer member with a timeout":  func(m *member) { m.cl = classicMember{sessionTimeout: 1} },
+		"consumer member with a sync at":  func(m *member) { m.cl = classicMember{syncAt: 5} },
+		"no protocols":                    func(m *member) { m.cl.protocols = nil },
+		"join deadline not armed":         func(m *member) { m.cl.joinAt = 5 },
+		"sync deadline not armed":         func(m *member) { m.cl.syncAt = 5 },
+		"rebalance timer": func(m *member) {
+			m.cur.State, m.rebalanceArmed, m.rebalanceEpoch = reconcile.UnrevokedPartitions, true, m.cur.Epoch
+			m.cur.PendingRevocation = m.cur.Assigned
+			m.cur.Assigned = nil
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := mixed(t, CoordinatorConfig{})
+			m := h.c.members["C-1"]
+			edit(&m)
+			h.c.members["C-1"] = m
+			if err := h.c.CheckInvariants(); err == nil {
+				t.Fatalf("no error for\n%s", h.c)
+			}
+		})
+	}
+	h := mixed(t, CoordinatorConfig{})
+	if err := h.c.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,6 +7,15 @@
 // reconciliation state machine), with the server-side assignors of
 // model/assign ("uniform", "range").
 //
+// A consumer group may hold members that use the classic protocol, as
+// Kafka's does during an online migration (KIP-848's upgrade and
+// downgrade paths): they speak JoinGroup, SyncGroup, Heartbeat, LeaveGroup
+// and OffsetCommit, carried as nextgen.Classic messages, and are reconciled
+// like the others (classic.go). FromClassicGroup builds the consumer group
+// an upgrade makes of a classic group, and DowngradeTo reports the classic
+// group a step downgraded the group to (migrate.go); switching the group
+// from one coordinator node to the other is the caller's.
+//
 // It is a package of its own, not part of package nextgen, because
 // nextgen/validate imports nextgen (for the wire types): a coordinator in
 // package nextgen calling validate would be an import cycle.

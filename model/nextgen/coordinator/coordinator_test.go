@@ -8,6 +8,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
+	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -981,6 +982,8 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 		{"empty topic name", CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"": 1}}},
 		{"negative partition count", CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"foo": -1}}},
 		{"unknown fault", CoordinatorConfig{GroupID: "g", Faults: 1 << 20}},
+		{"negative classic max size", CoordinatorConfig{GroupID: "g", ClassicMaxSize: -1}},
+		{"unknown migration policy", CoordinatorConfig{GroupID: "g", Migration: validate.PolicyDisabled + 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if c, err := NewCoordinator(tc.cfg); err == nil {
