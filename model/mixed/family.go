@@ -82,9 +82,19 @@ func (Family) Migrated(cfg MemberConfig) (MemberConfig, bool) {
 	return cfg, true
 }
 
+// ConsumerIDBase keeps the member ids of the two protocols apart: a
+// consumer-protocol incarnation k of process Name is Name-(ConsumerIDBase+k),
+// while the coordinators generate classic ids Name-n from 1 up. In Kafka
+// the two never meet (client-generated UUIDs against clientId-UUID); with
+// small numbers, a classic id of one incarnation could otherwise equal the
+// consumer-protocol id of a later one while the first is still in the
+// group. The checked and random worlds generate far fewer classic ids.
+const ConsumerIDBase = 1000
+
 // NewMember starts incarnation k of cfg on its protocol: a classic member
 // (which starts with the group's metadata, as the classic family's do),
-// or a next-gen member with member id Name-k in the family's group.
+// or a next-gen member with member id Name-(ConsumerIDBase+k) in the
+// family's group.
 func (f Family) NewMember(cfg MemberConfig, k int, topics spec.Topics) (member, error) {
 	switch cfg.Protocol {
 	case ClassicProtocol:
@@ -100,7 +110,7 @@ func (f Family) NewMember(cfg MemberConfig, k int, topics spec.Topics) (member, 
 	case ConsumerProtocol:
 		n := cfg.Consumer
 		n.GroupID = f.GroupID
-		n.MemberID = spec.MemberID(fmt.Sprintf("%s-%d", n.Name, k))
+		n.MemberID = spec.MemberID(fmt.Sprintf("%s-%d", n.Name, ConsumerIDBase+k))
 		m, err := nextgen.NewMember(n)
 		if err != nil {
 			return nil, err

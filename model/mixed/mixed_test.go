@@ -74,7 +74,7 @@ func TestGroupTypeFollowsTheMembers(t *testing.T) {
 		t.Errorf("a classic group has a leader and a protocol: %q %q", CoordinatorOf(s.W).Leader(), CoordinatorOf(s.W).Protocol())
 	}
 	step("add-member C protocol=consumer "+opts, "tick 5000")
-	want(ConsumerGroup, "A-1", "B-2", "C-1")
+	want(ConsumerGroup, "A-1", "B-2", "C-1001")
 	if c := CoordinatorOf(s.W); c.Leader() != "" || c.Protocol() != "" || !c.Stable() {
 		t.Errorf("a settled consumer group: leader %q, protocol %q, stable %t", c.Leader(), c.Protocol(), c.Stable())
 	}
@@ -93,7 +93,7 @@ func TestGroupTypeFollowsTheMembers(t *testing.T) {
 	// replaces by a consumer group, which a JoinGroup replaces by a
 	// classic group again.
 	step("leave A", "leave B", "tick 5000", "add-member D protocol=consumer "+opts, "tick 3000")
-	want(ConsumerGroup, "D-1")
+	want(ConsumerGroup, "D-1001")
 	step("leave D", "tick 5000", "add-member E protocol=classic "+opts, "tick 3000")
 	want(ClassicGroup)
 	if got := len(CoordinatorOf(s.W).ClassicGroup().Members()); got != 1 {
@@ -143,8 +143,8 @@ func TestConversionDropsTheOtherGroupsTimers(t *testing.T) {
 func TestPolicyDisabledRefusesTheOtherProtocol(t *testing.T) {
 	s := run(t, "group topics=(T:2) session=3000 heartbeat=1000 session-min=1000 policy=disabled",
 		"add-member A protocol=classic "+opts, "stabilize", "add-member B protocol=consumer "+opts, "tick 3000")
-	if c := CoordinatorOf(s.W); c.Type() != ClassicGroup || c.IsMember("B-1") {
-		t.Fatalf("disabled: group %s, B a member %t", c.Type(), c.IsMember("B-1"))
+	if c := CoordinatorOf(s.W); c.Type() != ClassicGroup || c.IsMember("B-1001") {
+		t.Fatalf("disabled: group %s, B a member %t", c.Type(), c.IsMember("B-1001"))
 	}
 	if ph := s.W.Processes["B"].Node.Phase(); ph != core.Failed {
 		t.Errorf("B's phase %d, want Failed (GROUP_ID_NOT_FOUND is fatal)", ph)
