@@ -19,18 +19,22 @@ var update = flag.Bool("update", false, "rewrite the golden reports in testdata"
 // examples names each example trace and the one law it breaks ("" for a
 // trace that passes). docs/oracle.md shows them.
 var examples = map[string]spec.Law{
-	"pass":                 "",
-	"fenced-zombie":        "",
-	"callbacks-only":       "",
-	"exclusive-ownership":  spec.ExclusiveOwnership,
-	"subscribed-only":      spec.SubscribedOnly,
-	"existing-only":        spec.ExistingOnly,
-	"monotonic-generation": spec.MonotonicGeneration,
-	"cooperative-handoff":  spec.CooperativeHandoff,
-	"coverage":             spec.Coverage,
-	"balance":              spec.Balance,
-	"bounded-rounds":       spec.BoundedRounds,
-	"linearizable":         Linearizable,
+	"pass":                    "",
+	"fenced-zombie":           "",
+	"callbacks-only":          "",
+	"commits":                 "",
+	"exclusive-ownership":     spec.ExclusiveOwnership,
+	"subscribed-only":         spec.SubscribedOnly,
+	"existing-only":           spec.ExistingOnly,
+	"monotonic-generation":    spec.MonotonicGeneration,
+	"cooperative-handoff":     spec.CooperativeHandoff,
+	"coverage":                spec.Coverage,
+	"balance":                 spec.Balance,
+	"bounded-rounds":          spec.BoundedRounds,
+	"linearizable":            Linearizable,
+	"at-least-once":           spec.AtLeastOnce,
+	"exactly-once-when-clean": spec.ExactlyOnceWhenClean,
+	"zombie-commit-rejected":  spec.ZombieCommitRejected,
 }
 
 // TestExamples: each example trace breaks exactly the law it is named
