@@ -63,6 +63,7 @@ func TestDeliveryVerdicts(t *testing.T) {
 		{"a zombie's commit accepted in part", base + removed + commit(21, "A", "a", `"t-0":0,"t-1":0`, 0, `,"refused":["t-0"]`), spec.ZombieCommitRejected, Broken, 8, "accepted the commit of {t-1}"},
 		{"a commit sent at the removal", base + removed + `{"t":21,"call":20,"kind":"commit","process":"A","member":"a","offsets":{"t-0":0},"error":0}`, spec.ZombieCommitRejected, Broken, 8, ""},
 		{"a commit sent before the removal", base + removed + `{"t":21,"call":19,"kind":"commit","process":"A","member":"a","offsets":{"t-0":0},"error":0}`, spec.ZombieCommitRejected, Held, 0, ""},
+		{"a member the coordinator never counted is no zombie", base + commit(10, "B", "b", `"t-0":0`, 0, ""), spec.ZombieCommitRejected, Held, 0, ""},
 		{"a member counted again", base + removed + `{"t":21,"kind":"joined","member":"a"}` + "\n" + commit(22, "A", "a", `"t-0":0`, 0, ""), spec.ZombieCommitRejected, Held, 0, ""},
 		{"another member's removal", base + `{"t":4,"kind":"joined","member":"b"}` + "\n" + `{"t":20,"kind":"removed","member":"b"}` + "\n" + commit(21, "A", "a", `"t-0":0`, 0, ""), spec.ZombieCommitRejected, Held, 0, ""},
 		{"a zombie's second commit", base + removed + commit(21, "A", "a", `"t-0":0`, 25, "") + commit(22, "A", "a", `"t-0":0`, 0, ""), spec.ZombieCommitRejected, Broken, 9, ""},
