@@ -22,6 +22,7 @@ func TestDeliveryEvents(t *testing.T) {
 		{"processed, topics declared", topic + `{"t":1,"kind":"processed","process":"A","resource":"t-1","offset":0}`, ""},
 		{"commit accepted", `{"t":1,"kind":"commit","process":"A","member":"m","generation":1,"offsets":{"t-0":3,"t-1":0},"error":0}`, ""},
 		{"commit with its call", `{"t":4,"call":2,"kind":"commit","process":"A","member":"m","offsets":{"t-0":3},"error":0}`, ""},
+		{"commit answered as it was sent", `{"t":4,"call":4,"kind":"commit","process":"A","member":"m","offsets":{"t-0":3},"error":0}`, ""},
 		{"commit refused whole", `{"t":1,"kind":"commit","process":"A","member":"m","offsets":{"t-0":3},"error":22}`, ""},
 		{"commit refused in part", `{"t":1,"kind":"commit","process":"A","member":"m","generation":3,"offsets":{"t-0":3,"t-1":4},"error":0,"refused":["t-1"]}`, ""},
 		{"empty refused is none", `{"t":1,"kind":"commit","process":"A","member":"m","offsets":{"t-0":3},"error":0,"refused":[]}`, ""},
