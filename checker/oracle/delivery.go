@@ -78,7 +78,11 @@ func (j *judge) delivery() []Verdict {
 	var zombieLines, atLeastLines, twiceLines []int
 	ds := j.tr.Deliveries()
 	next := 0
-	for _, e := range j.tr.Events {
+	events := j.tr.Events
+	if len(ds) == 0 {
+		events = nil // every delivery law is not judged: spare a long trace of callbacks the walk
+	}
+	for _, e := range events {
 		if e.Process != "" && e.Member != "" {
 			process[spec.MemberID(e.Member)] = e.Process
 		}
