@@ -16,6 +16,7 @@ import (
 
 // judge holds what the laws are judged over.
 type judge struct {
+	tr       *trace.Trace
 	hdr      trace.Header
 	h        spec.History
 	c        trace.Carried
@@ -35,7 +36,7 @@ type growth struct {
 
 func newJudge(tr *trace.Trace, h spec.History, c trace.Carried) *judge {
 	hdr := tr.Header
-	j := &judge{hdr: hdr, h: h, c: c}
+	j := &judge{tr: tr, hdr: hdr, h: h, c: c}
 	for _, e := range tr.Events {
 		if e.Kind == trace.Topic {
 			j.grown = append(j.grown, growth{tr.Nanos(e.T), e.Topic, e.Partitions})
@@ -73,9 +74,6 @@ var notJudged = []Verdict{
 	{Law: spec.Stability, Detail: "a liveness law over every path of a state graph; a trace is one run"},
 	{Law: spec.Timely, Detail: "needs the members' session and heartbeat settings and what the network lost, which a trace does not carry"},
 	{Law: spec.NoSpuriousLoss, Detail: "needs what the network lost, duplicated and held up, which a trace does not carry"},
-	{Law: spec.AtLeastOnce, Detail: "a trace carries no records processed and no commits"},
-	{Law: spec.ExactlyOnceWhenClean, Detail: "a trace carries no records processed"},
-	{Law: spec.ZombieCommitRejected, Detail: "a trace carries no commits"},
 }
 
 // laws returns the verdicts of every law but linearizability, and how
@@ -158,6 +156,7 @@ func (j *judge) laws() ([]Verdict, int) {
 		v.Status = NotJudged
 		out = append(out, v)
 	}
+	out = append(out, j.delivery()...)
 	return out, views
 }
 

@@ -19,18 +19,22 @@ var update = flag.Bool("update", false, "rewrite the golden reports in testdata"
 // examples names each example trace and the one law it breaks ("" for a
 // trace that passes). docs/oracle.md shows them.
 var examples = map[string]spec.Law{
-	"pass":                 "",
-	"fenced-zombie":        "",
-	"callbacks-only":       "",
-	"exclusive-ownership":  spec.ExclusiveOwnership,
-	"subscribed-only":      spec.SubscribedOnly,
-	"existing-only":        spec.ExistingOnly,
-	"monotonic-generation": spec.MonotonicGeneration,
-	"cooperative-handoff":  spec.CooperativeHandoff,
-	"coverage":             spec.Coverage,
-	"balance":              spec.Balance,
-	"bounded-rounds":       spec.BoundedRounds,
-	"linearizable":         Linearizable,
+	"pass":                    "",
+	"fenced-zombie":           "",
+	"callbacks-only":          "",
+	"commits":                 "",
+	"exclusive-ownership":     spec.ExclusiveOwnership,
+	"subscribed-only":         spec.SubscribedOnly,
+	"existing-only":           spec.ExistingOnly,
+	"monotonic-generation":    spec.MonotonicGeneration,
+	"cooperative-handoff":     spec.CooperativeHandoff,
+	"coverage":                spec.Coverage,
+	"balance":                 spec.Balance,
+	"bounded-rounds":          spec.BoundedRounds,
+	"linearizable":            Linearizable,
+	"at-least-once":           spec.AtLeastOnce,
+	"exactly-once-when-clean": spec.ExactlyOnceWhenClean,
+	"zombie-commit-rejected":  spec.ZombieCommitRejected,
 }
 
 // TestExamples: each example trace breaks exactly the law it is named
@@ -152,7 +156,8 @@ func mustRead(t *testing.T, s string) *trace.Trace {
 
 // TestDocsShowTheOutputs: every output docs/oracle.md shows after a line
 // "$ rebalance trace check --out out checker/oracle/testdata/NAME.ndjson"
-// is that example's golden output, and every trace it shows is the file.
+// is that example's golden output, and the traces it shows whole are
+// the files.
 func TestDocsShowTheOutputs(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "oracle.md"))
 	if err != nil {
@@ -182,12 +187,14 @@ func TestDocsShowTheOutputs(t *testing.T) {
 		}
 		shown++
 	}
-	pass, err := os.ReadFile(filepath.Join("testdata", "pass.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), "```json\n"+string(pass)+"```") {
-		t.Error("docs/oracle.md does not show pass.ndjson as it is")
+	for _, name := range []string{"pass", "zombie-commit-rejected"} {
+		ex, err := os.ReadFile(filepath.Join("testdata", name+".ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "```json\n"+string(ex)+"```") {
+			t.Errorf("docs/oracle.md does not show %s.ndjson as it is", name)
+		}
 	}
 	if shown < 2 {
 		t.Fatalf("docs/oracle.md shows %d outputs, want at least 2", shown)

@@ -24,6 +24,8 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(header + "\n" + `{"t":1,"call":0,"kind":"assigned","process":"A","resources":["t-0"]}`))
 	f.Add([]byte(header + "\n" + `{"t":1,"kind":"crash","process":"A"}` + "\n" + `{"t":1,"kind":"restart","process":"A","topics":["t"]}`))
 	f.Add([]byte(`{"format":"rebalance-trace","version":1}` + "\n" + `{"t":1,"kind":"topic","topic":"t","partitions":3}`))
+	f.Add([]byte(header + "\n" + `{"t":1,"kind":"processed","process":"A","resource":"t-0","offset":0,"count":2}` + "\n" +
+		`{"t":2,"call":1,"kind":"commit","process":"A","member":"m","generation":1,"offsets":{"t-0":2,"t-1":0},"error":0,"refused":["t-1"]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		tr, err := Read(bytes.NewReader(in), Limits{MaxLine: 4096, MaxEvents: 1000})
 		if err != nil {
@@ -32,7 +34,10 @@ func FuzzRead(f *testing.F) {
 			}
 			return
 		}
-		h, _ := tr.History()
+		h, c := tr.History()
+		if ds := tr.Deliveries(); len(ds) != c.Processed+c.Commits {
+			t.Fatalf("%d deliveries, %d counted", len(ds), c.Processed+c.Commits)
+		}
 		if err := h.Validate(); err != nil {
 			t.Fatalf("an accepted trace makes an invalid history: %v", err)
 		}
@@ -58,6 +63,8 @@ func FuzzFastDecoder(f *testing.F) {
 		`{"t":5,"kind":"topic","topic":"t","partitions":3}`,
 		`{"t":5,"kind":"response","api":"Heartbeat","error":27}`,
 		`{"t":5,"kind":"join","process":"A","topics":[]}`,
+		`{"t":5,"kind":"processed","process":"A","resource":"t-0","offset":3,"count":2}`,
+		`{"t":5,"kind":"commit","process":"A","member":"m","offsets":{"t-0":3},"error":0,"refused":["t-0"]}`,
 		` { "t" : 0 , "kind" : "quiet" } `,
 		`{"T":1,"kind":"quiet"}`,
 		`{"t":1,"t":2,"kind":"quiet"}`,

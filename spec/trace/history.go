@@ -25,6 +25,10 @@ type Carried struct {
 	Quiet int
 	// Wire counts request and response events.
 	Wire int
+	// Processed and Commits count the delivery events (processed,
+	// commit): Trace.Deliveries returns them.
+	Processed int
+	Commits   int
 }
 
 // Nanos converts a time of t (in its header's unit) to nanoseconds.
@@ -44,6 +48,8 @@ func (t *Trace) Nanos(v int64) spec.Nanos { return spec.Nanos(v * Units[t.Header
 //     with its highest partition), and Carried.Universe is false;
 //   - a process whose subscription the trace does not give subscribes, for
 //     the laws, to every topic, and is listed in Carried.Unsubscribed;
+//   - processed and commit carry no observation: the delivery laws read
+//     them from Deliveries, and Carried counts them;
 //   - leave, fenced, revoking, request and response carry no observation:
 //     they are evidence for a reader of the trace, not for the laws.
 //
@@ -116,6 +122,12 @@ func (t *Trace) History() (spec.History, Carried) {
 		case Request, Response:
 			c.Wire++
 			continue
+		case Processed:
+			c.Processed++
+			continue
+		case Commit:
+			c.Commits++
+			continue
 		default: // leave, fenced, revoking
 			continue
 		}
@@ -137,4 +149,68 @@ func (t *Trace) History() (spec.History, Carried) {
 	}
 	slices.Sort(c.Unsubscribed)
 	return h, c
+}
+
+// Delivery is a processed or a commit event as the delivery laws read
+// it (spec/delivery.go): what a process's application did with the
+// records of its partitions.
+type Delivery struct {
+	// Line is the event's line; Kind is Processed or Commit.
+	Line int
+	Kind Kind
+	// Process, Member and Generation are the event's (Generation
+	// NoGeneration when absent).
+	Process    string
+	Member     spec.MemberID
+	Generation spec.Generation
+	// Call and At bound when it happened: a commit was sent at Call and
+	// answered at At, so the coordinator judged it in between; a
+	// processed event has Call == At.
+	Call, At spec.Nanos
+	// Resource, From and To are a processed event's: it processed the
+	// records From to To-1 of Resource.
+	Resource spec.Resource
+	From, To int64
+	// Commit is a commit event as spec.CheckCommit reads it, but for
+	// Fenced, which only the coordinator's events can tell (the judge
+	// sets it); Offsets are its offsets.
+	Commit  spec.Commit
+	Offsets map[spec.Resource]int64
+}
+
+// Deliveries returns the processed and commit events of t in trace
+// order. t must come from Read (or have been written by a Recorder). A
+// spec.History carries no records, so FromHistory writes no delivery
+// events.
+func (t *Trace) Deliveries() []Delivery {
+	var out []Delivery
+	for _, e := range t.Events {
+		if e.Kind != Processed && e.Kind != Commit {
+			continue
+		}
+		d := Delivery{Line: e.Line, Kind: e.Kind, Process: e.Process, Member: spec.MemberID(e.Member), Generation: spec.NoGeneration,
+			Call: t.Nanos(e.T), At: t.Nanos(e.T)}
+		if e.Generation != nil {
+			d.Generation = spec.Generation(*e.Generation)
+		}
+		if e.Kind == Processed {
+			d.Resource, d.From, d.To = e.res, *e.Offset, *e.Offset+1
+			if e.Count != nil {
+				d.To = *e.Offset + *e.Count
+			}
+			out = append(out, d)
+			continue
+		}
+		if e.Call != nil {
+			d.Call = t.Nanos(*e.Call)
+		}
+		d.Commit = spec.Commit{Member: e.Member, Partitions: e.offsets, Error: spec.ErrorCode(*e.Error), Refused: e.refused}
+		d.Offsets = make(map[spec.Resource]int64, len(e.Offsets))
+		for k, v := range e.Offsets {
+			r, _ := spec.ParseResource(k) // parsed by Read
+			d.Offsets[r] = v
+		}
+		out = append(out, d)
+	}
+	return out
 }

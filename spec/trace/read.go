@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"slices"
 
@@ -65,7 +66,11 @@ func (e *LineError) Unwrap() error { return e.Err }
 // resources that parse and are distinct, topics that never shrink,
 // generations not below -1, joined and removed only in a trace whose
 // header claims the coordinator, a removed member the coordinator
-// counted, and no event of a crashed process before it restarts. The first
+// counted, no event of a crashed process before it restarts, and
+// delivery events that make sense: offsets and counts not negative, a
+// processed record of a partition that exists (when topic events say
+// what does), a commit with its answer, refusing one by one only
+// partitions it committed. The first
 // thing wrong is returned as a *LineError, and no trace: a trace is judged
 // whole or not at all.
 func Read(r io.Reader, lim Limits) (*Trace, error) {
@@ -112,7 +117,7 @@ func Read(r io.Reader, lim Limits) (*Trace, error) {
 		e, err := decodeEvent(fast, line)
 		if err == nil {
 			e.Line = n
-			e.set, err = e.ResourceSet()
+			err = e.parse()
 		}
 		if err == nil {
 			err = st.accept(e)
@@ -252,6 +257,12 @@ func decodeEvent(fast *fastDecoder, line []byte) (Event, error) {
 	if len(e.Resources) == 0 {
 		e.Resources = nil
 	}
+	if len(e.Refused) == 0 {
+		e.Refused = nil
+	}
+	if len(e.Offsets) == 0 {
+		e.Offsets = nil
+	}
 	if what := e.shape(); what != "" {
 		return e, errors.New(what)
 	}
@@ -282,6 +293,8 @@ func (s *state) accept(e Event) error {
 		return fmt.Errorf("time %d does not fit in nanoseconds", e.T)
 	case e.T < s.last:
 		return fmt.Errorf("time %d goes backwards (line %d was at %d)", e.T, s.lastLine, s.last)
+	case e.Call != nil && *e.Call > e.T && e.Kind == Commit:
+		return fmt.Errorf("commit sent at %d after it was answered at %d", *e.Call, e.T)
 	case e.Call != nil && *e.Call > e.T:
 		return fmt.Errorf("%s callback called at %d after it returned at %d", e.Kind, *e.Call, e.T)
 	case e.Call != nil && *e.Call < 0:
@@ -294,6 +307,14 @@ func (s *state) accept(e Event) error {
 		return fmt.Errorf("a %s event in a trace whose header does not claim the coordinator (\"coordinator\": true)", e.Kind)
 	case e.API != "" && !slices.Contains(APIs, e.API):
 		return fmt.Errorf("unknown group API %q (known: %v)", e.API, APIs)
+	case e.Offset != nil && *e.Offset < 0:
+		return fmt.Errorf("offset %d is negative", *e.Offset)
+	case e.Count != nil && *e.Count < 1:
+		return fmt.Errorf("count %d: want 1 or more records", *e.Count)
+	case e.Offset != nil && e.Count != nil && *e.Offset > math.MaxInt64-*e.Count:
+		return fmt.Errorf("records %d to %d+%d go past the largest offset", *e.Offset, *e.Offset, *e.Count)
+	case len(e.Refused) > 0 && *e.Error != 0:
+		return fmt.Errorf("a commit refused whole (error %d) refuses no partition one by one", *e.Error)
 	}
 	if err := distinct("topic", e.Topics); err != nil {
 		return err
@@ -313,6 +334,10 @@ func (s *state) accept(e Event) error {
 			return fmt.Errorf("removed: member %q is not counted by the coordinator (no joined event since it was last removed)", e.Member)
 		}
 		s.counted[e.Member] = false
+	case Processed:
+		if was, ok := s.topics[e.res.Topic]; len(s.topics) > 0 && (!ok || e.res.Partition >= was) {
+			return fmt.Errorf("processed: %s is not a partition of the topics declared so far", e.res)
+		}
 	case Topic:
 		if e.Partitions < 1 {
 			return fmt.Errorf("topic %q with %d partitions: want at least 1", e.Topic, e.Partitions)
@@ -339,6 +364,66 @@ func distinct(what string, names []string) error {
 		seen[n] = true
 	}
 	return nil
+}
+
+// parse parses e's resources (Resources, Resource, the partitions of
+// Offsets, Refused) into its sets: each must parse, a partition where
+// only a partition will do, and none be listed twice; the offsets of a
+// commit are 0 or more, and what it refuses is among them.
+func (e *Event) parse() error {
+	var err error
+	if e.set, err = e.ResourceSet(); err != nil {
+		return err
+	}
+	if e.Resource != "" {
+		if e.res, err = partition(e.Resource); err != nil {
+			return err
+		}
+	}
+	e.offsets, e.refused = nil, nil
+	if len(e.Offsets) > 0 {
+		names := slices.Sorted(maps.Keys(e.Offsets))
+		rs := make([]spec.Resource, 0, len(names))
+		for _, k := range names {
+			r, err := partition(k)
+			if err != nil {
+				return err
+			}
+			if v := e.Offsets[k]; v < 0 {
+				return fmt.Errorf("offset %d of %s is negative", v, k)
+			}
+			rs = append(rs, r)
+		}
+		if e.offsets = spec.NewSet(rs...); e.offsets.Len() != len(rs) {
+			return fmt.Errorf("a partition is listed twice in offsets %v", names)
+		}
+	}
+	if len(e.Refused) > 0 {
+		rs := make([]spec.Resource, 0, len(e.Refused))
+		for _, k := range e.Refused {
+			r, err := partition(k)
+			if err != nil {
+				return err
+			}
+			if !e.offsets.Contains(r) {
+				return fmt.Errorf("refused: %s is not among the offsets committed", k)
+			}
+			rs = append(rs, r)
+		}
+		if e.refused = spec.NewSet(rs...); e.refused.Len() != len(rs) {
+			return fmt.Errorf("a partition is listed twice in refused %v", e.Refused)
+		}
+	}
+	return nil
+}
+
+// partition parses s as a partition, "topic-N".
+func partition(s string) (spec.Resource, error) {
+	r, err := spec.ParseResource(s)
+	if err == nil && r.IsConnector() {
+		err = fmt.Errorf("resource %q: want a partition (topic-N), not a connector", s)
+	}
+	return r, err
 }
 
 // ResourceSet parses e's resources into a set; it is an error for one not

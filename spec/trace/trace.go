@@ -53,6 +53,13 @@ type Header struct {
 	// tolerated as a fenced zombie; joined and removed events are refused
 	// without it.
 	Coordinator bool `json:"coordinator,omitempty"`
+	// Clean claims that the run was clean as far as the trace cannot
+	// see: the network lost, duplicated and held up no message of the
+	// group's (no fault was injected). The oracle judges
+	// ExactlyOnceWhenClean only with it, with Coordinator, and when the
+	// trace shows the rest of a clean run: no crash, no fenced or lost
+	// event, no member removed while it owned something.
+	Clean bool `json:"clean,omitempty"`
 	// Unit is the unit of every time in the trace: "ns" (the default when
 	// empty), "us", "ms" or "s".
 	Unit string `json:"unit,omitempty"`
@@ -72,9 +79,10 @@ type Kind string
 // The event kinds, by what they are about. Membership events are the
 // process's (join, restart, leave, crash, fenced, subscribe, generation)
 // or the coordinator's (joined, removed); ownership events are the
-// rebalance callbacks (assigned, revoking, revoked, lost); wire events
-// are group API messages (request, response); environment events are
-// topic and quiet.
+// rebalance callbacks (assigned, revoking, revoked, lost); delivery
+// events are the records processed and the offsets committed (processed,
+// commit); wire events are group API messages (request, response);
+// environment events are topic and quiet.
 const (
 	// Join: Process starts and joins the group, with its Client name,
 	// Instance id (static membership) and Topics (its subscription). A
@@ -117,6 +125,21 @@ const (
 	// Lost: Process declared Resources lost: they were already taken from
 	// it (called at Call, returned at T).
 	Lost Kind = "lost"
+	// Processed: Process's application processed the records of Resource
+	// (a partition) from Offset on, Count of them (1 when absent), under
+	// Member at Generation. Offsets count from the start of the
+	// partition's log. A trace with processed events claims it has them
+	// all: a record no event processed was skipped.
+	Processed Kind = "processed"
+	// Commit: Process's OffsetCommit of Offsets (partition → the offset
+	// of the next record to process) as Member at Generation (classic) or
+	// member epoch (next-gen), sent at Call (T when absent) and answered
+	// at T: the coordinator judged it in between. Error is the answer to
+	// the whole request (0: judged partition by partition) and Refused
+	// the partitions refused one by one (next-gen under KIP-1251:
+	// STALE_MEMBER_EPOCH), only with Error 0; the committed offsets move
+	// for the others.
+	Commit Kind = "commit"
 	// Request and Response: a group API message (API) seen on the wire,
 	// from or to Member (or Process), with the response's Error code and
 	// the Generation or member epoch it carries. Carried as evidence; no
@@ -135,7 +158,7 @@ const (
 
 // Kinds lists every event kind, in the order docs/oracle.md lists them.
 var Kinds = []Kind{Join, Restart, Leave, Crash, Fenced, Subscribe, GenerationReached, Joined, Removed,
-	Assigned, Revoking, Revoked, Lost, Request, Response, Topic, Quiet}
+	Assigned, Revoking, Revoked, Lost, Processed, Commit, Request, Response, Topic, Quiet}
 
 // APIs lists the group APIs a request or response event may name.
 var APIs = []string{"JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit", "OffsetFetch",
@@ -147,8 +170,8 @@ var APIs = []string{"JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "Offset
 type Event struct {
 	// T is when the event happened, or when a callback returned.
 	T int64 `json:"t"`
-	// Call is when a callback (assigned, revoked, lost) was called; T
-	// when absent. Call <= T.
+	// Call is when a callback (assigned, revoked, lost) was called, or a
+	// commit sent; T when absent. Call <= T.
 	Call *int64 `json:"call,omitempty"`
 	Kind Kind   `json:"kind"`
 	// Process is the stable name of the member process: it survives
@@ -166,6 +189,17 @@ type Event struct {
 	// task) or "name/connector", distinct; an empty list is no list (a
 	// callback on nothing is not recorded).
 	Resources []string `json:"resources,omitempty"`
+	// Resource is a processed event's partition ("topic-N").
+	Resource string `json:"resource,omitempty"`
+	// Offset is the offset of the first record a processed event is
+	// about, 0 or more.
+	Offset *int64 `json:"offset,omitempty"`
+	// Count is how many records from Offset on a processed event is
+	// about, 1 or more; 1 when absent.
+	Count *int64 `json:"count,omitempty"`
+	// Offsets are a commit's offsets, partition ("topic-N") → the offset
+	// of the next record to process (0 or more); an empty map is no map.
+	Offsets map[string]int64 `json:"offsets,omitempty"`
 	// Topics is a subscription (join, restart, subscribe), distinct; an
 	// empty list is no list (a process that subscribes to nothing
 	// leaves).
@@ -175,14 +209,22 @@ type Event struct {
 	Partitions int32  `json:"partitions,omitempty"`
 	// API names a request's or response's group API (see APIs).
 	API string `json:"api,omitempty"`
-	// Error is a response's error code (0 for none).
+	// Error is a response's or a commit's error code (0 for none).
 	Error *int16 `json:"error,omitempty"`
+	// Refused are the partitions of a commit the coordinator refused one
+	// by one, distinct, each among Offsets, only with Error 0; an empty
+	// list is no list.
+	Refused []string `json:"refused,omitempty"`
 
 	// Line is the event's line in the file it was read from (the header
 	// is line 1); 0 for an event not read from a file.
 	Line int `json:"-"`
-	// set is Resources parsed, by Read.
-	set spec.Set
+	// set is Resources parsed, by Read; res, offsets and refused are
+	// Resource, Offsets and Refused parsed.
+	set     spec.Set
+	res     spec.Resource
+	offsets spec.Set
+	refused spec.Set
 }
 
 // field names an Event field and says whether e carries it.
@@ -204,6 +246,11 @@ var fields = []field{
 	{"partitions", func(e Event) bool { return e.Partitions != 0 }},
 	{"api", func(e Event) bool { return e.API != "" }},
 	{"error", func(e Event) bool { return e.Error != nil }},
+	{"resource", func(e Event) bool { return e.Resource != "" }},
+	{"offset", func(e Event) bool { return e.Offset != nil }},
+	{"count", func(e Event) bool { return e.Count != nil }},
+	{"offsets", func(e Event) bool { return len(e.Offsets) > 0 }},
+	{"refused", func(e Event) bool { return len(e.Refused) > 0 }},
 }
 
 // carries lists, for each kind, the fields it may carry beyond t and
@@ -224,6 +271,8 @@ var (
 		Revoking:          {"process", "member", "generation", "resources"},
 		Revoked:           callback,
 		Lost:              callback,
+		Processed:         {"process", "member", "generation", "resource", "offset", "count"},
+		Commit:            {"call", "process", "member", "generation", "offsets", "error", "refused"},
 		Request:           {"process", "member", "instance", "generation", "api"},
 		Response:          {"process", "member", "generation", "api", "error"},
 		Topic:             {"topic", "partitions"},
@@ -243,6 +292,8 @@ var (
 		Revoking:          {"process", "resources"},
 		Revoked:           {"process", "resources"},
 		Lost:              {"process", "resources"},
+		Processed:         {"process", "resource", "offset"},
+		Commit:            {"process", "member", "offsets", "error"},
 		Request:           {"api"},
 		Response:          {"api", "error"},
 		Topic:             {"topic", "partitions"},

@@ -274,6 +274,8 @@ func TestFastDecoderTakes(t *testing.T) {
 		`{"t":5,"kind":"topic","topic":"t","partitions":3}`,
 		`{"t":5,"kind":"response","api":"Heartbeat","error":27,"instance":"i","client":"c"}`,
 		`{"t":5,"kind":"join","process":"A","topics":[]}`,
+		`{"t":5,"kind":"processed","process":"A","resource":"t-0","offset":0,"count":9223372036854775807}`,
+		`{"t":5,"kind":"commit","process":"A","member":"m","error":0,"refused":["t-0"]}`,
 		"\t{ \"t\" : 0 ,\r\"kind\" : \"quiet\" , \"topics\" : [ \"a\" , \"b\" ] } ",
 		`{"t":0,"kind":"qu€et"}`,
 		`{}`,
@@ -289,7 +291,7 @@ func TestFastDecoderTakes(t *testing.T) {
 	}
 	for _, line := range []string{
 		`{"T":1}`, `{"t":1,"kind":"qu\u0069et"}`, `{"t":1.5}`, `{"t":1e3}`, `{"t":01}`, `{"t":-}`, `{"call":null}`,
-		`{"t":1,"t":2}`, `{"generation":2147483648}`, `{"error":32768}`, "{\"kind\":\"\xff\"}", `{"t":1} x`,
+		`{"t":1,"t":2}`, `{"generation":2147483648}`, `{"offsets":{"t-0":1}}`, `{"offset":1.0}`, `{"count":9223372036854775808}`, `{"refused":"t-0"}`, `{"error":32768}`, "{\"kind\":\"\xff\"}", `{"t":1} x`,
 		`{"t":1 "kind":"quiet"}`, `{"t" 1}`, `{"resources":["a" "b"]}`, `{"resources":"a"}`, `{"topics":[1]}`,
 		`["t"]`, `{"t":1`, `{"kind":"a`, "{\"kind\":\"a\nb\"}", `{"colour":"red"}`, `{"t":1,}`, `{"process":1}`,
 	} {

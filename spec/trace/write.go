@@ -55,7 +55,7 @@ func (r *Recorder) Record(e Event) error {
 	var err error
 	if what := e.shape(); what != "" {
 		err = fmt.Errorf("%s", what)
-	} else if e.set, err = e.ResourceSet(); err == nil {
+	} else if err = e.parse(); err == nil {
 		err = r.st.accept(e)
 	}
 	if err != nil {
