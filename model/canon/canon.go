@@ -168,6 +168,29 @@ func (e *Encoder) Finish() []byte {
 	return e.Buf
 }
 
+// Mark is a point in an encoding (Encoder.Mark), to take what was written
+// after it with Encoder.Since.
+type Mark struct{ buf, slots, oslots int }
+
+// Mark returns the point the encoding has reached.
+func (e *Encoder) Mark() Mark { return Mark{len(e.Buf), len(e.slots), len(e.oslots)} }
+
+// Since returns the bytes written after m (they stay e's: copy them to
+// keep them) and whether they are context-free: written with neither
+// Rename nor AbstractIdentities set and holding no correlation id and no
+// order value, so that Finish leaves them as they are. Appending
+// context-free bytes with Raw to an encoding whose Now and Commits are
+// the ones they were written with writes exactly what writing the same
+// values again would: a model may keep them for a node it shares,
+// unchanged, between states.
+func (e *Encoder) Since(m Mark) ([]byte, bool) {
+	plain := e.Rename == nil && e.AbstractIdentities == nil && len(e.slots) == m.slots && len(e.oslots) == m.oslots
+	return e.Buf[m.buf:], plain
+}
+
+// Raw appends bytes that Since returned as context-free.
+func (e *Encoder) Raw(b []byte) { e.Buf = append(e.Buf, b...) }
+
 // Order appends a value compared only for order; Finish rewrites it as its
 // rank among the order values of the encoding (0 stays 0).
 func (e *Encoder) Order(v uint64) {

@@ -323,3 +323,60 @@ func TestOptionalString(t *testing.T) {
 		seen[got] = name
 	}
 }
+
+// TestSinceAndRaw: bytes written without correlation ids, order values,
+// Rename or AbstractIdentities are context-free, and appending them with
+// Raw writes what writing the values again writes, wherever in an
+// encoding they land; anything holding an id or an order value, or
+// written renamed or with identities abstracted, is not.
+func TestSinceAndRaw(t *testing.T) {
+	plain := func(e *Encoder) {
+		e.String("A-1")
+		e.Instant(e.Now + 300)
+		e.Set(spec.Set{{Topic: "T", Partition: 0}})
+		KeyedMap(e, map[string]int64{"B": 2, "A": 1}, e.Int)
+	}
+	for _, c := range []struct {
+		name  string
+		write func(e *Encoder)
+		setup func(e *Encoder)
+		plain bool
+	}{
+		{"plain values", plain, nil, true},
+		{"a correlation id", func(e *Encoder) { plain(e); e.Seq(7) }, nil, false},
+		{"an order value", func(e *Encoder) { e.Order(3); plain(e) }, nil, false},
+		{"a correlation id in a multiset", func(e *Encoder) { e.Sorted(2, func(i int) { e.Seq(uint64(i + 1)) }) }, nil, false},
+		{"renamed", plain, func(e *Encoder) { e.Rename = strings.ToLower }, false},
+		{"identities abstracted", plain, func(e *Encoder) { e.AbstractIdentities = func(v int64) int64 { return v } }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := &Encoder{Now: 1000}
+			if c.setup != nil {
+				c.setup(e)
+			}
+			e.Seq(5) // an id before the mark does not count
+			m := e.Mark()
+			c.write(e)
+			b, ok := e.Since(m)
+			if ok != c.plain {
+				t.Fatalf("context-free = %t, want %t", ok, c.plain)
+			}
+			if !ok {
+				return
+			}
+			kept := bytes.Clone(b)
+			// Replayed after other values, into an encoding with ids.
+			want := &Encoder{Now: 1000}
+			want.Seq(9)
+			want.Int(42)
+			c.write(want)
+			got := &Encoder{Now: 1000}
+			got.Seq(9)
+			got.Int(42)
+			got.Raw(kept)
+			if w, g := want.Finish(), got.Finish(); !bytes.Equal(w, g) {
+				t.Fatalf("replayed %x, want %x", g, w)
+			}
+		})
+	}
+}
