@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -30,13 +31,23 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	c.owners.each(func(r spec.Resource, s slot) {
 		e.String(r.Topic)
 		e.Int(int64(r.Partition))
-		hs := c.holders(s)
-		e.Len(len(hs))
-		for _, h := range hs {
-			e.String(string(h.member))
-			e.Int(int64(h.epoch))
+		e.Len(1 + len(s.rest))
+		c.encodeHolder(e, s.first)
+		for _, h := range s.rest {
+			c.encodeHolder(e, h)
 		}
 	})
+}
+
+// encodeHolder writes a holder as c.holders returns it: its member, and
+// its epoch as stored under the PerSetEpochUpdate fault, else its
+// member's.
+func (c *Coordinator) encodeHolder(e *canon.Encoder, h holder) {
+	e.String(string(h.member))
+	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+		h.epoch = c.members[h.member].cur.Epoch
+	}
+	e.Int(int64(h.epoch))
 }
 
 // encode writes every field of the member record (the assignment epochs
