@@ -84,9 +84,14 @@ func (w *World[M, T, C, P]) consumable(name string) spec.Set {
 	if p.Node == nil {
 		return nil
 	}
+	if p.Node.Phase().Done() {
+		return nil
+	}
+	// cannotConsume for each partition the member owns, the member's
+	// view built once.
 	var out spec.Set
 	for _, r := range p.Node.View().Owns {
-		if w.cannotConsume(p, r) == "" {
+		if w.hasLog(r) && w.Topics.Has(r) && !p.Revoking.Contains(r) && w.position(p, r) < w.Records {
 			out = append(out, r)
 		}
 	}
@@ -349,7 +354,8 @@ func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
 	}
 	e.Bool(w.unclean)
 	encodeOffsets(e, w.committed)
-	rs := slices.SortedFunc(maps.Keys(w.processed), spec.Resource.Compare)
+	var buf [8]spec.Resource
+	rs := sortedResources(buf[:0], w.processed)
 	e.Len(len(rs))
 	for _, r := range rs {
 		e.String(r.Topic)
@@ -360,9 +366,25 @@ func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
 	}
 }
 
+// sortedResources appends the keys of m to dst in resource order: the
+// encoders' sorted walk of a small map, without allocating when dst has
+// room for them.
+func sortedResources[V any](dst []spec.Resource, m map[spec.Resource]V) []spec.Resource {
+	for r := range m {
+		dst = append(dst, r)
+	}
+	slices.SortFunc(dst, spec.Resource.Compare)
+	return dst
+}
+
 // encodeOffsets writes offsets by resource in resource order.
 func encodeOffsets(e *canon.Encoder, offsets map[spec.Resource]int) {
-	rs := slices.SortedFunc(maps.Keys(offsets), spec.Resource.Compare)
+	if len(offsets) == 0 {
+		e.Len(0)
+		return
+	}
+	var buf [8]spec.Resource
+	rs := sortedResources(buf[:0], offsets)
 	e.Len(len(rs))
 	for _, r := range rs {
 		e.String(r.Topic)

@@ -427,29 +427,27 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	u.encode(e)
 	e.Int(int64(s.Rounds))
 	e.Topics(w.Topics)
-	w.Coordinator.Encode(e)
+	w.encodeCoordinator(e)
 	names := w.Names()
 	e.Int(int64(len(names)))
 	for _, n := range names {
 		p := w.Processes[n]
 		encodeProcess(e, w, n, p, abstract)
 	}
+	var firstBuf [8]int
+	var respBuf [16]int
 	switch w.Family.Network() {
 	case Connections:
-		conns := w.connections()
-		e.Sorted(len(conns), func(i int) {
-			e.Int(int64(len(conns[i])))
-			for _, j := range conns[i] {
-				w.encodeEnvelope(e, w.InFlight[j])
-			}
+		firsts := w.connections(firstBuf[:0])
+		e.Sorted(len(firsts), func(i int) {
+			from, to := w.InFlight[firsts[i]].From, w.InFlight[firsts[i]].To
+			w.encodeQueue(e, firsts[i], func(env node.Envelope[M]) bool { return env.From == from && env.To == to })
 		})
 	default:
-		senders, responses := w.requestQueues()
-		e.Sorted(len(senders), func(i int) {
-			e.Int(int64(len(senders[i])))
-			for _, j := range senders[i] {
-				w.encodeEnvelope(e, w.InFlight[j])
-			}
+		firsts, responses := w.requestQueues(firstBuf[:0], respBuf[:0])
+		e.Sorted(len(firsts), func(i int) {
+			from := w.InFlight[firsts[i]].From
+			w.encodeQueue(e, firsts[i], func(env node.Envelope[M]) bool { return env.To == node.CoordinatorNode && env.From == from })
 		})
 		e.Sorted(len(responses), func(i int) { w.encodeEnvelope(e, w.InFlight[responses[i]]) })
 	}
@@ -460,6 +458,31 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		e.Instant(int64(t.At))
 	}
 	w.encodeDelivery(e)
+}
+
+// nodeEncoding is a node's context-free encoding (canon.Encoder.Since)
+// with the clock and commits flag it was written with.
+type nodeEncoding struct {
+	now     int64
+	commits bool
+	buf     []byte
+}
+
+// encodeCoordinator writes the coordinator: the bytes a frozen world it
+// was forked from kept for it, when it still shares that world's
+// coordinator (every change of it drops them: ownCoordinator) and e
+// writes with the same clock and commits flag; otherwise it encodes it,
+// and a frozen world keeps the bytes when they are context-free.
+func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
+	if k := w.coordinatorEncoding; k != nil && k.now == e.Now && k.commits == e.Commits && e.Rename == nil && e.AbstractIdentities == nil {
+		e.Raw(k.buf)
+		return
+	}
+	mark := e.Mark()
+	w.Coordinator.Encode(e)
+	if b, plain := e.Since(mark); plain && w.frozen {
+		w.coordinatorEncoding = &nodeEncoding{now: e.Now, commits: e.Commits, buf: slices.Clone(b)}
+	}
 }
 
 // encodeProcess writes a process: its name, subscription, node and
@@ -515,37 +538,49 @@ func (u Used) encode(e *canon.Encoder) {
 	}
 }
 
-// connections groups the indexes of the messages in flight by connection
-// (sender and receiver), each in send order.
-func (w *World[M, T, C, P]) connections() [][]int {
-	var out [][]int
+// connections appends to firsts the index of the first message in flight
+// of each connection (sender and receiver), in order of first appearance.
+func (w *World[M, T, C, P]) connections(firsts []int) []int {
 	for i, e := range w.InFlight {
-		k := slices.IndexFunc(out, func(c []int) bool { f := w.InFlight[c[0]]; return f.From == e.From && f.To == e.To })
-		if k < 0 {
-			out = append(out, []int{i})
-		} else {
-			out[k] = append(out[k], i)
+		if !slices.ContainsFunc(firsts, func(f int) bool { return w.InFlight[f].From == e.From && w.InFlight[f].To == e.To }) {
+			firsts = append(firsts, i)
 		}
 	}
-	return out
+	return firsts
 }
 
-// requestQueues returns the indexes of the requests in flight grouped by
-// sender, each in send order, and the indexes of the responses.
-func (w *World[M, T, C, P]) requestQueues() (senders [][]int, responses []int) {
+// requestQueues appends to firsts the index of the first request in
+// flight of each sender, in order of first appearance, and to responses
+// the indexes of the responses.
+func (w *World[M, T, C, P]) requestQueues(firsts, responses []int) ([]int, []int) {
 	for i, env := range w.InFlight {
 		if env.To != node.CoordinatorNode {
 			responses = append(responses, i)
 			continue
 		}
-		k := slices.IndexFunc(senders, func(q []int) bool { return w.InFlight[q[0]].From == env.From })
-		if k < 0 {
-			senders = append(senders, []int{i})
-		} else {
-			senders[k] = append(senders[k], i)
+		if !slices.ContainsFunc(firsts, func(f int) bool { return w.InFlight[f].From == env.From }) {
+			firsts = append(firsts, i)
 		}
 	}
-	return senders, responses
+	return firsts, responses
+}
+
+// encodeQueue writes a queue of messages in flight: how many there are,
+// then each in send order; its first message is the from-th in flight
+// and in reports the rest of it.
+func (w *World[M, T, C, P]) encodeQueue(e *canon.Encoder, from int, in func(node.Envelope[M]) bool) {
+	n := 0
+	for _, env := range w.InFlight[from:] {
+		if in(env) {
+			n++
+		}
+	}
+	e.Int(int64(n))
+	for _, env := range w.InFlight[from:] {
+		if in(env) {
+			w.encodeEnvelope(e, env)
+		}
+	}
 }
 
 // abstractIdentities sets e up to write the identities a leader bounce

@@ -168,6 +168,13 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// coordinatorOwner is the world that may change Coordinator in place
 	// (see Fork).
 	coordinatorOwner *World[M, T, C, P]
+	// coordinatorEncoding is the canonical encoding of Coordinator, as a
+	// frozen world wrote it (Model.Encode), for the forks that share the
+	// coordinator (nil when there is none): most steps leave the
+	// coordinator alone, and its encoding is the largest part of a state's.
+	// Written only while encoding a frozen world, which never changes
+	// again; ownCoordinator drops it.
+	coordinatorEncoding *nodeEncoding
 	// processesOwned is false while w shares the Processes map with the
 	// world it was forked from.
 	processesOwned bool
@@ -235,6 +242,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
 	c.coordinatorOwner = &c
+	c.coordinatorEncoding = nil
 	c.frozen = false
 	c.Processes = make(map[string]*Process[M, T, C, P], len(w.Processes))
 	c.processesOwned = true
@@ -310,11 +318,14 @@ func (w *World[M, T, C, P]) ownProcesses() {
 	}
 }
 
-// ownCoordinator copies the coordinator if w shares it.
+// ownCoordinator copies the coordinator if w shares it. Every change of
+// the coordinator comes after it, so it drops the coordinator's encoding
+// too.
 func (w *World[M, T, C, P]) ownCoordinator() {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
+	w.coordinatorEncoding = nil
 	if w.coordinatorOwner != w {
 		if f, ok := w.Coordinator.(Forker[M, T, C]); ok {
 			w.Coordinator = f.ForkCoordinator()
@@ -1030,10 +1041,15 @@ func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 
 // memberView is the view of process name, p. When w shares p with the
 // world it was forked from, was (if not nil) is p's view there: only
-// whether p is current is computed again.
+// whether p is current is computed again, and only if w does not share
+// the coordinator too.
 func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was *spec.MemberView) spec.MemberView {
 	var mv spec.MemberView
 	switch {
+	case p.owner != w && was != nil && w.coordinatorOwner != w:
+		// The process and the coordinator are both those of the world
+		// whose view was is: whether p is current is what it was there.
+		return *was
 	case p.owner != w && was != nil:
 		mv = *was
 	case p.Node == nil:
