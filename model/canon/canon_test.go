@@ -324,58 +324,87 @@ func TestOptionalString(t *testing.T) {
 	}
 }
 
-// TestSinceAndRaw: bytes written without correlation ids, order values,
-// Rename or AbstractIdentities are context-free, and appending them with
-// Raw writes what writing the values again writes, wherever in an
-// encoding they land; anything holding an id or an order value, or
-// written renamed or with identities abstracted, is not.
-func TestSinceAndRaw(t *testing.T) {
-	plain := func(e *Encoder) {
+// TestRecordAndReplay: a recording of values written with neither Rename
+// nor AbstractIdentities, replayed into another encoding with the same
+// Now, writes what writing the values again writes, wherever it lands:
+// after other correlation ids and order values, and inside a multiset,
+// its own ids and order values numbered and ranked among the whole
+// encoding's. Anything written renamed or with identities abstracted is
+// not recorded.
+func TestRecordAndReplay(t *testing.T) {
+	values := func(e *Encoder) {
 		e.String("A-1")
 		e.Instant(e.Now + 300)
 		e.Set(spec.Set{{Topic: "T", Partition: 0}})
 		KeyedMap(e, map[string]int64{"B": 2, "A": 1}, e.Int)
+		e.SeqSpace = "A"
+		e.Seq(7)
+		e.Sorted(2, func(i int) { e.Seq(uint64(10 - i)) })
+		e.SeqSpace = ""
+		e.Order(30)
+		e.Seq(0)
 	}
 	for _, c := range []struct {
-		name  string
-		write func(e *Encoder)
-		setup func(e *Encoder)
-		plain bool
+		name     string
+		setup    func(e *Encoder)
+		recorded bool
 	}{
-		{"plain values", plain, nil, true},
-		{"a correlation id", func(e *Encoder) { plain(e); e.Seq(7) }, nil, false},
-		{"an order value", func(e *Encoder) { e.Order(3); plain(e) }, nil, false},
-		{"a correlation id in a multiset", func(e *Encoder) { e.Sorted(2, func(i int) { e.Seq(uint64(i + 1)) }) }, nil, false},
-		{"renamed", plain, func(e *Encoder) { e.Rename = strings.ToLower }, false},
-		{"identities abstracted", plain, func(e *Encoder) { e.AbstractIdentities = func(v int64) int64 { return v } }, false},
+		{"plain", nil, true},
+		{"without ids", func(e *Encoder) { e.SkipSeq = true }, true},
+		{"renamed", func(e *Encoder) { e.Rename = strings.ToLower }, false},
+		{"identities abstracted", func(e *Encoder) { e.AbstractIdentities = func(v int64) int64 { return v } }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := &Encoder{Now: 1000}
 			if c.setup != nil {
 				c.setup(e)
 			}
-			e.Seq(5) // an id before the mark does not count
+			e.Seq(5) // written before the mark: not part of the recording
+			e.Order(99)
 			m := e.Mark()
-			c.write(e)
-			b, ok := e.Since(m)
-			if ok != c.plain {
-				t.Fatalf("context-free = %t, want %t", ok, c.plain)
+			values(e)
+			rec, ok := e.Record(m)
+			if ok != c.recorded {
+				t.Fatalf("recorded = %t, want %t", ok, c.recorded)
 			}
 			if !ok {
 				return
 			}
-			kept := bytes.Clone(b)
-			// Replayed after other values, into an encoding with ids.
-			want := &Encoder{Now: 1000}
-			want.Seq(9)
-			want.Int(42)
-			c.write(want)
-			got := &Encoder{Now: 1000}
-			got.Seq(9)
-			got.Int(42)
-			got.Raw(kept)
-			if w, g := want.Finish(), got.Finish(); !bytes.Equal(w, g) {
-				t.Fatalf("replayed %x, want %x", g, w)
+			e.Reset() // the recording is a copy
+			// Replayed after other values, with ids and order values of
+			// their own, and inside a multiset.
+			for _, place := range []func(e *Encoder, write func()){
+				func(e *Encoder, write func()) { write() },
+				func(e *Encoder, write func()) {
+					e.SeqSpace = "A"
+					e.Seq(8)
+					e.Order(40)
+					e.SeqSpace = ""
+					e.Int(42)
+					write()
+				},
+				func(e *Encoder, write func()) {
+					e.Sorted(2, func(i int) {
+						if i == 1 {
+							write()
+						} else {
+							e.Seq(3)
+							e.Order(10)
+						}
+					})
+				},
+			} {
+				want := &Encoder{Now: 1000}
+				got := &Encoder{Now: 1000}
+				if c.setup != nil {
+					c.setup(want)
+					c.setup(got)
+				}
+				place(want, func() { values(want) })
+				place(got, func() { got.Replay(rec) })
+				if w, g := want.Finish(), got.Finish(); !bytes.Equal(w, g) {
+					t.Fatalf("replayed %x, want %x", g, w)
+				}
 			}
 		})
 	}

@@ -8,18 +8,31 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// EncodeAfresh is m.Encode on a copy of s that keeps no encoding of its
-// coordinator: the reference the kept encodings are checked against.
+// EncodeAfresh is m.Encode on a copy of s that keeps no recorded
+// encoding of its coordinator or processes: the reference the
+// recordings are checked against.
 func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], e *canon.Encoder, s *State[M, T, C, P]) {
 	w := *s.W
 	w.coordinatorEncoding, w.frozen = nil, false
+	w.Processes = make(map[string]*Process[M, T, C, P], len(s.W.Processes))
+	for n, p := range s.W.Processes {
+		q := *p
+		q.encoding = nil
+		w.Processes[n] = &q
+	}
 	m.Encode(e, &State[M, T, C, P]{W: &w, U: s.U, Rounds: s.Rounds})
 }
 
-// KeepsCoordinatorEncoding reports whether s has an encoding of its
-// coordinator kept (by the state it was forked from, or its own).
-func KeepsCoordinatorEncoding[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) bool {
-	return s.W.coordinatorEncoding != nil
+// Recorded returns whether s has its coordinator's encoding recorded (by
+// the state it was forked from, or its own), and how many of its
+// processes it shares with a recorded encoding.
+func Recorded[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) (coordinator bool, processes int) {
+	for _, p := range s.W.Processes {
+		if p.encoding != nil && p.owner != s.W {
+			processes++
+		}
+	}
+	return s.W.coordinatorEncoding != nil, processes
 }
 
 // Consumable is World.consumable, and ConsumableByReason the partitions

@@ -432,7 +432,16 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	e.Int(int64(len(names)))
 	for _, n := range names {
 		p := w.Processes[n]
+		// A process is recorded by the frozen world that owns it (it made
+		// or changed it), and replayed by the forks that share it.
+		if p.encoding.replay(e) {
+			continue
+		}
+		mark := e.Mark()
 		encodeProcess(e, w, n, p, abstract)
+		if w.frozen && p.owner == w {
+			p.encoding = record(e, mark)
+		}
 	}
 	var firstBuf [8]int
 	var respBuf [16]int
@@ -460,28 +469,49 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	w.encodeDelivery(e)
 }
 
-// nodeEncoding is a node's context-free encoding (canon.Encoder.Since)
-// with the clock and commits flag it was written with.
+// nodeEncoding is a node's encoding recorded (canon.Encoder.Record) with
+// the clock, commits flag and SkipSeq it was written with, for the forks
+// that share the node unchanged: most steps change one node or none, and
+// encoding the others again is most of the cost of encoding a state.
 type nodeEncoding struct {
-	now     int64
-	commits bool
-	buf     []byte
+	now              int64
+	commits, skipSeq bool
+	rec              canon.Recording
 }
 
-// encodeCoordinator writes the coordinator: the bytes a frozen world it
-// was forked from kept for it, when it still shares that world's
-// coordinator (every change of it drops them: ownCoordinator) and e
-// writes with the same clock and commits flag; otherwise it encodes it,
-// and a frozen world keeps the bytes when they are context-free.
+// replay writes k if it was written under e's settings, and reports
+// whether it did.
+func (k *nodeEncoding) replay(e *canon.Encoder) bool {
+	if k == nil || k.now != e.Now || k.commits != e.Commits || k.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
+		return false
+	}
+	e.Replay(k.rec)
+	return true
+}
+
+// record returns what e wrote after mark as a nodeEncoding, nil when it
+// cannot be replayed.
+func record(e *canon.Encoder, mark canon.Mark) *nodeEncoding {
+	rec, ok := e.Record(mark)
+	if !ok {
+		return nil
+	}
+	return &nodeEncoding{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, rec: rec}
+}
+
+// encodeCoordinator writes the coordinator: the encoding a frozen world
+// it was forked from recorded, when it still shares that world's
+// coordinator (every change of it drops the recording: ownCoordinator)
+// and e writes with the same settings; otherwise it encodes it, and a
+// frozen world, which never changes again, records it.
 func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
-	if k := w.coordinatorEncoding; k != nil && k.now == e.Now && k.commits == e.Commits && e.Rename == nil && e.AbstractIdentities == nil {
-		e.Raw(k.buf)
+	if w.coordinatorEncoding.replay(e) {
 		return
 	}
 	mark := e.Mark()
 	w.Coordinator.Encode(e)
-	if b, plain := e.Since(mark); plain && w.frozen {
-		w.coordinatorEncoding = &nodeEncoding{now: e.Now, commits: e.Commits, buf: slices.Clone(b)}
+	if w.frozen {
+		w.coordinatorEncoding = record(e, mark)
 	}
 }
 

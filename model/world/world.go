@@ -53,6 +53,10 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// owner is the world that may change this process in place; a fork
 	// shares its parent's processes and copies one before changing it.
 	owner *World[M, T, C, P]
+	// encoding is the process's canonical encoding, recorded by its
+	// owner once frozen (Model.Encode), for the forks that share it; a
+	// copy drops it.
+	encoding *nodeEncoding
 }
 
 // Address is the node address of the process's current incarnation: its
@@ -251,7 +255,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
-		q.owner = &c
+		q.owner, q.encoding = &c, nil
 		c.Processes[n] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -301,7 +305,7 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	if p.Node != nil && keepNode {
 		q.Node = p.Node.CloneMember()
 	}
-	q.owner = w
+	q.owner, q.encoding = w, nil
 	w.ownProcesses()
 	w.Processes[name] = &q
 	return &q
@@ -997,7 +1001,13 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 		if y.Name != name {
 			return false
 		}
-		x := w.memberView(name, w.Processes[name], y)
+		p := w.Processes[name]
+		if p.owner != w && w.coordinatorOwner != w {
+			// The process and the coordinator are those of the world
+			// whose view prev is: memberView would return y.
+			continue
+		}
+		x := w.memberView(name, p, y)
 		if x.ID != y.ID || x.Current != y.Current || x.Fenced != y.Fenced || x.Generation != y.Generation ||
 			!slices.Equal(x.Subscription, y.Subscription) || !slices.Equal(x.Owns, y.Owns) || !slices.Equal(x.Revoking, y.Revoking) {
 			return false
