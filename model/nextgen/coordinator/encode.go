@@ -21,7 +21,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Topics(c.targetTopics)
 	e.Bool(c.metadataExpired)
 
-	canon.KeyedMap(e, c.members, func(m member) { m.encode(e) })
+	canon.KeyedMap(e, c.members, func(m *member) { m.encode(e) })
 	canon.StringMap(e, c.instances)
 	e.Assignment(c.target)
 
@@ -45,7 +45,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 func (c *Coordinator) encodeHolder(e *canon.Encoder, h holder) {
 	e.String(string(h.member))
 	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
-		h.epoch = c.members[h.member].cur.Epoch
+		h.epoch = c.epochOf(h.member)
 	}
 	e.Int(int64(h.epoch))
 }

@@ -32,7 +32,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.members = map[spec.MemberID]member{
+	c.members = map[spec.MemberID]*member{
 		"A-1": {id: "A-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 5000},
 		"B-1": {id: "B-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 6000},
 	}
@@ -55,18 +55,18 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 		t.Errorf("a changed owner leaves the encoding the same")
 	}
 	d = c.Clone()
-	m := d.members["B-1"]
+	m := *d.members["B-1"]
 	m.sessionAt = 7000
-	d.members["B-1"] = m
+	d.setRecord(m)
 	if enc(d) == want {
 		t.Errorf("a changed session deadline leaves the encoding the same")
 	}
 
 	// The assignment epochs are written only in a world with commits.
 	d = c.Clone()
-	m = d.members["A-1"]
+	m = *d.members["A-1"]
 	m.assignedAt = []validate.AssignmentEpoch{{Partition: spec.TP("T", 0), Epoch: 1}}
-	d.members["A-1"] = m
+	d.setRecord(m)
 	if enc(d) != want {
 		t.Errorf("the assignment epochs change the encoding of a world without commits")
 	}
