@@ -123,13 +123,16 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	if w.Records == 0 {
 		return fmt.Errorf("no records: start with records N")
 	}
-	if _, err := w.live(name); err != nil {
+	if _, err := w.process(name); err != nil {
 		return err
+	}
+	if w.Processes[name].Node == nil {
+		return fmt.Errorf("member %s is down", name)
 	}
 	if why := w.cannotConsume(w.Processes[name], r); why != "" {
 		return fmt.Errorf("member %s cannot process a record of %s: %s", name, r, why)
 	}
-	p := w.own(name)
+	p := w.ownApplication(name) // processing does not step the member
 	pos := w.position(p, r)
 	positions := maps.Clone(p.positions)
 	if positions == nil {
@@ -302,20 +305,43 @@ func (w *World[M, T, C, P]) forgetPositions(name string) {
 // topics that has records, with its committed offset and processing counts, and whether
 // the run is clean so far (no crash, no lost or duplicated message, no
 // live member fenced while it owned something). Empty while Records is 0.
-func (w *World[M, T, C, P]) Delivery() spec.Delivery {
+func (w *World[M, T, C, P]) Delivery() spec.Delivery { return w.delivery(true) }
+
+// delivery is Delivery, sharing the processing counts with w unless
+// clone is set (for checkDelivery, which only reads them). With records
+// on named partitions it walks those (a sorted set, as the topics'
+// resources are) instead of every partition.
+func (w *World[M, T, C, P]) delivery(clone bool) spec.Delivery {
 	d := spec.Delivery{Clean: !w.unclean}
 	if w.Records == 0 {
 		return d
 	}
-	for _, r := range w.Topics.Resources(w.Topics.Names()...) {
-		if !w.hasLog(r) {
-			continue
-		}
+	var zeros []int // shared by the partitions nobody processed, without clone
+	add := func(r spec.Resource) {
 		counts := w.processed[r]
-		if counts == nil {
+		switch {
+		case counts == nil && clone:
 			counts = make([]int, w.Records)
+		case counts == nil:
+			if zeros == nil {
+				zeros = make([]int, w.Records)
+			}
+			counts = zeros
+		case clone:
+			counts = slices.Clone(counts)
 		}
-		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: slices.Clone(counts)})
+		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: counts})
+	}
+	if len(w.recordsOn) > 0 {
+		for _, r := range w.recordsOn {
+			if w.Topics.Has(r) {
+				add(r)
+			}
+		}
+		return d
+	}
+	for _, r := range w.Topics.Resources(w.Topics.Names()...) {
+		add(r)
 	}
 	return d
 }
@@ -325,7 +351,7 @@ func (w *World[M, T, C, P]) checkDelivery() {
 	if w.Records == 0 {
 		return
 	}
-	for _, v := range spec.CheckDelivery(w.Delivery()) {
+	for _, v := range spec.CheckDelivery(w.delivery(false)) {
 		w.violate(v)
 	}
 }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/sim"
@@ -55,4 +56,29 @@ func ConsumableByReason[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *W
 		}
 	}
 	return out
+}
+
+// DeliveryByFilter is the reference for Delivery: every resource of the
+// topics, filtered by hasLog, each with a copy of its counts.
+func DeliveryByFilter[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) spec.Delivery {
+	d := spec.Delivery{Clean: !w.unclean}
+	if w.Records == 0 {
+		return d
+	}
+	for _, r := range w.Topics.Resources(w.Topics.Names()...) {
+		if !w.hasLog(r) {
+			continue
+		}
+		counts := slices.Clone(w.processed[r])
+		if counts == nil {
+			counts = make([]int, w.Records)
+		}
+		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: counts})
+	}
+	return d
+}
+
+// DeliveryShared is the delivery view checkDelivery judges.
+func DeliveryShared[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) spec.Delivery {
+	return w.delivery(false)
 }

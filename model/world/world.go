@@ -57,6 +57,9 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// owner once frozen (Model.Encode), for the forks that share it; a
 	// copy drops it.
 	encoding *nodeEncoding
+	// sharedNode is set while Node is shared with the world this process
+	// was copied from (ownApplication): own copies it first.
+	sharedNode bool
 }
 
 // Address is the node address of the process's current incarnation: its
@@ -255,7 +258,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
-		q.owner, q.encoding = &c, nil
+		q.owner, q.encoding, q.sharedNode = &c, nil, false
 		c.Processes[n] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -298,14 +301,39 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 		panic("world: a frozen world changes")
 	}
 	p := w.Processes[name]
-	if p == nil || p.owner == w {
+	switch {
+	case p == nil:
+		return nil
+	case p.owner == w:
+		if p.sharedNode && p.Node != nil && keepNode {
+			p.Node = p.Node.CloneMember()
+		}
+		p.sharedNode = false
 		return p
 	}
 	q := *p
 	if p.Node != nil && keepNode {
 		q.Node = p.Node.CloneMember()
 	}
-	q.owner, q.encoding = w, nil
+	q.owner, q.encoding, q.sharedNode = w, nil, false
+	w.ownProcesses()
+	w.Processes[name] = &q
+	return &q
+}
+
+// ownApplication is own for a change to the application's state alone
+// (its positions, its pending commits): the copy shares the member node
+// until own copies it, before anything steps it.
+func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
+	if w.frozen {
+		panic("world: a frozen world changes")
+	}
+	p := w.Processes[name]
+	if p == nil || p.owner == w {
+		return p
+	}
+	q := *p
+	q.owner, q.encoding, q.sharedNode = w, nil, p.Node != nil
 	w.ownProcesses()
 	w.Processes[name] = &q
 	return &q
