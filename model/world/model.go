@@ -113,6 +113,9 @@ type Model[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	bounds  Bounds[P]
 	joiners map[string]string // name -> add-member line
 	init    *World[M, T, C, P]
+	// free holds states the checker dropped (Recycle), cleared, for Step
+	// to reuse with their worlds.
+	free sync.Pool
 }
 
 // SetupViolation is NewModel's error when the setup commands already
@@ -243,7 +246,14 @@ func (m *Model[M, T, C, P]) Actions(s *State[M, T, C, P], dst []Action) []Action
 // after any number of other actions), and reports BoundedRounds once when
 // the count passes MaxRounds.
 func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C, P], []spec.Violation) {
-	t := &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
+	var t *State[M, T, C, P]
+	if r, ok := m.free.Get().(*State[M, T, C, P]); ok {
+		t = r
+		s.W.forkInto(t.W)
+		t.U, t.Rounds = s.U, s.Rounds
+	} else {
+		t = &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
+	}
 	t.W.Log, t.W.unlogged = nil, true
 	before, rounds, failed := len(t.W.Violations), len(t.W.Rounds), t.W.FailedRounds
 	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {
@@ -268,6 +278,17 @@ func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C
 	}
 	t.Rounds = min(t.Rounds+took, m.cfg.MaxRounds+1)
 	return t, viols
+}
+
+// Recycle takes back a state the checker dropped, for Step to reuse its
+// memory: the state and its world, cleared. Nothing may use s, its
+// world or anything its world owns afterwards; what it shares with the
+// state it was forked from stays untouched.
+func (m *Model[M, T, C, P]) Recycle(s *State[M, T, C, P]) {
+	w := s.W
+	*w = World[M, T, C, P]{}
+	*s = State[M, T, C, P]{W: w}
+	m.free.Put(s)
 }
 
 // Kind is Own for the protocol's own steps, EnvUnbounded for an unbounded

@@ -277,7 +277,14 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 // again). Topics is shared too: the world replaces it, never changes it in
 // place.
 func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
-	c := *w
+	c := new(World[M, T, C, P])
+	w.forkInto(c)
+	return c
+}
+
+// forkInto makes c a fork of w (see Fork), overwriting all of it.
+func (w *World[M, T, C, P]) forkInto(c *World[M, T, C, P]) {
+	*c = *w
 	c.frozen = false
 	c.processesOwned = false
 	c.InFlight = slices.Clip(w.InFlight)
@@ -285,7 +292,6 @@ func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
 	c.Rounds = slices.Clip(w.Rounds)
 	c.Violations = slices.Clip(w.Violations)
 	c.Log = slices.Clip(w.Log)
-	return &c
 }
 
 // own returns the named process, copied first if w shares it with the
