@@ -183,8 +183,9 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// again; ownCoordinator drops it.
 	coordinatorEncoding *nodeEncoding
 	// processesOwned is false while w shares the Processes map with the
-	// world it was forked from.
-	processesOwned bool
+	// world it was forked from; timersOwned the same for the backing
+	// array of Timers, which apply changes in place once it owns it.
+	processesOwned, timersOwned bool
 	// names is the keys of Processes, sorted; replaced whole, never
 	// changed in place, so forks share it.
 	names []string
@@ -286,7 +287,7 @@ func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
 func (w *World[M, T, C, P]) forkInto(c *World[M, T, C, P]) {
 	*c = *w
 	c.frozen = false
-	c.processesOwned = false
+	c.processesOwned, c.timersOwned = false, false
 	c.InFlight = slices.Clip(w.InFlight)
 	c.Timers = slices.Clip(w.Timers)
 	c.Rounds = slices.Clip(w.Rounds)
@@ -860,8 +861,14 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 			w.logf("send %s", m)
 		}
 	}
+	if len(out.Timers) > 0 && !w.timersOwned {
+		// A fork shares the list with the world it was forked from: copy
+		// it once, then change it in place.
+		w.Timers = append(make(sim.Timers[T, node.Millis], 0, len(w.Timers)+len(out.Timers)), w.Timers...)
+		w.timersOwned = true
+	}
 	for _, tc := range out.Timers {
-		w.Timers = w.Timers.Set(from, tc.Timer, tc.At, tc.Cancel)
+		w.Timers = w.Timers.Put(from, tc.Timer, tc.At, tc.Cancel)
 		if !tc.Cancel {
 			if line := w.Family.LogTimer(from, tc, w.Now); line != "" {
 				w.logf("%s", line)
