@@ -46,9 +46,47 @@ func BenchmarkExplore(b *testing.B) {
 	}
 }
 
-func exploreDefault(protocol string, o Options) (Result, error) {
+// BenchmarkExploreRecords explores each protocol's world as rebalance
+// check explores it by default, with delivery on (one record on T-0: the
+// world of the acceptance measurement, `rebalance check --workers 1
+// --no-liveness`), safety only on one worker. Run it with
+//
+//	go test ./checker -run XXX -bench ExploreRecords -benchtime 1x -count 6
+func BenchmarkExploreRecords(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(200)) // as rebalance check sets it
+	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
+		b.Run("protocol="+p, func(b *testing.B) {
+			var r Result
+			for b.Loop() {
+				var err error
+				r, err = exploreWorld(p, 1, Options{Workers: 1, NoLiveness: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !r.Complete || len(r.Violations) > 0 {
+					b.Fatalf("%s: complete=%v violations=%v", p, r.Complete, r.Violations)
+				}
+			}
+			b.ReportMetric(r.StatesPerSecond(), "states/s")
+			b.ReportMetric(float64(r.StoredBytes)/float64(r.Distinct), "bytes/state")
+			b.ReportMetric(float64(r.Distinct), "states")
+		})
+	}
+}
+
+func exploreDefault(protocol string, o Options) (Result, error) { return exploreWorld(protocol, 0, o) }
+
+// exploreWorld explores protocol's default world, with records records on
+// T-0 (none when 0).
+func exploreWorld(protocol string, records int, o Options) (Result, error) {
+	var on []string
+	if records > 0 {
+		on = []string{"T-0"}
+	}
 	if protocol == "nextgen" {
-		cfg, err := ngworld.CheckWorld(ngworld.DefaultCheckOptions())
+		wo := ngworld.DefaultCheckOptions()
+		wo.Records, wo.RecordsOn = records, on
+		cfg, err := ngworld.CheckWorld(wo)
 		if err != nil {
 			return Result{}, err
 		}
@@ -58,7 +96,9 @@ func exploreDefault(protocol string, o Options) (Result, error) {
 		}
 		return Explore(m, o)
 	}
-	cfg, err := classicworld.CheckWorld(protocol, classicworld.DefaultCheckOptions())
+	wo := classicworld.DefaultCheckOptions()
+	wo.Records, wo.RecordsOn = records, on
+	cfg, err := classicworld.CheckWorld(protocol, wo)
 	if err != nil {
 		return Result{}, err
 	}

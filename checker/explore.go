@@ -114,6 +114,13 @@ type Noter[S, A any] interface {
 	Note(s S, a A) string
 }
 
+// Recycler is a Model that takes back a successor the checker drops (a
+// state it had seen), so that Step may reuse its memory. The checker
+// keeps no reference to a state it recycles.
+type Recycler[S any] interface {
+	Recycle(s S)
+}
+
 // Counterexample is a path that breaks a law.
 type Counterexample struct {
 	// Law names the law broken.
@@ -151,6 +158,7 @@ type found struct {
 
 type explorer[S, A any] struct {
 	m     Model[S, A]
+	rec   Recycler[S] // m, when it recycles states; nil otherwise
 	o     Options
 	seen  *seenSet
 	perms []map[string]string
@@ -189,6 +197,7 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 		o.ProgressEvery = time.Second
 	}
 	x := &explorer[S, A]{m: m, o: o, seen: newSeenSet(o.Exact)}
+	x.rec, _ = m.(Recycler[S])
 	if o.Symmetry {
 		x.perms = permutations(m.Interchangeable())
 	}
@@ -429,6 +438,9 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 		}
 		for _, v := range viols {
 			out.viols = append(out.viols, found{v: v, parent: it.id, act: uint16(i)})
+		}
+		if !isNew && x.rec != nil {
+			x.rec.Recycle(t)
 		}
 		if x.graph != nil {
 			switch k := x.m.Kind(a); k {

@@ -168,6 +168,53 @@ func (e *Encoder) Finish() []byte {
 	return e.Buf
 }
 
+// Mark is a point in an encoding (Encoder.Mark), to record what is
+// written after it with Encoder.Record.
+type Mark struct{ buf, slots, oslots int }
+
+// Mark returns the point the encoding has reached.
+func (e *Encoder) Mark() Mark { return Mark{len(e.Buf), len(e.slots), len(e.oslots)} }
+
+// Recording is a stretch of an encoding kept to be written again
+// (Encoder.Record, Encoder.Replay): its bytes with the correlation ids
+// and order values in it, raw, as Finish has not rewritten them yet.
+type Recording struct {
+	buf    []byte
+	slots  []seqSlot
+	oslots []int
+}
+
+// Record returns a copy of what was written after m, with its correlation
+// ids and order values, and whether it may be replayed: only what was
+// written with neither Rename nor AbstractIdentities set, whose bytes
+// depend on nothing but the values written, Now, Commits, SkipSeq and the
+// SeqSpace of each correlation id (kept with the id). Replaying it into
+// an encoding with the same Now, Commits and SkipSeq writes exactly what
+// writing the same values again would, Finish numbering its ids and
+// ranking its order values among the whole encoding's.
+func (e *Encoder) Record(m Mark) (Recording, bool) {
+	if e.Rename != nil || e.AbstractIdentities != nil {
+		return Recording{}, false
+	}
+	r := Recording{buf: slices.Clone(e.Buf[m.buf:])}
+	if n := len(e.slots) - m.slots; n > 0 {
+		r.slots = make([]seqSlot, n)
+		for i, sl := range e.slots[m.slots:] {
+			r.slots[i] = seqSlot{sl.off - m.buf, sl.space}
+		}
+	}
+	if n := len(e.oslots) - m.oslots; n > 0 {
+		r.oslots = make([]int, n)
+		for i, o := range e.oslots[m.oslots:] {
+			r.oslots[i] = o - m.buf
+		}
+	}
+	return r, true
+}
+
+// Replay appends a recording (see Record).
+func (e *Encoder) Replay(r Recording) { e.appendEncoded(r.buf, r.slots, r.oslots) }
+
 // Order appends a value compared only for order; Finish rewrites it as its
 // rank among the order values of the encoding (0 stays 0).
 func (e *Encoder) Order(v uint64) {

@@ -28,8 +28,8 @@ func (p Pending[T, M]) String() string { return fmt.Sprintf("%s:%s@%d", p.Node, 
 
 // Timers is the armed timers of a world, sorted by deadline, then node,
 // then timer name, so that firing the first one is deterministic. A node
-// has at most one entry per timer. Methods return the updated list and do
-// not write to the receiver's backing array.
+// has at most one entry per timer. Methods return the updated list and,
+// but for Put, do not write to the receiver's backing array.
 type Timers[T Timer, M ~int64] []Pending[T, M]
 
 // Set arms timer t of node at at (replacing an earlier deadline), or
@@ -50,6 +50,18 @@ func (ts Timers[T, M]) Set(node string, t T, at M, cancel bool) Timers[T, M] {
 	copy(out[i+1:], out[i:])
 	out[i] = p
 	return out
+}
+
+// Put is Set writing to the receiver's backing array, for a caller that
+// owns it: it returns what Set returns, without copying the list.
+func (ts Timers[T, M]) Put(node string, t T, at M, cancel bool) Timers[T, M] {
+	ts = slices.DeleteFunc(ts, func(p Pending[T, M]) bool { return p.Node == node && p.Timer == t })
+	if cancel {
+		return ts
+	}
+	p := Pending[T, M]{Node: node, Timer: t, At: at}
+	i, _ := slices.BinarySearchFunc(ts, p, compare[T, M])
+	return slices.Insert(ts, i, p)
 }
 
 // DropNode disarms every timer of node (its process stopped).

@@ -41,3 +41,23 @@ func TestTimersKeepFiringOrder(t *testing.T) {
 		t.Fatalf("take: got %s and %s (receiver now %s)", first, show(rest), show(dropped))
 	}
 }
+
+// TestPutIsSet: Put, in place, leaves the list Set returns, on a long
+// pseudo-random sequence of arms, re-arms and cancels over a few nodes
+// and timers with colliding deadlines.
+func TestPutIsSet(t *testing.T) {
+	var set, put Timers[tm, int64]
+	x := uint64(7)
+	for i := range 5000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		node := []string{"a", "b", "coordinator"}[x>>60%3]
+		timer := tm([]string{"hb", "session", "rebalance"}[x>>56%3])
+		at := int64(x >> 50 % 8 * 10)
+		cancel := x>>40%4 == 0
+		set = set.Set(node, timer, at, cancel)
+		put = put.Put(node, timer, at, cancel)
+		if show(put) != show(set) {
+			t.Fatalf("step %d: Put gives %s, Set %s", i, show(put), show(set))
+		}
+	}
+}

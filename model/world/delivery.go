@@ -84,9 +84,14 @@ func (w *World[M, T, C, P]) consumable(name string) spec.Set {
 	if p.Node == nil {
 		return nil
 	}
+	if p.Node.Phase().Done() {
+		return nil
+	}
+	// cannotConsume for each partition the member owns, the member's
+	// view built once.
 	var out spec.Set
 	for _, r := range p.Node.View().Owns {
-		if w.cannotConsume(p, r) == "" {
+		if w.hasLog(r) && w.Topics.Has(r) && !p.Revoking.Contains(r) && w.position(p, r) < w.Records {
 			out = append(out, r)
 		}
 	}
@@ -118,13 +123,16 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	if w.Records == 0 {
 		return fmt.Errorf("no records: start with records N")
 	}
-	if _, err := w.live(name); err != nil {
+	if _, err := w.process(name); err != nil {
 		return err
+	}
+	if w.Processes[name].Node == nil {
+		return fmt.Errorf("member %s is down", name)
 	}
 	if why := w.cannotConsume(w.Processes[name], r); why != "" {
 		return fmt.Errorf("member %s cannot process a record of %s: %s", name, r, why)
 	}
-	p := w.own(name)
+	p := w.ownApplication(name) // processing does not step the member
 	pos := w.position(p, r)
 	positions := maps.Clone(p.positions)
 	if positions == nil {
@@ -299,20 +307,43 @@ func (w *World[M, T, C, P]) forgetPositions(name string) {
 // topics that has records, with its committed offset and processing counts, and whether
 // the run is clean so far (no crash, no lost or duplicated message, no
 // live member fenced while it owned something). Empty while Records is 0.
-func (w *World[M, T, C, P]) Delivery() spec.Delivery {
+func (w *World[M, T, C, P]) Delivery() spec.Delivery { return w.delivery(true) }
+
+// delivery is Delivery, sharing the processing counts with w unless
+// clone is set (for checkDelivery, which only reads them). With records
+// on named partitions it walks those (a sorted set, as the topics'
+// resources are) instead of every partition.
+func (w *World[M, T, C, P]) delivery(clone bool) spec.Delivery {
 	d := spec.Delivery{Clean: !w.unclean}
 	if w.Records == 0 {
 		return d
 	}
-	for _, r := range w.Topics.Resources(w.Topics.Names()...) {
-		if !w.hasLog(r) {
-			continue
-		}
+	var zeros []int // shared by the partitions nobody processed, without clone
+	add := func(r spec.Resource) {
 		counts := w.processed[r]
-		if counts == nil {
+		switch {
+		case counts == nil && clone:
 			counts = make([]int, w.Records)
+		case counts == nil:
+			if zeros == nil {
+				zeros = make([]int, w.Records)
+			}
+			counts = zeros
+		case clone:
+			counts = slices.Clone(counts)
 		}
-		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: slices.Clone(counts)})
+		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: counts})
+	}
+	if len(w.recordsOn) > 0 {
+		for _, r := range w.recordsOn {
+			if w.Topics.Has(r) {
+				add(r)
+			}
+		}
+		return d
+	}
+	for _, r := range w.Topics.Resources(w.Topics.Names()...) {
+		add(r)
 	}
 	return d
 }
@@ -322,7 +353,7 @@ func (w *World[M, T, C, P]) checkDelivery() {
 	if w.Records == 0 {
 		return
 	}
-	for _, v := range spec.CheckDelivery(w.Delivery()) {
+	for _, v := range spec.CheckDelivery(w.delivery(false)) {
 		w.violate(v)
 	}
 }
@@ -351,7 +382,8 @@ func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
 	}
 	e.Bool(w.unclean)
 	encodeOffsets(e, w.committed)
-	rs := slices.SortedFunc(maps.Keys(w.processed), spec.Resource.Compare)
+	var buf [8]spec.Resource
+	rs := sortedResources(buf[:0], w.processed)
 	e.Len(len(rs))
 	for _, r := range rs {
 		e.String(r.Topic)
@@ -362,9 +394,25 @@ func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
 	}
 }
 
+// sortedResources appends the keys of m to dst in resource order: the
+// encoders' sorted walk of a small map, without allocating when dst has
+// room for them.
+func sortedResources[V any](dst []spec.Resource, m map[spec.Resource]V) []spec.Resource {
+	for r := range m {
+		dst = append(dst, r)
+	}
+	slices.SortFunc(dst, spec.Resource.Compare)
+	return dst
+}
+
 // encodeOffsets writes offsets by resource in resource order.
 func encodeOffsets(e *canon.Encoder, offsets map[spec.Resource]int) {
-	rs := slices.SortedFunc(maps.Keys(offsets), spec.Resource.Compare)
+	if len(offsets) == 0 {
+		e.Len(0)
+		return
+	}
+	var buf [8]spec.Resource
+	rs := sortedResources(buf[:0], offsets)
 	e.Len(len(rs))
 	for _, r := range rs {
 		e.String(r.Topic)

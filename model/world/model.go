@@ -114,6 +114,9 @@ type Model[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	bounds  Bounds[P]
 	joiners map[string]string // name -> add-member line
 	init    *World[M, T, C, P]
+	// free holds states the checker dropped (Recycle), cleared, for Step
+	// to reuse with their worlds.
+	free sync.Pool
 }
 
 // SetupViolation is NewModel's error when the setup commands already
@@ -247,7 +250,14 @@ func (m *Model[M, T, C, P]) Actions(s *State[M, T, C, P], dst []Action) []Action
 // after any number of other actions), and reports BoundedRounds once when
 // the count passes MaxRounds.
 func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C, P], []spec.Violation) {
-	t := &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
+	var t *State[M, T, C, P]
+	if r, ok := m.free.Get().(*State[M, T, C, P]); ok {
+		t = r
+		s.W.forkInto(t.W)
+		t.U, t.Rounds = s.U, s.Rounds
+	} else {
+		t = &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
+	}
 	t.W.Log, t.W.unlogged = nil, true
 	before, rounds, failed := len(t.W.Violations), len(t.W.Rounds), t.W.FailedRounds
 	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {
@@ -272,6 +282,17 @@ func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C
 	}
 	t.Rounds = min(t.Rounds+took, m.cfg.MaxRounds+1)
 	return t, viols
+}
+
+// Recycle takes back a state the checker dropped, for Step to reuse its
+// memory: the state and its world, cleared. Nothing may use s, its
+// world or anything its world owns afterwards; what it shares with the
+// state it was forked from stays untouched.
+func (m *Model[M, T, C, P]) Recycle(s *State[M, T, C, P]) {
+	w := s.W
+	*w = World[M, T, C, P]{}
+	*s = State[M, T, C, P]{W: w}
+	m.free.Put(s)
 }
 
 // Kind is Own for the protocol's own steps, EnvUnbounded for an unbounded
@@ -431,29 +452,36 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	u.encode(e)
 	e.Int(int64(s.Rounds))
 	e.Topics(w.Topics)
-	w.Coordinator.Encode(e)
+	w.encodeCoordinator(e)
 	names := w.Names()
 	e.Int(int64(len(names)))
 	for _, n := range names {
 		p := w.Processes[n]
+		// A process is recorded by the frozen world that owns it (it made
+		// or changed it), and replayed by the forks that share it.
+		if p.encoding.replay(e) {
+			continue
+		}
+		mark := e.Mark()
 		encodeProcess(e, w, n, p, abstract)
+		if w.frozen && p.owner == w {
+			p.encoding = record(e, mark)
+		}
 	}
+	var firstBuf [8]int
+	var respBuf [16]int
 	switch w.Family.Network() {
 	case Connections:
-		conns := w.connections()
-		e.Sorted(len(conns), func(i int) {
-			e.Int(int64(len(conns[i])))
-			for _, j := range conns[i] {
-				w.encodeEnvelope(e, w.InFlight[j])
-			}
+		firsts := w.connections(firstBuf[:0])
+		e.Sorted(len(firsts), func(i int) {
+			from, to := w.InFlight[firsts[i]].From, w.InFlight[firsts[i]].To
+			w.encodeQueue(e, firsts[i], func(env node.Envelope[M]) bool { return env.From == from && env.To == to })
 		})
 	default:
-		senders, responses := w.requestQueues()
-		e.Sorted(len(senders), func(i int) {
-			e.Int(int64(len(senders[i])))
-			for _, j := range senders[i] {
-				w.encodeEnvelope(e, w.InFlight[j])
-			}
+		firsts, responses := w.requestQueues(firstBuf[:0], respBuf[:0])
+		e.Sorted(len(firsts), func(i int) {
+			from := w.InFlight[firsts[i]].From
+			w.encodeQueue(e, firsts[i], func(env node.Envelope[M]) bool { return env.To == node.CoordinatorNode && env.From == from })
 		})
 		e.Sorted(len(responses), func(i int) { w.encodeEnvelope(e, w.InFlight[responses[i]]) })
 	}
@@ -464,6 +492,52 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		e.Instant(int64(t.At))
 	}
 	w.encodeDelivery(e)
+}
+
+// nodeEncoding is a node's encoding recorded (canon.Encoder.Record) with
+// the clock, commits flag and SkipSeq it was written with, for the forks
+// that share the node unchanged: most steps change one node or none, and
+// encoding the others again is most of the cost of encoding a state.
+type nodeEncoding struct {
+	now              int64
+	commits, skipSeq bool
+	rec              canon.Recording
+}
+
+// replay writes k if it was written under e's settings, and reports
+// whether it did.
+func (k *nodeEncoding) replay(e *canon.Encoder) bool {
+	if k == nil || k.now != e.Now || k.commits != e.Commits || k.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
+		return false
+	}
+	e.Replay(k.rec)
+	return true
+}
+
+// record returns what e wrote after mark as a nodeEncoding, nil when it
+// cannot be replayed.
+func record(e *canon.Encoder, mark canon.Mark) *nodeEncoding {
+	rec, ok := e.Record(mark)
+	if !ok {
+		return nil
+	}
+	return &nodeEncoding{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, rec: rec}
+}
+
+// encodeCoordinator writes the coordinator: the encoding a frozen world
+// it was forked from recorded, when it still shares that world's
+// coordinator (every change of it drops the recording: ownCoordinator)
+// and e writes with the same settings; otherwise it encodes it, and a
+// frozen world, which never changes again, records it.
+func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
+	if w.coordinatorEncoding.replay(e) {
+		return
+	}
+	mark := e.Mark()
+	w.Coordinator.Encode(e)
+	if w.frozen {
+		w.coordinatorEncoding = record(e, mark)
+	}
 }
 
 // encodeProcess writes a process: its name, subscription, node and
@@ -519,37 +593,49 @@ func (u Used) encode(e *canon.Encoder) {
 	}
 }
 
-// connections groups the indexes of the messages in flight by connection
-// (sender and receiver), each in send order.
-func (w *World[M, T, C, P]) connections() [][]int {
-	var out [][]int
+// connections appends to firsts the index of the first message in flight
+// of each connection (sender and receiver), in order of first appearance.
+func (w *World[M, T, C, P]) connections(firsts []int) []int {
 	for i, e := range w.InFlight {
-		k := slices.IndexFunc(out, func(c []int) bool { f := w.InFlight[c[0]]; return f.From == e.From && f.To == e.To })
-		if k < 0 {
-			out = append(out, []int{i})
-		} else {
-			out[k] = append(out[k], i)
+		if !slices.ContainsFunc(firsts, func(f int) bool { return w.InFlight[f].From == e.From && w.InFlight[f].To == e.To }) {
+			firsts = append(firsts, i)
 		}
 	}
-	return out
+	return firsts
 }
 
-// requestQueues returns the indexes of the requests in flight grouped by
-// sender, each in send order, and the indexes of the responses.
-func (w *World[M, T, C, P]) requestQueues() (senders [][]int, responses []int) {
+// requestQueues appends to firsts the index of the first request in
+// flight of each sender, in order of first appearance, and to responses
+// the indexes of the responses.
+func (w *World[M, T, C, P]) requestQueues(firsts, responses []int) ([]int, []int) {
 	for i, env := range w.InFlight {
 		if env.To != node.CoordinatorNode {
 			responses = append(responses, i)
 			continue
 		}
-		k := slices.IndexFunc(senders, func(q []int) bool { return w.InFlight[q[0]].From == env.From })
-		if k < 0 {
-			senders = append(senders, []int{i})
-		} else {
-			senders[k] = append(senders[k], i)
+		if !slices.ContainsFunc(firsts, func(f int) bool { return w.InFlight[f].From == env.From }) {
+			firsts = append(firsts, i)
 		}
 	}
-	return senders, responses
+	return firsts, responses
+}
+
+// encodeQueue writes a queue of messages in flight: how many there are,
+// then each in send order; its first message is the from-th in flight
+// and in reports the rest of it.
+func (w *World[M, T, C, P]) encodeQueue(e *canon.Encoder, from int, in func(node.Envelope[M]) bool) {
+	n := 0
+	for _, env := range w.InFlight[from:] {
+		if in(env) {
+			n++
+		}
+	}
+	e.Int(int64(n))
+	for _, env := range w.InFlight[from:] {
+		if in(env) {
+			w.encodeEnvelope(e, env)
+		}
+	}
 }
 
 // abstractIdentities sets e up to write the identities a leader bounce

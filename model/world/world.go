@@ -53,6 +53,13 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// owner is the world that may change this process in place; a fork
 	// shares its parent's processes and copies one before changing it.
 	owner *World[M, T, C, P]
+	// encoding is the process's canonical encoding, recorded by its
+	// owner once frozen (Model.Encode), for the forks that share it; a
+	// copy drops it.
+	encoding *nodeEncoding
+	// sharedNode is set while Node is shared with the world this process
+	// was copied from (ownApplication): own copies it first.
+	sharedNode bool
 }
 
 // Address is the node address of the process's current incarnation: its
@@ -168,9 +175,17 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// coordinatorOwner is the world that may change Coordinator in place
 	// (see Fork).
 	coordinatorOwner *World[M, T, C, P]
+	// coordinatorEncoding is the canonical encoding of Coordinator, as a
+	// frozen world wrote it (Model.Encode), for the forks that share the
+	// coordinator (nil when there is none): most steps leave the
+	// coordinator alone, and its encoding is the largest part of a state's.
+	// Written only while encoding a frozen world, which never changes
+	// again; ownCoordinator drops it.
+	coordinatorEncoding *nodeEncoding
 	// processesOwned is false while w shares the Processes map with the
-	// world it was forked from.
-	processesOwned bool
+	// world it was forked from; timersOwned the same for the backing
+	// array of Timers, which apply changes in place once it owns it.
+	processesOwned, timersOwned bool
 	// names is the keys of Processes, sorted; replaced whole, never
 	// changed in place, so forks share it.
 	names []string
@@ -235,6 +250,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
 	c.coordinatorOwner = &c
+	c.coordinatorEncoding = nil
 	c.frozen = false
 	c.Processes = make(map[string]*Process[M, T, C, P], len(w.Processes))
 	c.processesOwned = true
@@ -243,7 +259,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
-		q.owner = &c
+		q.owner, q.encoding, q.sharedNode = &c, nil, false
 		c.Processes[n] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -262,15 +278,21 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 // again). Topics is shared too: the world replaces it, never changes it in
 // place.
 func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
-	c := *w
+	c := new(World[M, T, C, P])
+	w.forkInto(c)
+	return c
+}
+
+// forkInto makes c a fork of w (see Fork), overwriting all of it.
+func (w *World[M, T, C, P]) forkInto(c *World[M, T, C, P]) {
+	*c = *w
 	c.frozen = false
-	c.processesOwned = false
+	c.processesOwned, c.timersOwned = false, false
 	c.InFlight = slices.Clip(w.InFlight)
 	c.Timers = slices.Clip(w.Timers)
 	c.Rounds = slices.Clip(w.Rounds)
 	c.Violations = slices.Clip(w.Violations)
 	c.Log = slices.Clip(w.Log)
-	return &c
 }
 
 // own returns the named process, copied first if w shares it with the
@@ -286,14 +308,39 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 		panic("world: a frozen world changes")
 	}
 	p := w.Processes[name]
-	if p == nil || p.owner == w {
+	switch {
+	case p == nil:
+		return nil
+	case p.owner == w:
+		if p.sharedNode && p.Node != nil && keepNode {
+			p.Node = p.Node.CloneMember()
+		}
+		p.sharedNode = false
 		return p
 	}
 	q := *p
 	if p.Node != nil && keepNode {
 		q.Node = p.Node.CloneMember()
 	}
-	q.owner = w
+	q.owner, q.encoding, q.sharedNode = w, nil, false
+	w.ownProcesses()
+	w.Processes[name] = &q
+	return &q
+}
+
+// ownApplication is own for a change to the application's state alone
+// (its positions, its pending commits): the copy shares the member node
+// until own copies it, before anything steps it.
+func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
+	if w.frozen {
+		panic("world: a frozen world changes")
+	}
+	p := w.Processes[name]
+	if p == nil || p.owner == w {
+		return p
+	}
+	q := *p
+	q.owner, q.encoding, q.sharedNode = w, nil, p.Node != nil
 	w.ownProcesses()
 	w.Processes[name] = &q
 	return &q
@@ -310,11 +357,14 @@ func (w *World[M, T, C, P]) ownProcesses() {
 	}
 }
 
-// ownCoordinator copies the coordinator if w shares it.
+// ownCoordinator copies the coordinator if w shares it. Every change of
+// the coordinator comes after it, so it drops the coordinator's encoding
+// too.
 func (w *World[M, T, C, P]) ownCoordinator() {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
+	w.coordinatorEncoding = nil
 	if w.coordinatorOwner != w {
 		if f, ok := w.Coordinator.(Forker[M, T, C]); ok {
 			w.Coordinator = f.ForkCoordinator()
@@ -830,8 +880,14 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 			w.logf("send %s", m)
 		}
 	}
+	if len(out.Timers) > 0 && !w.timersOwned {
+		// A fork shares the list with the world it was forked from: copy
+		// it once, then change it in place.
+		w.Timers = append(make(sim.Timers[T, node.Millis], 0, len(w.Timers)+len(out.Timers)), w.Timers...)
+		w.timersOwned = true
+	}
 	for _, tc := range out.Timers {
-		w.Timers = w.Timers.Set(from, tc.Timer, tc.At, tc.Cancel)
+		w.Timers = w.Timers.Put(from, tc.Timer, tc.At, tc.Cancel)
 		if !tc.Cancel {
 			if line := w.Family.LogTimer(from, tc, w.Now); line != "" {
 				w.logf("%s", line)
@@ -1005,7 +1061,13 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 		if y.Name != name {
 			return false
 		}
-		x := w.memberView(name, w.Processes[name], y)
+		p := w.Processes[name]
+		if p.owner != w && w.coordinatorOwner != w {
+			// The process and the coordinator are those of the world
+			// whose view prev is: memberView would return y.
+			continue
+		}
+		x := w.memberView(name, p, y)
 		if x.ID != y.ID || x.Current != y.Current || x.Fenced != y.Fenced || x.Generation != y.Generation ||
 			!slices.Equal(x.Subscription, y.Subscription) || !slices.Equal(x.Owns, y.Owns) || !slices.Equal(x.Revoking, y.Revoking) {
 			return false
@@ -1049,10 +1111,15 @@ func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 
 // memberView is the view of process name, p. When w shares p with the
 // world it was forked from, was (if not nil) is p's view there: only
-// whether p is current is computed again.
+// whether p is current is computed again, and only if w does not share
+// the coordinator too.
 func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was *spec.MemberView) spec.MemberView {
 	var mv spec.MemberView
 	switch {
+	case p.owner != w && was != nil && w.coordinatorOwner != w:
+		// The process and the coordinator are both those of the world
+		// whose view was is: whether p is current is what it was there.
+		return *was
 	case p.owner != w && was != nil:
 		mv = *was
 	case p.Node == nil:

@@ -157,9 +157,9 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 		}
 		base = member{id: id, cur: reconcile.Member{Epoch: 0, PreviousEpoch: -1, State: reconcile.Stable}}
 	case validate.ExistingMember:
-		base = c.members[dec.Member]
+		base, _ = c.recordOf(dec.Member)
 	case validate.ReplaceStatic:
-		old := c.members[dec.Member]
+		old, _ := c.recordOf(dec.Member)
 		base = old
 		base.id = newID
 		base.node = ""
@@ -207,7 +207,7 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 	}
 	s.cancelJoin(&upd)
 	s.armSync(&upd, updated.rebalanceTimeout)
-	c.members[upd.id] = upd
+	c.setRecord(upd)
 	if downgrade != nil {
 		downgrade.NextMemberID = c.classicIDs + 1
 		c.downgrade = downgrade
@@ -241,7 +241,7 @@ func (c *Coordinator) classicMemberOf(id spec.MemberID, instance string) (member
 	var m member
 	if instance == "" {
 		var ok bool
-		if m, ok = c.members[id]; !ok {
+		if m, ok = c.recordOf(id); !ok {
 			return member{}, spec.UnknownMemberID
 		}
 	} else {
@@ -252,7 +252,7 @@ func (c *Coordinator) classicMemberOf(id spec.MemberID, instance string) (member
 		if holder != id {
 			return member{}, spec.FencedInstanceID
 		}
-		m = c.members[holder]
+		m, _ = c.recordOf(holder)
 	}
 	if !m.cl.use {
 		return member{}, spec.UnknownMemberID
@@ -305,13 +305,13 @@ func (c *Coordinator) classicSync(s *step, from string, req classic.SyncGroupReq
 	}
 	if c.rebalanceInProgress(m) {
 		s.armJoinIfAbsent(&m, m.rebalanceTimeout)
-		c.members[m.id] = m
+		c.setRecord(m)
 		reject(spec.RebalanceInProgress)
 		return
 	}
 	s.cancelSync(&m)
 	s.armSession(&m, s.now+m.cl.sessionTimeout)
-	c.members[m.id] = m
+	c.setRecord(m)
 	resp := classic.SyncGroupResponse{Seq: req.Seq, Assignment: classic.Assignment{Assigned: m.cur.Assigned}.Encode()}
 	if req.ProtocolType != nil {
 		resp.ProtocolType = *req.ProtocolType
@@ -356,7 +356,7 @@ func (c *Coordinator) classicHeartbeat(s *step, from string, req classic.Heartbe
 		code = spec.RebalanceInProgress
 		s.armJoinIfAbsent(&m, m.rebalanceTimeout)
 	}
-	c.members[m.id] = m
+	c.setRecord(m)
 	answer(code)
 }
 

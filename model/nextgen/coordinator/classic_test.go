@@ -498,9 +498,9 @@ func TestClassicRecordInvariants(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := mixed(t, CoordinatorConfig{})
-			m := h.c.members["C-1"]
+			m := *h.c.members["C-1"]
 			edit(&m)
-			h.c.members["C-1"] = m
+			h.c.members["C-1"] = &m
 			if err := h.c.CheckInvariants(); err == nil {
 				t.Fatalf("no error for\n%s", h.c)
 			}

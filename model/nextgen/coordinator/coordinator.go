@@ -311,7 +311,10 @@ type Coordinator struct {
 	// it (Kafka's requestMetadataRefresh / hasMetadataExpired).
 	metadataExpired bool
 
-	members map[spec.MemberID]member
+	// members holds each member's record. A record is never written
+	// after it is stored (setRecord stores a changed copy), so forks share
+	// the records and copy only the map.
+	members map[spec.MemberID]*member
 	// instances maps each static member's instance id to its member id
 	// (Kafka's staticMembers). It holds exactly the members with an
 	// instance id.
@@ -455,7 +458,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		assignors: map[string]assign.Assignor{},
 		state:     Empty,
 		topics:    cfg.Topics,
-		members:   map[spec.MemberID]member{},
+		members:   map[spec.MemberID]*member{},
 		instances: map[string]spec.MemberID{},
 		target:    spec.Assignment{},
 	}
@@ -564,7 +567,7 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 	default:
 		panic(fmt.Sprintf("coordinator: Step: %s is not a coordinator timer", t))
 	}
-	m, ok := c.members[t.Member]
+	m, ok := c.recordOf(t.Member)
 	if !ok {
 		return // the member is gone: its timers were cancelled
 	}
@@ -577,14 +580,14 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		// must not cancel it. Kafka: "the member session expired."; this
 		// includes a static member parked at -2.
 		m.sessionArmed = false
-		c.members[m.id] = m
+		c.setRecord(m)
 		c.fence(s, m.id)
 	case nextgen.RebalanceTimer:
 		if !m.rebalanceArmed || m.rebalanceEpoch != t.Epoch || s.now < m.rebalanceAt {
 			return
 		}
 		m.rebalanceArmed = false
-		c.members[m.id] = m
+		c.setRecord(m)
 		// Kafka fences only if the member is still at the epoch the
 		// timer was armed for ("failed to transition from epoch X").
 		// Since this model cancels the timer whenever the member leaves
@@ -598,7 +601,7 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		}
 		// "the classic member failed to join within the rebalance timeout."
 		m.cl.joinArmed, m.cl.joinAt = false, 0
-		c.members[m.id] = m
+		c.setRecord(m)
 		c.fence(s, m.id)
 	case nextgen.ClassicSyncTimer:
 		if t != classicSyncTimer(m.id) || !m.cl.syncArmed || s.now < m.cl.syncAt {
@@ -606,7 +609,7 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		}
 		// "the member failed to sync within timeout."
 		m.cl.syncArmed, m.cl.syncAt = false, 0
-		c.members[m.id] = m
+		c.setRecord(m)
 		c.fence(s, m.id)
 	}
 }
@@ -972,7 +975,7 @@ func (c *Coordinator) holders(s slot) []holder {
 	hs := s.holders()
 	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
 		for i := range hs {
-			hs[i].epoch = c.members[hs[i].member].cur.Epoch
+			hs[i].epoch = c.epochOf(hs[i].member)
 		}
 	}
 	return hs
@@ -1002,9 +1005,29 @@ func (c *Coordinator) Members() []spec.MemberID {
 // IsMember reports whether id is a current member: recorded and at a
 // non-negative epoch. A static member parked at -2 is not current.
 func (c *Coordinator) IsMember(id spec.MemberID) bool {
-	m, ok := c.members[id]
-	return ok && m.cur.Epoch >= 0
+	m := c.members[id]
+	return m != nil && m.cur.Epoch >= 0
 }
+
+// recordOf returns a copy of member id's record, and whether there is one.
+func (c *Coordinator) recordOf(id spec.MemberID) (member, bool) {
+	if m := c.members[id]; m != nil {
+		return *m, true
+	}
+	return member{}, false
+}
+
+// epochOf is member id's epoch, 0 for an unknown member.
+func (c *Coordinator) epochOf(id spec.MemberID) spec.Epoch {
+	if m := c.members[id]; m != nil {
+		return m.cur.Epoch
+	}
+	return 0
+}
+
+// setRecord stores m as its member's record, in place of the one stored,
+// which forks may share.
+func (c *Coordinator) setRecord(m member) { c.members[m.id] = &m }
 
 // HeartbeatInterval is the interval the coordinator gives its members
 // (CoordinatorConfig.HeartbeatInterval, defaulted).
@@ -1013,7 +1036,10 @@ func (c *Coordinator) HeartbeatInterval() nextgen.Millis { return c.cfg.Heartbea
 // MemberNode returns the node name the member's last accepted regular
 // heartbeat came from, or "" for an unknown member.
 func (c *Coordinator) MemberNode(id spec.MemberID) string {
-	return c.members[id].node
+	if m := c.members[id]; m != nil {
+		return m.node
+	}
+	return ""
 }
 
 // MemberSnapshot is a copy of what the coordinator records about one
@@ -1057,7 +1083,7 @@ type MemberSnapshot struct {
 // Member returns a snapshot of the member id, including a static member
 // parked at -2.
 func (c *Coordinator) Member(id spec.MemberID) (MemberSnapshot, bool) {
-	m, ok := c.members[id]
+	m, ok := c.recordOf(id)
 	if !ok {
 		return MemberSnapshot{}, false
 	}
@@ -1174,7 +1200,7 @@ func (c *Coordinator) String() string {
 	fmt.Fprintf(&b, "metadata=%s subscribed=%s target-metadata=%s\n",
 		topicsString(c.topics), topicsString(c.subscribed), topicsString(c.targetTopics))
 	for _, id := range c.Members() {
-		m := c.members[id]
+		m, _ := c.recordOf(id)
 		st, rt := "-", "-"
 		if m.sessionArmed {
 			st = fmt.Sprintf("@%d", m.sessionAt)

@@ -116,14 +116,14 @@ func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatReque
 // ignored (the member is no longer at the timer's epoch); this model
 // cancels it, with the same effect.
 func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
-	m := c.members[id]
+	m, _ := c.recordOf(id)
 	old := m.cur
 	m.cur.Epoch = spec.StaticLeaveEpoch
 	m.cur.PendingRevocation = nil
 	m.assignedAt = assignmentEpochs(m.assignedAt, m.cur)
 	c.updateHoldings(id, &old, m.cur)
 	s.cancelRebalance(&m)
-	c.members[id] = m
+	c.setRecord(m)
 	c.updateState()
 }
 
@@ -155,7 +155,7 @@ func (c *Coordinator) fence(s *step, id spec.MemberID) {
 // drop removes the record of member id: its partitions, its instance id
 // mapping and its timers. It does not touch the target or the epochs.
 func (c *Coordinator) drop(s *step, id spec.MemberID) {
-	m, ok := c.members[id]
+	m, ok := c.recordOf(id)
 	if !ok {
 		panic(fmt.Sprintf("coordinator: drop of unknown member %s", id))
 	}
@@ -229,14 +229,14 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	case validate.NewMember:
 		base = member{id: r.MemberID, cur: reconcile.Member{Epoch: 0, PreviousEpoch: -1, State: reconcile.Stable}}
 	case validate.ExistingMember:
-		base = c.members[dec.Member]
+		base, _ = c.recordOf(dec.Member)
 	case validate.ReplaceStatic:
 		// getOrMaybeSubscribeStaticConsumerGroupMember + replaceMember:
 		// the parked member's record, copied under the new member id with
 		// epoch 0 and previous epoch 0, keeps its state, assignment and
 		// (below) target. Its own timers are cancelled on commit (Kafka
 		// leaves them to go stale).
-		old := c.members[dec.Member]
+		old, _ := c.recordOf(dec.Member)
 		base = member{
 			id: r.MemberID, instanceID: old.instanceID, rack: old.rack, assignor: old.assignor,
 			rebalanceTimeout: old.rebalanceTimeout, subscription: old.subscription, cur: old.cur,
@@ -393,7 +393,7 @@ func (c *Coordinator) preferredAssignor(updated member, gone []spec.MemberID) st
 func (c *Coordinator) targetMembers() []target.Member {
 	out := make([]target.Member, 0, len(c.members))
 	for _, id := range c.Members() {
-		out = append(out, targetMember(c.members[id]))
+		out = append(out, targetMember(*c.members[id]))
 	}
 	return out
 }
@@ -435,7 +435,7 @@ type groupView struct {
 }
 
 func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
-	m, ok := v.c.members[id]
+	m, ok := v.c.recordOf(id)
 	if !ok || id == "" {
 		return validate.MemberInfo{}, false
 	}
@@ -683,7 +683,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 	// Kafka re-derives it only when a record is written.
 	stateMayChange := dec.Kind != validate.ExistingMember || changed || len(gone) > 0 ||
 		groupEpoch != c.groupEpoch || tgtEpoch != c.targetEpoch
-	c.members[updated.id] = updated
+	c.setRecord(updated)
 	c.exists = true
 	c.groupEpoch, c.subscribed, c.metadataExpired = groupEpoch, subscribed, expired
 	c.target, c.targetEpoch, c.targetTopics = tgt, tgtEpoch, tgtTopics

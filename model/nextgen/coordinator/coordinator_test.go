@@ -1106,9 +1106,9 @@ func TestObserverOutputs(t *testing.T) {
 // unless the state is what it corrupts) and expects the named complaint.
 func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 	edit := func(c *Coordinator, id spec.MemberID, f func(*member)) {
-		m := c.members[id]
+		m := *c.members[id]
 		f(&m)
-		c.members[id] = m
+		c.members[id] = &m // under id even if f changed m.id
 	}
 	for _, tc := range []struct {
 		name    string

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -32,7 +33,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Topics(c.targetTopics)
 	e.Bool(c.metadataExpired)
 
-	canon.KeyedMap(e, c.members, func(m member) { m.encode(e) })
+	canon.KeyedMap(e, c.members, func(m *member) { m.encode(e) })
 	canon.StringMap(e, c.instances)
 	e.Assignment(c.target)
 
@@ -42,13 +43,23 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	c.owners.each(func(r spec.Resource, s slot) {
 		e.String(r.Topic)
 		e.Int(int64(r.Partition))
-		hs := c.holders(s)
-		e.Len(len(hs))
-		for _, h := range hs {
-			e.String(string(h.member))
-			e.Int(int64(h.epoch))
+		e.Len(1 + len(s.rest))
+		c.encodeHolder(e, s.first)
+		for _, h := range s.rest {
+			c.encodeHolder(e, h)
 		}
 	})
+}
+
+// encodeHolder writes a holder as c.holders returns it: its member, and
+// its epoch as stored under the PerSetEpochUpdate fault, else its
+// member's.
+func (c *Coordinator) encodeHolder(e *canon.Encoder, h holder) {
+	e.String(string(h.member))
+	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+		h.epoch = c.epochOf(h.member)
+	}
+	e.Int(int64(h.epoch))
 }
 
 // encode writes every field of the member record (the assignment epochs

@@ -35,7 +35,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.members = map[spec.MemberID]member{
+	c.members = map[spec.MemberID]*member{
 		"A-1": {id: "A-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 5000},
 		"B-1": {id: "B-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 6000},
 	}
@@ -58,18 +58,18 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 		t.Errorf("a changed owner leaves the encoding the same")
 	}
 	d = c.Clone()
-	m := d.members["B-1"]
+	m := *d.members["B-1"]
 	m.sessionAt = 7000
-	d.members["B-1"] = m
+	d.setRecord(m)
 	if enc(d) == want {
 		t.Errorf("a changed session deadline leaves the encoding the same")
 	}
 
 	// The assignment epochs are written only in a world with commits.
 	d = c.Clone()
-	m = d.members["A-1"]
+	m = *d.members["A-1"]
 	m.assignedAt = []validate.AssignmentEpoch{{Partition: spec.TP("T", 0), Epoch: 1}}
-	d.members["A-1"] = m
+	d.setRecord(m)
 	if enc(d) != want {
 		t.Errorf("the assignment epochs change the encoding of a world without commits")
 	}
@@ -143,9 +143,9 @@ func TestEncodingOfClassicMembers(t *testing.T) {
 		"sync at":    func(m *classicMember) { m.syncAt = 5 },
 	} {
 		edits[name] = func(c *Coordinator) {
-			m := c.members["C-1"]
+			m := *c.members["C-1"] // records are never changed in place
 			f(&m.cl)
-			c.members["C-1"] = m
+			c.members["C-1"] = &m
 		}
 	}
 	for name, edit := range edits {

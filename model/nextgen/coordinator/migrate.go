@@ -160,7 +160,7 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 			c.instances[m.instanceID] = m.id
 		}
 		c.target[m.id] = assigned
-		c.members[m.id] = m
+		c.setRecord(m)
 		if ms.Join.Parked {
 			s.classicAnswer(ms.Join.From, classic.JoinGroupResponse{Seq: ms.Join.Seq, Error: spec.RebalanceInProgress, MemberID: ms.ID})
 		}
@@ -170,9 +170,9 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 	}
 	c.targetTopics = c.subscriptionMetadata(c.subscribedNames(nil))
 	for _, id := range c.Members() {
-		m := c.members[id]
+		m, _ := c.recordOf(id)
 		s.armSession(&m, now+m.cl.sessionTimeout)
-		c.members[id] = m
+		c.setRecord(m)
 	}
 	c.transitionTo(c.derivedState())
 	return c, s.out, nil
@@ -253,7 +253,7 @@ func (c *Coordinator) classicGroup(leaving spec.MemberID, joining *member, st cl
 	}
 	for _, id := range c.Members() {
 		if id != leaving && (joining == nil || id != joining.id) {
-			add(c.members[id], c.target[id])
+			add(*c.members[id], c.target[id])
 		}
 	}
 	if joining != nil {

@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -144,7 +143,13 @@ func (o ownerMap) len() int {
 // each calls f for every partition with a holder, in resource order
 // (spec.Resource.Compare), with its slot.
 func (o ownerMap) each(f func(spec.Resource, slot)) {
-	for _, t := range slices.Sorted(maps.Keys(o.topics)) {
+	var buf [8]string
+	names := buf[:0]
+	for t := range o.topics {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	for _, t := range names {
 		for i, s := range o.topics[t] {
 			if !s.empty() {
 				f(spec.Resource{Topic: t, Partition: int32(i - 1)}, s)

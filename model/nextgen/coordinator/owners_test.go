@@ -127,7 +127,7 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 			faults |= nextgen.PerSetEpochUpdate
 		}
 		// The coordinator's member records give the holders' epochs.
-		c := &Coordinator{cfg: CoordinatorConfig{Faults: faults}, members: map[spec.MemberID]member{}}
+		c := &Coordinator{cfg: CoordinatorConfig{Faults: faults}, members: map[spec.MemberID]*member{}}
 		ref := &refOwners{faults: faults, owners: map[spec.Resource][]holder{}}
 		ids := []spec.MemberID{"A", "B", "C"}
 		cur := map[spec.MemberID]reconcile.Member{}
@@ -181,7 +181,7 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 				delete(c.members, id)
 			} else {
 				cur[id] = next
-				c.members[id] = member{id: id, cur: next}
+				c.setRecord(member{id: id, cur: next})
 			}
 			if got, want := c.ownersMap(), ref.owners; !maps.EqualFunc(got, want, slices.Equal) {
 				t.Fatalf("step %d (%s): owners %v, reference %v", step, id, got, want)

@@ -1,0 +1,84 @@
+package world
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/sim"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// EncodeAfresh is m.Encode on a copy of s that keeps no recorded
+// encoding of its coordinator or processes: the reference the
+// recordings are checked against.
+func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], e *canon.Encoder, s *State[M, T, C, P]) {
+	w := *s.W
+	w.coordinatorEncoding, w.frozen = nil, false
+	w.Processes = make(map[string]*Process[M, T, C, P], len(s.W.Processes))
+	for n, p := range s.W.Processes {
+		q := *p
+		q.encoding = nil
+		w.Processes[n] = &q
+	}
+	m.Encode(e, &State[M, T, C, P]{W: &w, U: s.U, Rounds: s.Rounds})
+}
+
+// Recorded returns whether s has its coordinator's encoding recorded (by
+// the state it was forked from, or its own), and how many of its
+// processes it shares with a recorded encoding.
+func Recorded[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) (coordinator bool, processes int) {
+	for _, p := range s.W.Processes {
+		if p.encoding != nil && p.owner != s.W {
+			processes++
+		}
+	}
+	return s.W.coordinatorEncoding != nil, processes
+}
+
+// Consumable is World.consumable, and ConsumableByReason the partitions
+// of name's view for which cannotConsume has no reason: the reference.
+func Consumable[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P], name string) spec.Set {
+	return w.consumable(name)
+}
+
+// ConsumableByReason is the reference for Consumable: the partitions the
+// member of process name owns that cannotConsume gives no reason against.
+func ConsumableByReason[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P], name string) spec.Set {
+	p := w.Processes[name]
+	if p.Node == nil {
+		return nil
+	}
+	var out spec.Set
+	for _, r := range p.Node.View().Owns {
+		if w.cannotConsume(p, r) == "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// DeliveryByFilter is the reference for Delivery: every resource of the
+// topics, filtered by hasLog, each with a copy of its counts.
+func DeliveryByFilter[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) spec.Delivery {
+	d := spec.Delivery{Clean: !w.unclean}
+	if w.Records == 0 {
+		return d
+	}
+	for _, r := range w.Topics.Resources(w.Topics.Names()...) {
+		if !w.hasLog(r) {
+			continue
+		}
+		counts := slices.Clone(w.processed[r])
+		if counts == nil {
+			counts = make([]int, w.Records)
+		}
+		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: counts})
+	}
+	return d
+}
+
+// DeliveryShared is the delivery view checkDelivery judges.
+func DeliveryShared[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) spec.Delivery {
+	return w.delivery(false)
+}
