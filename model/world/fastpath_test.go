@@ -3,6 +3,8 @@ package world_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/rebalance-ref/rebalance/model/mixed"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"reflect"
 	"slices"
 	"testing"
@@ -53,6 +55,19 @@ func TestFastPathsAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			m, err := classicworld.NewModel(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fastPathsAgree(t, m)
+		})
+		t.Run(fmt.Sprintf("mixed/records=%d/on=%v", c.records, c.on), func(t *testing.T) {
+			o := core.DefaultCheckOptions[nextgen.Fault]()
+			o.Records, o.RecordsOn, o.Drops, o.Migrations = c.records, c.on, 0, 1
+			cfg, err := mixed.CheckWorld(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := mixed.NewModel(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
