@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
+	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
@@ -143,25 +144,14 @@ func (Family) EncodeConfig(e *canon.Encoder, cfg MemberConfig) {
 }
 
 // ConfigKey prints the whole configuration but its name: the protocol,
-// the classic settings as the classic family prints them, and the
-// next-gen settings' encoding.
+// the classic settings as the classic family keys them
+// (classicworld.Family.ConfigKey), and the next-gen settings' encoding.
 func (Family) ConfigKey(cfg MemberConfig) string {
-	c := cfg.Classic
-	c.Name = ""
-	if len(c.Topics) == 0 {
-		c.Topics = nil
-	}
-	if len(c.Protocols) == 0 {
-		c.Protocols = nil
-	}
-	if len(c.Metadata) == 0 {
-		c.Metadata = nil
-	}
 	e := &canon.Encoder{}
 	n := cfg.Consumer
 	n.Name = ""
 	nextgen.EncodeConfig(e, n)
-	return fmt.Sprintf("%s|%#v|%q", cfg.Protocol, c, e.Finish())
+	return fmt.Sprintf("%s|%s|%q", cfg.Protocol, classicworld.Family{}.ConfigKey(cfg.Classic), e.Finish())
 }
 
 // EncodeMessage writes the message's encoding (nextgen.EncodeMessage,
