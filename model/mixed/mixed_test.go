@@ -419,6 +419,9 @@ func TestFamilyDetails(t *testing.T) {
 	if err := script.RunLine(s.Run, "add-member C protocol=classic topics=(T)"); err == nil {
 		t.Error("a member without classic protocols accepted")
 	}
+	if err := script.RunLine(s.Run, "add-member A protocol=classic "+opts); err == nil {
+		t.Error("a second process named A accepted")
+	}
 }
 
 // TestCopies: a clone or a fork of the coordinator is a group of its own;
