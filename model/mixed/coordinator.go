@@ -52,6 +52,9 @@ type Coordinator struct {
 	// topics is the metadata image the coordinator has seen (a classic
 	// group takes none, but a conversion to a consumer group needs it).
 	topics spec.Topics
+	// heartbeat is the consumer group's heartbeat interval, defaulted as
+	// its coordinator defaults it, whichever group is held now.
+	heartbeat nextgen.Millis
 	// reset reports that the last Step converted the group (TimersReset).
 	// It describes a step, not the state: Step clears it first, and it is
 	// neither printed nor encoded.
@@ -70,10 +73,11 @@ func NewCoordinator(cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := coordinator.NewCoordinator(cfg.Consumer); err != nil {
+	probe, err := coordinator.NewCoordinator(cfg.Consumer) // its configuration is checked now, not at the first conversion
+	if err != nil {
 		return nil, err
 	}
-	return &Coordinator{cfg: cfg, classicGroup: cg, topics: maps.Clone(cfg.Consumer.Topics)}, nil
+	return &Coordinator{cfg: cfg, classicGroup: cg, topics: maps.Clone(cfg.Consumer.Topics), heartbeat: probe.HeartbeatInterval()}, nil
 }
 
 // Type is the type of the group the coordinator holds.
@@ -227,8 +231,9 @@ func (c *Coordinator) stepConsumerGroup(in node.Input) Output {
 	c.classicGroup, c.consumerGroup, c.reset = g, nil, true
 	// The consumer group's timers of this step are void with it; the
 	// classic group's own replace them.
-	out.Timers = fromClassic(armed).Timers
-	out.Messages = append(out.Messages, fromClassic(armed).Messages...)
+	restored := fromClassic(armed)
+	out.Timers = restored.Timers
+	out.Messages = append(out.Messages, restored.Messages...)
 	return out
 }
 
@@ -339,11 +344,5 @@ func (c *Coordinator) String() string {
 }
 
 // HeartbeatInterval is the consumer group's heartbeat interval (its
-// configuration's, whichever group the coordinator holds now).
-func (c *Coordinator) HeartbeatInterval() nextgen.Millis {
-	if c.consumerGroup != nil {
-		return c.consumerGroup.HeartbeatInterval()
-	}
-	g, _ := coordinator.NewCoordinator(c.cfg.Consumer)
-	return g.HeartbeatInterval()
-}
+// configuration's, defaulted, whichever group the coordinator holds now).
+func (c *Coordinator) HeartbeatInterval() nextgen.Millis { return c.heartbeat }
