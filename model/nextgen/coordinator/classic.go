@@ -232,12 +232,14 @@ func (c *Coordinator) nextClassicID(clientID string) (spec.MemberID, uint64) {
 }
 
 // classicMemberOf is validateConsumerGroupMember followed by
-// throwIfMemberDoesNotUseClassicProtocol: the member a SyncGroup or
+// throwIfMemberDoesNotUseClassicProtocol and throwIfGenerationIdUnmatched
+// (ILLEGAL_GENERATION when generation is not the member epoch), the
+// checks SyncGroup and Heartbeat share: the member a SyncGroup or
 // Heartbeat names. With an instance id, the instance's holder
 // (UNKNOWN_MEMBER_ID for an unknown instance, FENCED_INSTANCE_ID when
 // another member id holds it); without, the member id (UNKNOWN_MEMBER_ID).
 // A member of the consumer protocol is UNKNOWN_MEMBER_ID too.
-func (c *Coordinator) classicMemberOf(id spec.MemberID, instance string) (member, spec.ErrorCode) {
+func (c *Coordinator) classicMemberOf(id spec.MemberID, instance string, generation spec.Generation) (member, spec.ErrorCode) {
 	var m member
 	if instance == "" {
 		var ok bool
@@ -256,6 +258,11 @@ func (c *Coordinator) classicMemberOf(id spec.MemberID, instance string) (member
 	}
 	if !m.cl.use {
 		return member{}, spec.UnknownMemberID
+	}
+	// throwIfGenerationIdUnmatched: the generation a classic member sends
+	// is its member epoch.
+	if spec.Epoch(generation) != m.cur.Epoch {
+		return member{}, spec.IllegalGeneration
 	}
 	return m, spec.None
 }
@@ -289,13 +296,9 @@ func (c *Coordinator) classicSync(s *step, from string, req classic.SyncGroupReq
 		reject(spec.UnknownMemberID)
 		return
 	}
-	m, code := c.classicMemberOf(req.MemberID, req.InstanceID)
+	m, code := c.classicMemberOf(req.MemberID, req.InstanceID, req.Generation)
 	if code != spec.None {
 		reject(code)
-		return
-	}
-	if spec.Epoch(req.Generation) != m.cur.Epoch {
-		reject(spec.IllegalGeneration)
 		return
 	}
 	if req.ProtocolType != nil && *req.ProtocolType != validate.ConsumerProtocolType ||
@@ -340,13 +343,9 @@ func (c *Coordinator) classicHeartbeat(s *step, from string, req classic.Heartbe
 	answer := func(code spec.ErrorCode) {
 		s.classicAnswer(from, classic.HeartbeatResponse{Seq: req.Seq, Error: code})
 	}
-	m, code := c.classicMemberOf(req.MemberID, req.InstanceID)
+	m, code := c.classicMemberOf(req.MemberID, req.InstanceID, req.Generation)
 	if code != spec.None {
 		answer(code)
-		return
-	}
-	if spec.Epoch(req.Generation) != m.cur.Epoch {
-		answer(spec.IllegalGeneration)
 		return
 	}
 	s.armSession(&m, s.now+m.cl.sessionTimeout)
