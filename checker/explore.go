@@ -163,12 +163,17 @@ type explorer[S, A any] struct {
 	seen  *seenSet
 	perms []map[string]string
 
+	// nextID is the id the next new state gets: ids are dense from 0, so
+	// it is also the number of distinct states stored.
 	nextID  atomic.Uint32
 	records []record
 	graph   *graph // nil without liveness
 	inits   []item[S]
 
-	distinct, transitions atomic.Int64
+	// transitions counts the steps taken; each worker adds its own count
+	// once per chunk of the frontier, not once per step, so that two
+	// workers do not contend for the counter's cache line on every step.
+	transitions atomic.Int64
 	// stopped is set when a limit is hit in the middle of a level.
 	stopped atomic.Bool
 	// memoryChecks counts limit checks; the memory is read on every 64th.
@@ -207,7 +212,7 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 	start := time.Now()
 	res, err := x.run(start)
 	res.Elapsed = time.Since(start)
-	res.Distinct = x.distinct.Load()
+	res.Distinct = x.distinctStates()
 	res.Transitions = x.transitions.Load()
 	res.StoredBytes = x.seen.size() + int64(len(x.records))*6
 	res.PeakMemory = x.peakMemory.Load()
@@ -230,7 +235,6 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 		x.grow(id)
 		x.records[id] = record{parent: id}
 		x.inits = append(x.inits, item[S]{s, id})
-		x.distinct.Add(1)
 		frontier = append(frontier, item[S]{s, id})
 	}
 	lastProgress := start
@@ -263,7 +267,7 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 }
 
 func (x *explorer[S, A]) limitHit(start time.Time) string {
-	if x.o.MaxStates > 0 && x.distinct.Load() >= x.o.MaxStates {
+	if x.o.MaxStates > 0 && x.distinctStates() >= x.o.MaxStates {
 		return fmt.Sprintf("state limit %d reached", x.o.MaxStates)
 	}
 	if r := x.memoryHit.Load(); r != nil {
@@ -289,7 +293,7 @@ func (x *explorer[S, A]) report(start time.Time, queue, depth int) {
 	if x.o.Progress == nil {
 		return
 	}
-	x.o.Progress(Progress{Distinct: x.distinct.Load(), Transitions: x.transitions.Load(), Queue: queue, Depth: depth, Elapsed: time.Since(start)})
+	x.o.Progress(Progress{Distinct: x.distinctStates(), Transitions: x.transitions.Load(), Queue: queue, Depth: depth, Elapsed: time.Since(start)})
 }
 
 // fingerprint encodes s (the smallest encoding over the symmetry
@@ -301,6 +305,9 @@ func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte) {
 }
 
 func (x *explorer[S, A]) allocID() uint32 { return x.nextID.Add(1) - 1 }
+
+// distinctStates is the number of distinct states stored so far.
+func (x *explorer[S, A]) distinctStates() int64 { return int64(x.nextID.Load()) }
 
 func (x *explorer[S, A]) encode(enc *canon.Encoder, s S) []byte {
 	enc.Reset()
@@ -367,11 +374,15 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 					x.stopped.Store(true)
 					return
 				}
+				steps := 0
 				for j := i; j < min(i+64, len(frontier)); j++ {
-					if out.err = x.expand(enc, &acts, frontier[j], out); out.err != nil {
+					n, err := x.expand(enc, &acts, frontier[j], out)
+					steps += n
+					if out.err = err; err != nil {
 						return
 					}
 				}
+				x.transitions.Add(int64(steps))
 				if k == 0 && x.o.Progress != nil && time.Since(*last) >= x.o.ProgressEvery {
 					mu.Lock()
 					*last = time.Now()
@@ -407,11 +418,11 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 	return nextFrontier, viols, nil
 }
 
-// expand takes every action enabled in it.s.
-func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *expansion[S]) error {
+// expand takes every action enabled in it.s and returns how many it took.
+func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *expansion[S]) (int, error) {
 	*acts = x.m.Actions(it.s, (*acts)[:0])
 	if len(*acts) > 0xFFFF {
-		return ErrTooManyActions
+		return 0, ErrTooManyActions
 	}
 	if x.graph != nil {
 		info := stateInfo{id: it.id, converged: len(x.m.Converged(it.s)) == 0, owners: x.m.Owners(it.s), keysFrom: len(out.keys)}
@@ -425,11 +436,9 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 	}
 	for i, a := range *acts {
 		t, viols := x.m.Step(it.s, a)
-		x.transitions.Add(1)
 		fp, b := x.fingerprint(enc, t)
 		id, isNew := x.seen.insert(fp, b, x.allocID)
 		if isNew {
-			x.distinct.Add(1)
 			out.next = append(out.next, item[S]{t, id})
 			out.recs = append(out.recs, struct {
 				id, parent uint32
@@ -451,7 +460,7 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 			}
 		}
 	}
-	return nil
+	return len(*acts), nil
 }
 
 // path returns the action indexes from an initial state to id, and that

@@ -3,6 +3,7 @@ package checker
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // TestSeenSet: every fingerprint inserted is found again with its id, a
@@ -49,5 +50,13 @@ func TestSeenSet(t *testing.T) {
 	}
 	if per := float64(s.size()) / float64(len(ids)); per > 24 {
 		t.Errorf("%.1f bytes a state in the table, want at most 24", per)
+	}
+}
+
+// TestSeenShardFillsTwoCacheLines: the padding keeps each shard on lines
+// of its own (a field added to seenShard must shrink pad).
+func TestSeenShardFillsTwoCacheLines(t *testing.T) {
+	if n := unsafe.Sizeof(seenShard{}); n != 128 {
+		t.Fatalf("seenShard is %d bytes, want 128", n)
 	}
 }
