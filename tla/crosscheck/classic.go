@@ -2,13 +2,13 @@ package crosscheck
 
 import (
 	"fmt"
-	core "github.com/rebalance-ref/rebalance/model/world"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/rebalance-ref/rebalance/tla/tlaval"
 )
@@ -111,11 +111,7 @@ func ClassicModel(name string) (*world.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := world.NewModel(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	return world.NewModel(cfg)
 }
 
 // classicSupported rejects the options Classic.tla does not model.
@@ -149,30 +145,21 @@ func ClassicAction(_ *world.State, a core.Action) string {
 	switch a.Kind {
 	case core.Deliver:
 		return "Deliver"
-	case core.FireNext:
-		return "Fire"
 	case core.Drop:
 		return "Drop"
-	case core.Join:
-		return "Join"
-	case core.Crash:
-		return "Crash"
-	case core.Leave:
-		return "Leave"
+	}
+	if name := environmentAction(a.Kind); name != "" {
+		return name
 	}
 	panic(fmt.Sprintf("crosscheck: Classic.tla has no action for %s", a))
 }
 
-// clTopics are the checked worlds' topic names; a topic's TLA+ index is
-// its position plus one.
-var clTopics = []string{"T", "U", "V", "W", "X", "Y"}
-
+// clResource is a resource's TLA+ value in Classic.tla: 100*topic+partition.
 func clResource(r spec.Resource) tlaval.Value {
-	t := slices.Index(clTopics, r.Topic)
-	if t < 0 || r.Partition < 0 || r.Partition > 99 {
+	if r.Partition < 0 || r.Partition > 99 {
 		panic(fmt.Sprintf("crosscheck: resource %s", r))
 	}
-	return tlaval.Int(100*(t+1) + int(r.Partition))
+	return tlaval.Int(100*topicIndex(r.Topic) + int(r.Partition))
 }
 
 // clID is a member id's TLA+ value: 100*name+counter, 0 for "". The
@@ -284,14 +271,6 @@ func clMemory(mem classic.LeaderMemory, now classic.Millis) tlaval.Value {
 		"revoked", tlaval.Bool(mem.Revoked))
 }
 
-func clRecord(fields map[string]tlaval.Value) tlaval.Value {
-	kv := make([]any, 0, 2*len(fields))
-	for k, v := range fields {
-		kv = append(kv, k, v)
-	}
-	return tlaval.Rec(kv...)
-}
-
 func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig], now classic.Millis) clProc {
 	// A fault switch is configuration, not state: the spec has none, and a
 	// world with one on shows up as the states and steps it changes (the
@@ -302,7 +281,7 @@ func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback,
 	}
 	m := world.MemberOf(p)
 	if m == nil {
-		return clProc{rec: clRecord(clFresh("down"))}
+		return clProc{rec: record(clFresh("down"))}
 	}
 	f := clFresh(m.State().String())
 	switch m.State() {
@@ -312,7 +291,7 @@ func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback,
 		f["id"] = clIDv(v.ID)
 		f["ownedGen"] = tlaval.Int(int(v.Generation))
 		f["owned"] = resourceSet(v.Owns, clResource)
-		return clProc{rec: clRecord(f)}
+		return clProc{rec: record(f)}
 	}
 	ms := m.Snapshot()
 	if len(ms.Kept) > 0 {
@@ -342,7 +321,7 @@ func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback,
 	}
 	f["sync"] = tlaval.Rec("member", clIDv(sync.MemberID),
 		"gen", tlaval.Int(int(sync.Generation)), "asgs", clAsgs(sync.Assignments))
-	pr.rec = clRecord(f)
+	pr.rec = record(f)
 	return pr
 }
 
@@ -357,7 +336,7 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	procs := make([]tlaval.Value, members)
 	info := map[int]clProc{}
 	for i := range procs {
-		procs[i] = clRecord(clFresh("absent"))
+		procs[i] = record(clFresh("absent"))
 	}
 	for _, name := range w.Names() {
 		pr := clProcess(w.Processes[name], w.Now)
@@ -476,7 +455,7 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	}
 
 	return tlaval.Rec(
-		"used", tlaval.Rec("crashes", tlaval.Int(u.Crashes), "leaves", tlaval.Int(u.Leaves), "drops", tlaval.Int(u.Drops)),
+		"used", usedRecord(u),
 		"rounds", tlaval.Int(s.Rounds),
 		"coord", coord,
 		"procs", tlaval.Seq(procs...),

@@ -2,8 +2,10 @@ package crosscheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/rebalance-ref/rebalance/tla/tlaval"
 )
@@ -39,4 +41,49 @@ func resourceSet(s spec.Set, resource func(spec.Resource) tlaval.Value) tlaval.V
 		vs = append(vs, resource(r))
 	}
 	return tlaval.Set(vs...)
+}
+
+// checkedTopics are the checked worlds' topic names in both specs; a
+// topic's TLA+ index is its position plus one.
+var checkedTopics = []string{"T", "U", "V", "W", "X", "Y"}
+
+// topicIndex is the TLA+ index of a topic of the checked worlds.
+func topicIndex(topic string) int {
+	t := slices.Index(checkedTopics, topic)
+	if t < 0 {
+		panic(fmt.Sprintf("crosscheck: unknown topic %q", topic))
+	}
+	return t + 1
+}
+
+// environmentAction names the TLA+ action of a step both specs name
+// alike (a timer firing, a process joining, crashing or leaving), or ""
+// for a step whose name depends on the family.
+func environmentAction(k core.ActionKind) string {
+	switch k {
+	case core.FireNext:
+		return "Fire"
+	case core.Join:
+		return "Join"
+	case core.Crash:
+		return "Crash"
+	case core.Leave:
+		return "Leave"
+	}
+	return ""
+}
+
+// usedRecord is both specs' used variable: the environment budget spent
+// on crashes, leaves and drops (the only ones the specs model).
+func usedRecord(u core.Used) tlaval.Value {
+	return tlaval.Rec("crashes", tlaval.Int(u.Crashes), "leaves", tlaval.Int(u.Leaves), "drops", tlaval.Int(u.Drops))
+}
+
+// record is the TLA+ record of the fields.
+func record(fields map[string]tlaval.Value) tlaval.Value {
+	kv := make([]any, 0, 2*len(fields))
+	for k, v := range fields {
+		kv = append(kv, k, v)
+	}
+	return tlaval.Rec(kv...)
 }

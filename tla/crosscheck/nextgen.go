@@ -2,12 +2,11 @@ package crosscheck
 
 import (
 	"fmt"
-	core "github.com/rebalance-ref/rebalance/model/world"
-	"slices"
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/rebalance-ref/rebalance/tla/tlaval"
 )
@@ -75,11 +74,7 @@ func NextGenModel(name string) (*ngworld.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := ngworld.NewModel(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	return ngworld.NewModel(cfg)
 }
 
 // nextGenSupported rejects the options NextGen.tla does not model.
@@ -121,30 +116,18 @@ func NextGenAction(s *ngworld.State, a core.Action) string {
 			return "DropRequest"
 		}
 		return "DropResponse"
-	case core.FireNext:
-		return "Fire"
 	case core.CompleteRevocation:
 		return "Revoked"
-	case core.Join:
-		return "Join"
-	case core.Crash:
-		return "Crash"
-	case core.Leave:
-		return "Leave"
+	}
+	if name := environmentAction(a.Kind); name != "" {
+		return name
 	}
 	panic(fmt.Sprintf("crosscheck: NextGen.tla has no action for %s", a))
 }
 
-// ngTopics are the checked worlds' topic names; a topic's TLA+ index is
-// its position plus one.
-var ngTopics = []string{"T", "U", "V", "W", "X", "Y"}
-
+// ngResource is a resource's TLA+ value in NextGen.tla: <<topic, partition>>.
 func ngResource(r spec.Resource) tlaval.Value {
-	t := slices.Index(ngTopics, r.Topic)
-	if t < 0 {
-		panic(fmt.Sprintf("crosscheck: unknown topic %q", r.Topic))
-	}
-	return tlaval.Seq(tlaval.Int(t+1), tlaval.Int(int(r.Partition)))
+	return tlaval.Seq(tlaval.Int(topicIndex(r.Topic)), tlaval.Int(int(r.Partition)))
 }
 
 // ngMemberIndex is the index of a member id Name-1 (NextGen.tla has no
@@ -189,14 +172,6 @@ func ngNoNode(st string) map[string]tlaval.Value {
 	}
 }
 
-func ngRecord(fields map[string]tlaval.Value) tlaval.Value {
-	kv := make([]any, 0, 2*len(fields))
-	for k, v := range fields {
-		kv = append(kv, k, v)
-	}
-	return tlaval.Rec(kv...)
-}
-
 // NextGenState maps a Go state of a world with the given number of
 // members (joiners included) to the record of NextGen.tla's variables.
 func NextGenState(members int, s *ngworld.State) tlaval.Value {
@@ -210,7 +185,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 	for _, name := range names {
 		p := w.Processes[name]
 		if p.Node == nil {
-			mems[processIndex(name)] = ngRecord(ngNoNode("down"))
+			mems[processIndex(name)] = record(ngNoNode("down"))
 			continue
 		}
 		if p.Incarnation != 1 || p.Isolated || p.Slow {
@@ -248,7 +223,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 				panic(fmt.Sprintf("crosscheck: member timer %s", t.Timer))
 			}
 		}
-		mems[processIndex(name)] = ngRecord(f)
+		mems[processIndex(name)] = record(f)
 	}
 	cur := func(name string, seq uint64) tlaval.Value {
 		a, ok := await[name]
@@ -331,7 +306,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 	for i := 1; i <= members; i++ {
 		v, ok := mems[i]
 		if !ok {
-			v = ngRecord(ngNoNode("absent"))
+			v = record(ngNoNode("absent"))
 		}
 		memPairs = append(memPairs, tlaval.Int(i), v)
 		reqPairs = append(reqPairs, tlaval.Int(i), tlaval.Seq(queues[i]...))
@@ -344,7 +319,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 		"ctarget", tlaval.Fcn(ctarget...),
 		"reqs", tlaval.Fcn(reqPairs...),
 		"resps", tlaval.Fcn(resps...),
-		"used", tlaval.Rec("crashes", tlaval.Int(s.U.Crashes), "leaves", tlaval.Int(s.U.Leaves), "drops", tlaval.Int(s.U.Drops)),
+		"used", usedRecord(s.U),
 		"rounds", tlaval.Int(s.Rounds),
 	)
 }
