@@ -189,7 +189,25 @@ type Coordinator struct {
 	// equals the count over members (CheckInvariants), so it is left out of
 	// the encoding. A name no member advertises has no entry.
 	supported map[string]int `canon:"-"`
+	// shared marks the maps a Fork shares with the coordinator it was
+	// forked from (one bit each, sharedPending to sharedSupported): the
+	// own* methods copy one before its first write. Every write to
+	// pending, instances, timers and supported goes through them. It
+	// changes no behaviour, so the encoding leaves it out.
+	shared sharedMaps `canon:"-"`
 }
+
+// sharedMaps is a set of the coordinator's maps, a bit each.
+type sharedMaps uint8
+
+// The maps a Fork shares.
+const (
+	sharedPending sharedMaps = 1 << iota
+	sharedInstances
+	sharedTimers
+	sharedSupported
+	sharedAll = sharedPending | sharedInstances | sharedTimers | sharedSupported
+)
 
 // coordMember is the coordinator's record of one member (Kafka's
 // ClassicGroupMember).
@@ -301,6 +319,7 @@ func (c *Coordinator) handleTimer(s *coordStep, t Timer) {
 	if !ok || s.now < at {
 		return // cancelled, re-armed later, or never ours: stale
 	}
+	c.ownTimers()
 	delete(c.timers, t) // consumed: the driver no longer holds it
 	switch t.Kind {
 	case SessionTimer:
@@ -333,6 +352,7 @@ func (c *Coordinator) arm(s *coordStep, t Timer, at Millis) {
 	if old, ok := c.timers[t]; ok && old == at {
 		return
 	}
+	c.ownTimers()
 	c.timers[t] = at
 	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, At: at})
 }
@@ -342,6 +362,7 @@ func (c *Coordinator) disarm(s *coordStep, t Timer) {
 	if _, ok := c.timers[t]; !ok {
 		return
 	}
+	c.ownTimers()
 	delete(c.timers, t)
 	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, Cancel: true})
 }
@@ -439,7 +460,61 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.instances = maps.Clone(c.instances)
 	n.timers = maps.Clone(c.timers)
 	n.supported = maps.Clone(c.supported)
+	n.shared = 0
 	return &n
+}
+
+// Fork returns a copy of c for a caller that will not change c while the
+// copy is in use (the model checker's worlds, which never change a state
+// again once it is made). It copies the member records, all in one
+// allocation, and shares with c their protocol lists (which the
+// coordinator replaces whole, never changes in place) and the pending
+// ids, static instances, timers and protocol counts, each until the
+// fork's first write to it. Stepping the fork never changes c; changing
+// c while the fork is in use may change the fork.
+func (c *Coordinator) Fork() *Coordinator {
+	n := *c
+	n.members = maps.Clone(c.members)
+	records := make([]coordMember, len(c.members))
+	i := 0
+	for id, m := range n.members {
+		records[i] = *m
+		n.members[id] = &records[i]
+		i++
+	}
+	n.shared = sharedAll
+	return &n
+}
+
+// ownPending, ownInstances, ownTimers and ownSupported copy the map they
+// name if c shares it with the coordinator it was forked from; each comes
+// before every write to that map.
+func (c *Coordinator) ownPending() {
+	if c.shared&sharedPending != 0 {
+		c.pending = maps.Clone(c.pending)
+		c.shared &^= sharedPending
+	}
+}
+
+func (c *Coordinator) ownInstances() {
+	if c.shared&sharedInstances != 0 {
+		c.instances = maps.Clone(c.instances)
+		c.shared &^= sharedInstances
+	}
+}
+
+func (c *Coordinator) ownTimers() {
+	if c.shared&sharedTimers != 0 {
+		c.timers = maps.Clone(c.timers)
+		c.shared &^= sharedTimers
+	}
+}
+
+func (c *Coordinator) ownSupported() {
+	if c.shared&sharedSupported != 0 {
+		c.supported = maps.Clone(c.supported)
+		c.shared &^= sharedSupported
+	}
 }
 
 // String prints the whole state deterministically, one member per line
@@ -529,8 +604,8 @@ func (c *Coordinator) CheckInvariants() error {
 			return fail("leader %q is not a member in state %s", c.leader, c.state)
 		}
 	}
-	if want := countSupported(c.members); !maps.Equal(c.supported, want) {
-		return fail("supported protocols %v, but the members advertise %v", c.supported, want)
+	if !c.supportedCounted() {
+		return fail("supported protocols %v, but the members advertise %v", c.supported, countSupported(c.members))
 	}
 	if _, ok := c.timers[coordJoinTimer]; ok != (c.state == GroupPreparingRebalance) {
 		return fail("join timer armed=%t in state %s", ok, c.state)
@@ -579,11 +654,55 @@ func (c *Coordinator) CheckInvariants() error {
 		return fail("%d instance ids for %d static members", len(c.instances), statics)
 	}
 	if c.state != GroupEmpty {
-		if len(c.candidates()) == 0 {
+		if !c.hasCandidate() {
 			return fail("no protocol every member supports")
 		}
 	}
 	return nil
+}
+
+// supportedCounted reports whether c.supported equals
+// countSupported(c.members), without building the count: every name in
+// it counts exactly the members that advertise it, at least one, and
+// every name a member advertises is in it.
+func (c *Coordinator) supportedCounted() bool {
+	for name, n := range c.supported {
+		if n <= 0 || n != c.advertisers(name) {
+			return false
+		}
+	}
+	for _, m := range c.members {
+		for _, p := range m.protocols {
+			if _, ok := c.supported[p.Name]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// advertisers counts the members that advertise the protocol name.
+func (c *Coordinator) advertisers(name string) int {
+	n := 0
+	for _, m := range c.members {
+		if m.advertises(name) {
+			n++
+		}
+	}
+	return n
+}
+
+// hasCandidate reports whether some protocol is supported by every
+// member (len(c.candidates()) > 0, without building the list), for a
+// group with members whose c.supported is counted right
+// (supportedCounted).
+func (c *Coordinator) hasCandidate() bool {
+	for _, n := range c.supported {
+		if n == len(c.members) {
+			return true
+		}
+	}
+	return false
 }
 
 // GroupDescription is a copy of what the coordinator records about the

@@ -137,6 +137,7 @@ func (m *coordMember) advertises(name string) bool {
 // advertises: +1 when m becomes a member or after its protocols change, -1
 // when it stops being one or before they change.
 func (c *Coordinator) count(m *coordMember, d int) {
+	c.ownSupported()
 	for i, p := range m.protocols {
 		if slices.ContainsFunc(m.protocols[:i], func(q ProtocolMetadata) bool { return q.Name == p.Name }) {
 			continue // a name listed twice is one member
@@ -183,6 +184,7 @@ func (c *Coordinator) newMemberID(clientID string) spec.MemberID {
 // it.
 func (c *Coordinator) addPending(s *coordStep, from string, req JoinGroupRequest) {
 	id := c.newMemberID(req.ClientID)
+	c.ownPending()
 	c.pending[id] = true
 	c.arm(s, coordSessionTimer(id), s.now+req.SessionTimeout)
 	s.send(from, JoinGroupResponse{Seq: req.Seq, Error: spec.MemberIDRequired, MemberID: id})
@@ -190,6 +192,7 @@ func (c *Coordinator) addPending(s *coordStep, from string, req JoinGroupRequest
 
 // dropPending forgets pending id and cancels its SessionTimer.
 func (c *Coordinator) dropPending(s *coordStep, id spec.MemberID) {
+	c.ownPending()
 	delete(c.pending, id)
 	c.disarm(s, coordSessionTimer(id))
 }
@@ -198,6 +201,7 @@ func (c *Coordinator) dropPending(s *coordStep, id spec.MemberID) {
 // removePendingMemberAndUpdateClassicGroup): the id is forgotten, and a
 // barrier that waited only for it completes.
 func (c *Coordinator) expirePending(s *coordStep, id spec.MemberID) {
+	c.ownPending()
 	delete(c.pending, id)
 	if c.state == GroupPreparingRebalance {
 		c.maybeCompleteJoin(s)
@@ -245,6 +249,7 @@ func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, i
 	c.members[m.id] = m
 	c.count(m, +1)
 	if m.instanceID != "" {
+		c.ownInstances()
 		c.instances[m.instanceID] = m.id
 	}
 	c.armSession(s, m)
@@ -333,6 +338,7 @@ func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGro
 	delete(c.members, oldID)
 	c.members[m.id] = m
 	c.count(m, +1)
+	c.ownInstances()
 	c.instances[m.instanceID] = m.id
 	if c.leader == oldID {
 		c.leader = m.id

@@ -227,6 +227,7 @@ func (c *Coordinator) dropMember(s *coordStep, m *coordMember) {
 	delete(c.members, m.id)
 	c.count(m, -1)
 	if m.instanceID != "" {
+		c.ownInstances()
 		delete(c.instances, m.instanceID)
 	}
 	if c.leader == m.id {

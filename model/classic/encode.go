@@ -20,7 +20,7 @@ import (
 // deliberately left out; encode_test.go compares them with the structs, so
 // a field added to a struct fails the tests until its encoder handles it.
 const (
-	coordinatorFields       = 13 // Coordinator
+	coordinatorFields       = 14 // Coordinator
 	coordinatorConfigFields = 6  // CoordinatorConfig
 	coordMemberFields       = 11 // coordMember
 	coordParkedFields       = 4  // coordParked
@@ -70,6 +70,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Counter(c.nextMemberID)
 	// nextArrival: left out (canon:"-").
 	// supported: left out (canon:"-"), derived from the members.
+	// shared: left out (canon:"-"), bookkeeping of Fork's sharing.
 }
 
 // encodeCoordinatorConfig writes every field of cfg.
