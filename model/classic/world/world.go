@@ -289,6 +289,7 @@ type coordinator struct{ *classic.Coordinator }
 func (c coordinator) CloneCoordinator() core.Coordinator[classic.Message, classic.Timer, classic.Callback] {
 	return coordinator{c.Clone()}
 }
+
 // ForkCoordinator forks the coordinator (core.Forker, classic.Coordinator.Fork).
 func (c coordinator) ForkCoordinator() core.Coordinator[classic.Message, classic.Timer, classic.Callback] {
 	return coordinator{c.Fork()}
