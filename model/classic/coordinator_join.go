@@ -275,9 +275,13 @@ func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, i
 //     gets the current generation's response at once.
 func (c *Coordinator) joinExisting(s *coordStep, from string, req JoinGroupRequest, m *coordMember) {
 	same := slices.Equal(m.protocols, req.Protocols)
-	c.count(m, -1)
+	if !same {
+		c.count(m, -1)
+	}
 	m.updateFromJoin(from, req)
-	c.count(m, +1)
+	if !same {
+		c.count(m, +1) // with the same protocols, the counts stay as they are
+	}
 	c.armSession(s, m)
 	switch c.state {
 	case GroupPreparingRebalance:

@@ -134,7 +134,9 @@ func (m *Member) become(to MemberState) {
 //
 // A Member is not safe for concurrent use. Step mutates it in place; use
 // Clone to keep a state. Everything a Member returns (outputs, views, sets)
-// shares nothing mutable with it.
+// shares nothing with it that either may change: what it shares (a view's
+// subscription and sets) the member replaces whole, never changes in
+// place, and the caller must not change.
 type Member struct {
 	// cfg is the configuration with defaults applied. Its slices and map
 	// are private copies; cfg.Topics and cfg.Metadata are the initial
@@ -419,12 +421,16 @@ func (m *Member) Subscription() []string { return slices.Clone(m.topics) }
 // from any generation), Subscription (sorted) and Owns (what it works on:
 // Owned plus, under the KeepRevoked fault, what it kept). Current and Fenced
 // are left false: only the caller, who knows the coordinator, can fill them.
+// The view's Subscription and Owns may share the member's own slices, which
+// the member replaces whole and never changes in place: the caller must
+// not change them either (the world builds a view at every step, and its
+// laws only read it).
 func (m *Member) View() spec.MemberView {
 	return spec.MemberView{
 		Name:         m.cfg.Name,
 		ID:           m.id,
 		Generation:   m.ownedGen,
-		Subscription: slices.Clone(m.topics),
+		Subscription: m.topics,
 		Owns:         m.owned.Union(m.kept),
 	}
 }
