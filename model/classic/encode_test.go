@@ -244,13 +244,13 @@ func TestCoordinatorEncodeCanon(t *testing.T) {
 func testMember() *Member {
 	pt, pn := "consumer", "coop"
 	return &Member{
-		cfg:   MemberConfig{Name: "A", Topics: []string{"t"}, Protocols: []Protocol{coopProto}},
+		cfg:   &MemberConfig{Name: "A", Topics: []string{"t"}, Protocols: []Protocol{coopProto}},
 		state: AwaitingSync, id: "A-1", generation: 3, leader: "A-1", protocol: "coop",
 		topics: []string{"t", "u"}, metadata: spec.Topics{"t": 2, "u": 1},
 		owned: spec.NewSet(spec.TP("t", 0)), ownedGen: 2, ownedLeader: "B-1",
 		kept:          spec.NewSet(spec.TP("u", 0)),
 		lastCompleted: 2,
-		memory: LeaderMemory{
+		memory: &LeaderMemory{
 			Generation: 2, Assignment: spec.Assignment{"A-1": spec.NewSet(spec.TP("t", 0))},
 			Members: []spec.MemberID{"A-1", "B-1"}, ScheduledAt: 5000,
 			Lost: spec.NewSet(spec.TP("t", 1)), Candidates: []spec.MemberID{"B-1"},
@@ -326,7 +326,10 @@ func TestMemberEncodeCanon(t *testing.T) {
 			return now
 		}, true},
 		{"next seq", func(m *Member) Millis { m.seq = 99; return now }, true},
-		{"config", func(m *Member) Millis { m.cfg = MemberConfig{Name: "B", Protocols: []Protocol{eagerProto}}; return now }, true},
+		{"config", func(m *Member) Millis {
+			m.cfg = &MemberConfig{Name: "B", Protocols: []Protocol{eagerProto}}
+			return now
+		}, true},
 	} {
 		base := testMember()
 		changed := testMember()

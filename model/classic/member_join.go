@@ -245,7 +245,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		LastCompletedGeneration: m.lastCompleted,
 		Members:                 joined,
 		Topics:                  maps.Clone(m.metadata),
-		Memory:                  m.memory.Clone(),
+		Memory:                  m.leaderMemory().Clone(),
 		Faults:                  m.cfg.Faults,
 	})
 	if err != nil {
@@ -307,7 +307,8 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	}
 	memo.assigns = printed
 	m.memo = &memo
-	m.memory = res.Memory.Clone()
+	mem := res.Memory.Clone()
+	m.memory = &mem
 	return as, round
 }
 
