@@ -380,8 +380,23 @@ func (c *Coordinator) armSession(s *coordStep, m *coordMember) {
 
 // sortedIDs returns the member ids in order.
 func (c *Coordinator) sortedIDs() []spec.MemberID {
-	return slices.Sorted(maps.Keys(c.members))
+	return c.appendSortedIDs(nil)
 }
+
+// appendSortedIDs appends the member ids in order to dst and returns it:
+// sortedIDs into a buffer of the caller's, which a step's loops keep on
+// the stack (a group rarely has more members than the buffer holds).
+func (c *Coordinator) appendSortedIDs(dst []spec.MemberID) []spec.MemberID {
+	start := len(dst)
+	for id := range c.members {
+		dst = append(dst, id)
+	}
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// idBuffer is the stack buffer of a step's appendSortedIDs.
+type idBuffer [8]spec.MemberID
 
 // validateMember is Kafka's ClassicGroup.validateMember: a request naming
 // an instance id must come from that instance's current member id

@@ -398,7 +398,8 @@ func (c *Coordinator) currentJoinResponse(seq uint64, id spec.MemberID, withMemb
 // sorted by member id: what the leader assigns from.
 func (c *Coordinator) joinedMembers() []JoinedMember {
 	out := make([]JoinedMember, 0, len(c.members))
-	for _, id := range c.sortedIDs() {
+	var ids idBuffer
+	for _, id := range c.appendSortedIDs(ids[:0]) {
 		m := c.members[id]
 		i := slices.IndexFunc(m.protocols, func(p ProtocolMetadata) bool { return p.Name == c.protocol })
 		if i < 0 {
@@ -422,7 +423,8 @@ func (c *Coordinator) joinedMembers() []JoinedMember {
 // so a member joining an empty group completes its join at once.
 func (c *Coordinator) prepareRebalance(s *coordStep) {
 	if c.state == GroupCompletingRebalance {
-		for _, id := range c.sortedIDs() {
+		var ids idBuffer
+		for _, id := range c.appendSortedIDs(ids[:0]) {
 			m := c.members[id]
 			m.assignment = ""
 			if m.sync.ok {
@@ -491,7 +493,8 @@ func (c *Coordinator) maybeCompleteJoin(s *coordStep) {
 //     group moves to GroupCompletingRebalance.
 func (c *Coordinator) completeJoin(s *coordStep) {
 	c.disarm(s, coordJoinTimer)
-	for _, id := range c.sortedIDs() {
+	var ids idBuffer
+	for _, id := range c.appendSortedIDs(ids[:0]) {
 		if m := c.members[id]; !m.join.ok {
 			c.dropMember(s, m)
 		}
@@ -506,7 +509,7 @@ func (c *Coordinator) completeJoin(s *coordStep) {
 	if !c.IsMember(c.leader) {
 		c.leader = c.firstArrival()
 	}
-	for _, id := range c.sortedIDs() {
+	for _, id := range c.appendSortedIDs(ids[:0]) {
 		m := c.members[id]
 		s.send(m.join.from, c.currentJoinResponse(m.join.seq, id, id == c.leader, false))
 		m.join = coordParked{}

@@ -70,7 +70,8 @@ func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest
 				mm.assignment = a.Assignment
 			}
 		}
-		for _, id := range c.sortedIDs() {
+		var ids idBuffer
+		for _, id := range c.appendSortedIDs(ids[:0]) {
 			mm := c.members[id]
 			if mm.sync.ok {
 				s.send(mm.sync.from, c.syncResponse(mm.sync.seq, mm))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -1266,5 +1267,30 @@ func TestCoordinatorInvariantFastPaths(t *testing.T) {
 				t.Fatalf("no single candidate among %v", c.supported)
 			}
 		})
+	}
+}
+
+// TestAppendSortedIDs checks the member ids a step sorts into its buffer
+// (appendSortedIDs, appendSortedKeys) against slices.Sorted of the keys,
+// appended after what the buffer holds, for groups within and beyond the
+// buffer's size.
+func TestAppendSortedIDs(t *testing.T) {
+	for _, n := range []int{0, 1, 3, len(idBuffer{}), len(idBuffer{}) + 3} {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		as := map[spec.MemberID]Assignment{}
+		for i := range n {
+			node := fmt.Sprintf("P%02d", (i*7)%n)
+			h.recv(node, coordJoin(1, node, "", "range"))
+			as[spec.MemberID(node)] = Assignment{}
+		}
+		prefix := []spec.MemberID{"zz", "aa"}
+		want := append(slices.Clone(prefix), slices.Sorted(maps.Keys(h.c.members))...)
+		if got := h.c.appendSortedIDs(slices.Clone(prefix)); !slices.Equal(got, want) {
+			t.Errorf("%d members: appendSortedIDs = %v, want %v", n, got, want)
+		}
+		want = append(slices.Clone(prefix), slices.Sorted(maps.Keys(as))...)
+		if got := appendSortedKeys(slices.Clone(prefix), as); !slices.Equal(got, want) {
+			t.Errorf("%d members: appendSortedKeys = %v, want %v", n, got, want)
+		}
 	}
 }

@@ -293,7 +293,8 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		}
 	}
 
-	ids := slices.Sorted(maps.Keys(full))
+	var buf [8]spec.MemberID
+	ids := appendSortedKeys(buf[:0], full)
 	as := make([]MemberAssignment, len(ids))
 	printed := make(map[spec.MemberID]printedSet, len(ids))
 	for i, id := range ids {
@@ -319,7 +320,8 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 // nothing that CheckRound or Malformed reports.
 func Malformed(as map[spec.MemberID]Assignment) []string {
 	var out []string
-	for _, id := range slices.Sorted(maps.Keys(as)) {
+	var buf [8]spec.MemberID
+	for _, id := range appendSortedKeys(buf[:0], as) {
 		a := as[id]
 		if err := a.Revoked.Validate(); err != nil {
 			out = append(out, fmt.Sprintf("member %s: revoked: %v", id, err))
@@ -332,6 +334,17 @@ func Malformed(as map[spec.MemberID]Assignment) []string {
 		}
 	}
 	return out
+}
+
+// appendSortedKeys appends the member ids of as in order to dst and
+// returns it (slices.Sorted(maps.Keys(as)) into a buffer of the caller's).
+func appendSortedKeys(dst []spec.MemberID, as map[spec.MemberID]Assignment) []spec.MemberID {
+	start := len(dst)
+	for id := range as {
+		dst = append(dst, id)
+	}
+	slices.Sort(dst[start:])
+	return dst
 }
 
 // assignContained runs proto.Assign, turning a panic into an error: a
