@@ -167,7 +167,9 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 // the clock.
 func encodeLeaderMemory(e *canon.Encoder, mem *LeaderMemory) {
 	e.Generation(int64(mem.Generation))
-	e.Assignment(mem.Assignment)
+	// What e.Assignment writes: that call, inlined here, put its method
+	// value e.Set on the heap at every call; this one does not.
+	canon.KeyedMap(e, mem.Assignment, e.Set)
 	encodeIDs(e, mem.Members)
 	e.Instant(int64(mem.ScheduledAt))
 	e.Set(mem.Lost)

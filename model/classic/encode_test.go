@@ -392,3 +392,28 @@ func BenchmarkEncodeCanon(b *testing.B) {
 		e.Finish()
 	}
 }
+
+// TestEncodeLeaderMemoryAssignment: the leader memory's assignment is
+// written exactly as canon's Encoder.Assignment writes it, with and
+// without renaming.
+func TestEncodeLeaderMemoryAssignment(t *testing.T) {
+	mem := *testMember().memory
+	for _, rename := range []func(string) string{nil, func(s string) string { return s + "'" }} {
+		got := encoding(0, false, func(e *canon.Encoder) { e.Rename = rename; encodeLeaderMemory(e, &mem) })
+		want := encoding(0, false, func(e *canon.Encoder) {
+			e.Rename = rename
+			e.Generation(int64(mem.Generation))
+			e.Assignment(mem.Assignment)
+			encodeIDs(e, mem.Members)
+			e.Instant(int64(mem.ScheduledAt))
+			e.Set(mem.Lost)
+			encodeIDs(e, mem.Candidates)
+			e.Int(int64(mem.SuccessiveRevokingRounds))
+			e.Bool(mem.Revoked)
+			e.Set(mem.Revocation)
+		})
+		if !bytes.Equal(got, want) {
+			t.Errorf("rename=%t: the leader memory encodes as %v, want %v", rename != nil, got, want)
+		}
+	}
+}
