@@ -190,10 +190,12 @@ type Coordinator struct {
 	// the encoding. A name no member advertises has no entry.
 	supported map[string]int `canon:"-"`
 	// shared marks the maps a Fork shares with the coordinator it was
-	// forked from (one bit each, sharedPending to sharedSupported): the
+	// forked from (one bit each, sharedPending to sharedMembers): the
 	// own* methods copy one before its first write. Every write to
-	// pending, instances, timers and supported goes through them. It
-	// changes no behaviour, so the encoding leaves it out.
+	// pending, instances, timers and supported goes through them, and
+	// every step that may write the member map or a record owns them
+	// first (Step, handleTimer, handleHeartbeat). It changes no
+	// behaviour, so the encoding leaves it out.
 	shared sharedMaps `canon:"-"`
 }
 
@@ -206,7 +208,8 @@ const (
 	sharedInstances
 	sharedTimers
 	sharedSupported
-	sharedAll = sharedPending | sharedInstances | sharedTimers | sharedSupported
+	sharedMembers
+	sharedAll = sharedPending | sharedInstances | sharedTimers | sharedSupported | sharedMembers
 )
 
 // coordMember is the coordinator's record of one member (Kafka's
@@ -293,12 +296,15 @@ func (c *Coordinator) Step(in node.Input) Output {
 	case Receive:
 		switch req := ev.Msg.(type) {
 		case JoinGroupRequest:
+			c.ownMembers()
 			c.handleJoin(s, ev.From, req)
 		case SyncGroupRequest:
+			c.ownMembers()
 			c.handleSync(s, ev.From, req)
 		case HeartbeatRequest:
-			c.handleHeartbeat(s, ev.From, req)
+			c.handleHeartbeat(s, ev.From, req) // owns the members if it writes one
 		case LeaveGroupRequest:
+			c.ownMembers()
 			c.handleLeave(s, ev.From, req)
 		case OffsetCommitRequest:
 			c.handleOffsetCommit(s, ev.From, req)
@@ -319,6 +325,7 @@ func (c *Coordinator) handleTimer(s *coordStep, t Timer) {
 	if !ok || s.now < at {
 		return // cancelled, re-armed later, or never ours: stale
 	}
+	c.ownMembers()
 	c.ownTimers()
 	delete(c.timers, t) // consumed: the driver no longer holds it
 	switch t.Kind {
@@ -481,24 +488,36 @@ func (c *Coordinator) Clone() *Coordinator {
 
 // Fork returns a copy of c for a caller that will not change c while the
 // copy is in use (the model checker's worlds, which never change a state
-// again once it is made). It copies the member records, all in one
-// allocation, and shares with c their protocol lists (which the
-// coordinator replaces whole, never changes in place) and the pending
-// ids, static instances, timers and protocol counts, each until the
-// fork's first write to it. Stepping the fork never changes c; changing
-// c while the fork is in use may change the fork.
+// again once it is made). It shares with c the member map and records,
+// the pending ids, static instances, timers and protocol counts, each
+// until the fork's first write to it (a heartbeat from a member's own
+// node writes no record), and the records' protocol lists for good (the
+// coordinator replaces them whole, never changes them in place).
+// Stepping the fork never changes c; changing c while the fork is in use
+// may change the fork.
 func (c *Coordinator) Fork() *Coordinator {
 	n := *c
-	n.members = maps.Clone(c.members)
-	records := make([]coordMember, len(c.members))
-	i := 0
-	for id, m := range n.members {
-		records[i] = *m
-		n.members[id] = &records[i]
-		i++
-	}
 	n.shared = sharedAll
 	return &n
+}
+
+// ownMembers copies the member map and every record in it, the records
+// all in one allocation, if c shares them with the coordinator it was
+// forked from. It comes before a step looks up a record it may write, and
+// before every change of the map.
+func (c *Coordinator) ownMembers() {
+	if c.shared&sharedMembers == 0 {
+		return
+	}
+	c.members = maps.Clone(c.members)
+	records := make([]coordMember, len(c.members))
+	i := 0
+	for id, m := range c.members {
+		records[i] = *m
+		c.members[id] = &records[i]
+		i++
+	}
+	c.shared &^= sharedMembers
 }
 
 // ownPending, ownInstances, ownTimers and ownSupported copy the map they

@@ -122,7 +122,11 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 		return
 	}
 	m := c.members[req.MemberID]
-	m.node = from
+	if m.node != from {
+		c.ownMembers()
+		m = c.members[req.MemberID]
+		m.node = from
+	}
 	c.armSession(s, m)
 	switch c.state {
 	case GroupPreparingRebalance:
