@@ -207,7 +207,11 @@ func (m *Member) sendSync(now Millis, out *Output) {
 // IllegalStateException); failing the round in place keeps the node total
 // and the group safe.
 func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Output) ([]MemberAssignment, *spec.Round) {
-	members := slices.SortedFunc(slices.Values(r.Members), func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) })
+	byID := func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) }
+	members := r.Members // read only; the coordinator sends them sorted
+	if !slices.IsSortedFunc(members, byID) {
+		members = slices.SortedFunc(slices.Values(r.Members), byID)
+	}
 	joined := make([]Joined, 0, len(members))
 	var bad []string
 	memo := m.codec()
