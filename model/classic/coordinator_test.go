@@ -1294,3 +1294,25 @@ func TestAppendSortedIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordinatorHeartbeatMovesNode: an accepted heartbeat records the
+// node it came from as its member's (the node of the last accepted
+// request), in the fork it is taken in and not in the coordinator forked
+// from; one from the member's own node changes no record.
+func TestCoordinatorHeartbeatMovesNode(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()...)
+	h.now = 100
+	before := h.c
+	h.recv("A", HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 2})
+	if h.c.MemberNode("A-1") != "A" || h.c.members["A-1"] != before.members["A-1"] {
+		t.Fatalf("a heartbeat from the member's own node wrote its record:\n%s", h.c)
+	}
+	h.recv("X", HeartbeatRequest{Seq: 10, MemberID: "A-1", Generation: 2})
+	if got := h.c.MemberNode("A-1"); got != "X" {
+		t.Fatalf("after a heartbeat from X, member A-1 is on node %q, want X:\n%s", got, h.c)
+	}
+	if before.MemberNode("A-1") != "A" {
+		t.Fatal("the heartbeat from X moved the member in the coordinator forked from")
+	}
+}
