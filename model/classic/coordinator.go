@@ -189,7 +189,28 @@ type Coordinator struct {
 	// equals the count over members (CheckInvariants), so it is left out of
 	// the encoding. A name no member advertises has no entry.
 	supported map[string]int `canon:"-"`
+	// shared marks the maps a Fork shares with the coordinator it was
+	// forked from (one bit each, sharedPending to sharedMembers): the
+	// own* methods copy one before its first write. Every write to
+	// pending, instances, timers and supported goes through them, and
+	// every step that may write the member map or a record owns them
+	// first (Step, handleTimer, handleHeartbeat). It changes no
+	// behaviour, so the encoding leaves it out.
+	shared sharedMaps `canon:"-"`
 }
+
+// sharedMaps is a set of the coordinator's maps, a bit each.
+type sharedMaps uint8
+
+// The maps a Fork shares.
+const (
+	sharedPending sharedMaps = 1 << iota
+	sharedInstances
+	sharedTimers
+	sharedSupported
+	sharedMembers
+	sharedAll = sharedPending | sharedInstances | sharedTimers | sharedSupported | sharedMembers
+)
 
 // coordMember is the coordinator's record of one member (Kafka's
 // ClassicGroupMember).
@@ -275,12 +296,15 @@ func (c *Coordinator) Step(in node.Input) Output {
 	case Receive:
 		switch req := ev.Msg.(type) {
 		case JoinGroupRequest:
+			c.ownMembers()
 			c.handleJoin(s, ev.From, req)
 		case SyncGroupRequest:
+			c.ownMembers()
 			c.handleSync(s, ev.From, req)
 		case HeartbeatRequest:
-			c.handleHeartbeat(s, ev.From, req)
+			c.handleHeartbeat(s, ev.From, req) // owns the members if it writes one
 		case LeaveGroupRequest:
+			c.ownMembers()
 			c.handleLeave(s, ev.From, req)
 		case OffsetCommitRequest:
 			c.handleOffsetCommit(s, ev.From, req)
@@ -301,6 +325,8 @@ func (c *Coordinator) handleTimer(s *coordStep, t Timer) {
 	if !ok || s.now < at {
 		return // cancelled, re-armed later, or never ours: stale
 	}
+	c.ownMembers()
+	c.ownTimers()
 	delete(c.timers, t) // consumed: the driver no longer holds it
 	switch t.Kind {
 	case SessionTimer:
@@ -333,6 +359,7 @@ func (c *Coordinator) arm(s *coordStep, t Timer, at Millis) {
 	if old, ok := c.timers[t]; ok && old == at {
 		return
 	}
+	c.ownTimers()
 	c.timers[t] = at
 	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, At: at})
 }
@@ -342,6 +369,7 @@ func (c *Coordinator) disarm(s *coordStep, t Timer) {
 	if _, ok := c.timers[t]; !ok {
 		return
 	}
+	c.ownTimers()
 	delete(c.timers, t)
 	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, Cancel: true})
 }
@@ -359,8 +387,23 @@ func (c *Coordinator) armSession(s *coordStep, m *coordMember) {
 
 // sortedIDs returns the member ids in order.
 func (c *Coordinator) sortedIDs() []spec.MemberID {
-	return slices.Sorted(maps.Keys(c.members))
+	return c.appendSortedIDs(nil)
 }
+
+// appendSortedIDs appends the member ids in order to dst and returns it:
+// sortedIDs into a buffer of the caller's, which a step's loops keep on
+// the stack (a group rarely has more members than the buffer holds).
+func (c *Coordinator) appendSortedIDs(dst []spec.MemberID) []spec.MemberID {
+	start := len(dst)
+	for id := range c.members {
+		dst = append(dst, id)
+	}
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// idBuffer is the stack buffer of a step's appendSortedIDs.
+type idBuffer [8]spec.MemberID
 
 // validateMember is Kafka's ClassicGroup.validateMember: a request naming
 // an instance id must come from that instance's current member id
@@ -439,7 +482,73 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.instances = maps.Clone(c.instances)
 	n.timers = maps.Clone(c.timers)
 	n.supported = maps.Clone(c.supported)
+	n.shared = 0
 	return &n
+}
+
+// Fork returns a copy of c for a caller that will not change c while the
+// copy is in use (the model checker's worlds, which never change a state
+// again once it is made). It shares with c the member map and records,
+// the pending ids, static instances, timers and protocol counts, each
+// until the fork's first write to it (a heartbeat from a member's own
+// node writes no record), and the records' protocol lists for good (the
+// coordinator replaces them whole, never changes them in place).
+// Stepping the fork never changes c; changing c while the fork is in use
+// may change the fork.
+func (c *Coordinator) Fork() *Coordinator {
+	n := *c
+	n.shared = sharedAll
+	return &n
+}
+
+// ownMembers copies the member map and every record in it, the records
+// all in one allocation, if c shares them with the coordinator it was
+// forked from. It comes before a step looks up a record it may write, and
+// before every change of the map.
+func (c *Coordinator) ownMembers() {
+	if c.shared&sharedMembers == 0 {
+		return
+	}
+	c.members = maps.Clone(c.members)
+	records := make([]coordMember, len(c.members))
+	i := 0
+	for id, m := range c.members {
+		records[i] = *m
+		c.members[id] = &records[i]
+		i++
+	}
+	c.shared &^= sharedMembers
+}
+
+// ownPending, ownInstances, ownTimers and ownSupported copy the map they
+// name if c shares it with the coordinator it was forked from; each comes
+// before every write to that map.
+func (c *Coordinator) ownPending() {
+	if c.shared&sharedPending != 0 {
+		c.pending = maps.Clone(c.pending)
+		c.shared &^= sharedPending
+	}
+}
+
+func (c *Coordinator) ownInstances() {
+	if c.shared&sharedInstances != 0 {
+		c.instances = maps.Clone(c.instances)
+		c.shared &^= sharedInstances
+	}
+}
+
+func (c *Coordinator) ownTimers() {
+	if c.shared&sharedTimers != 0 {
+		c.timers = maps.Clone(c.timers)
+		c.shared &^= sharedTimers
+	}
+}
+
+func (c *Coordinator) ownSupported() {
+	if c.shared&sharedSupported != 0 {
+		c.supported = maps.Clone(c.supported)
+		c.shared &^= sharedSupported
+	}
 }
 
 // String prints the whole state deterministically, one member per line
@@ -529,8 +638,8 @@ func (c *Coordinator) CheckInvariants() error {
 			return fail("leader %q is not a member in state %s", c.leader, c.state)
 		}
 	}
-	if want := countSupported(c.members); !maps.Equal(c.supported, want) {
-		return fail("supported protocols %v, but the members advertise %v", c.supported, want)
+	if !c.supportedCounted() {
+		return fail("supported protocols %v, but the members advertise %v", c.supported, countSupported(c.members))
 	}
 	if _, ok := c.timers[coordJoinTimer]; ok != (c.state == GroupPreparingRebalance) {
 		return fail("join timer armed=%t in state %s", ok, c.state)
@@ -579,11 +688,55 @@ func (c *Coordinator) CheckInvariants() error {
 		return fail("%d instance ids for %d static members", len(c.instances), statics)
 	}
 	if c.state != GroupEmpty {
-		if len(c.candidates()) == 0 {
+		if !c.hasCandidate() {
 			return fail("no protocol every member supports")
 		}
 	}
 	return nil
+}
+
+// supportedCounted reports whether c.supported equals
+// countSupported(c.members), without building the count: every name in
+// it counts exactly the members that advertise it, at least one, and
+// every name a member advertises is in it.
+func (c *Coordinator) supportedCounted() bool {
+	for name, n := range c.supported {
+		if n <= 0 || n != c.advertisers(name) {
+			return false
+		}
+	}
+	for _, m := range c.members {
+		for _, p := range m.protocols {
+			if _, ok := c.supported[p.Name]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// advertisers counts the members that advertise the protocol name.
+func (c *Coordinator) advertisers(name string) int {
+	n := 0
+	for _, m := range c.members {
+		if m.advertises(name) {
+			n++
+		}
+	}
+	return n
+}
+
+// hasCandidate reports whether some protocol is supported by every
+// member (len(c.candidates()) > 0, without building the list), for a
+// group with members whose c.supported is counted right
+// (supportedCounted).
+func (c *Coordinator) hasCandidate() bool {
+	for _, n := range c.supported {
+		if n == len(c.members) {
+			return true
+		}
+	}
+	return false
 }
 
 // GroupDescription is a copy of what the coordinator records about the

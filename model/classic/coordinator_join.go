@@ -137,6 +137,7 @@ func (m *coordMember) advertises(name string) bool {
 // advertises: +1 when m becomes a member or after its protocols change, -1
 // when it stops being one or before they change.
 func (c *Coordinator) count(m *coordMember, d int) {
+	c.ownSupported()
 	for i, p := range m.protocols {
 		if slices.ContainsFunc(m.protocols[:i], func(q ProtocolMetadata) bool { return q.Name == p.Name }) {
 			continue // a name listed twice is one member
@@ -183,6 +184,7 @@ func (c *Coordinator) newMemberID(clientID string) spec.MemberID {
 // it.
 func (c *Coordinator) addPending(s *coordStep, from string, req JoinGroupRequest) {
 	id := c.newMemberID(req.ClientID)
+	c.ownPending()
 	c.pending[id] = true
 	c.arm(s, coordSessionTimer(id), s.now+req.SessionTimeout)
 	s.send(from, JoinGroupResponse{Seq: req.Seq, Error: spec.MemberIDRequired, MemberID: id})
@@ -190,6 +192,7 @@ func (c *Coordinator) addPending(s *coordStep, from string, req JoinGroupRequest
 
 // dropPending forgets pending id and cancels its SessionTimer.
 func (c *Coordinator) dropPending(s *coordStep, id spec.MemberID) {
+	c.ownPending()
 	delete(c.pending, id)
 	c.disarm(s, coordSessionTimer(id))
 }
@@ -198,6 +201,7 @@ func (c *Coordinator) dropPending(s *coordStep, id spec.MemberID) {
 // removePendingMemberAndUpdateClassicGroup): the id is forgotten, and a
 // barrier that waited only for it completes.
 func (c *Coordinator) expirePending(s *coordStep, id spec.MemberID) {
+	c.ownPending()
 	delete(c.pending, id)
 	if c.state == GroupPreparingRebalance {
 		c.maybeCompleteJoin(s)
@@ -245,6 +249,7 @@ func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, i
 	c.members[m.id] = m
 	c.count(m, +1)
 	if m.instanceID != "" {
+		c.ownInstances()
 		c.instances[m.instanceID] = m.id
 	}
 	c.armSession(s, m)
@@ -270,9 +275,13 @@ func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, i
 //     gets the current generation's response at once.
 func (c *Coordinator) joinExisting(s *coordStep, from string, req JoinGroupRequest, m *coordMember) {
 	same := slices.Equal(m.protocols, req.Protocols)
-	c.count(m, -1)
+	if !same {
+		c.count(m, -1)
+	}
 	m.updateFromJoin(from, req)
-	c.count(m, +1)
+	if !same {
+		c.count(m, +1) // with the same protocols, the counts stay as they are
+	}
 	c.armSession(s, m)
 	switch c.state {
 	case GroupPreparingRebalance:
@@ -333,6 +342,7 @@ func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGro
 	delete(c.members, oldID)
 	c.members[m.id] = m
 	c.count(m, +1)
+	c.ownInstances()
 	c.instances[m.instanceID] = m.id
 	if c.leader == oldID {
 		c.leader = m.id
@@ -388,7 +398,8 @@ func (c *Coordinator) currentJoinResponse(seq uint64, id spec.MemberID, withMemb
 // sorted by member id: what the leader assigns from.
 func (c *Coordinator) joinedMembers() []JoinedMember {
 	out := make([]JoinedMember, 0, len(c.members))
-	for _, id := range c.sortedIDs() {
+	var ids idBuffer
+	for _, id := range c.appendSortedIDs(ids[:0]) {
 		m := c.members[id]
 		i := slices.IndexFunc(m.protocols, func(p ProtocolMetadata) bool { return p.Name == c.protocol })
 		if i < 0 {
@@ -412,7 +423,8 @@ func (c *Coordinator) joinedMembers() []JoinedMember {
 // so a member joining an empty group completes its join at once.
 func (c *Coordinator) prepareRebalance(s *coordStep) {
 	if c.state == GroupCompletingRebalance {
-		for _, id := range c.sortedIDs() {
+		var ids idBuffer
+		for _, id := range c.appendSortedIDs(ids[:0]) {
 			m := c.members[id]
 			m.assignment = ""
 			if m.sync.ok {
@@ -481,7 +493,8 @@ func (c *Coordinator) maybeCompleteJoin(s *coordStep) {
 //     group moves to GroupCompletingRebalance.
 func (c *Coordinator) completeJoin(s *coordStep) {
 	c.disarm(s, coordJoinTimer)
-	for _, id := range c.sortedIDs() {
+	var ids idBuffer
+	for _, id := range c.appendSortedIDs(ids[:0]) {
 		if m := c.members[id]; !m.join.ok {
 			c.dropMember(s, m)
 		}
@@ -496,7 +509,7 @@ func (c *Coordinator) completeJoin(s *coordStep) {
 	if !c.IsMember(c.leader) {
 		c.leader = c.firstArrival()
 	}
-	for _, id := range c.sortedIDs() {
+	for _, id := range c.appendSortedIDs(ids[:0]) {
 		m := c.members[id]
 		s.send(m.join.from, c.currentJoinResponse(m.join.seq, id, id == c.leader, false))
 		m.join = coordParked{}

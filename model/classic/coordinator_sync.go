@@ -70,7 +70,8 @@ func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest
 				mm.assignment = a.Assignment
 			}
 		}
-		for _, id := range c.sortedIDs() {
+		var ids idBuffer
+		for _, id := range c.appendSortedIDs(ids[:0]) {
 			mm := c.members[id]
 			if mm.sync.ok {
 				s.send(mm.sync.from, c.syncResponse(mm.sync.seq, mm))
@@ -121,7 +122,11 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 		return
 	}
 	m := c.members[req.MemberID]
-	m.node = from
+	if m.node != from {
+		c.ownMembers()
+		m = c.members[req.MemberID]
+		m.node = from
+	}
 	c.armSession(s, m)
 	switch c.state {
 	case GroupPreparingRebalance:
@@ -227,6 +232,7 @@ func (c *Coordinator) dropMember(s *coordStep, m *coordMember) {
 	delete(c.members, m.id)
 	c.count(m, -1)
 	if m.instanceID != "" {
+		c.ownInstances()
 		delete(c.instances, m.instanceID)
 	}
 	if c.leader == m.id {

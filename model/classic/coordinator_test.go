@@ -1,7 +1,10 @@
 package classic
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,14 +39,41 @@ func newCoordHarness(t *testing.T, cfg CoordinatorConfig) *coordHarness {
 	return &coordHarness{t: t, c: nodetest.Must(NewCoordinator(cfg))}
 }
 
-// step runs ev at h.now and returns the printed output.
+// step runs ev at h.now and returns the printed output. It steps a Fork
+// of the coordinator, which then replaces it, and checks it against the
+// reference, a Clone stepped alike: the same output, state and encoding,
+// and the coordinator forked from unchanged (every coordinator test thus
+// checks Fork's sharing).
 func (h *coordHarness) step(ev node.Event) string {
 	h.t.Helper()
-	out := h.c.Step(node.Input{Now: h.now, Event: ev})
+	in := node.Input{Now: h.now, Event: ev}
+	orig, dump, enc := h.c, h.c.String(), coordEncoding(h.c)
+	ref := orig.Clone()
+	h.c = orig.Fork()
+	out := h.c.Step(in)
 	if err := h.c.CheckInvariants(); err != nil {
 		h.t.Fatalf("after %s: %v", ev, err)
 	}
+	if refOut := ref.Step(in); out.String() != refOut.String() || h.c.String() != ref.String() || coordEncoding(h.c) != coordEncoding(ref) {
+		h.t.Fatalf("after %s: the fork output\n%s\nand is\n%s\na clone output\n%s\nand is\n%s", ev, out, h.c, refOut, ref)
+	}
+	if err := orig.CheckInvariants(); err != nil || orig.String() != dump || coordEncoding(orig) != enc {
+		h.t.Fatalf("stepping a fork with %s changed the coordinator forked from (%v):\n%s\nwas\n%s", ev, err, orig, dump)
+	}
 	return out.String()
+}
+
+// coordSameState reports whether a and b are deeply equal but for what
+// they share with the coordinators they were forked from.
+func coordSameState(a, b *Coordinator) bool {
+	x, y := *a, *b
+	x.shared, y.shared = 0, 0
+	return reflect.DeepEqual(&x, &y)
+}
+
+// coordEncoding is c's canonical encoding at clock 0.
+func coordEncoding(c *Coordinator) string {
+	return string(encoding(0, false, c.EncodeCanon))
 }
 
 func (h *coordHarness) recv(from string, msg Message) string {
@@ -846,7 +876,7 @@ func TestCoordinatorBadRequests(t *testing.T) {
 			if got := h.c.String(); got != dump {
 				t.Fatalf("state changed:\nbefore:\n%s\nafter:\n%s", dump, got)
 			}
-			if !reflect.DeepEqual(before, h.c) {
+			if !coordSameState(before, h.c) {
 				t.Fatalf("state changed (deep comparison with the clone):\n%s", h.c)
 			}
 		})
@@ -893,7 +923,7 @@ func TestCoordinatorStaleTimers(t *testing.T) {
 			if got := h.c.String(); got != dump {
 				t.Fatalf("state changed:\nbefore:\n%s\nafter:\n%s", dump, got)
 			}
-			if !reflect.DeepEqual(before, h.c) {
+			if !coordSameState(before, h.c) {
 				t.Fatalf("state changed (deep comparison):\n%s", h.c)
 			}
 		})
@@ -1173,5 +1203,116 @@ func TestCoordinatorIssuedIDs(t *testing.T) {
 	h.recv("B", coordJoin(5, "B", "", "range"))
 	if got, members := h.c.IssuedIDs(), len(h.c.Members()); got != 4 || members != 3 {
 		t.Fatalf("after B left and joined again: %d ids issued for %d members, want 4 for 3", got, members)
+	}
+}
+
+// TestCoordinatorInvariantFastPaths checks CheckInvariants' counts
+// without allocation (supportedCounted, hasCandidate) against their
+// references (countSupported, candidates) on groups of members with
+// overlapping, repeated and disjoint protocols, with the protocol counts
+// as the coordinator keeps them and broken in every way a count can be.
+func TestCoordinatorInvariantFastPaths(t *testing.T) {
+	groups := map[string][]coordMemberSpec{
+		"one":      {{node: "A", protos: []string{"range"}}},
+		"same":     coordABC(),
+		"overlap":  {{node: "A", protos: []string{"range", "rr"}}, {node: "B", protos: []string{"rr", "sticky"}}, {node: "C", protos: []string{"sticky", "rr", "range"}}},
+		"repeated": {{node: "A", protos: []string{"rr", "rr=other"}}, {node: "B", protos: []string{"rr"}}},
+	}
+	for name, specs := range groups {
+		t.Run(name, func(t *testing.T) {
+			h := newCoordHarness(t, CoordinatorConfig{})
+			coordForm(h, specs...)
+			c := h.c
+			check := func(what string) {
+				t.Helper()
+				want := maps.Equal(c.supported, countSupported(c.members))
+				if got := c.supportedCounted(); got != want {
+					t.Fatalf("%s: supportedCounted()=%t, the reference says %t for %v", what, got, want, c.supported)
+				}
+				if want {
+					if got, want := c.hasCandidate(), len(c.candidates()) > 0; got != want {
+						t.Fatalf("%s: hasCandidate()=%t, candidates %v", what, got, c.candidates())
+					}
+				}
+				if err := c.CheckInvariants(); (err == nil) != want {
+					t.Fatalf("%s: CheckInvariants()=%v with supported=%v", what, err, c.supported)
+				}
+			}
+			check("as kept")
+			kept := maps.Clone(c.supported)
+			for n := range kept {
+				for _, d := range []int{-kept[n], -1, 1} {
+					c.supported = maps.Clone(kept)
+					c.supported[n] += d
+					check(fmt.Sprintf("%s%+d", n, d))
+				}
+				c.supported = maps.Clone(kept)
+				delete(c.supported, n)
+				check("without " + n)
+			}
+			for _, v := range []int{0, 1, 3} {
+				c.supported = maps.Clone(kept)
+				c.supported["unadvertised"] = v
+				check(fmt.Sprintf("unadvertised=%d", v))
+			}
+			c.supported = kept
+			// No protocol every member supports: the reference and the fast
+			// path agree that there is no candidate.
+			c.members[coordIDOf(h, specs[0].node)].protocols = coordProtos("alone")
+			c.supported = countSupported(c.members)
+			if len(specs) > 1 && (c.hasCandidate() || len(c.candidates()) > 0) {
+				t.Fatalf("a candidate among %v", c.supported)
+			}
+			if len(specs) == 1 && (!c.hasCandidate() || len(c.candidates()) != 1) {
+				t.Fatalf("no single candidate among %v", c.supported)
+			}
+		})
+	}
+}
+
+// TestAppendSortedIDs checks the member ids a step sorts into its buffer
+// (appendSortedIDs, appendSortedKeys) against slices.Sorted of the keys,
+// appended after what the buffer holds, for groups within and beyond the
+// buffer's size.
+func TestAppendSortedIDs(t *testing.T) {
+	for _, n := range []int{0, 1, 3, len(idBuffer{}), len(idBuffer{}) + 3} {
+		h := newCoordHarness(t, CoordinatorConfig{})
+		as := map[spec.MemberID]Assignment{}
+		for i := range n {
+			node := fmt.Sprintf("P%02d", (i*7)%n)
+			h.recv(node, coordJoin(1, node, "", "range"))
+			as[spec.MemberID(node)] = Assignment{}
+		}
+		prefix := []spec.MemberID{"zz", "aa"}
+		want := append(slices.Clone(prefix), slices.Sorted(maps.Keys(h.c.members))...)
+		if got := h.c.appendSortedIDs(slices.Clone(prefix)); !slices.Equal(got, want) {
+			t.Errorf("%d members: appendSortedIDs = %v, want %v", n, got, want)
+		}
+		want = append(slices.Clone(prefix), slices.Sorted(maps.Keys(as))...)
+		if got := appendSortedKeys(slices.Clone(prefix), as); !slices.Equal(got, want) {
+			t.Errorf("%d members: appendSortedKeys = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestCoordinatorHeartbeatMovesNode: an accepted heartbeat records the
+// node it came from as its member's (the node of the last accepted
+// request), in the fork it is taken in and not in the coordinator forked
+// from; one from the member's own node changes no record.
+func TestCoordinatorHeartbeatMovesNode(t *testing.T) {
+	h := newCoordHarness(t, CoordinatorConfig{})
+	coordForm(h, coordABC()...)
+	h.now = 100
+	before := h.c
+	h.recv("A", HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 2})
+	if h.c.MemberNode("A-1") != "A" || h.c.members["A-1"] != before.members["A-1"] {
+		t.Fatalf("a heartbeat from the member's own node wrote its record:\n%s", h.c)
+	}
+	h.recv("X", HeartbeatRequest{Seq: 10, MemberID: "A-1", Generation: 2})
+	if got := h.c.MemberNode("A-1"); got != "X" {
+		t.Fatalf("after a heartbeat from X, member A-1 is on node %q, want X:\n%s", got, h.c)
+	}
+	if before.MemberNode("A-1") != "A" {
+		t.Fatal("the heartbeat from X moved the member in the coordinator forked from")
 	}
 }

@@ -20,7 +20,7 @@ import (
 // deliberately left out; encode_test.go compares them with the structs, so
 // a field added to a struct fails the tests until its encoder handles it.
 const (
-	coordinatorFields       = 13 // Coordinator
+	coordinatorFields       = 14 // Coordinator
 	coordinatorConfigFields = 6  // CoordinatorConfig
 	coordMemberFields       = 11 // coordMember
 	coordParkedFields       = 4  // coordParked
@@ -70,6 +70,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Counter(c.nextMemberID)
 	// nextArrival: left out (canon:"-").
 	// supported: left out (canon:"-"), derived from the members.
+	// shared: left out (canon:"-"), bookkeeping of Fork's sharing.
 }
 
 // encodeCoordinatorConfig writes every field of cfg.
@@ -147,7 +148,7 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 	e.String(string(m.ownedLeader))
 	e.Set(m.kept)
 	e.Generation(int64(m.lastCompleted))
-	encodeLeaderMemory(e, &m.memory)
+	encodeLeaderMemory(e, m.leaderMemory())
 	// seq: left out (canon:"-").
 	e.Seq(m.joinSeq)
 	e.Seq(m.syncSeq)
@@ -166,7 +167,9 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 // the clock.
 func encodeLeaderMemory(e *canon.Encoder, mem *LeaderMemory) {
 	e.Generation(int64(mem.Generation))
-	e.Assignment(mem.Assignment)
+	// What e.Assignment writes: that call, inlined here, put its method
+	// value e.Set on the heap at every call; this one does not.
+	canon.KeyedMap(e, mem.Assignment, e.Set)
 	encodeIDs(e, mem.Members)
 	e.Instant(int64(mem.ScheduledAt))
 	e.Set(mem.Lost)

@@ -134,15 +134,17 @@ func (m *Member) become(to MemberState) {
 //
 // A Member is not safe for concurrent use. Step mutates it in place; use
 // Clone to keep a state. Everything a Member returns (outputs, views, sets)
-// shares nothing mutable with it.
+// shares nothing with it that either may change: what it shares (a view's
+// subscription and sets) the member replaces whole, never changes in
+// place, and the caller must not change.
 type Member struct {
 	// cfg is the configuration with defaults applied. Its slices and map
 	// are private copies; cfg.Topics and cfg.Metadata are the initial
 	// values only (see topics and metadata). It never changes after
 	// NewMember, so it is a function of the configuration the member was
 	// started with, which the closed world encodes: the canonical
-	// encoding leaves it out.
-	cfg MemberConfig `canon:"-"`
+	// encoding leaves it out. Copies of the member share it.
+	cfg *MemberConfig `canon:"-"`
 	// eager is the local rebalance mode (KIP-429): true when any configured
 	// protocol is not cooperative.
 	eager bool
@@ -170,8 +172,10 @@ type Member struct {
 	// lastCompleted is the last generation whose SyncGroup assignment this
 	// process applied (Connect's lastCompletedGenerationId).
 	lastCompleted spec.Generation
-	// memory is what this process kept from the rounds it led.
-	memory LeaderMemory
+	// memory is what this process kept from the rounds it led; nil for
+	// none (the zero LeaderMemory). It is replaced whole, never changed in
+	// place, so copies of the member share it.
+	memory *LeaderMemory
 
 	// seq numbers requests; each request takes seq+1. joinSeq, syncSeq and
 	// heartbeatSeq are the requests whose responses the member waits for,
@@ -263,7 +267,7 @@ func NewMember(cfg MemberConfig) (*Member, error) {
 	cfg.Protocols = slices.Clone(cfg.Protocols)
 	cfg.Metadata = maps.Clone(cfg.Metadata)
 	return &Member{
-		cfg:           cfg,
+		cfg:           &cfg,
 		eager:         eager,
 		state:         Unjoined,
 		generation:    spec.NoGeneration,
@@ -403,7 +407,19 @@ func (m *Member) Eager() bool { return m.eager }
 
 // LeaderMemory returns a copy of what the member remembers from the rounds
 // it led (the zero value when it never led one successfully).
-func (m *Member) LeaderMemory() LeaderMemory { return m.memory.Clone() }
+func (m *Member) LeaderMemory() LeaderMemory { return m.leaderMemory().Clone() }
+
+// leaderMemory is m.memory, the zero LeaderMemory for nil. The caller must
+// not change what it points to.
+func (m *Member) leaderMemory() *LeaderMemory {
+	if m.memory == nil {
+		return &noLeaderMemory
+	}
+	return m.memory
+}
+
+// noLeaderMemory is the memory of a member that kept none; never changed.
+var noLeaderMemory LeaderMemory
 
 // LastCompletedGeneration returns the last generation whose assignment the
 // member applied, NoGeneration when none (Connect's
@@ -419,12 +435,16 @@ func (m *Member) Subscription() []string { return slices.Clone(m.topics) }
 // from any generation), Subscription (sorted) and Owns (what it works on:
 // Owned plus, under the KeepRevoked fault, what it kept). Current and Fenced
 // are left false: only the caller, who knows the coordinator, can fill them.
+// The view's Subscription and Owns may share the member's own slices, which
+// the member replaces whole and never changes in place: the caller must
+// not change them either (the world builds a view at every step, and its
+// laws only read it).
 func (m *Member) View() spec.MemberView {
 	return spec.MemberView{
 		Name:         m.cfg.Name,
 		ID:           m.id,
 		Generation:   m.ownedGen,
-		Subscription: slices.Clone(m.topics),
+		Subscription: m.topics,
 		Owns:         m.owned.Union(m.kept),
 	}
 }
@@ -478,8 +498,8 @@ func (m *Member) String() string {
 	for _, t := range m.metadata.Names() {
 		fmt.Fprintf(&b, " %s:%d", t, m.metadata[t])
 	}
-	if !memberMemoryIsZero(m.memory) {
-		b.WriteString("\n  memory " + memberMemoryString(m.memory))
+	if mem := *m.leaderMemory(); !memberMemoryIsZero(mem) {
+		b.WriteString("\n  memory " + memberMemoryString(mem))
 	}
 	return b.String()
 }

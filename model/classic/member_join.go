@@ -207,7 +207,11 @@ func (m *Member) sendSync(now Millis, out *Output) {
 // IllegalStateException); failing the round in place keeps the node total
 // and the group safe.
 func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Output) ([]MemberAssignment, *spec.Round) {
-	members := slices.SortedFunc(slices.Values(r.Members), func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) })
+	byID := func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) }
+	members := r.Members // read only; the coordinator sends them sorted
+	if !slices.IsSortedFunc(members, byID) {
+		members = slices.SortedFunc(slices.Values(r.Members), byID)
+	}
 	joined := make([]Joined, 0, len(members))
 	var bad []string
 	memo := m.codec()
@@ -245,7 +249,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		LastCompletedGeneration: m.lastCompleted,
 		Members:                 joined,
 		Topics:                  maps.Clone(m.metadata),
-		Memory:                  m.memory.Clone(),
+		Memory:                  m.leaderMemory().Clone(),
 		Faults:                  m.cfg.Faults,
 	})
 	if err != nil {
@@ -293,7 +297,8 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		}
 	}
 
-	ids := slices.Sorted(maps.Keys(full))
+	var buf [8]spec.MemberID
+	ids := appendSortedKeys(buf[:0], full)
 	as := make([]MemberAssignment, len(ids))
 	printed := make(map[spec.MemberID]printedSet, len(ids))
 	for i, id := range ids {
@@ -307,7 +312,8 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	}
 	memo.assigns = printed
 	m.memo = &memo
-	m.memory = res.Memory.Clone()
+	mem := res.Memory.Clone()
+	m.memory = &mem
 	return as, round
 }
 
@@ -318,7 +324,8 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 // nothing that CheckRound or Malformed reports.
 func Malformed(as map[spec.MemberID]Assignment) []string {
 	var out []string
-	for _, id := range slices.Sorted(maps.Keys(as)) {
+	var buf [8]spec.MemberID
+	for _, id := range appendSortedKeys(buf[:0], as) {
 		a := as[id]
 		if err := a.Revoked.Validate(); err != nil {
 			out = append(out, fmt.Sprintf("member %s: revoked: %v", id, err))
@@ -331,6 +338,17 @@ func Malformed(as map[spec.MemberID]Assignment) []string {
 		}
 	}
 	return out
+}
+
+// appendSortedKeys appends the member ids of as in order to dst and
+// returns it (slices.Sorted(maps.Keys(as)) into a buffer of the caller's).
+func appendSortedKeys(dst []spec.MemberID, as map[spec.MemberID]Assignment) []spec.MemberID {
+	start := len(dst)
+	for id := range as {
+		dst = append(dst, id)
+	}
+	slices.Sort(dst[start:])
+	return dst
 }
 
 // assignContained runs proto.Assign, turning a panic into an error: a

@@ -96,7 +96,10 @@ func (h *harness) step(e node.Event) Output {
 	ref := h.m.Clone()
 	ref.memo = nil
 	// The reference's protocols record no calls: the test counts the
-	// member's.
+	// member's. (The copies share their configuration: the reference
+	// gets its own.)
+	cfg := *ref.cfg
+	ref.cfg = &cfg
 	ref.cfg.Protocols = slices.Clone(ref.cfg.Protocols)
 	for i, p := range ref.cfg.Protocols {
 		if f, ok := p.(fakeProtocol); ok {
@@ -795,7 +798,8 @@ func TestMemberLeaderValidation(t *testing.T) {
 				}
 				h := newHarness(t, testConfig(withProtocols(p), withFaults(f)))
 				prior := LeaderMemory{Generation: 1, Members: []spec.MemberID{"A-1"}}
-				h.m.memory = prior.Clone()
+				mem := prior.Clone()
+				h.m.memory = &mem
 				h.m.lastCompleted = 1
 				h.step(node.Start{})
 				members := tt.members
@@ -1160,7 +1164,7 @@ func TestMemberStringIsDeterministic(t *testing.T) {
 // TestMemberMemoryString: the leader's memory as Member.String prints it,
 // each optional field only when set.
 func TestMemberMemoryString(t *testing.T) {
-	full := testMember().memory
+	full := *testMember().memory
 	for _, c := range []struct {
 		mem  LeaderMemory
 		want string

@@ -289,6 +289,12 @@ type coordinator struct{ *classic.Coordinator }
 func (c coordinator) CloneCoordinator() core.Coordinator[classic.Message, classic.Timer, classic.Callback] {
 	return coordinator{c.Clone()}
 }
+
+// ForkCoordinator forks the coordinator (core.Forker, classic.Coordinator.Fork).
+func (c coordinator) ForkCoordinator() core.Coordinator[classic.Message, classic.Timer, classic.Callback] {
+	return coordinator{c.Fork()}
+}
+
 func (c coordinator) Stable() bool { return c.State() == classic.GroupStable }
 func (c coordinator) Summary() string {
 	return fmt.Sprintf("gen=%d state=%s leader=%s protocol=%s", c.Generation(), c.State(), c.Leader(), c.Protocol())
