@@ -333,17 +333,23 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// deleted.
 	lr.claims = make([]int32, u.size)
 	lr.claimer = make([]int32, u.size)
+	// claimed[p] is the indices of member p's configured claims, in
+	// order: located once here for steps 1 to 4.
+	claimed := make([][]int32, len(ids))
 	var extra []spec.Resource
 	for p, m := range ids {
 		l := u.locator()
+		idx := make([]int32, 0, len(lr.owned[m]))
 		for _, x := range lr.owned[m] {
 			if i, ok := l.index(x); ok {
 				lr.claims[i]++
 				lr.claimer[i] = int32(p)
+				idx = append(idx, i)
 			} else {
 				extra = append(extra, x)
 			}
 		}
+		claimed[p] = idx
 	}
 	extraSet := spec.NewSet(extra...)
 	active := func(i int32) bool { return lr.claims[i] > 0 }
@@ -377,7 +383,17 @@ func (lr *leaderRound) run() classic.LeaderResult {
 				}
 			}
 		}
-		for _, s := range mem.Assignment {
+		for m, s := range mem.Assignment {
+			// A member that claims the very set the memory gave it (the
+			// leader's decoded claims are the same slice from one round
+			// to the next while their text is) has its configured
+			// resources located already.
+			if p, ok := slices.BinarySearch(ids, m); ok && sameSet(s, lr.owned[m]) {
+				for _, i := range claimed[p] {
+					previous[i] = true
+				}
+				continue
+			}
 			mark(s)
 		}
 		mark(mem.Lost)
@@ -422,6 +438,27 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	var pending []int32
 	for p, m := range ids {
 		var drop spec.Set
+		if own := lr.owned[m]; len(claimed[p]) == len(own) {
+			// Every claim is configured: own[k] is index claimed[p][k].
+			// The member keeps its claims' index list itself unless it
+			// must drop one.
+			keep := claimed[p]
+			for k, i := range claimed[p] {
+				if lr.claims[i] > 1 || !lr.eligibleIdx(p, i) {
+					if drop == nil {
+						keep = make([]int32, k, len(own))
+						copy(keep, claimed[p][:k])
+					}
+					drop = append(drop, own[k])
+					pending = append(pending, i)
+				} else if drop != nil {
+					keep = append(keep, i)
+				}
+			}
+			lr.revoked[m] = drop
+			lr.next[p] = keep
+			continue
+		}
 		keep := make([]int32, 0, len(lr.owned[m]))
 		l := u.locator()
 		for _, x := range lr.owned[m] {
