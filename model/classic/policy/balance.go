@@ -114,11 +114,11 @@ func (lr *leaderRound) homogeneous(k assign.ConnectKind) bool {
 // (p did not claim it). Nobody claims a fresh resource, so it may move
 // freely.
 func (lr *leaderRound) fresh(p int, i int32) bool {
-	switch lr.claims[i] {
-	case 0:
+	switch c := lr.claimer[i]; {
+	case c == 0:
 		return true
-	case 1:
-		return lr.claimer[i] != int32(p)
+	case c > 0:
+		return c != int32(p)+1
 	}
 	return !lr.owned[lr.ids[p]].Contains(lr.u.resource(i))
 }

@@ -259,6 +259,10 @@ type schedule struct {
 	successive  int
 }
 
+// severalClaim is leaderRound.claimer's mark of a resource two or more
+// members claim.
+const severalClaim = -1
+
 // leaderRound is one Assign in progress. Resources are named by their
 // index in u and members by their position in ids (see index.go).
 type leaderRound struct {
@@ -267,9 +271,10 @@ type leaderRound struct {
 	now classic.Millis `canon:"instant"`
 	// u is the configured resources.
 	u *universe
-	// claims counts the members that claim each configured resource, and
-	// claimer is the one when there is exactly one.
-	claims  []int32
+	// claimer says who claims each configured resource: 0 nobody, p+1
+	// member p alone, severalClaim two or more members (one array
+	// instead of a count and a claimer: it is allocated and filled for
+	// every resource in every round).
 	claimer []int32
 	// subscribed[p][t] reports that member p subscribes to topic t of u.
 	subscribed [][]bool
@@ -331,7 +336,6 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// Step 1-3: the derived sets. Of the claims (active), only the
 	// configured ones are counted by index; the others (extra) are all
 	// deleted.
-	lr.claims = make([]int32, u.size)
 	lr.claimer = make([]int32, u.size)
 	// claimed[p] is the indices of member p's configured claims, in
 	// order: located once here for steps 1 to 4.
@@ -342,8 +346,11 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		idx := make([]int32, 0, len(lr.owned[m]))
 		for _, x := range lr.owned[m] {
 			if i, ok := l.index(x); ok {
-				lr.claims[i]++
-				lr.claimer[i] = int32(p)
+				if lr.claimer[i] == 0 {
+					lr.claimer[i] = int32(p) + 1
+				} else {
+					lr.claimer[i] = severalClaim
+				}
 				idx = append(idx, i)
 			} else {
 				extra = append(extra, x)
@@ -352,7 +359,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 		claimed[p] = idx
 	}
 	extraSet := spec.NewSet(extra...)
-	active := func(i int32) bool { return lr.claims[i] > 0 }
+	active := func(i int32) bool { return lr.claimer[i] != 0 }
 
 	mem := in.Memory
 	sched := schedule{
@@ -444,7 +451,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 			// must drop one.
 			keep := claimed[p]
 			for k, i := range claimed[p] {
-				if lr.claims[i] > 1 || !lr.eligibleIdx(p, i) {
+				if lr.claimer[i] == severalClaim || !lr.eligibleIdx(p, i) {
 					if drop == nil {
 						keep = make([]int32, k, len(own))
 						copy(keep, claimed[p][:k])
@@ -466,7 +473,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 			switch {
 			case !ok:
 				drop = append(drop, x)
-			case lr.claims[i] > 1 || !lr.eligibleIdx(p, i):
+			case lr.claimer[i] == severalClaim || !lr.eligibleIdx(p, i):
 				drop = append(drop, x)
 				pending = append(pending, i)
 			default:
@@ -543,7 +550,7 @@ func (lr *leaderRound) claimsAny(s, extra spec.Set) bool {
 	l := lr.u.locator()
 	for _, x := range s {
 		if i, ok := l.index(x); ok {
-			if lr.claims[i] > 0 {
+			if lr.claimer[i] != 0 {
 				return true
 			}
 		} else if extra.Contains(x) {
