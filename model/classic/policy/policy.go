@@ -125,7 +125,8 @@ func newRound(in classic.LeaderInput) (round, error) {
 		}
 	}
 	r.group = assign.PruneOwned(r.group)
-	if err := assign.ValidateGroup(r.group); err != nil {
+	// Every Owned set was validated above, then pruned.
+	if err := assign.ValidatePrunedGroup(r.group); err != nil {
 		return round{}, fmt.Errorf("policy: %w", err)
 	}
 	if _, ok := slices.BinarySearch(r.ids, in.Leader); !ok {
