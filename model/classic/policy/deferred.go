@@ -282,6 +282,9 @@ type leaderRound struct {
 	// each member gives up.
 	next    [][]int32
 	revoked spec.Assignment
+	// kept is, by member position, what step 4 left each member of its
+	// claims: each resource of kept[p] is claimed by p alone.
+	kept [][]int32
 	// pending are resources revoked in step 4 that exist: nobody holds them
 	// after this round, and the follow-up hands them out.
 	pending []int32
@@ -487,6 +490,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// kept[p] is what member p keeps of its claims: all of them when it
 	// is as long as them.
 	kept := slices.Clone(lr.next)
+	lr.kept = kept
 
 	// Step 5: lost resources.
 	delay, reassign, held, started := lr.handleLost(lost, prevMembers, &sched)
