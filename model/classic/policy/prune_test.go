@@ -24,11 +24,22 @@ func TestValidPrunedIsValidateThenPrune(t *testing.T) {
 				topics[name] = int32(rapid.IntRange(0, 4).Draw(t, "count-"+name))
 			}
 		}
+		// Now and then an invalid resource (an empty topic, a negative
+		// partition other than a connector's), which fails the whole set.
+		invalid := rapid.IntRange(0, 3).Draw(t, "invalid") == 0
 		res := rapid.Custom(func(t *rapid.T) spec.Resource {
-			return spec.Resource{
-				Topic:     rapid.SampledFrom([]string{"a", "b", "c", "d", ""}).Draw(t, "topic"),
-				Partition: rapid.Int32Range(-2, 6).Draw(t, "partition"),
+			r := spec.Resource{
+				Topic:     rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "topic"),
+				Partition: rapid.Int32Range(-1, 6).Draw(t, "partition"),
 			}
+			if invalid && rapid.IntRange(0, 4).Draw(t, "break") == 0 {
+				if rapid.Bool().Draw(t, "empty") {
+					r.Topic = ""
+				} else {
+					r.Partition = -2
+				}
+			}
+			return r
 		})
 		s := spec.Set(rapid.SliceOfN(res, 0, 10).Draw(t, "resources"))
 		if rapid.IntRange(0, 3).Draw(t, "sorted") > 0 {
