@@ -466,3 +466,28 @@ func TestOracleServerRange(t *testing.T) {
 		sameResult(t, "ServerRange", g, got, want, gotErr, wantErr)
 	})
 }
+
+// TestValidatePrunedGroup: on a group pruned by PruneOwned from one whose
+// Owned sets are valid, ValidatePrunedGroup returns what ValidateGroup
+// returns, on valid and corrupt groups.
+func TestValidatePrunedGroup(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := genOracleGroup(t)
+		if rapid.Bool().Draw(t, "corrupt") {
+			g = corrupt(t, g)
+		}
+		// What the leader validated: sets (sorted, without repeats).
+		for i := range g.Members {
+			m := &g.Members[i]
+			m.Owned = spec.NewSet(m.Owned...)
+			if err := m.Owned.Validate(); err != nil {
+				t.Fatalf("member %s: %v", m.ID, err)
+			}
+		}
+		p := PruneOwned(g)
+		got, want := ValidatePrunedGroup(p), ValidateGroup(p)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("ValidatePrunedGroup: %v, ValidateGroup %v\ngroup: %s", got, want, groupString(p))
+		}
+	})
+}

@@ -50,16 +50,22 @@ func (m *Member) prepareJoin(out *Output) {
 // unsubscribed returns the resources of s on topics the member does not
 // subscribe to.
 func (m *Member) unsubscribed(s spec.Set) spec.Set {
-	// s is sorted by topic: each run of one topic is looked up once and
-	// taken whole, and a member that subscribes to all of them (almost
-	// always) allocates nothing.
+	// s is sorted by topic, and so are the member's topics: each run of
+	// one topic is looked up once, walking the topics along with the runs
+	// rather than searching them for each, and taken whole; a member that
+	// subscribes to all of them (almost always) allocates nothing.
 	var out spec.Set
+	k := 0 // m.topics[:k] sort before the current run's topic
 	for i := 0; i < len(s); {
+		t := s[i].Topic
 		j := i + 1
-		for j < len(s) && s[j].Topic == s[i].Topic {
+		for j < len(s) && s[j].Topic == t {
 			j++
 		}
-		if _, ok := slices.BinarySearch(m.topics, s[i].Topic); !ok {
+		for k < len(m.topics) && m.topics[k] < t {
+			k++
+		}
+		if k == len(m.topics) || m.topics[k] != t {
 			out = append(out, s[i:j]...)
 		}
 		i = j

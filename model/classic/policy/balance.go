@@ -70,7 +70,7 @@ func (lr *leaderRound) kindRounds(toAssign []int32) []*kindRound {
 		for p := range lr.ids {
 			ks.next[p] = lr.ofKind(lr.next[p], k)
 		}
-		ks.base = lr.place(ks.next, ks.toAssign, nil, lr.settleable)
+		ks.base = lr.place(ks.next, ks.toAssign, nil, lr.settleable, true)
 		out = append(out, ks)
 	}
 	return out
@@ -114,11 +114,11 @@ func (lr *leaderRound) homogeneous(k assign.ConnectKind) bool {
 // (p did not claim it). Nobody claims a fresh resource, so it may move
 // freely.
 func (lr *leaderRound) fresh(p int, i int32) bool {
-	switch lr.claims[i] {
-	case 0:
+	switch c := lr.claimer[i]; {
+	case c == 0:
 		return true
-	case 1:
-		return lr.claimer[i] != int32(p)
+	case c > 0:
+		return c != int32(p)+1
 	}
 	return !lr.owned[lr.ids[p]].Contains(lr.u.resource(i))
 }
@@ -131,9 +131,10 @@ func (lr *leaderRound) settleable(p int, i int32) bool {
 }
 
 // place hands out add (sorted, of the kind of cur) least loaded over cur
-// (never to the member from names for a resource), then settles.
-func (lr *leaderRound) place(cur [][]int32, add []int32, from map[int32]int, movable func(int, int32) bool) [][]int32 {
-	return lr.settle(lr.leastLoaded(cur, add, from), movable, from)
+// (never to the member from names for a resource), then settles (see
+// settle for fresh).
+func (lr *leaderRound) place(cur [][]int32, add []int32, from map[int32]int, movable func(int, int32) bool, fresh bool) [][]int32 {
+	return lr.settle(lr.leastLoaded(cur, add, from), movable, from, fresh)
 }
 
 // eligibleFor is eligibleIdx, except that a resource never goes back to
@@ -279,7 +280,13 @@ func (h *loadHeap) pop() loadEntry {
 // "Ties by id" is the first time round; after that the members are
 // re-sorted stably, so members that come to equal loads keep the order
 // of the previous pass.
-func (lr *leaderRound) settle(a [][]int32, movable func(int, int32) bool, from map[int32]int) [][]int32 {
+//
+// fresh says that movable holds only for resources fresh to their holder
+// (leaderRound.fresh): then a member whose list is still its kept claims
+// (leaderRound.kept, every one claimed by it alone) holds nothing movable
+// and is not scanned until it is given something. Every pass would
+// otherwise scan every loaded member's resources, the whole group's.
+func (lr *leaderRound) settle(a [][]int32, movable func(int, int32) bool, from map[int32]int, fresh bool) [][]int32 {
 	out := slices.Clone(a)
 	count := make([]int, len(out))
 	for p, xs := range out {
@@ -289,6 +296,13 @@ func (lr *leaderRound) settle(a [][]int32, movable func(int, int32) bool, from m
 	for p := range order {
 		order[p] = p
 	}
+	// stuck[m]: out[m] holds nothing movable.
+	stuck := make([]bool, len(out))
+	if fresh && lr.kept != nil {
+		for m, xs := range out {
+			stuck[m] = sameIdx(xs, lr.kept[m])
+		}
+	}
 	for {
 		slices.SortStableFunc(order, func(x, y int) int { return count[y] - count[x] })
 		low := count[order[len(order)-1]]
@@ -296,6 +310,9 @@ func (lr *leaderRound) settle(a [][]int32, movable func(int, int32) bool, from m
 		for _, m := range order {
 			if count[m] < low+2 {
 				break
+			}
+			if stuck[m] {
+				continue
 			}
 			for i := len(out[m]) - 1; i >= 0 && !moved; i-- {
 				x := out[m][i]
@@ -309,6 +326,7 @@ func (lr *leaderRound) settle(a [][]int32, movable func(int, int32) bool, from m
 				out[m], out[e] = minusIdx(out[m], []int32{x}), mergeIdx(out[e], []int32{x})
 				count[m]--
 				count[e]++
+				stuck[e] = false
 				moved = true
 			}
 			if moved {
@@ -660,14 +678,14 @@ func (lr *leaderRound) thisRound(ks *kindRound, plan proposal, handOver bool) (n
 	}
 	later = mergeIdx(ks.pending, sortedIdx(revoked))
 	add = mergeIdx(add, sortedIdx(handed))
-	return lr.place(cur, add, from, lr.settleable), later, from
+	return lr.place(cur, add, from, lr.settleable, true), later, from
 }
 
 // imbalance returns Σ load² after the round with plan and its quiet
 // follow-up.
 func (lr *leaderRound) imbalance(ks *kindRound, plan proposal) int {
 	now, later, _ := lr.thisRound(ks, plan, false)
-	follow := lr.place(now, later, nil, func(_ int, x int32) bool { return containsIdx(later, x) })
+	follow := lr.place(now, later, nil, func(_ int, x int32) bool { return containsIdx(later, x) }, false)
 	sum := 0
 	for _, xs := range follow {
 		sum += len(xs) * len(xs)

@@ -259,6 +259,10 @@ type schedule struct {
 	successive  int
 }
 
+// severalClaim is leaderRound.claimer's mark of a resource two or more
+// members claim.
+const severalClaim = -1
+
 // leaderRound is one Assign in progress. Resources are named by their
 // index in u and members by their position in ids (see index.go).
 type leaderRound struct {
@@ -267,9 +271,10 @@ type leaderRound struct {
 	now classic.Millis `canon:"instant"`
 	// u is the configured resources.
 	u *universe
-	// claims counts the members that claim each configured resource, and
-	// claimer is the one when there is exactly one.
-	claims  []int32
+	// claimer says who claims each configured resource: 0 nobody, p+1
+	// member p alone, severalClaim two or more members (one array
+	// instead of a count and a claimer: it is allocated and filled for
+	// every resource in every round).
 	claimer []int32
 	// subscribed[p][t] reports that member p subscribes to topic t of u.
 	subscribed [][]bool
@@ -277,6 +282,9 @@ type leaderRound struct {
 	// each member gives up.
 	next    [][]int32
 	revoked spec.Assignment
+	// kept is, by member position, what step 4 left each member of its
+	// claims: each resource of kept[p] is claimed by p alone.
+	kept [][]int32
 	// pending are resources revoked in step 4 that exist: nobody holds them
 	// after this round, and the follow-up hands them out.
 	pending []int32
@@ -331,22 +339,30 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// Step 1-3: the derived sets. Of the claims (active), only the
 	// configured ones are counted by index; the others (extra) are all
 	// deleted.
-	lr.claims = make([]int32, u.size)
 	lr.claimer = make([]int32, u.size)
+	// claimed[p] is the indices of member p's configured claims, in
+	// order: located once here for steps 1 to 4.
+	claimed := make([][]int32, len(ids))
 	var extra []spec.Resource
 	for p, m := range ids {
 		l := u.locator()
+		idx := make([]int32, 0, len(lr.owned[m]))
 		for _, x := range lr.owned[m] {
 			if i, ok := l.index(x); ok {
-				lr.claims[i]++
-				lr.claimer[i] = int32(p)
+				if lr.claimer[i] == 0 {
+					lr.claimer[i] = int32(p) + 1
+				} else {
+					lr.claimer[i] = severalClaim
+				}
+				idx = append(idx, i)
 			} else {
 				extra = append(extra, x)
 			}
 		}
+		claimed[p] = idx
 	}
 	extraSet := spec.NewSet(extra...)
-	active := func(i int32) bool { return lr.claims[i] > 0 }
+	active := func(i int32) bool { return lr.claimer[i] != 0 }
 
 	mem := in.Memory
 	sched := schedule{
@@ -377,7 +393,17 @@ func (lr *leaderRound) run() classic.LeaderResult {
 				}
 			}
 		}
-		for _, s := range mem.Assignment {
+		for m, s := range mem.Assignment {
+			// A member that claims the very set the memory gave it (the
+			// leader's decoded claims are the same slice from one round
+			// to the next while their text is) has its configured
+			// resources located already.
+			if p, ok := slices.BinarySearch(ids, m); ok && sameSet(s, lr.owned[m]) {
+				for _, i := range claimed[p] {
+					previous[i] = true
+				}
+				continue
+			}
 			mark(s)
 		}
 		mark(mem.Lost)
@@ -422,6 +448,27 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	var pending []int32
 	for p, m := range ids {
 		var drop spec.Set
+		if own := lr.owned[m]; len(claimed[p]) == len(own) {
+			// Every claim is configured: own[k] is index claimed[p][k].
+			// The member keeps its claims' index list itself unless it
+			// must drop one.
+			keep := claimed[p]
+			for k, i := range claimed[p] {
+				if lr.claimer[i] == severalClaim || !lr.eligibleIdx(p, i) {
+					if drop == nil {
+						keep = make([]int32, k, len(own))
+						copy(keep, claimed[p][:k])
+					}
+					drop = append(drop, own[k])
+					pending = append(pending, i)
+				} else if drop != nil {
+					keep = append(keep, i)
+				}
+			}
+			lr.revoked[m] = drop
+			lr.next[p] = keep
+			continue
+		}
 		keep := make([]int32, 0, len(lr.owned[m]))
 		l := u.locator()
 		for _, x := range lr.owned[m] {
@@ -429,7 +476,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 			switch {
 			case !ok:
 				drop = append(drop, x)
-			case lr.claims[i] > 1 || !lr.eligibleIdx(p, i):
+			case lr.claimer[i] == severalClaim || !lr.eligibleIdx(p, i):
 				drop = append(drop, x)
 				pending = append(pending, i)
 			default:
@@ -443,6 +490,7 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// kept[p] is what member p keeps of its claims: all of them when it
 	// is as long as them.
 	kept := slices.Clone(lr.next)
+	lr.kept = kept
 
 	// Step 5: lost resources.
 	delay, reassign, held, started := lr.handleLost(lost, prevMembers, &sched)
@@ -506,7 +554,7 @@ func (lr *leaderRound) claimsAny(s, extra spec.Set) bool {
 	l := lr.u.locator()
 	for _, x := range s {
 		if i, ok := l.index(x); ok {
-			if lr.claims[i] > 0 {
+			if lr.claimer[i] != 0 {
 				return true
 			}
 		} else if extra.Contains(x) {

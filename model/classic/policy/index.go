@@ -107,6 +107,17 @@ func sameSlice(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
+// sameSet reports whether a and b are the same slice (a member's claims
+// and the memory's record of them, when nothing changed in between).
+func sameSet(a, b spec.Set) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sameIdx reports whether a and b are the same non-empty index list.
+func sameIdx(a, b []int32) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
+}
+
 // locator finds resources of a sorted set in a universe, looking each
 // topic up once for each run of its resources.
 type locator struct {

@@ -1,0 +1,63 @@
+package policy
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/rebalance-ref/rebalance/model/assign"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// TestValidPrunedIsValidateThenPrune: validPruned fails where
+// spec.Set.Validate fails, with its error, and otherwise returns what
+// assign.PruneOwned makes of the set (the same slice when it keeps
+// everything, nil when it keeps nothing), for any set, valid or not, and
+// any universe.
+func TestValidPrunedIsValidateThenPrune(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		topics := spec.Topics{}
+		for _, name := range []string{"a", "b", "c"} {
+			if rapid.Bool().Draw(t, "has-"+name) {
+				topics[name] = int32(rapid.IntRange(0, 4).Draw(t, "count-"+name))
+			}
+		}
+		// Now and then an invalid resource (an empty topic, a negative
+		// partition other than a connector's), which fails the whole set.
+		invalid := rapid.IntRange(0, 3).Draw(t, "invalid") == 0
+		res := rapid.Custom(func(t *rapid.T) spec.Resource {
+			r := spec.Resource{
+				Topic:     rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "topic"),
+				Partition: rapid.Int32Range(-1, 6).Draw(t, "partition"),
+			}
+			if invalid && rapid.IntRange(0, 4).Draw(t, "break") == 0 {
+				if rapid.Bool().Draw(t, "empty") {
+					r.Topic = ""
+				} else {
+					r.Partition = -2
+				}
+			}
+			return r
+		})
+		s := spec.Set(rapid.SliceOfN(res, 0, 10).Draw(t, "resources"))
+		if rapid.IntRange(0, 3).Draw(t, "sorted") > 0 {
+			s = spec.NewSet(s...)
+		}
+		got, gerr := validPruned(topics, s)
+		if werr := s.Validate(); werr != nil {
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("validPruned(%v) error %v, Validate %v", s, gerr, werr)
+			}
+			return
+		}
+		want := assign.PruneOwned(assign.Group{Topics: topics, Members: []assign.Member{{ID: "m", Owned: s}}}).Members[0].Owned
+		if gerr != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("validPruned(%v) = %#v, %v; PruneOwned %#v", s, got, gerr, want)
+		}
+		if len(got) > 0 && len(got) == len(s) && &got[0] != &s[0] {
+			t.Fatalf("validPruned(%v) kept everything in a copy", s)
+		}
+	})
+}
