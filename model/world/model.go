@@ -455,7 +455,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	w.encodeCoordinator(e)
 	names := w.Names()
 	e.Int(int64(len(names)))
-	for _, n := range names {
+	for i, n := range names {
 		p := w.Processes[n]
 		// A process is recorded by the frozen world that owns it (it made
 		// or changed it), and replayed by the forks that share it.
@@ -465,7 +465,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		mark := e.Mark()
 		encodeProcess(e, w, n, p, abstract)
 		if w.frozen && p.owner == w {
-			p.encoding = record(e, mark)
+			noteSpan(e, mark, i)
 		}
 	}
 	var firstBuf [8]int
@@ -514,21 +514,45 @@ func (k *nodeEncoding) replay(e *canon.Encoder) bool {
 	return true
 }
 
-// record returns what e wrote after mark as a nodeEncoding, nil when it
-// cannot be replayed.
-func record(e *canon.Encoder, mark canon.Mark) *nodeEncoding {
-	rec, ok := e.Record(mark)
-	if !ok {
-		return nil
+// coordinatorSpan labels the coordinator's span in Encoder.Spans; a
+// process's is its index in World.Names.
+const coordinatorSpan = -1
+
+// noteSpan notes what e wrote after mark as the span of node label
+// (coordinatorSpan or a process's index), for Keep to record if the state
+// is new; not when it was written renamed or with identities abstracted,
+// which cannot be replayed.
+func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
+	if e.Rename != nil || e.AbstractIdentities != nil {
+		return
 	}
-	return &nodeEncoding{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, rec: rec}
+	e.Spans = append(e.Spans, canon.Span{From: mark, To: e.Mark(), Label: label})
+}
+
+// Keep records the encodings of the nodes s's world made or changed (the
+// spans Encode noted in e), for the forks that share them to replay: the
+// checker calls it with the encoder that has just encoded s, once it
+// found s new (checker.Keeper). A state dropped as already seen is
+// never recorded, and most successors are.
+func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
+	w := s.W
+	for _, sp := range e.Spans {
+		k := &nodeEncoding{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, rec: e.RecordSpan(sp)}
+		if sp.Label == coordinatorSpan {
+			w.coordinatorEncoding = k
+		} else {
+			w.Processes[w.names[sp.Label]].encoding = k
+		}
+	}
+	e.Spans = e.Spans[:0]
 }
 
 // encodeCoordinator writes the coordinator: the encoding a frozen world
 // it was forked from recorded, when it still shares that world's
 // coordinator (every change of it drops the recording: ownCoordinator)
 // and e writes with the same settings; otherwise it encodes it, and a
-// frozen world, which never changes again, records it.
+// frozen world, which never changes again, notes its span for Keep to
+// record.
 func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
 	if w.coordinatorEncoding.replay(e) {
 		return
@@ -536,7 +560,7 @@ func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
 	mark := e.Mark()
 	w.Coordinator.Encode(e)
 	if w.frozen {
-		w.coordinatorEncoding = record(e, mark)
+		noteSpan(e, mark, coordinatorSpan)
 	}
 }
 
