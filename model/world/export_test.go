@@ -14,7 +14,7 @@ import (
 // recordings are checked against.
 func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], e *canon.Encoder, s *State[M, T, C, P]) {
 	w := *s.W
-	w.coordinatorEncoding, w.frozen = nil, false
+	w.coordinatorEncoding, w.topicsEncoding, w.frozen = nil, nil, false
 	w.Processes = make(map[string]*Process[M, T, C, P], len(s.W.Processes))
 	for n, p := range s.W.Processes {
 		q := *p
@@ -81,4 +81,18 @@ func DeliveryByFilter[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *Wor
 // DeliveryShared is the delivery view checkDelivery judges.
 func DeliveryShared[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) spec.Delivery {
 	return w.delivery(false)
+}
+
+// EncodeTopicsFrozen writes w's metadata as a frozen world's encoding
+// does (encodeTopics), keeping it for w's forks.
+func EncodeTopicsFrozen[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P], e *canon.Encoder) {
+	frozen := w.frozen
+	w.frozen = true
+	w.encodeTopics(e)
+	w.frozen = frozen
+}
+
+// TopicsKept reports whether w keeps an encoding of its metadata.
+func TopicsKept[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) bool {
+	return w.topicsEncoding != nil
 }

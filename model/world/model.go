@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -451,7 +452,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	}
 	u.encode(e)
 	e.Int(int64(s.Rounds))
-	e.Topics(w.Topics)
+	w.encodeTopics(e)
 	w.encodeCoordinator(e)
 	names := w.Names()
 	e.Int(int64(len(names)))
@@ -545,6 +546,38 @@ func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 		}
 	}
 	e.Spans = e.Spans[:0]
+}
+
+// topicsEncoding is the encoding of a Topics map (canon.Encoder.Topics,
+// written without renaming), kept by the worlds that share the map.
+type topicsEncoding struct {
+	topics spec.Topics
+	buf    []byte
+}
+
+// encodeTopics writes the metadata: the encoding the world it was forked
+// from kept, when it is of the same map (the world replaces Topics whole,
+// never changes it in place) and e does not rename; otherwise it encodes
+// it, and a frozen world keeps the encoding for its forks. The encoding of
+// a Topics map depends on nothing but the map (no instant, correlation id
+// or order value).
+func (w *World[M, T, C, P]) encodeTopics(e *canon.Encoder) {
+	plain := e.Rename == nil && e.AbstractIdentities == nil
+	if k := w.topicsEncoding; plain && k != nil && sameTopics(k.topics, w.Topics) {
+		e.Buf = append(e.Buf, k.buf...)
+		return
+	}
+	from := len(e.Buf)
+	e.Topics(w.Topics)
+	if plain && w.frozen {
+		w.topicsEncoding = &topicsEncoding{topics: w.Topics, buf: slices.Clone(e.Buf[from:])}
+	}
+}
+
+// sameTopics reports whether a and b are the same map (not merely equal
+// ones), or both empty.
+func sameTopics(a, b spec.Topics) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer())
 }
 
 // encodeCoordinator writes the coordinator: the encoding a frozen world
