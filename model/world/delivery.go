@@ -151,7 +151,9 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	counts[pos] = min(counts[pos]+1, maxProcessed)
 	processed[r] = counts
 	w.processed = processed
-	w.logf("%s processed %s@%d", name, r, pos)
+	if !w.unlogged {
+		w.logf("%s processed %s@%d", name, r, pos)
+	}
 	w.checkDelivery()
 	return nil
 }
@@ -191,7 +193,9 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 		}
 		maps.Copy(unsent, offsets)
 		p.unsent = unsent
-		w.logf("%s gives up %s without committing", name, partitionsOf(offsets))
+		if !w.unlogged {
+			w.logf("%s gives up %s without committing", name, partitionsOf(offsets))
+		}
 		return
 	}
 	w.sendCommit(name, offsets)
@@ -245,7 +249,9 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 		// Cut off from the coordinator: the commit is lost, as a rejected
 		// one is, and the run is no longer clean.
 		w.unclean = true
-		w.logf("%s's commit of %s is lost (isolated)", name, parts)
+		if !w.unlogged {
+			w.logf("%s's commit of %s is lost (isolated)", name, parts)
+		}
 		return
 	}
 	fenced := w.memberView(name, p, nil).Fenced
@@ -261,7 +267,9 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 		kept = append(kept, m)
 	}
 	out.Messages = kept
-	w.logf("%s", c)
+	if !w.unlogged {
+		w.logf("%s", c)
+	}
 	for _, v := range spec.CheckCommit(c) {
 		w.violate(v)
 	}

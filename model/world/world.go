@@ -455,7 +455,9 @@ func (w *World[M, T, C, P]) Crash(name string) error {
 	p.positions, p.unsent = nil, nil
 	w.unclean = true
 	w.Timers = w.Timers.DropNode(name)
-	w.logf("%s crashed", name)
+	if !w.unlogged {
+		w.logf("%s crashed", name)
+	}
 	w.check()
 	return nil
 }
@@ -480,9 +482,13 @@ func (w *World[M, T, C, P]) Restart(name string) error {
 		return err
 	}
 	if id := p.Node.ID(); id != "" {
-		w.logf("%s restarted as %s", name, id)
+		if !w.unlogged {
+			w.logf("%s restarted as %s", name, id)
+		}
 	} else {
-		w.logf("%s restarted", name)
+		if !w.unlogged {
+			w.logf("%s restarted", name)
+		}
 	}
 	w.stepMember(name, node.Start{})
 	return nil
@@ -511,7 +517,9 @@ func (w *World[M, T, C, P]) restartAs(name string, cfg P) error {
 	if err := w.start(p); err != nil {
 		return err
 	}
-	w.logf("%s bounced", name)
+	if !w.unlogged {
+		w.logf("%s bounced", name)
+	}
 	w.stepMember(name, node.Start{})
 	return nil
 }
@@ -563,7 +571,9 @@ func (w *World[M, T, C, P]) OverrunRevocation(name string) error {
 	}
 	p := w.own(name)
 	p.Overrun = true
-	w.logf("%s's application overruns its revocation of %s", name, p.Revoking)
+	if !w.unlogged {
+		w.logf("%s's application overruns its revocation of %s", name, p.Revoking)
+	}
 	return nil
 }
 
@@ -592,7 +602,9 @@ func (w *World[M, T, C, P]) UpdateMetadata(topics spec.Topics) error {
 		return fmt.Errorf("the %s coordinator takes no metadata", w.Family.Name())
 	}
 	w.Topics = maps.Clone(topics)
-	w.logf("metadata %s", node.MetadataUpdate{Topics: topics})
+	if !w.unlogged {
+		w.logf("metadata %s", node.MetadataUpdate{Topics: topics})
+	}
 	w.stepCoordinator(node.MetadataUpdate{Topics: maps.Clone(topics)})
 	return nil
 }
@@ -614,7 +626,9 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 	env := w.InFlight[i]
 	w.InFlight = w.withoutMessage(i)
 	if w.isolated(env.From) || w.isolated(env.To) {
-		w.logf("lost %s", env)
+		if !w.unlogged {
+			w.logf("lost %s", env)
+		}
 		w.check()
 		return nil
 	}
@@ -626,7 +640,9 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 	name := ProcessName(env.To)
 	p, ok := w.Processes[name]
 	if !ok || p.Node == nil || p.Address(name) != env.To {
-		w.logf("lost %s (%s is gone)", env, env.To)
+		if !w.unlogged {
+			w.logf("lost %s (%s is gone)", env, env.To)
+		}
 		w.check()
 		return nil
 	}
@@ -650,7 +666,9 @@ func (w *World[M, T, C, P]) Drop(i int) error {
 	if i < 0 || i >= len(w.InFlight) {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
-	w.logf("dropped %s", w.InFlight[i])
+	if !w.unlogged {
+		w.logf("dropped %s", w.InFlight[i])
+	}
 	w.InFlight = w.withoutMessage(i)
 	w.Lost++
 	w.unclean = true
@@ -666,7 +684,9 @@ func (w *World[M, T, C, P]) Duplicate(i int) error {
 	w.InFlight = append(slices.Clip(w.InFlight), w.InFlight[i])
 	w.Duplicated++
 	w.unclean = true
-	w.logf("duplicated %s", w.InFlight[i])
+	if !w.unlogged {
+		w.logf("duplicated %s", w.InFlight[i])
+	}
 	w.check()
 	return nil
 }
@@ -881,7 +901,9 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		}
 		w.InFlight = append(w.InFlight, m)
 		if w.Verbose {
-			w.logf("send %s", m)
+			if !w.unlogged {
+				w.logf("send %s", m)
+			}
 		}
 	}
 	if len(out.Timers) > 0 && !w.timersOwned {
@@ -894,12 +916,16 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		w.Timers = w.Timers.Put(from, tc.Timer, tc.At, tc.Cancel)
 		if !tc.Cancel {
 			if line := w.Family.LogTimer(from, tc, w.Now); line != "" {
-				w.logf("%s", line)
+				if !w.unlogged {
+					w.logf("%s", line)
+				}
 			}
 		}
 	}
 	for _, cb := range out.Callbacks {
-		w.logf("%s: %s", from, cb)
+		if !w.unlogged {
+			w.logf("%s: %s", from, cb)
+		}
 		if p == nil {
 			continue
 		}
@@ -923,7 +949,9 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		}
 		rec := RoundRecord{Leader: from, Generation: gen, Protocol: w.Coordinator.Protocol(), Round: *out.Round}
 		w.Rounds = append(w.Rounds, rec)
-		w.logf("%s", rec)
+		if !w.unlogged {
+			w.logf("%s", rec)
+		}
 		for _, v := range spec.CheckRound(w.withDepartedClaims(rec.Round)) {
 			w.violate(v)
 		}
@@ -999,6 +1027,9 @@ func (w *World[M, T, C, P]) withDepartedClaims(r spec.Round) spec.Round {
 	return r
 }
 
+// logf adds a line to the log. Its callers test unlogged first: the
+// model checker's steps keep no log, and the arguments alone, converted
+// for the call, were several allocations a step.
 func (w *World[M, T, C, P]) logf(format string, args ...any) {
 	if w.unlogged {
 		return
@@ -1015,7 +1046,9 @@ func (w *World[M, T, C, P]) DrainLog() []string {
 
 func (w *World[M, T, C, P]) violate(v spec.Violation) {
 	w.Violations = append(w.Violations, v)
-	w.logf("VIOLATION %s", v)
+	if !w.unlogged {
+		w.logf("VIOLATION %s", v)
+	}
 }
 
 // check runs the state and step laws on the current view, and the
