@@ -80,7 +80,7 @@ func (w *World[M, T, C, P]) position(p *Process[M, T, C, P], r spec.Resource) in
 // process a record of now (cannotConsume says "" for each).
 // The caller asks only in a world with records, for one of its processes.
 func (w *World[M, T, C, P]) consumable(name string) spec.Set {
-	p := w.Processes[name]
+	p := w.Process(name)
 	if p.Node == nil {
 		return nil
 	}
@@ -126,10 +126,10 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	if _, err := w.process(name); err != nil {
 		return err
 	}
-	if w.Processes[name].Node == nil {
+	if w.Process(name).Node == nil {
 		return fmt.Errorf("member %s is down", name)
 	}
-	if why := w.cannotConsume(w.Processes[name], r); why != "" {
+	if why := w.cannotConsume(w.Process(name), r); why != "" {
 		return fmt.Errorf("member %s cannot process a record of %s: %s", name, r, why)
 	}
 	p := w.ownApplication(name) // processing does not step the member
@@ -165,7 +165,7 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 // CommitAfterRelease it only sets them aside for a later commit step
 // (CommitReleased).
 func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
-	p := w.Processes[name]
+	p := w.Process(name)
 	if w.Records == 0 || p == nil || p.Node == nil {
 		return
 	}
@@ -208,7 +208,7 @@ func (w *World[M, T, C, P]) CommitReleased(name string) error {
 	if _, err := w.live(name); err != nil {
 		return err
 	}
-	p := w.Processes[name]
+	p := w.Process(name)
 	if len(p.unsent) == 0 {
 		return fmt.Errorf("member %s has nothing to commit", name)
 	}
@@ -223,7 +223,7 @@ func (w *World[M, T, C, P]) CommitReleased(name string) error {
 func (w *World[M, T, C, P]) committing() []string {
 	var out []string
 	for _, name := range w.Names() {
-		if p := w.Processes[name]; p.Node != nil && len(p.unsent) > 0 {
+		if p := w.Process(name); p.Node != nil && len(p.unsent) > 0 {
 			out = append(out, name)
 		}
 	}
@@ -239,7 +239,7 @@ func partitionsOf(offsets map[spec.Resource]int) spec.Set {
 // coordinator, request and answer in one step, and moves the committed
 // offsets the answer accepts.
 func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) {
-	p := w.Processes[name]
+	p := w.Process(name)
 	parts := partitionsOf(offsets)
 	req, ok := w.Family.CommitRequest(p.Config, p.Node, parts)
 	if !ok {
@@ -306,7 +306,7 @@ func (w *World[M, T, C, P]) deliveryCallback(name string, cb C) {
 // forgetPositions drops every position of process name without
 // committing (its partitions were lost).
 func (w *World[M, T, C, P]) forgetPositions(name string) {
-	if p := w.Processes[name]; p != nil && len(p.positions) > 0 {
+	if p := w.Process(name); p != nil && len(p.positions) > 0 {
 		w.own(name).positions = nil
 	}
 }

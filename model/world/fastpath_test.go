@@ -166,21 +166,21 @@ func TestConsumeSharesTheNode(t *testing.T) {
 		}
 	}
 	parent := s.W
-	before := parent.Processes["A"].Node.String()
+	before := parent.Process("A").Node.String()
 	w := parent.Fork()
 	if err := w.Consume("A", spec.TP("T", 0)); err != nil {
 		t.Fatal(err)
 	}
-	if w.Processes["A"] == parent.Processes["A"] || w.Processes["A"].Node != parent.Processes["A"].Node {
+	if w.Process("A") == parent.Process("A") || w.Process("A").Node != parent.Process("A").Node {
 		t.Fatal("processing a record did not copy the process alone")
 	}
 	if err := w.Leave("A"); err != nil {
 		t.Fatal(err)
 	}
-	if got := parent.Processes["A"].Node.String(); got != before {
+	if got := parent.Process("A").Node.String(); got != before {
 		t.Fatalf("a step of the fork's member changed the parent's:\n%s\nwas\n%s", got, before)
 	}
-	if w.Processes["A"].Node.String() == before {
+	if w.Process("A").Node.String() == before {
 		t.Fatal("the fork's member did not leave")
 	}
 }

@@ -184,7 +184,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	// refresh the previous view; every action of the model does.
 	s.W.RefreshView()
 	m := &Model[M, T, C, P]{cfg: cfg, init: s.W, joiners: map[string]string{}}
-	for _, p := range s.W.Processes {
+	for _, p := range s.W.procs {
 		m.bounds.Members = append(m.bounds.Members, p.Config)
 	}
 	scratch := &Script[M, T, C, P]{Family: f, W: s.W.Clone()}
@@ -197,7 +197,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 		if err := script.RunLine(scratch.Run, line); err != nil {
 			return nil, fmt.Errorf("joiner %q: %v", line, err)
 		}
-		m.bounds.Members = append(m.bounds.Members, scratch.W.Processes[name].Config)
+		m.bounds.Members = append(m.bounds.Members, scratch.W.Process(name).Config)
 		m.joiners[name] = line
 	}
 	slices.SortFunc(m.bounds.Members, func(a, b P) int { return strings.Compare(f.MemberName(a), f.MemberName(b)) })
@@ -457,7 +457,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	names := w.Names()
 	e.Int(int64(len(names)))
 	for i, n := range names {
-		p := w.Processes[n]
+		p := w.procs[i]
 		// A process is recorded by the frozen world that owns it (it made
 		// or changed it), and replayed by the forks that share it.
 		if p.encoding.replay(e) {
@@ -542,7 +542,7 @@ func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 		if sp.Label == coordinatorSpan {
 			w.coordinatorEncoding = k
 		} else {
-			w.Processes[w.names[sp.Label]].encoding = k
+			w.procs[sp.Label].encoding = k
 		}
 	}
 	e.Spans = e.Spans[:0]
@@ -755,7 +755,7 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 	e.AbstractIdentities = relGen
 	incarnation := map[string]int{}
 	for _, n := range names {
-		incarnation[n] = w.Processes[n].Incarnation
+		incarnation[n] = w.Process(n).Incarnation
 	}
 	e.Rename = func(str string) string {
 		return pattern.ReplaceAllStringFunc(str, func(tok string) string {

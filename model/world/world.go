@@ -121,8 +121,9 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	Now         node.Millis
 	Topics      spec.Topics
 	Coordinator Coordinator[M, T, C]
-	// Processes by name.
-	Processes map[string]*Process[M, T, C, P]
+	// procs are the processes, in the order of names (Process finds one
+	// by name).
+	procs []*Process[M, T, C, P]
 	// InFlight is the network: messages sent and not yet delivered or
 	// lost, in send order.
 	InFlight []node.Envelope[M]
@@ -186,11 +187,11 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// (encodeTopics), shared by its forks; valid while Topics is the map
 	// it was made from.
 	topicsEncoding *topicsEncoding
-	// processesOwned is false while w shares the Processes map with the
+	// processesOwned is false while w shares the procs slice with the
 	// world it was forked from; timersOwned the same for the backing
 	// array of Timers, which apply changes in place once it owns it.
 	processesOwned, timersOwned bool
-	// names is the keys of Processes, sorted; replaced whole, never
+	// names is the names of the processes, sorted; replaced whole, never
 	// changed in place, so forks share it.
 	names []string
 	// unlogged makes logf a no-op: the model checker's steps keep no log
@@ -235,7 +236,7 @@ type abandonment struct {
 // New returns a world of family f with coordinator c over topics, and no
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
-	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process[M, T, C, P]{}, processesOwned: true}
+	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true}
 	w.coordinatorOwner = w
 	w.prev = w.View()
 	return w
@@ -256,15 +257,15 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c.coordinatorOwner = &c
 	c.coordinatorEncoding = nil
 	c.frozen = false
-	c.Processes = make(map[string]*Process[M, T, C, P], len(w.Processes))
+	c.procs = make([]*Process[M, T, C, P], len(w.procs))
 	c.processesOwned = true
-	for n, p := range w.Processes {
+	for i, p := range w.procs {
 		q := *p
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
 		q.owner, q.encoding, q.sharedNode = &c, nil, false
-		c.Processes[n] = &q
+		c.procs[i] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
 	c.Timers = slices.Clone(w.Timers)
@@ -311,11 +312,12 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
-	p := w.Processes[name]
-	switch {
-	case p == nil:
+	i := w.index(name)
+	if i < 0 {
 		return nil
-	case p.owner == w:
+	}
+	p := w.procs[i]
+	if p.owner == w {
 		if p.sharedNode && p.Node != nil && keepNode {
 			p.Node = p.Node.CloneMember()
 		}
@@ -328,7 +330,7 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	}
 	q.owner, q.encoding, q.sharedNode = w, nil, false
 	w.ownProcesses()
-	w.Processes[name] = &q
+	w.procs[i] = &q
 	return &q
 }
 
@@ -339,24 +341,28 @@ func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
-	p := w.Processes[name]
-	if p == nil || p.owner == w {
+	i := w.index(name)
+	if i < 0 {
+		return nil
+	}
+	p := w.procs[i]
+	if p.owner == w {
 		return p
 	}
 	q := *p
 	q.owner, q.encoding, q.sharedNode = w, nil, p.Node != nil
 	w.ownProcesses()
-	w.Processes[name] = &q
+	w.procs[i] = &q
 	return &q
 }
 
-// ownProcesses copies the process map if w shares it.
+// ownProcesses copies the process slice if w shares it.
 func (w *World[M, T, C, P]) ownProcesses() {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
 	if !w.processesOwned {
-		w.Processes = maps.Clone(w.Processes)
+		w.procs = slices.Clone(w.procs)
 		w.processesOwned = true
 	}
 }
@@ -379,6 +385,25 @@ func (w *World[M, T, C, P]) ownCoordinator() {
 	}
 }
 
+// Process returns the named process, nil if there is none. The world
+// changes its processes only through its methods; so must the caller.
+func (w *World[M, T, C, P]) Process(name string) *Process[M, T, C, P] {
+	if i := w.index(name); i >= 0 {
+		return w.procs[i]
+	}
+	return nil
+}
+
+// index returns the position of process name in names and procs, or -1.
+func (w *World[M, T, C, P]) index(name string) int {
+	for i, n := range w.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // Names returns the process names in sorted order.
 // The slice is shared: the caller must not change it.
 func (w *World[M, T, C, P]) Names() []string { return w.names }
@@ -387,7 +412,7 @@ func (w *World[M, T, C, P]) Names() []string { return w.names }
 // it.
 func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	name := w.Family.MemberName(cfg)
-	if _, ok := w.Processes[name]; ok {
+	if w.Process(name) != nil {
 		return fmt.Errorf("member %s already exists", name)
 	}
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
@@ -398,8 +423,9 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 		return err
 	}
 	w.ownProcesses()
-	w.Processes[name] = p
-	w.names = slices.Sorted(maps.Keys(w.Processes))
+	i, _ := slices.BinarySearch(w.names, name)
+	w.procs = slices.Insert(w.procs, i, p)
+	w.names = slices.Insert(slices.Clone(w.names), i, name)
 	w.stepMember(name, node.Start{})
 	return nil
 }
@@ -417,8 +443,8 @@ func (w *World[M, T, C, P]) start(p *Process[M, T, C, P]) error {
 }
 
 func (w *World[M, T, C, P]) process(name string) (*Process[M, T, C, P], error) {
-	p, ok := w.Processes[name]
-	if !ok {
+	p := w.Process(name)
+	if p == nil {
 		return nil, fmt.Errorf("no member %s", name)
 	}
 	return p, nil
@@ -566,7 +592,7 @@ func (w *World[M, T, C, P]) OverrunRevocation(name string) error {
 	if _, err := w.live(name); err != nil {
 		return err
 	}
-	if w.Processes[name].Revoking.IsEmpty() {
+	if w.Process(name).Revoking.IsEmpty() {
 		return fmt.Errorf("member %s has no revocation pending", name)
 	}
 	p := w.own(name)
@@ -638,8 +664,8 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 		return nil
 	}
 	name := ProcessName(env.To)
-	p, ok := w.Processes[name]
-	if !ok || p.Node == nil || p.Address(name) != env.To {
+	p := w.Process(name)
+	if p == nil || p.Node == nil || p.Address(name) != env.To {
 		if !w.unlogged {
 			w.logf("lost %s (%s is gone)", env, env.To)
 		}
@@ -760,7 +786,7 @@ func (w *World[M, T, C, P]) Stabilize(limit int) bool {
 		}
 		done := false
 		for _, name := range w.Names() {
-			if p := w.Processes[name]; p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
+			if p := w.Process(name); p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
 				_ = w.CompleteRevocation(name)
 				done = true
 				break
@@ -792,8 +818,8 @@ func (w *World[M, T, C, P]) Advance(d node.Millis) bool {
 }
 
 func (w *World[M, T, C, P]) isolated(addr string) bool {
-	p, ok := w.Processes[ProcessName(addr)]
-	return ok && p.Isolated
+	p := w.Process(ProcessName(addr))
+	return p != nil && p.Isolated
 }
 
 func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
@@ -869,8 +895,8 @@ func (w *World[M, T, C, P]) holder(id spec.MemberID) (name string, ok bool) {
 		return "", false
 	}
 	name = ProcessName(addr)
-	p, ok := w.Processes[name]
-	return name, ok && p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done()
+	p := w.Process(name)
+	return name, p != nil && p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done()
 }
 
 // checkSpuriousLoss reports NoSpuriousLoss when member name, whose member
@@ -894,7 +920,7 @@ func (w *World[M, T, C, P]) checkSpuriousLoss(name string, id spec.MemberID, cbs
 // list, logs callbacks and hands the application what it must revoke,
 // records and checks a reported round, and checks the laws.
 func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
-	p := w.Processes[from]
+	p := w.Process(from)
 	for _, m := range out.Messages {
 		if p != nil {
 			m.From = p.Address(from)
@@ -1098,7 +1124,7 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 		if y.Name != name {
 			return false
 		}
-		p := w.Processes[name]
+		p := w.procs[i]
 		if p.owner != w && w.coordinatorOwner != w {
 			// The process and the coordinator are those of the world
 			// whose view prev is: memberView would return y.
@@ -1133,7 +1159,7 @@ func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}) }
 func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 	v := spec.View{Topics: w.Topics, Members: make([]spec.MemberView, 0, len(w.names))}
 	j := 0
-	for _, name := range w.names {
+	for i, name := range w.names {
 		for j < len(prev.Members) && prev.Members[j].Name < name {
 			j++
 		}
@@ -1141,7 +1167,7 @@ func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 		if j < len(prev.Members) && prev.Members[j].Name == name {
 			was = &prev.Members[j]
 		}
-		v.Members = append(v.Members, w.memberView(name, w.Processes[name], was))
+		v.Members = append(v.Members, w.memberView(name, w.procs[i], was))
 	}
 	return v.Sort()
 }
@@ -1182,7 +1208,7 @@ func (w *World[M, T, C, P]) Quiet() bool {
 	if len(w.InFlight) > 0 {
 		return false
 	}
-	for _, p := range w.Processes {
+	for _, p := range w.procs {
 		if p.Node != nil && p.Node.Phase() == Rebalancing {
 			return false
 		}
@@ -1196,7 +1222,7 @@ func (w *World[M, T, C, P]) Settled() bool {
 	if !w.Quiet() || !w.Coordinator.Stable() {
 		return false
 	}
-	for _, p := range w.Processes {
+	for _, p := range w.procs {
 		if p.Node != nil {
 			if ph := p.Node.Phase(); ph != Settled && !ph.Done() {
 				return false
@@ -1215,8 +1241,8 @@ func (w *World[M, T, C, P]) LeaderProcess() string {
 	}
 	addr := w.Coordinator.MemberNode(id)
 	name := ProcessName(addr)
-	p, ok := w.Processes[name]
-	if !ok || p.Node == nil || p.Address(name) != addr {
+	p := w.Process(name)
+	if p == nil || p.Node == nil || p.Address(name) != addr {
 		return ""
 	}
 	return name
