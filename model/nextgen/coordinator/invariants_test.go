@@ -119,6 +119,14 @@ var corruptions = []corruption{
 			m.cur.Epoch = []spec.Epoch{spec.StaticLeaveEpoch, -1, 0, c.targetEpoch, c.targetEpoch + 1}[rng.IntN(5)]
 		})
 	}},
+	{"restarted at epoch 0", func(c *Coordinator, rng *rand.Rand) {
+		// Consistent but for the epochs (the RestartOnNewTarget fault
+		// records members so): its rebalance timer armed at epoch 0.
+		editMember(c, rng, func(m *member) {
+			m.cur.Epoch, m.cur.PreviousEpoch, m.cur.State = 0, 0, reconcile.UnrevokedPartitions
+			m.rebalanceArmed, m.rebalanceEpoch = !m.cl.use, 0
+		})
+	}},
 	{"previous epoch", func(c *Coordinator, rng *rand.Rand) {
 		editMember(c, rng, func(m *member) { m.cur.PreviousEpoch = m.cur.Epoch + spec.Epoch(rng.IntN(3)-1) })
 	}},
