@@ -121,6 +121,16 @@ type Recycler[S any] interface {
 	Recycle(s S)
 }
 
+// Keeper is a Model that keeps something of the encoding of a state the
+// checker found new: the checker calls Keep right after, with the encoder
+// that has just encoded s (without renaming, and finished), so that the
+// model may record parts of it (canon.Encoder.RecordSpan) for the
+// successors of s, which share most of it, to replay. It is never called
+// for a state already seen, which is most successors.
+type Keeper[S any] interface {
+	Keep(e *canon.Encoder, s S)
+}
+
 // Counterexample is a path that breaks a law.
 type Counterexample struct {
 	// Law names the law broken.
@@ -159,6 +169,7 @@ type found struct {
 type explorer[S, A any] struct {
 	m     Model[S, A]
 	rec   Recycler[S] // m, when it recycles states; nil otherwise
+	keep  Keeper[S]   // m, when it keeps new states' encodings; nil otherwise
 	o     Options
 	seen  *seenSet
 	perms []map[string]string
@@ -203,6 +214,7 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 	}
 	x := &explorer[S, A]{m: m, o: o, seen: newSeenSet(o.Exact)}
 	x.rec, _ = m.(Recycler[S])
+	x.keep, _ = m.(Keeper[S])
 	if o.Symmetry {
 		x.perms = permutations(m.Interchangeable())
 	}
@@ -231,6 +243,9 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 		id, isNew := x.seen.insert(fp, b, x.allocID)
 		if !isNew {
 			continue
+		}
+		if x.keep != nil {
+			x.keep.Keep(enc, s)
 		}
 		x.grow(id)
 		x.records[id] = record{parent: id}
@@ -298,7 +313,8 @@ func (x *explorer[S, A]) report(start time.Time, queue, depth int) {
 
 // fingerprint encodes s (the smallest encoding over the symmetry
 // permutations) and returns its fingerprint and the encoding (valid until
-// the next call with enc).
+// the next call with enc). It leaves enc as encoding s without renaming
+// left it, for Keeper.Keep.
 func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte) {
 	b := x.encode(enc, s)
 	return canon.Fingerprint(b), b
@@ -310,23 +326,23 @@ func (x *explorer[S, A]) allocID() uint32 { return x.nextID.Add(1) - 1 }
 func (x *explorer[S, A]) distinctStates() int64 { return int64(x.nextID.Load()) }
 
 func (x *explorer[S, A]) encode(enc *canon.Encoder, s S) []byte {
-	enc.Reset()
-	enc.Rename = nil
-	x.m.Encode(enc, s)
-	best := enc.Finish()
-	if len(x.perms) == 0 {
-		return best
-	}
-	keep := append([]byte(nil), best...)
+	// The renamed encodings first, so that the last is the plain one
+	// (Keeper.Keep reads it from enc); the smallest wins either way.
+	var keep []byte
 	for _, p := range x.perms {
 		enc.Reset()
 		enc.Rename = renamer(p)
 		x.m.Encode(enc, s)
-		if b := enc.Finish(); string(b) < string(keep) {
+		if b := enc.Finish(); keep == nil || string(b) < string(keep) {
 			keep = append(keep[:0], b...)
 		}
 	}
+	enc.Reset()
 	enc.Rename = nil
+	x.m.Encode(enc, s)
+	if b := enc.Finish(); keep == nil || string(b) <= string(keep) {
+		return b
+	}
 	return keep
 }
 
@@ -439,6 +455,9 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 		fp, b := x.fingerprint(enc, t)
 		id, isNew := x.seen.insert(fp, b, x.allocID)
 		if isNew {
+			if x.keep != nil {
+				x.keep.Keep(enc, t)
+			}
 			out.next = append(out.next, item[S]{t, id})
 			out.recs = append(out.recs, struct {
 				id, parent uint32

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 )
@@ -41,6 +42,63 @@ func TestRecyclingChangesNothing(t *testing.T) {
 	}
 	t.Run("nextgen", func(t *testing.T) { recyclingChangesNothing(t, nextGenModel(t, ng)) })
 	t.Run("cooperative", func(t *testing.T) { recyclingChangesNothing(t, clModel) })
+}
+
+// keeping is a model that recycles and keeps new states' encodings, and
+// counts the states it keeps.
+type keeping[S, A any] struct {
+	Model[S, A]
+	n *atomic.Int64
+}
+
+func (k keeping[S, A]) Recycle(s S) { k.Model.(Recycler[S]).Recycle(s) }
+
+func (k keeping[S, A]) Keep(e *canon.Encoder, s S) {
+	k.n.Add(1)
+	k.Model.(Keeper[S]).Keep(e, s)
+}
+
+// TestKeepingChangesNothing explores worlds of both families, with and
+// without symmetry reduction (which encodes each state several times),
+// with the worlds recording the encodings of new states (Keeper) and
+// without: the counts must be the same, and every new state kept.
+func TestKeepingChangesNothing(t *testing.T) {
+	ng := ngworld.DefaultCheckOptions()
+	ng.Members, ng.Topics, ng.Records, ng.RecordsOn = 2, 1, 1, []string{"T-0"}
+	cl := classicworld.DefaultCheckOptions()
+	cl.Members, cl.Topics, cl.Records, cl.RecordsOn = 2, 1, 1, []string{"T-0"}
+	clCfg, err := classicworld.CheckWorld("cooperative", cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clModel, err := classicworld.NewModel(clCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("nextgen", func(t *testing.T) { keepingChangesNothing(t, nextGenModel(t, ng)) })
+	t.Run("cooperative", func(t *testing.T) { keepingChangesNothing(t, clModel) })
+}
+
+func keepingChangesNothing[S, A any](t *testing.T, m Model[S, A]) {
+	t.Helper()
+	for _, o := range []Options{{Workers: 1}, {Workers: 2}, {Workers: 1, Symmetry: true, NoLiveness: true}} {
+		var n atomic.Int64
+		got, err := Explore[S, A](keeping[S, A]{m, &n}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Explore[S, A](hidden[S, A]{m}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Distinct != want.Distinct || got.Transitions != want.Transitions || got.Depth != want.Depth || len(got.Violations) != len(want.Violations) || !got.Complete {
+			t.Errorf("%+v: keeping: %d states, %d transitions, depth %d, %d violations, complete %t; without: %d, %d, %d, %d",
+				o, got.Distinct, got.Transitions, got.Depth, len(got.Violations), got.Complete, want.Distinct, want.Transitions, want.Depth, len(want.Violations))
+		}
+		if n.Load() != got.Distinct {
+			t.Errorf("%+v: %d states kept of %d", o, n.Load(), got.Distinct)
+		}
+	}
 }
 
 func recyclingChangesNothing[S, A any](t *testing.T, m Model[S, A]) {

@@ -95,6 +95,23 @@ type Encoder struct {
 	oslots  []int // the same for order values, rewritten as ranks
 	seqs    map[seqKey]uint64
 	scratch [][]part
+	// Spans are stretches of the encoding its writer noted to record
+	// later (RecordSpan), once it knows the encoding is worth it: the
+	// model checker records the nodes of the states it finds new, and
+	// drops most successors as already seen. Reset empties it.
+	Spans []Span
+	// finished is set by Finish, until Reset; raw and rawOrders then keep
+	// the values Finish rewrote, slot by slot, for RecordSpan.
+	finished       bool
+	raw, rawOrders []uint64
+}
+
+// Span is a stretch of an encoding, between two marks, that its writer
+// may record later (Encoder.Spans); Label is the writer's, to tell what
+// was written there.
+type Span struct {
+	From, To Mark
+	Label    int
 }
 
 // part is one item of a Sorted collection: its encoding and the offsets of
@@ -123,6 +140,8 @@ func (e *Encoder) Reset() {
 	e.slots = e.slots[:0]
 	e.oslots = e.oslots[:0]
 	e.SeqSpace = ""
+	e.Spans = e.Spans[:0]
+	e.finished = false
 }
 
 // Finish rewrites every correlation id as the order of the first
@@ -133,8 +152,11 @@ func (e *Encoder) Finish() []byte {
 		e.seqs = map[seqKey]uint64{}
 	}
 	clear(e.seqs)
+	e.finished = true
+	e.raw, e.rawOrders = e.raw[:0], e.rawOrders[:0]
 	for _, sl := range e.slots {
 		s := binary.BigEndian.Uint64(e.Buf[sl.off:])
+		e.raw = append(e.raw, s)
 		if s == 0 {
 			continue
 		}
@@ -151,6 +173,7 @@ func (e *Encoder) Finish() []byte {
 		for _, o := range e.oslots {
 			vals = append(vals, binary.BigEndian.Uint64(e.Buf[o:]))
 		}
+		e.rawOrders = append(e.rawOrders, vals...)
 		slices.Sort(vals)
 		vals = slices.Compact(vals)
 		for _, o := range e.oslots {
@@ -196,20 +219,38 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 	if e.Rename != nil || e.AbstractIdentities != nil {
 		return Recording{}, false
 	}
-	r := Recording{buf: slices.Clone(e.Buf[m.buf:])}
-	if n := len(e.slots) - m.slots; n > 0 {
+	return e.RecordSpan(Span{From: m, To: e.Mark()}), true
+}
+
+// RecordSpan returns a copy of what was written between s.From and s.To,
+// as Record does, before or after Finish (which keeps the values it
+// rewrites until Reset), so that a writer may note a span while it
+// encodes and record it once it knows the encoding is kept. The caller
+// must have written the span with neither Rename nor AbstractIdentities
+// set, and nothing may have been written into the encoding before s.To
+// since (Sorted and KeyedMap write into the item being written only).
+func (e *Encoder) RecordSpan(s Span) Recording {
+	from, to := s.From, s.To
+	r := Recording{buf: slices.Clone(e.Buf[from.buf:to.buf])}
+	if n := to.slots - from.slots; n > 0 {
 		r.slots = make([]seqSlot, n)
-		for i, sl := range e.slots[m.slots:] {
-			r.slots[i] = seqSlot{sl.off - m.buf, sl.space}
+		for i, sl := range e.slots[from.slots:to.slots] {
+			r.slots[i] = seqSlot{sl.off - from.buf, sl.space}
+			if e.finished {
+				binary.BigEndian.PutUint64(r.buf[r.slots[i].off:], e.raw[from.slots+i])
+			}
 		}
 	}
-	if n := len(e.oslots) - m.oslots; n > 0 {
+	if n := to.oslots - from.oslots; n > 0 {
 		r.oslots = make([]int, n)
-		for i, o := range e.oslots[m.oslots:] {
-			r.oslots[i] = o - m.buf
+		for i, o := range e.oslots[from.oslots:to.oslots] {
+			r.oslots[i] = o - from.buf
+			if e.finished {
+				binary.BigEndian.PutUint64(r.buf[r.oslots[i]:], e.rawOrders[from.oslots+i])
+			}
 		}
 	}
-	return r, true
+	return r
 }
 
 // Replay appends a recording (see Record).

@@ -2,6 +2,7 @@ package canon
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -407,5 +408,42 @@ func TestRecordAndReplay(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRecordSpanAfterFinish: a span noted while encoding and recorded
+// after Finish (which rewrote its correlation ids and order values) is
+// the recording Record makes at the span's end, before Finish; Reset
+// forgets the spans noted.
+func TestRecordSpanAfterFinish(t *testing.T) {
+	write := func(e *Encoder) Span {
+		e.SeqSpace = "A"
+		e.Seq(5)
+		e.Order(99)
+		from := e.Mark()
+		e.String("B-2")
+		e.Seq(9)
+		e.Seq(5)
+		e.Sorted(2, func(i int) { e.Seq(uint64(20 + i)); e.Order(uint64(7 - i)) })
+		e.Order(3)
+		return Span{From: from, To: e.Mark(), Label: 4}
+	}
+	before := &Encoder{}
+	span := write(before)
+	want, ok := before.Record(span.From)
+	if !ok {
+		t.Fatal("not recorded")
+	}
+	after := &Encoder{}
+	after.Spans = append(after.Spans, write(after))
+	after.Seq(30) // written after the span: not part of it
+	after.Order(1)
+	after.Finish()
+	if got := after.RecordSpan(after.Spans[0]); !reflect.DeepEqual(got, want) {
+		t.Fatalf("recorded after Finish %+v, want %+v", got, want)
+	}
+	after.Reset()
+	if len(after.Spans) != 0 {
+		t.Fatalf("Reset kept %d spans", len(after.Spans))
 	}
 }

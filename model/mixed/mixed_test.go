@@ -146,7 +146,7 @@ func TestPolicyDisabledRefusesTheOtherProtocol(t *testing.T) {
 	if c := CoordinatorOf(s.W); c.Type() != ClassicGroup || c.IsMember("B-1001") {
 		t.Fatalf("disabled: group %s, B a member %t", c.Type(), c.IsMember("B-1001"))
 	}
-	if ph := s.W.Processes["B"].Node.Phase(); ph != core.Failed {
+	if ph := s.W.Process("B").Node.Phase(); ph != core.Failed {
 		t.Errorf("B's phase %d, want Failed (GROUP_ID_NOT_FOUND is fatal)", ph)
 	}
 }
@@ -285,14 +285,14 @@ func TestCommitRequests(t *testing.T) {
 		"add-member A protocol=classic instance=a "+opts, "add-member B protocol=consumer instance=b "+opts)
 	f := Family{GroupID: "group"}
 	rs := spec.NewSet(spec.Resource{Topic: "T", Partition: 0})
-	b := s.W.Processes["B"]
+	b := s.W.Process("B")
 	if _, ok := f.CommitRequest(b.Config, b.Node, rs); ok {
 		t.Error("a next-gen member commits before it has an epoch")
 	}
 	if err := script.RunLine(s.Run, "tick 5000"); err != nil {
 		t.Fatal(err)
 	}
-	a := s.W.Processes["A"]
+	a := s.W.Process("A")
 	req, ok := f.CommitRequest(a.Config, a.Node, rs)
 	c, isClassic := req.(nextgen.Classic)
 	if !ok || !isClassic {
@@ -301,7 +301,7 @@ func TestCommitRequests(t *testing.T) {
 	if r := c.Msg.(classic.OffsetCommitRequest); r.MemberID != a.Node.ID() || r.InstanceID != "a" || r.Generation != a.Node.Generation() {
 		t.Errorf("A's commit %s: want its id, instance and generation", r)
 	}
-	b = s.W.Processes["B"]
+	b = s.W.Process("B")
 	req, ok = f.CommitRequest(b.Config, b.Node, rs)
 	r, isNextgen := req.(nextgen.OffsetCommitRequest)
 	if !ok || !isNextgen || r.MemberID != b.Node.ID() || r.InstanceID == nil || *r.InstanceID != "b" || r.Version != 9 || !r.Partitions.Equal(rs) || r.GroupID != "group" {

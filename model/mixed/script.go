@@ -114,8 +114,8 @@ func (Family) Verb(s *Script, cmd string, args []core.Arg) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		p, ok := s.W.Processes[name]
-		if !ok {
+		p := s.W.Process(name)
+		if p == nil {
 			return true, fmt.Errorf("%s: no member %s", cmd, name)
 		}
 		want := map[string]Protocol{"upgrade": ClassicProtocol, "downgrade": ConsumerProtocol}[cmd]

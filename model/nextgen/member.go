@@ -409,6 +409,11 @@ func (m *Member) Subscription() []string { return slices.Clone(m.topics) }
 // after leaving), Subscription (sorted), Owns (everything the application
 // still works on: Owned plus Revoking) and Revoking. Current and Fenced are
 // left false: only the caller, who knows the coordinator, can fill them.
+// Subscription and Revoking (and Owns when nothing is being revoked) are
+// the member's own slices, shared: the member replaces them whole, never
+// changes them in place, and the caller must not change them either. The
+// world builds a view on most steps of the model checker, and a copy each
+// time was a tenth of the next-gen world's allocations.
 func (m *Member) View() spec.MemberView {
 	gen := spec.NoGeneration
 	if m.ownedEpoch > 0 {
@@ -418,7 +423,7 @@ func (m *Member) View() spec.MemberView {
 		Name:         m.cfg.Name,
 		ID:           m.cfg.MemberID,
 		Generation:   gen,
-		Subscription: slices.Clone(m.topics),
+		Subscription: m.topics,
 		Owns:         m.owned.Union(m.revoking),
 		Revoking:     m.revoking,
 	}

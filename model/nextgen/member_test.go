@@ -699,10 +699,13 @@ func TestMemberClone(t *testing.T) {
 	}
 	sub := h.m.Subscription()
 	sub[0] = "zzz"
-	v := h.m.View()
-	v.Subscription[0] = "zzz"
 	if h.m.String() != orig {
-		t.Fatal("changing returned slices changed the member")
+		t.Fatal("changing the returned subscription changed the member")
+	}
+	// View shares the member's subscription (read-only, by its contract)
+	// instead of copying it.
+	if v := h.m.View(); !slices.Equal(v.Subscription, h.m.Subscription()) || &v.Subscription[0] != &h.m.topics[0] {
+		t.Fatalf("view subscription %v: want the member's own %v", v.Subscription, h.m.topics)
 	}
 }
 

@@ -194,7 +194,7 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 		out = append(out, Action{Kind: FireNext})
 	}
 	for _, name := range w.Names() {
-		if p := w.Processes[name]; p.Node != nil && !p.Revoking.IsEmpty() {
+		if p := w.Process(name); p.Node != nil && !p.Revoking.IsEmpty() {
 			out = append(out, Action{Kind: CompleteRevocation, Member: name})
 		}
 	}
@@ -240,9 +240,9 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 	}
 	for _, cfg := range b.Members {
 		name := w.Family.MemberName(cfg)
-		p, ok := w.Processes[name]
+		p := w.Process(name)
 		switch {
-		case !ok:
+		case p == nil:
 			out = append(out, Action{Kind: Join, Member: name})
 		case p.Node == nil:
 			if u.Restarts < b.Restarts {
@@ -317,7 +317,7 @@ func (w *World[M, T, C, P]) Migrate(name string) error {
 		return fmt.Errorf("member %s cannot migrate: the %s family has one protocol", name, w.Family.Name())
 	}
 	w.stepMember(name, node.Leave{})
-	if p := w.Processes[name]; !p.Revoking.IsEmpty() && p.Node != nil && !p.Node.Phase().Done() {
+	if p := w.Process(name); !p.Revoking.IsEmpty() && p.Node != nil && !p.Node.Phase().Done() {
 		if err := w.CompleteRevocation(name); err != nil {
 			return err
 		}
@@ -328,7 +328,7 @@ func (w *World[M, T, C, P]) Migrate(name string) error {
 // promptRevoking reports whether a live process whose application is not
 // Slow has a revocation pending.
 func (w *World[M, T, C, P]) promptRevoking() bool {
-	for _, p := range w.Processes {
+	for _, p := range w.procs {
 		if p.Node != nil && !p.Slow && !p.Overrun && !p.Revoking.IsEmpty() {
 			return true
 		}
@@ -393,7 +393,7 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 			return fmt.Errorf("%s does not lead the group", a.Member)
 		}
 		u.LeaderBounces++
-		return w.Bounce(a.Member, w.Processes[a.Member].Config)
+		return w.Bounce(a.Member, w.Process(a.Member).Config)
 	}
 	return fmt.Errorf("unknown action %d", a.Kind)
 }

@@ -80,7 +80,7 @@ func (w *World[M, T, C, P]) position(p *Process[M, T, C, P], r spec.Resource) in
 // process a record of now (cannotConsume says "" for each).
 // The caller asks only in a world with records, for one of its processes.
 func (w *World[M, T, C, P]) consumable(name string) spec.Set {
-	p := w.Processes[name]
+	p := w.Process(name)
 	if p.Node == nil {
 		return nil
 	}
@@ -126,10 +126,10 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	if _, err := w.process(name); err != nil {
 		return err
 	}
-	if w.Processes[name].Node == nil {
+	if w.Process(name).Node == nil {
 		return fmt.Errorf("member %s is down", name)
 	}
-	if why := w.cannotConsume(w.Processes[name], r); why != "" {
+	if why := w.cannotConsume(w.Process(name), r); why != "" {
 		return fmt.Errorf("member %s cannot process a record of %s: %s", name, r, why)
 	}
 	p := w.ownApplication(name) // processing does not step the member
@@ -151,7 +151,9 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	counts[pos] = min(counts[pos]+1, maxProcessed)
 	processed[r] = counts
 	w.processed = processed
-	w.logf("%s processed %s@%d", name, r, pos)
+	if !w.unlogged {
+		w.logf("%s processed %s@%d", name, r, pos)
+	}
 	w.checkDelivery()
 	return nil
 }
@@ -163,7 +165,7 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 // CommitAfterRelease it only sets them aside for a later commit step
 // (CommitReleased).
 func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
-	p := w.Processes[name]
+	p := w.Process(name)
 	if w.Records == 0 || p == nil || p.Node == nil {
 		return
 	}
@@ -191,7 +193,9 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 		}
 		maps.Copy(unsent, offsets)
 		p.unsent = unsent
-		w.logf("%s gives up %s without committing", name, partitionsOf(offsets))
+		if !w.unlogged {
+			w.logf("%s gives up %s without committing", name, partitionsOf(offsets))
+		}
 		return
 	}
 	w.sendCommit(name, offsets)
@@ -204,7 +208,7 @@ func (w *World[M, T, C, P]) CommitReleased(name string) error {
 	if _, err := w.live(name); err != nil {
 		return err
 	}
-	p := w.Processes[name]
+	p := w.Process(name)
 	if len(p.unsent) == 0 {
 		return fmt.Errorf("member %s has nothing to commit", name)
 	}
@@ -219,7 +223,7 @@ func (w *World[M, T, C, P]) CommitReleased(name string) error {
 func (w *World[M, T, C, P]) committing() []string {
 	var out []string
 	for _, name := range w.Names() {
-		if p := w.Processes[name]; p.Node != nil && len(p.unsent) > 0 {
+		if p := w.Process(name); p.Node != nil && len(p.unsent) > 0 {
 			out = append(out, name)
 		}
 	}
@@ -235,7 +239,7 @@ func partitionsOf(offsets map[spec.Resource]int) spec.Set {
 // coordinator, request and answer in one step, and moves the committed
 // offsets the answer accepts.
 func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) {
-	p := w.Processes[name]
+	p := w.Process(name)
 	parts := partitionsOf(offsets)
 	req, ok := w.Family.CommitRequest(p.Config, p.Node, parts)
 	if !ok {
@@ -245,7 +249,9 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 		// Cut off from the coordinator: the commit is lost, as a rejected
 		// one is, and the run is no longer clean.
 		w.unclean = true
-		w.logf("%s's commit of %s is lost (isolated)", name, parts)
+		if !w.unlogged {
+			w.logf("%s's commit of %s is lost (isolated)", name, parts)
+		}
 		return
 	}
 	fenced := w.memberView(name, p, nil).Fenced
@@ -261,7 +267,9 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 		kept = append(kept, m)
 	}
 	out.Messages = kept
-	w.logf("%s", c)
+	if !w.unlogged {
+		w.logf("%s", c)
+	}
 	for _, v := range spec.CheckCommit(c) {
 		w.violate(v)
 	}
@@ -298,7 +306,7 @@ func (w *World[M, T, C, P]) deliveryCallback(name string, cb C) {
 // forgetPositions drops every position of process name without
 // committing (its partitions were lost).
 func (w *World[M, T, C, P]) forgetPositions(name string) {
-	if p := w.Processes[name]; p != nil && len(p.positions) > 0 {
+	if p := w.Process(name); p != nil && len(p.positions) > 0 {
 		w.own(name).positions = nil
 	}
 }

@@ -32,7 +32,7 @@ func TestDeliveryActions(t *testing.T) {
 		}
 	}
 	b := core.Bounds[nextgen.MemberConfig]{Overruns: 1,
-		Members: []nextgen.MemberConfig{s.W.Processes["A"].Config, s.W.Processes["B"].Config}}
+		Members: []nextgen.MemberConfig{s.W.Process("A").Config, s.W.Process("B").Config}}
 	enabled := func(u core.Used) []string {
 		var out []string
 		for _, a := range s.W.Enabled(b, u) {

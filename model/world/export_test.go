@@ -14,12 +14,12 @@ import (
 // recordings are checked against.
 func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], e *canon.Encoder, s *State[M, T, C, P]) {
 	w := *s.W
-	w.coordinatorEncoding, w.frozen = nil, false
-	w.Processes = make(map[string]*Process[M, T, C, P], len(s.W.Processes))
-	for n, p := range s.W.Processes {
+	w.coordinatorEncoding, w.topicsEncoding, w.frozen = nil, nil, false
+	w.procs = make([]*Process[M, T, C, P], len(s.W.procs))
+	for i, p := range s.W.procs {
 		q := *p
 		q.encoding = nil
-		w.Processes[n] = &q
+		w.procs[i] = &q
 	}
 	m.Encode(e, &State[M, T, C, P]{W: &w, U: s.U, Rounds: s.Rounds})
 }
@@ -28,7 +28,7 @@ func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M
 // the state it was forked from, or its own), and how many of its
 // processes it shares with a recorded encoding.
 func Recorded[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) (coordinator bool, processes int) {
-	for _, p := range s.W.Processes {
+	for _, p := range s.W.procs {
 		if p.encoding != nil && p.owner != s.W {
 			processes++
 		}
@@ -45,7 +45,7 @@ func Consumable[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, 
 // ConsumableByReason is the reference for Consumable: the partitions the
 // member of process name owns that cannotConsume gives no reason against.
 func ConsumableByReason[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P], name string) spec.Set {
-	p := w.Processes[name]
+	p := w.Process(name)
 	if p.Node == nil {
 		return nil
 	}
@@ -81,4 +81,18 @@ func DeliveryByFilter[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *Wor
 // DeliveryShared is the delivery view checkDelivery judges.
 func DeliveryShared[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) spec.Delivery {
 	return w.delivery(false)
+}
+
+// EncodeTopicsFrozen writes w's metadata as a frozen world's encoding
+// does (encodeTopics), keeping it for w's forks.
+func EncodeTopicsFrozen[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P], e *canon.Encoder) {
+	frozen := w.frozen
+	w.frozen = true
+	w.encodeTopics(e)
+	w.frozen = frozen
+}
+
+// TopicsKept reports whether w keeps an encoding of its metadata.
+func TopicsKept[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) bool {
+	return w.topicsEncoding != nil
 }

@@ -363,7 +363,7 @@ func rejoinStaleStatic(w *classicworld.World) (string, error) {
 	last := w.Rounds[len(w.Rounds)-1].Round
 	var stale []string
 	for _, name := range w.Names() {
-		p := w.Processes[name]
+		p := w.Process(name)
 		m := classicworld.MemberOf(p)
 		if m == nil || p.Config.InstanceID == "" {
 			continue
@@ -712,7 +712,7 @@ func checkModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T
 	if len(init.W.InFlight) > 0 || len(init.W.Violations) > 0 || len(init.W.Log) > 0 {
 		t.Errorf("initial state has %d messages in flight, %d violations, %d log lines", len(init.W.InFlight), len(init.W.Violations), len(init.W.Log))
 	}
-	if got := len(init.W.Processes); got != members {
+	if got := len(init.W.Names()); got != members {
 		t.Errorf("%d processes, want %d", got, members)
 	}
 	joins := 0

@@ -183,7 +183,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	// refresh the previous view; every action of the model does.
 	s.W.RefreshView()
 	m := &Model[M, T, C, P]{cfg: cfg, init: s.W, joiners: map[string]string{}}
-	for _, p := range s.W.Processes {
+	for _, p := range s.W.procs {
 		m.bounds.Members = append(m.bounds.Members, p.Config)
 	}
 	scratch := &Script[M, T, C, P]{Family: f, W: s.W.Clone()}
@@ -196,7 +196,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 		if err := script.RunLine(scratch.Run, line); err != nil {
 			return nil, fmt.Errorf("joiner %q: %v", line, err)
 		}
-		m.bounds.Members = append(m.bounds.Members, scratch.W.Processes[name].Config)
+		m.bounds.Members = append(m.bounds.Members, scratch.W.Process(name).Config)
 		m.joiners[name] = line
 	}
 	slices.SortFunc(m.bounds.Members, func(a, b P) int { return strings.Compare(f.MemberName(a), f.MemberName(b)) })
@@ -451,12 +451,12 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	}
 	u.encode(e)
 	e.Int(int64(s.Rounds))
-	e.Topics(w.Topics)
+	w.encodeTopics(e)
 	w.encodeCoordinator(e)
 	names := w.Names()
 	e.Int(int64(len(names)))
-	for _, n := range names {
-		p := w.Processes[n]
+	for i, n := range names {
+		p := w.procs[i]
 		// A process is recorded by the frozen world that owns it (it made
 		// or changed it), and replayed by the forks that share it.
 		if p.encoding.replay(e) {
@@ -465,7 +465,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		mark := e.Mark()
 		encodeProcess(e, w, n, p, abstract)
 		if w.frozen && p.owner == w {
-			p.encoding = record(e, mark)
+			noteSpan(e, mark, i)
 		}
 	}
 	var firstBuf [8]int
@@ -492,52 +492,6 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		e.Instant(int64(t.At))
 	}
 	w.encodeDelivery(e)
-}
-
-// nodeEncoding is a node's encoding recorded (canon.Encoder.Record) with
-// the clock, commits flag and SkipSeq it was written with, for the forks
-// that share the node unchanged: most steps change one node or none, and
-// encoding the others again is most of the cost of encoding a state.
-type nodeEncoding struct {
-	now              int64
-	commits, skipSeq bool
-	rec              canon.Recording
-}
-
-// replay writes k if it was written under e's settings, and reports
-// whether it did.
-func (k *nodeEncoding) replay(e *canon.Encoder) bool {
-	if k == nil || k.now != e.Now || k.commits != e.Commits || k.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
-		return false
-	}
-	e.Replay(k.rec)
-	return true
-}
-
-// record returns what e wrote after mark as a nodeEncoding, nil when it
-// cannot be replayed.
-func record(e *canon.Encoder, mark canon.Mark) *nodeEncoding {
-	rec, ok := e.Record(mark)
-	if !ok {
-		return nil
-	}
-	return &nodeEncoding{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, rec: rec}
-}
-
-// encodeCoordinator writes the coordinator: the encoding a frozen world
-// it was forked from recorded, when it still shares that world's
-// coordinator (every change of it drops the recording: ownCoordinator)
-// and e writes with the same settings; otherwise it encodes it, and a
-// frozen world, which never changes again, records it.
-func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
-	if w.coordinatorEncoding.replay(e) {
-		return
-	}
-	mark := e.Mark()
-	w.Coordinator.Encode(e)
-	if w.frozen {
-		w.coordinatorEncoding = record(e, mark)
-	}
 }
 
 // encodeProcess writes a process: its name, subscription, node and
@@ -698,7 +652,7 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 	e.AbstractIdentities = relGen
 	incarnation := map[string]int{}
 	for _, n := range names {
-		incarnation[n] = w.Processes[n].Incarnation
+		incarnation[n] = w.Process(n).Incarnation
 	}
 	e.Rename = func(str string) string {
 		return pattern.ReplaceAllStringFunc(str, func(tok string) string {

@@ -34,7 +34,7 @@ func (w *World[M, T, C, P]) RandomWalk(b Bounds[P], u *Used, steps int, choose f
 func (w *World[M, T, C, P]) Settle(horizon, step node.Millis) bool {
 	w.QuietSince = w.Now
 	for _, name := range w.Names() {
-		if p := w.Processes[name]; p.Isolated || p.Slow {
+		if p := w.Process(name); p.Isolated || p.Slow {
 			p = w.own(name)
 			p.Isolated, p.Slow = false, false
 		}
@@ -83,7 +83,7 @@ func (w *World[M, T, C, P]) CheckTimeBound() []spec.Violation {
 	}
 	var live []P
 	for _, name := range w.names {
-		if p := w.Processes[name]; p.Node != nil && !p.Node.Phase().Done() {
+		if p := w.Process(name); p.Node != nil && !p.Node.Phase().Done() {
 			live = append(live, p.Config)
 		}
 	}

@@ -121,8 +121,9 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	Now         node.Millis
 	Topics      spec.Topics
 	Coordinator Coordinator[M, T, C]
-	// Processes by name.
-	Processes map[string]*Process[M, T, C, P]
+	// procs are the processes, in the order of names (Process finds one
+	// by name).
+	procs []*Process[M, T, C, P]
 	// InFlight is the network: messages sent and not yet delivered or
 	// lost, in send order.
 	InFlight []node.Envelope[M]
@@ -182,11 +183,15 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// Written only while encoding a frozen world, which never changes
 	// again; ownCoordinator drops it.
 	coordinatorEncoding *nodeEncoding
-	// processesOwned is false while w shares the Processes map with the
+	// topicsEncoding is the encoding of Topics a frozen world kept
+	// (encodeTopics), shared by its forks; valid while Topics is the map
+	// it was made from.
+	topicsEncoding *topicsEncoding
+	// processesOwned is false while w shares the procs slice with the
 	// world it was forked from; timersOwned the same for the backing
 	// array of Timers, which apply changes in place once it owns it.
 	processesOwned, timersOwned bool
-	// names is the keys of Processes, sorted; replaced whole, never
+	// names is the names of the processes, sorted; replaced whole, never
 	// changed in place, so forks share it.
 	names []string
 	// unlogged makes logf a no-op: the model checker's steps keep no log
@@ -231,7 +236,7 @@ type abandonment struct {
 // New returns a world of family f with coordinator c over topics, and no
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
-	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, Processes: map[string]*Process[M, T, C, P]{}, processesOwned: true}
+	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true}
 	w.coordinatorOwner = w
 	w.prev = w.View()
 	return w
@@ -252,15 +257,15 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c.coordinatorOwner = &c
 	c.coordinatorEncoding = nil
 	c.frozen = false
-	c.Processes = make(map[string]*Process[M, T, C, P], len(w.Processes))
+	c.procs = make([]*Process[M, T, C, P], len(w.procs))
 	c.processesOwned = true
-	for n, p := range w.Processes {
+	for i, p := range w.procs {
 		q := *p
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
 		q.owner, q.encoding, q.sharedNode = &c, nil, false
-		c.Processes[n] = &q
+		c.procs[i] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
 	c.Timers = slices.Clone(w.Timers)
@@ -307,11 +312,12 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
-	p := w.Processes[name]
-	switch {
-	case p == nil:
+	i := w.index(name)
+	if i < 0 {
 		return nil
-	case p.owner == w:
+	}
+	p := w.procs[i]
+	if p.owner == w {
 		if p.sharedNode && p.Node != nil && keepNode {
 			p.Node = p.Node.CloneMember()
 		}
@@ -324,7 +330,7 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	}
 	q.owner, q.encoding, q.sharedNode = w, nil, false
 	w.ownProcesses()
-	w.Processes[name] = &q
+	w.procs[i] = &q
 	return &q
 }
 
@@ -335,24 +341,28 @@ func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
-	p := w.Processes[name]
-	if p == nil || p.owner == w {
+	i := w.index(name)
+	if i < 0 {
+		return nil
+	}
+	p := w.procs[i]
+	if p.owner == w {
 		return p
 	}
 	q := *p
 	q.owner, q.encoding, q.sharedNode = w, nil, p.Node != nil
 	w.ownProcesses()
-	w.Processes[name] = &q
+	w.procs[i] = &q
 	return &q
 }
 
-// ownProcesses copies the process map if w shares it.
+// ownProcesses copies the process slice if w shares it.
 func (w *World[M, T, C, P]) ownProcesses() {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
 	if !w.processesOwned {
-		w.Processes = maps.Clone(w.Processes)
+		w.procs = slices.Clone(w.procs)
 		w.processesOwned = true
 	}
 }
@@ -375,6 +385,25 @@ func (w *World[M, T, C, P]) ownCoordinator() {
 	}
 }
 
+// Process returns the named process, nil if there is none. The world
+// changes its processes only through its methods; so must the caller.
+func (w *World[M, T, C, P]) Process(name string) *Process[M, T, C, P] {
+	if i := w.index(name); i >= 0 {
+		return w.procs[i]
+	}
+	return nil
+}
+
+// index returns the position of process name in names and procs, or -1.
+func (w *World[M, T, C, P]) index(name string) int {
+	for i, n := range w.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // Names returns the process names in sorted order.
 // The slice is shared: the caller must not change it.
 func (w *World[M, T, C, P]) Names() []string { return w.names }
@@ -383,7 +412,7 @@ func (w *World[M, T, C, P]) Names() []string { return w.names }
 // it.
 func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	name := w.Family.MemberName(cfg)
-	if _, ok := w.Processes[name]; ok {
+	if w.Process(name) != nil {
 		return fmt.Errorf("member %s already exists", name)
 	}
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
@@ -394,8 +423,9 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 		return err
 	}
 	w.ownProcesses()
-	w.Processes[name] = p
-	w.names = slices.Sorted(maps.Keys(w.Processes))
+	i, _ := slices.BinarySearch(w.names, name)
+	w.procs = slices.Insert(w.procs, i, p)
+	w.names = slices.Insert(slices.Clone(w.names), i, name)
 	w.stepMember(name, node.Start{})
 	return nil
 }
@@ -413,8 +443,8 @@ func (w *World[M, T, C, P]) start(p *Process[M, T, C, P]) error {
 }
 
 func (w *World[M, T, C, P]) process(name string) (*Process[M, T, C, P], error) {
-	p, ok := w.Processes[name]
-	if !ok {
+	p := w.Process(name)
+	if p == nil {
 		return nil, fmt.Errorf("no member %s", name)
 	}
 	return p, nil
@@ -451,7 +481,9 @@ func (w *World[M, T, C, P]) Crash(name string) error {
 	p.positions, p.unsent = nil, nil
 	w.unclean = true
 	w.Timers = w.Timers.DropNode(name)
-	w.logf("%s crashed", name)
+	if !w.unlogged {
+		w.logf("%s crashed", name)
+	}
 	w.check()
 	return nil
 }
@@ -476,9 +508,13 @@ func (w *World[M, T, C, P]) Restart(name string) error {
 		return err
 	}
 	if id := p.Node.ID(); id != "" {
-		w.logf("%s restarted as %s", name, id)
+		if !w.unlogged {
+			w.logf("%s restarted as %s", name, id)
+		}
 	} else {
-		w.logf("%s restarted", name)
+		if !w.unlogged {
+			w.logf("%s restarted", name)
+		}
 	}
 	w.stepMember(name, node.Start{})
 	return nil
@@ -507,7 +543,9 @@ func (w *World[M, T, C, P]) restartAs(name string, cfg P) error {
 	if err := w.start(p); err != nil {
 		return err
 	}
-	w.logf("%s bounced", name)
+	if !w.unlogged {
+		w.logf("%s bounced", name)
+	}
 	w.stepMember(name, node.Start{})
 	return nil
 }
@@ -554,12 +592,14 @@ func (w *World[M, T, C, P]) OverrunRevocation(name string) error {
 	if _, err := w.live(name); err != nil {
 		return err
 	}
-	if w.Processes[name].Revoking.IsEmpty() {
+	if w.Process(name).Revoking.IsEmpty() {
 		return fmt.Errorf("member %s has no revocation pending", name)
 	}
 	p := w.own(name)
 	p.Overrun = true
-	w.logf("%s's application overruns its revocation of %s", name, p.Revoking)
+	if !w.unlogged {
+		w.logf("%s's application overruns its revocation of %s", name, p.Revoking)
+	}
 	return nil
 }
 
@@ -588,7 +628,9 @@ func (w *World[M, T, C, P]) UpdateMetadata(topics spec.Topics) error {
 		return fmt.Errorf("the %s coordinator takes no metadata", w.Family.Name())
 	}
 	w.Topics = maps.Clone(topics)
-	w.logf("metadata %s", node.MetadataUpdate{Topics: topics})
+	if !w.unlogged {
+		w.logf("metadata %s", node.MetadataUpdate{Topics: topics})
+	}
 	w.stepCoordinator(node.MetadataUpdate{Topics: maps.Clone(topics)})
 	return nil
 }
@@ -610,7 +652,9 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 	env := w.InFlight[i]
 	w.InFlight = w.withoutMessage(i)
 	if w.isolated(env.From) || w.isolated(env.To) {
-		w.logf("lost %s", env)
+		if !w.unlogged {
+			w.logf("lost %s", env)
+		}
 		w.check()
 		return nil
 	}
@@ -620,9 +664,11 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 		return nil
 	}
 	name := ProcessName(env.To)
-	p, ok := w.Processes[name]
-	if !ok || p.Node == nil || p.Address(name) != env.To {
-		w.logf("lost %s (%s is gone)", env, env.To)
+	p := w.Process(name)
+	if p == nil || p.Node == nil || p.Address(name) != env.To {
+		if !w.unlogged {
+			w.logf("lost %s (%s is gone)", env, env.To)
+		}
 		w.check()
 		return nil
 	}
@@ -646,7 +692,9 @@ func (w *World[M, T, C, P]) Drop(i int) error {
 	if i < 0 || i >= len(w.InFlight) {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
-	w.logf("dropped %s", w.InFlight[i])
+	if !w.unlogged {
+		w.logf("dropped %s", w.InFlight[i])
+	}
 	w.InFlight = w.withoutMessage(i)
 	w.Lost++
 	w.unclean = true
@@ -662,7 +710,9 @@ func (w *World[M, T, C, P]) Duplicate(i int) error {
 	w.InFlight = append(slices.Clip(w.InFlight), w.InFlight[i])
 	w.Duplicated++
 	w.unclean = true
-	w.logf("duplicated %s", w.InFlight[i])
+	if !w.unlogged {
+		w.logf("duplicated %s", w.InFlight[i])
+	}
 	w.check()
 	return nil
 }
@@ -736,7 +786,7 @@ func (w *World[M, T, C, P]) Stabilize(limit int) bool {
 		}
 		done := false
 		for _, name := range w.Names() {
-			if p := w.Processes[name]; p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
+			if p := w.Process(name); p.Node != nil && !p.Slow && !p.Revoking.IsEmpty() {
 				_ = w.CompleteRevocation(name)
 				done = true
 				break
@@ -768,8 +818,8 @@ func (w *World[M, T, C, P]) Advance(d node.Millis) bool {
 }
 
 func (w *World[M, T, C, P]) isolated(addr string) bool {
-	p, ok := w.Processes[ProcessName(addr)]
-	return ok && p.Isolated
+	p := w.Process(ProcessName(addr))
+	return p != nil && p.Isolated
 }
 
 func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
@@ -845,8 +895,8 @@ func (w *World[M, T, C, P]) holder(id spec.MemberID) (name string, ok bool) {
 		return "", false
 	}
 	name = ProcessName(addr)
-	p, ok := w.Processes[name]
-	return name, ok && p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done()
+	p := w.Process(name)
+	return name, p != nil && p.Node != nil && p.Node.ID() == id && !p.Node.Phase().Done()
 }
 
 // checkSpuriousLoss reports NoSpuriousLoss when member name, whose member
@@ -870,14 +920,16 @@ func (w *World[M, T, C, P]) checkSpuriousLoss(name string, id spec.MemberID, cbs
 // list, logs callbacks and hands the application what it must revoke,
 // records and checks a reported round, and checks the laws.
 func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
-	p := w.Processes[from]
+	p := w.Process(from)
 	for _, m := range out.Messages {
 		if p != nil {
 			m.From = p.Address(from)
 		}
 		w.InFlight = append(w.InFlight, m)
 		if w.Verbose {
-			w.logf("send %s", m)
+			if !w.unlogged {
+				w.logf("send %s", m)
+			}
 		}
 	}
 	if len(out.Timers) > 0 && !w.timersOwned {
@@ -890,12 +942,16 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		w.Timers = w.Timers.Put(from, tc.Timer, tc.At, tc.Cancel)
 		if !tc.Cancel {
 			if line := w.Family.LogTimer(from, tc, w.Now); line != "" {
-				w.logf("%s", line)
+				if !w.unlogged {
+					w.logf("%s", line)
+				}
 			}
 		}
 	}
 	for _, cb := range out.Callbacks {
-		w.logf("%s: %s", from, cb)
+		if !w.unlogged {
+			w.logf("%s: %s", from, cb)
+		}
 		if p == nil {
 			continue
 		}
@@ -919,7 +975,9 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 		}
 		rec := RoundRecord{Leader: from, Generation: gen, Protocol: w.Coordinator.Protocol(), Round: *out.Round}
 		w.Rounds = append(w.Rounds, rec)
-		w.logf("%s", rec)
+		if !w.unlogged {
+			w.logf("%s", rec)
+		}
 		for _, v := range spec.CheckRound(w.withDepartedClaims(rec.Round)) {
 			w.violate(v)
 		}
@@ -995,6 +1053,9 @@ func (w *World[M, T, C, P]) withDepartedClaims(r spec.Round) spec.Round {
 	return r
 }
 
+// logf adds a line to the log. Its callers test unlogged first: the
+// model checker's steps keep no log, and the arguments alone, converted
+// for the call, were several allocations a step.
 func (w *World[M, T, C, P]) logf(format string, args ...any) {
 	if w.unlogged {
 		return
@@ -1011,7 +1072,9 @@ func (w *World[M, T, C, P]) DrainLog() []string {
 
 func (w *World[M, T, C, P]) violate(v spec.Violation) {
 	w.Violations = append(w.Violations, v)
-	w.logf("VIOLATION %s", v)
+	if !w.unlogged {
+		w.logf("VIOLATION %s", v)
+	}
 }
 
 // check runs the state and step laws on the current view, and the
@@ -1053,7 +1116,7 @@ func (w *World[M, T, C, P]) check() {
 // viewUnchanged reports whether the view of w equals prev in everything
 // the laws read, without building it.
 func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
-	if len(prev.Members) != len(w.names) || !maps.Equal(w.Topics, prev.Topics) {
+	if len(prev.Members) != len(w.names) || !sameTopics(w.Topics, prev.Topics) && !maps.Equal(w.Topics, prev.Topics) {
 		return false
 	}
 	for i, name := range w.names {
@@ -1061,7 +1124,7 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 		if y.Name != name {
 			return false
 		}
-		p := w.Processes[name]
+		p := w.procs[i]
 		if p.owner != w && w.coordinatorOwner != w {
 			// The process and the coordinator are those of the world
 			// whose view prev is: memberView would return y.
@@ -1096,7 +1159,7 @@ func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}) }
 func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 	v := spec.View{Topics: w.Topics, Members: make([]spec.MemberView, 0, len(w.names))}
 	j := 0
-	for _, name := range w.names {
+	for i, name := range w.names {
 		for j < len(prev.Members) && prev.Members[j].Name < name {
 			j++
 		}
@@ -1104,7 +1167,7 @@ func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 		if j < len(prev.Members) && prev.Members[j].Name == name {
 			was = &prev.Members[j]
 		}
-		v.Members = append(v.Members, w.memberView(name, w.Processes[name], was))
+		v.Members = append(v.Members, w.memberView(name, w.procs[i], was))
 	}
 	return v.Sort()
 }
@@ -1145,7 +1208,7 @@ func (w *World[M, T, C, P]) Quiet() bool {
 	if len(w.InFlight) > 0 {
 		return false
 	}
-	for _, p := range w.Processes {
+	for _, p := range w.procs {
 		if p.Node != nil && p.Node.Phase() == Rebalancing {
 			return false
 		}
@@ -1159,7 +1222,7 @@ func (w *World[M, T, C, P]) Settled() bool {
 	if !w.Quiet() || !w.Coordinator.Stable() {
 		return false
 	}
-	for _, p := range w.Processes {
+	for _, p := range w.procs {
 		if p.Node != nil {
 			if ph := p.Node.Phase(); ph != Settled && !ph.Done() {
 				return false
@@ -1178,8 +1241,8 @@ func (w *World[M, T, C, P]) LeaderProcess() string {
 	}
 	addr := w.Coordinator.MemberNode(id)
 	name := ProcessName(addr)
-	p, ok := w.Processes[name]
-	if !ok || p.Node == nil || p.Address(name) != addr {
+	p := w.Process(name)
+	if p == nil || p.Node == nil || p.Address(name) != addr {
 		return ""
 	}
 	return name

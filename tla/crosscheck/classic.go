@@ -339,7 +339,7 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 		procs[i] = record(clFresh("absent"))
 	}
 	for _, name := range w.Names() {
-		pr := clProcess(w.Processes[name], w.Now)
+		pr := clProcess(w.Process(name), w.Now)
 		procs[processIndex(name)-1] = pr.rec
 		info[processIndex(name)] = pr
 	}

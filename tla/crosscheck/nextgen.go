@@ -183,7 +183,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 	await := map[string]uint64{} // name -> awaited Seq of a live node
 	mems := map[int]tlaval.Value{}
 	for _, name := range names {
-		p := w.Processes[name]
+		p := w.Process(name)
 		if p.Node == nil {
 			mems[processIndex(name)] = record(ngNoNode("down"))
 			continue

@@ -170,8 +170,8 @@ func bounce(s *Script, args []core.Arg) error {
 	if err != nil {
 		return err
 	}
-	p, ok := s.W.Processes[name]
-	if !ok {
+	p := s.W.Process(name)
+	if p == nil {
 		return fmt.Errorf("no member %s", name)
 	}
 	cfg := p.Config

@@ -1263,13 +1263,9 @@ func topicsString(t spec.Topics) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// CheckInvariants returns an error naming the first broken invariant of
-// c's state, or nil. Step keeps every invariant; tests call this after
-// every step. With the AssignBeforeRelease fault a partition may have
-// several holders (that is the fault; the ownership laws report it). With
-// the PerSetEpochUpdate fault the owner map is not checked against what
-// the members hold, for the same reason.
-func (c *Coordinator) CheckInvariants() error {
+// checkInvariants is CheckInvariants building its report: the reference
+// that invariantsHold must agree with.
+func (c *Coordinator) checkInvariants() error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("coordinator: invariant: "+format+"\n%s", append(args, c)...)
 	}

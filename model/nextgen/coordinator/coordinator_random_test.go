@@ -47,6 +47,8 @@ type randomRun struct {
 	// catch makes fail panic with a randomFailure instead of failing the
 	// test, for runs that are expected to break a law.
 	catch bool
+	// onStep, when set, is called with the coordinator after every step.
+	onStep func(*Coordinator)
 }
 
 type randomFailure struct{ msg string }
@@ -80,6 +82,9 @@ func (w *randomRun) step(ev node.Event) nextgen.Output {
 		} else {
 			w.timers[tc.Timer] = tc.At
 		}
+	}
+	if w.onStep != nil {
+		w.onStep(w.c)
 	}
 	if err := w.c.CheckInvariants(); err != nil {
 		w.fail("%v", err)
@@ -343,6 +348,11 @@ func (w *randomRun) quiesce() {
 
 // runRandom runs one random run: 300 random actions, then the quiet rounds.
 func runRandom(t *testing.T, seed uint64, faults nextgen.Fault, catch bool) {
+	runRandomObserved(t, seed, faults, catch, nil)
+}
+
+// runRandomObserved is runRandom calling onStep after every step.
+func runRandomObserved(t *testing.T, seed uint64, faults nextgen.Fault, catch bool, onStep func(*Coordinator)) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	sem := nextgen.Semantics{
 		BeforeKafka19233: seed%3 == 0,
@@ -354,7 +364,7 @@ func runRandom(t *testing.T, seed uint64, faults nextgen.Fault, catch bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &randomRun{t: t, rng: rng, c: c, timers: map[nextgen.Timer]nextgen.Millis{}, catch: catch}
+	w := &randomRun{t: t, rng: rng, c: c, timers: map[nextgen.Timer]nextgen.Millis{}, catch: catch, onStep: onStep}
 	for i, name := range []string{"A", "B", "C", "D"} {
 		p := &proc{name: name, id: spec.MemberID(name + ".0"), up: true}
 		if i%2 == 1 {

@@ -1,0 +1,114 @@
+package world
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// The recorded encodings: a frozen world's nodes and metadata, encoded
+// once and replayed by the forks that share them (see Model.Encode).
+
+// nodeEncoding is a node's encoding recorded (canon.Encoder.Record) with
+// the clock, commits flag and SkipSeq it was written with, for the forks
+// that share the node unchanged: most steps change one node or none, and
+// encoding the others again is most of the cost of encoding a state.
+type nodeEncoding struct {
+	now              int64
+	commits, skipSeq bool
+	rec              canon.Recording
+}
+
+// replay writes k if it was written under e's settings, and reports
+// whether it did.
+func (k *nodeEncoding) replay(e *canon.Encoder) bool {
+	if k == nil || k.now != e.Now || k.commits != e.Commits || k.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
+		return false
+	}
+	e.Replay(k.rec)
+	return true
+}
+
+// coordinatorSpan labels the coordinator's span in Encoder.Spans; a
+// process's is its index in World.Names.
+const coordinatorSpan = -1
+
+// noteSpan notes what e wrote after mark as the span of node label
+// (coordinatorSpan or a process's index), for Keep to record if the state
+// is new; not when it was written renamed or with identities abstracted,
+// which cannot be replayed.
+func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
+	if e.Rename != nil || e.AbstractIdentities != nil {
+		return
+	}
+	e.Spans = append(e.Spans, canon.Span{From: mark, To: e.Mark(), Label: label})
+}
+
+// Keep records the encodings of the nodes s's world made or changed (the
+// spans Encode noted in e), for the forks that share them to replay: the
+// checker calls it with the encoder that has just encoded s, once it
+// found s new (checker.Keeper). A state dropped as already seen is
+// never recorded, and most successors are.
+func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
+	w := s.W
+	for _, sp := range e.Spans {
+		k := &nodeEncoding{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, rec: e.RecordSpan(sp)}
+		if sp.Label == coordinatorSpan {
+			w.coordinatorEncoding = k
+		} else {
+			w.procs[sp.Label].encoding = k
+		}
+	}
+	e.Spans = e.Spans[:0]
+}
+
+// topicsEncoding is the encoding of a Topics map (canon.Encoder.Topics,
+// written without renaming), kept by the worlds that share the map.
+type topicsEncoding struct {
+	topics spec.Topics
+	buf    []byte
+}
+
+// encodeTopics writes the metadata: the encoding the world it was forked
+// from kept, when it is of the same map (the world replaces Topics whole,
+// never changes it in place) and e does not rename; otherwise it encodes
+// it, and a frozen world keeps the encoding for its forks. The encoding of
+// a Topics map depends on nothing but the map (no instant, correlation id
+// or order value).
+func (w *World[M, T, C, P]) encodeTopics(e *canon.Encoder) {
+	plain := e.Rename == nil && e.AbstractIdentities == nil
+	if k := w.topicsEncoding; plain && k != nil && sameTopics(k.topics, w.Topics) {
+		e.Buf = append(e.Buf, k.buf...)
+		return
+	}
+	from := len(e.Buf)
+	e.Topics(w.Topics)
+	if plain && w.frozen {
+		w.topicsEncoding = &topicsEncoding{topics: w.Topics, buf: slices.Clone(e.Buf[from:])}
+	}
+}
+
+// sameTopics reports whether a and b are the same map (not merely equal
+// ones), or both empty.
+func sameTopics(a, b spec.Topics) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer())
+}
+
+// encodeCoordinator writes the coordinator: the encoding a frozen world
+// it was forked from recorded, when it still shares that world's
+// coordinator (every change of it drops the recording: ownCoordinator)
+// and e writes with the same settings; otherwise it encodes it, and a
+// frozen world, which never changes again, notes its span for Keep to
+// record.
+func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
+	if w.coordinatorEncoding.replay(e) {
+		return
+	}
+	mark := e.Mark()
+	w.Coordinator.Encode(e)
+	if w.frozen {
+		noteSpan(e, mark, coordinatorSpan)
+	}
+}
