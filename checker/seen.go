@@ -29,9 +29,9 @@ type seenShard struct {
 	// encodings is the exact table.
 	encodings map[string]uint32
 	bytes     int64 // encoding bytes held, exact mode
-	// pad fills the shard out to two 64-byte cache lines, so that workers
+	// The blank field fills the shard out to two 64-byte cache lines, so that workers
 	// locking neighbouring shards do not write to one line.
-	pad [128 - 80]byte
+	_ [128 - 80]byte
 }
 
 func newSeenSet(exact bool) *seenSet {

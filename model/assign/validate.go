@@ -225,6 +225,23 @@ func PruneOwned(g Group) Group {
 // per run of its resources, and returns s itself when it keeps everything
 // (sets are immutable), nil when it keeps nothing, as Filter does.
 func pruneSet(topics spec.Topics, s spec.Set) spec.Set {
+	out, _ := prune(topics, s, false)
+	return out
+}
+
+// ValidPruned returns s.Validate()'s error when s is not a valid set, and
+// otherwise s pruned as PruneOwned prunes a member's Owned set: the
+// partitions of topics that exist, in range (s itself when it keeps them
+// all, nil when it keeps none). It makes one pass over s instead of two:
+// a classic leader validates and prunes every claim of its group in every
+// round.
+func ValidPruned(topics spec.Topics, s spec.Set) (spec.Set, error) {
+	return prune(topics, s, true)
+}
+
+// prune is pruneSet, and with validate ValidPruned: at the first
+// resource spec.Set.Validate rejects it returns Validate's error.
+func prune(topics spec.Topics, s spec.Set, validate bool) (spec.Set, error) {
 	var (
 		topic string
 		count int32
@@ -232,6 +249,11 @@ func pruneSet(topics spec.Topics, s spec.Set) spec.Set {
 		out   spec.Set
 	)
 	for i, r := range s {
+		if validate && (r.Topic == "" || r.Partition < spec.ConnectorTask || (i > 0 && !s[i-1].Less(r))) {
+			// Exactly what spec.Set.Validate rejects: let it name the
+			// first problem.
+			return nil, s.Validate()
+		}
 		if i == 0 || r.Topic != topic {
 			topic = r.Topic
 			count, known = topics[topic]
@@ -248,11 +270,11 @@ func pruneSet(topics spec.Topics, s spec.Set) spec.Set {
 	}
 	switch {
 	case out == nil && len(s) > 0:
-		return s
+		return s, nil
 	case len(out) == 0:
-		return nil
+		return nil, nil
 	}
-	return out
+	return out, nil
 }
 
 // topicIndex maps sorted topic names to their positions, for topicCursor.

@@ -523,31 +523,17 @@ func (c *Coordinator) ownMembers() {
 // ownPending, ownInstances, ownTimers and ownSupported copy the map they
 // name if c shares it with the coordinator it was forked from; each comes
 // before every write to that map.
-func (c *Coordinator) ownPending() {
-	if c.shared&sharedPending != 0 {
-		c.pending = maps.Clone(c.pending)
-		c.shared &^= sharedPending
-	}
-}
+func (c *Coordinator) ownPending()   { ownMap(&c.shared, sharedPending, &c.pending) }
+func (c *Coordinator) ownInstances() { ownMap(&c.shared, sharedInstances, &c.instances) }
+func (c *Coordinator) ownTimers()    { ownMap(&c.shared, sharedTimers, &c.timers) }
+func (c *Coordinator) ownSupported() { ownMap(&c.shared, sharedSupported, &c.supported) }
 
-func (c *Coordinator) ownInstances() {
-	if c.shared&sharedInstances != 0 {
-		c.instances = maps.Clone(c.instances)
-		c.shared &^= sharedInstances
-	}
-}
-
-func (c *Coordinator) ownTimers() {
-	if c.shared&sharedTimers != 0 {
-		c.timers = maps.Clone(c.timers)
-		c.shared &^= sharedTimers
-	}
-}
-
-func (c *Coordinator) ownSupported() {
-	if c.shared&sharedSupported != 0 {
-		c.supported = maps.Clone(c.supported)
-		c.shared &^= sharedSupported
+// ownMap replaces *m with a copy and clears bit in *shared when bit is
+// set: the map was shared and is now the coordinator's own.
+func ownMap[K comparable, V any](shared *sharedMaps, bit sharedMaps, m *map[K]V) {
+	if *shared&bit != 0 {
+		*m = maps.Clone(*m)
+		*shared &^= bit
 	}
 }
 

@@ -110,7 +110,7 @@ func newRound(in classic.LeaderInput) (round, error) {
 		group: assign.Group{Topics: in.Topics, Members: make([]assign.Member, len(in.Members))},
 	}
 	for i, j := range in.Members {
-		owned, err := validPruned(in.Topics, j.Subscription.Owned)
+		owned, err := assign.ValidPruned(in.Topics, j.Subscription.Owned)
 		if err != nil {
 			return round{}, fmt.Errorf("policy: member %q: owned: %v", j.ID, err)
 		}
@@ -133,47 +133,6 @@ func newRound(in classic.LeaderInput) (round, error) {
 		return round{}, fmt.Errorf("policy: leader %q is not a member of the round", in.Leader)
 	}
 	return r, nil
-}
-
-// validPruned returns s.Validate()'s error when s is not a valid set, and
-// otherwise s pruned as assign.PruneOwned prunes a member's Owned set: the
-// partitions of topics that exist, in range (s itself when it keeps them
-// all, nil when it keeps none). One pass over s instead of two: a leader
-// validates and prunes every claim of its group in every round.
-func validPruned(topics spec.Topics, s spec.Set) (spec.Set, error) {
-	var (
-		topic string
-		count int32
-		known bool
-		out   spec.Set
-	)
-	for i, r := range s {
-		if r.Topic == "" || r.Partition < spec.ConnectorTask || (i > 0 && !s[i-1].Less(r)) {
-			// Exactly what spec.Set.Validate rejects: let it name the
-			// first problem.
-			return nil, s.Validate()
-		}
-		if i == 0 || r.Topic != topic {
-			topic = r.Topic
-			count, known = topics[topic]
-		}
-		keep := known && r.Partition >= 0 && r.Partition < count
-		switch {
-		case keep && out != nil:
-			out = append(out, r)
-		case !keep && out == nil:
-			// The first resource dropped: keep what came before it.
-			out = make(spec.Set, i, len(s)-1)
-			copy(out, s[:i])
-		}
-	}
-	switch {
-	case out == nil && len(s) > 0:
-		return s, nil
-	case len(out) == 0:
-		return nil, nil
-	}
-	return out, nil
 }
 
 // isMember reports whether m takes part in the round.

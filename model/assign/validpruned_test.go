@@ -1,4 +1,4 @@
-package policy
+package assign_test
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// TestValidPrunedIsValidateThenPrune: validPruned fails where
+// TestValidPrunedIsValidateThenPrune: ValidPruned fails where
 // spec.Set.Validate fails, with its error, and otherwise returns what
 // assign.PruneOwned makes of the set (the same slice when it keeps
 // everything, nil when it keeps nothing), for any set, valid or not, and
@@ -45,19 +45,19 @@ func TestValidPrunedIsValidateThenPrune(t *testing.T) {
 		if rapid.IntRange(0, 3).Draw(t, "sorted") > 0 {
 			s = spec.NewSet(s...)
 		}
-		got, gerr := validPruned(topics, s)
+		got, gerr := assign.ValidPruned(topics, s)
 		if werr := s.Validate(); werr != nil {
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
-				t.Fatalf("validPruned(%v) error %v, Validate %v", s, gerr, werr)
+				t.Fatalf("ValidPruned(%v) error %v, Validate %v", s, gerr, werr)
 			}
 			return
 		}
 		want := assign.PruneOwned(assign.Group{Topics: topics, Members: []assign.Member{{ID: "m", Owned: s}}}).Members[0].Owned
 		if gerr != nil || !reflect.DeepEqual(got, want) {
-			t.Fatalf("validPruned(%v) = %#v, %v; PruneOwned %#v", s, got, gerr, want)
+			t.Fatalf("ValidPruned(%v) = %#v, %v; PruneOwned %#v", s, got, gerr, want)
 		}
 		if len(got) > 0 && len(got) == len(s) && &got[0] != &s[0] {
-			t.Fatalf("validPruned(%v) kept everything in a copy", s)
+			t.Fatalf("ValidPruned(%v) kept everything in a copy", s)
 		}
 	})
 }
