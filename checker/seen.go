@@ -29,8 +29,8 @@ type seenShard struct {
 	// encodings is the exact table.
 	encodings map[string]uint32
 	bytes     int64 // encoding bytes held, exact mode
-	// The blank field fills the shard out to two 64-byte cache lines, so that workers
-	// locking neighbouring shards do not write to one line.
+	// The blank field fills the shard out to two 64-byte cache lines, so
+	// that workers locking neighbouring shards do not write to one line.
 	_ [128 - 80]byte
 }
 
