@@ -309,14 +309,10 @@ func (w *World[M, T, C, P]) own(name string) *Process[M, T, C, P] {
 // ownProcess is own, copying the process's node only when keepNode is
 // set (Crash drops it).
 func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T, C, P] {
-	if w.frozen {
-		panic("world: a frozen world changes")
-	}
-	i := w.index(name)
-	if i < 0 {
+	i, p := w.writable(name)
+	if p == nil {
 		return nil
 	}
-	p := w.procs[i]
 	if p.owner == w {
 		if p.sharedNode && p.Node != nil && keepNode {
 			p.Node = p.Node.CloneMember()
@@ -329,31 +325,41 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 		q.Node = p.Node.CloneMember()
 	}
 	q.owner, q.encoding, q.sharedNode = w, nil, false
-	w.ownProcesses()
-	w.procs[i] = &q
-	return &q
+	return w.replace(i, &q)
 }
 
 // ownApplication is own for a change to the application's state alone
 // (its positions, its pending commits): the copy shares the member node
 // until own copies it, before anything steps it.
 func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
+	i, p := w.writable(name)
+	if p == nil || p.owner == w {
+		return p
+	}
+	q := *p
+	q.owner, q.encoding, q.sharedNode = w, nil, p.Node != nil
+	return w.replace(i, &q)
+}
+
+// writable returns the index and the process of the named process (-1
+// and nil when there is none) for a change; it panics when w is frozen.
+func (w *World[M, T, C, P]) writable(name string) (int, *Process[M, T, C, P]) {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
 	i := w.index(name)
 	if i < 0 {
-		return nil
+		return -1, nil
 	}
-	p := w.procs[i]
-	if p.owner == w {
-		return p
-	}
-	q := *p
-	q.owner, q.encoding, q.sharedNode = w, nil, p.Node != nil
+	return i, w.procs[i]
+}
+
+// replace puts q, w's own copy, at index i of w's own process slice and
+// returns it.
+func (w *World[M, T, C, P]) replace(i int, q *Process[M, T, C, P]) *Process[M, T, C, P] {
 	w.ownProcesses()
-	w.procs[i] = &q
-	return &q
+	w.procs[i] = q
+	return q
 }
 
 // ownProcesses copies the process slice if w shares it.
