@@ -28,6 +28,16 @@ func (c counted[S, A]) Recycle(s S) {
 // on) with the worlds' own recycling of dropped successors and without
 // it: the counts must be the same, and states must have been recycled.
 func TestRecyclingChangesNothing(t *testing.T) {
+	ng, clModel := smallDeliveryWorlds(t)
+	t.Run("nextgen", func(t *testing.T) { recyclingChangesNothing(t, nextGenModel(t, ng)) })
+	t.Run("cooperative", func(t *testing.T) { recyclingChangesNothing(t, clModel) })
+}
+
+// smallDeliveryWorlds are the two families' small worlds with delivery on
+// (two members, one topic, a record on T-0): the next-gen world's options
+// and the cooperative world's model.
+func smallDeliveryWorlds(t *testing.T) (ngworld.CheckOptions, *classicworld.Model) {
+	t.Helper()
 	ng := ngworld.DefaultCheckOptions()
 	ng.Members, ng.Topics, ng.Records, ng.RecordsOn = 2, 1, 1, []string{"T-0"}
 	cl := classicworld.DefaultCheckOptions()
@@ -40,8 +50,7 @@ func TestRecyclingChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("nextgen", func(t *testing.T) { recyclingChangesNothing(t, nextGenModel(t, ng)) })
-	t.Run("cooperative", func(t *testing.T) { recyclingChangesNothing(t, clModel) })
+	return ng, clModel
 }
 
 // keeping is a model that recycles and keeps new states' encodings, and
@@ -63,18 +72,7 @@ func (k keeping[S, A]) Keep(e *canon.Encoder, s S) {
 // with the worlds recording the encodings of new states (Keeper) and
 // without: the counts must be the same, and every new state kept.
 func TestKeepingChangesNothing(t *testing.T) {
-	ng := ngworld.DefaultCheckOptions()
-	ng.Members, ng.Topics, ng.Records, ng.RecordsOn = 2, 1, 1, []string{"T-0"}
-	cl := classicworld.DefaultCheckOptions()
-	cl.Members, cl.Topics, cl.Records, cl.RecordsOn = 2, 1, 1, []string{"T-0"}
-	clCfg, err := classicworld.CheckWorld("cooperative", cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clModel, err := classicworld.NewModel(clCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ng, clModel := smallDeliveryWorlds(t)
 	t.Run("nextgen", func(t *testing.T) { keepingChangesNothing(t, nextGenModel(t, ng)) })
 	t.Run("cooperative", func(t *testing.T) { keepingChangesNothing(t, clModel) })
 }
