@@ -256,7 +256,12 @@ func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C
 		s.W.forkInto(t.W)
 		t.U, t.Rounds = s.U, s.Rounds
 	} else {
-		t = &State[M, T, C, P]{W: s.W.Fork(), U: s.U, Rounds: s.Rounds}
+		// One allocation for the state and its world: they live and die
+		// together (Recycle keeps the pair).
+		sw := new(stateWorld[M, T, C, P])
+		s.W.forkInto(&sw.w)
+		sw.s = State[M, T, C, P]{W: &sw.w, U: s.U, Rounds: s.Rounds}
+		t = &sw.s
 	}
 	t.W.Log, t.W.unlogged = nil, true
 	before, rounds, failed := len(t.W.Violations), len(t.W.Rounds), t.W.FailedRounds
@@ -282,6 +287,12 @@ func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C
 	}
 	t.Rounds = min(t.Rounds+took, m.cfg.MaxRounds+1)
 	return t, viols
+}
+
+// stateWorld is a state allocated together with its world (Step).
+type stateWorld[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
+	s State[M, T, C, P]
+	w World[M, T, C, P]
 }
 
 // Recycle takes back a state the checker dropped, for Step to reuse its
