@@ -17,6 +17,17 @@ func (a Assignment) Members() []MemberID {
 	return slices.Sorted(maps.Keys(a))
 }
 
+// AppendMembers appends the members of a to dst in sorted order and
+// returns the result: Members into a buffer of the caller's, for the laws
+// checked at every round, which a group of a few members fits on the
+// stack.
+func (a Assignment) AppendMembers(dst []MemberID) []MemberID {
+	n := len(dst)
+	dst = slices.AppendSeq(dst, maps.Keys(a))
+	slices.Sort(dst[n:])
+	return dst
+}
+
 // All returns the union of every member's resources.
 func (a Assignment) All() Set {
 	var out Set

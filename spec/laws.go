@@ -335,7 +335,8 @@ func CheckRound(r Round) []Violation {
 	// round of 100,000 resources). When it cannot tell, the pairs are
 	// collected and sorted as before.
 	once := givenOnce(r)
-	for _, m := range r.Assigned.Members() {
+	var membersBuf [16]MemberID
+	for _, m := range r.Assigned.AppendMembers(membersBuf[:0]) {
 		subs, known := r.Subscriptions[m]
 		if !known {
 			out = append(out, Violation{Law: KnownMembersOnly, Members: []string{string(m)}, Detail: fmt.Sprintf("assignment to a member that is not in the round: %s", r.Assigned[m])})
@@ -417,7 +418,8 @@ func checkHandoff(r Round) []Violation {
 		m   MemberID
 	}
 	var claimed []claim
-	for _, m := range r.Assigned.Members() {
+	var membersBuf [16]MemberID
+	for _, m := range r.Assigned.AppendMembers(membersBuf[:0]) {
 		added := r.Assigned[m].Minus(r.Claims[m])
 		if len(added) == 0 {
 			continue

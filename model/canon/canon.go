@@ -104,6 +104,8 @@ type Encoder struct {
 	// the values Finish rewrote, slot by slot, for RecordSpan.
 	finished       bool
 	raw, rawOrders []uint64
+	// arena is the storage of the recordings Keep makes; Reset keeps it.
+	arena arena
 }
 
 // Span is a stretch of an encoding, between two marks, that its writer
@@ -200,11 +202,15 @@ func (e *Encoder) Mark() Mark { return Mark{len(e.Buf), len(e.slots), len(e.oslo
 
 // Recording is a stretch of an encoding kept to be written again
 // (Encoder.Record, Encoder.Replay): its bytes with the correlation ids
-// and order values in it, raw, as Finish has not rewritten them yet.
+// and order values in it, raw, as Finish has not rewritten them yet, and
+// the settings it was written under (Now, Commits, SkipSeq), under which
+// alone it may be replayed (Encoder.ReplayKept).
 type Recording struct {
-	buf    []byte
-	slots  []seqSlot
-	oslots []int
+	buf              []byte
+	slots            []seqSlot
+	oslots           []int
+	now              int64
+	commits, skipSeq bool
 }
 
 // Record returns a copy of what was written after m, with its correlation
@@ -230,10 +236,31 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 // set, and nothing may have been written into the encoding before s.To
 // since (Sorted and KeyedMap write into the item being written only).
 func (e *Encoder) RecordSpan(s Span) Recording {
+	var r Recording
+	e.recordSpan(&r, s, nil)
+	return r
+}
+
+// Keep is RecordSpan with the recording and its storage cut from the
+// encoder's arena instead of allocated one by one: the model checker
+// keeps a recording or two of every state it finds new. Each recording is
+// its own (capacities are clipped, so nothing kept later writes into it)
+// and stays valid, unchanged, after Reset and any later Keep.
+func (e *Encoder) Keep(s Span) *Recording {
+	r := &cut(&e.arena.recordings, 1, recordingsChunk)[0]
+	e.recordSpan(r, s, &e.arena)
+	return r
+}
+
+// recordSpan writes into r what RecordSpan returns, its storage cut from
+// a when a is not nil.
+func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 	from, to := s.From, s.To
-	r := Recording{buf: slices.Clone(e.Buf[from.buf:to.buf])}
+	*r = Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq}
+	r.buf = take(a.bytesOrNil(), to.buf-from.buf, bytesChunk)
+	copy(r.buf, e.Buf[from.buf:to.buf])
 	if n := to.slots - from.slots; n > 0 {
-		r.slots = make([]seqSlot, n)
+		r.slots = take(a.slotsOrNil(), n, slotsChunk)
 		for i, sl := range e.slots[from.slots:to.slots] {
 			r.slots[i] = seqSlot{sl.off - from.buf, sl.space}
 			if e.finished {
@@ -242,7 +269,7 @@ func (e *Encoder) RecordSpan(s Span) Recording {
 		}
 	}
 	if n := to.oslots - from.oslots; n > 0 {
-		r.oslots = make([]int, n)
+		r.oslots = take(a.oslotsOrNil(), n, slotsChunk)
 		for i, o := range e.oslots[from.oslots:to.oslots] {
 			r.oslots[i] = o - from.buf
 			if e.finished {
@@ -250,7 +277,81 @@ func (e *Encoder) RecordSpan(s Span) Recording {
 			}
 		}
 	}
-	return r
+}
+
+// ReplayKept replays r and reports true when it may be: r is not nil and
+// was written under e's Now, Commits and SkipSeq, and e writes with
+// neither Rename nor AbstractIdentities set (a recording is written
+// without them: see RecordSpan). Otherwise it writes nothing and reports
+// false, and the caller writes the values again.
+func (e *Encoder) ReplayKept(r *Recording) bool {
+	if r == nil || r.now != e.Now || r.commits != e.Commits || r.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
+		return false
+	}
+	e.Replay(*r)
+	return true
+}
+
+// arena is the storage Keep cuts recordings from: chunks of bytes, slots
+// and recordings, each replaced by a fresh one when too full for the next
+// cut, never written again where a recording was cut. A chunk lives as
+// long as any recording cut from it; the chunks are small so that one
+// long-lived recording holds little.
+type arena struct {
+	bytes      []byte
+	slots      []seqSlot
+	oslots     []int
+	recordings []Recording
+}
+
+// The arena's chunk sizes, in elements.
+const (
+	bytesChunk      = 4096
+	slotsChunk      = 128
+	recordingsChunk = 64
+)
+
+func (a *arena) bytesOrNil() *[]byte {
+	if a == nil {
+		return nil
+	}
+	return &a.bytes
+}
+
+func (a *arena) slotsOrNil() *[]seqSlot {
+	if a == nil {
+		return nil
+	}
+	return &a.slots
+}
+
+func (a *arena) oslotsOrNil() *[]int {
+	if a == nil {
+		return nil
+	}
+	return &a.oslots
+}
+
+// take returns a new slice of n elements: made on its own when chunk is
+// nil, else cut from *chunk (see cut).
+func take[T any](chunk *[]T, n, size int) []T {
+	if chunk == nil {
+		return make([]T, n)
+	}
+	return cut(chunk, n, size)
+}
+
+// cut returns the next n elements of *chunk, length and capacity n, and
+// moves past them; it starts a fresh chunk of max(size, n) elements when
+// fewer than n are left.
+func cut[T any](chunk *[]T, n, size int) []T {
+	c := *chunk
+	if cap(c)-len(c) < n {
+		c = make([]T, 0, max(size, n))
+	}
+	out := c[len(c) : len(c)+n : len(c)+n]
+	*chunk = c[:len(c)+n]
+	return out
 }
 
 // Replay appends a recording (see Record).

@@ -447,3 +447,67 @@ func TestRecordSpanAfterFinish(t *testing.T) {
 		t.Fatalf("Reset kept %d spans", len(after.Spans))
 	}
 }
+
+// TestKeepCutsIndependentRecordings: Keep records what RecordSpan does,
+// and each recording it cuts from the arena stays what it was through
+// Reset and many later Keeps (enough to start fresh chunks, with spans
+// larger than a chunk too); ReplayKept replays a recording only under the
+// settings it was written with and without renaming or abstraction.
+func TestKeepCutsIndependentRecordings(t *testing.T) {
+	e := &Encoder{Now: 100}
+	type kept struct {
+		rec  *Recording
+		want Recording
+	}
+	var all []kept
+	for i := range 400 {
+		e.Reset()
+		e.Now = int64(100 + i%3)
+		e.Commits = i%5 == 0
+		from := e.Mark()
+		e.SeqSpace = "A"
+		for j := range i % 7 {
+			e.Seq(uint64(j + 1))
+			e.Order(uint64(10 - j))
+		}
+		e.String(strings.Repeat("x", (i*37)%(bytesChunk/2)+i/390*bytesChunk))
+		e.Instant(e.Now + int64(i))
+		sp := Span{From: from, To: e.Mark()}
+		e.Finish()
+		all = append(all, kept{e.Keep(sp), e.RecordSpan(sp)})
+	}
+	for i, k := range all {
+		if !reflect.DeepEqual(*k.rec, k.want) {
+			t.Fatalf("recording %d changed after later ones were kept", i)
+		}
+	}
+	r := all[6].rec // written at Now 100, without commits
+	for _, c := range []struct {
+		name  string
+		setup func(e *Encoder)
+		ok    bool
+	}{
+		{"same settings", func(e *Encoder) {}, true},
+		{"another clock", func(e *Encoder) { e.Now = 101 }, false},
+		{"commits", func(e *Encoder) { e.Commits = true }, false},
+		{"without ids", func(e *Encoder) { e.SkipSeq = true }, false},
+		{"renamed", func(e *Encoder) { e.Rename = strings.ToLower }, false},
+		{"identities abstracted", func(e *Encoder) { e.AbstractIdentities = func(v int64) int64 { return v } }, false},
+	} {
+		got := &Encoder{Now: 100}
+		c.setup(got)
+		if ok := got.ReplayKept(r); ok != c.ok || (len(got.Buf) > 0) != c.ok {
+			t.Errorf("%s: ReplayKept = %t with %d bytes written, want %t", c.name, ok, len(got.Buf), c.ok)
+		}
+		if c.ok {
+			want := &Encoder{Now: 100}
+			want.Replay(all[6].want)
+			if !bytes.Equal(got.Finish(), want.Finish()) {
+				t.Errorf("%s: replayed %x, want %x", c.name, got.Buf, want.Buf)
+			}
+		}
+	}
+	if (&Encoder{}).ReplayKept(nil) {
+		t.Error("ReplayKept(nil) = true")
+	}
+}

@@ -11,25 +11,11 @@ import (
 // The recorded encodings: a frozen world's nodes and metadata, encoded
 // once and replayed by the forks that share them (see Model.Encode).
 
-// nodeEncoding is a node's encoding recorded (canon.Encoder.Record) with
-// the clock, commits flag and SkipSeq it was written with, for the forks
-// that share the node unchanged: most steps change one node or none, and
-// encoding the others again is most of the cost of encoding a state.
-type nodeEncoding struct {
-	now              int64
-	commits, skipSeq bool
-	rec              canon.Recording
-}
-
-// replay writes k if it was written under e's settings, and reports
-// whether it did.
-func (k *nodeEncoding) replay(e *canon.Encoder) bool {
-	if k == nil || k.now != e.Now || k.commits != e.Commits || k.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
-		return false
-	}
-	e.Replay(k.rec)
-	return true
-}
+// A node's encoding is recorded (canon.Encoder.Keep) with the clock,
+// commits flag and SkipSeq it was written with, for the forks that share
+// the node unchanged: most steps change one node or none, and encoding the
+// others again is most of the cost of encoding a state. It is replayed
+// (canon.Encoder.ReplayKept) only under the same settings.
 
 // coordinatorSpan labels the coordinator's span in Encoder.Spans; a
 // process's is its index in World.Names.
@@ -54,7 +40,7 @@ func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
 func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 	w := s.W
 	for _, sp := range e.Spans {
-		k := &nodeEncoding{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, rec: e.RecordSpan(sp)}
+		k := e.Keep(sp)
 		if sp.Label == coordinatorSpan {
 			w.coordinatorEncoding = k
 		} else {
@@ -103,7 +89,7 @@ func sameTopics(a, b spec.Topics) bool {
 // frozen world, which never changes again, notes its span for Keep to
 // record.
 func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
-	if w.coordinatorEncoding.replay(e) {
+	if e.ReplayKept(w.coordinatorEncoding) {
 		return
 	}
 	mark := e.Mark()

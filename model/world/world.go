@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -56,7 +57,7 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// encoding is the process's canonical encoding, recorded by its
 	// owner once frozen (Model.Encode), for the forks that share it; a
 	// copy drops it.
-	encoding *nodeEncoding
+	encoding *canon.Recording
 	// sharedNode is set while Node is shared with the world this process
 	// was copied from (ownApplication): own copies it first.
 	sharedNode bool
@@ -182,7 +183,7 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// coordinator alone, and its encoding is the largest part of a state's.
 	// Written only while encoding a frozen world, which never changes
 	// again; ownCoordinator drops it.
-	coordinatorEncoding *nodeEncoding
+	coordinatorEncoding *canon.Recording
 	// topicsEncoding is the encoding of Topics a frozen world kept
 	// (encodeTopics), shared by its forks; valid while Topics is the map
 	// it was made from.
