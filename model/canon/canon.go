@@ -106,6 +106,25 @@ type Encoder struct {
 	raw, rawOrders []uint64
 	// arena is the storage of the recordings Keep makes; Reset keeps it.
 	arena arena
+	// instants are the instants written at the top level of the encoding
+	// (in no Sorted, Map or KeyedMap item), with their offsets in Buf, in
+	// increasing order: a recording re-encodes them when it is replayed
+	// under another Now (ReplayKept).
+	instants []instantSlot
+	// depth counts the Sorted, Map and KeyedMap items being written, and
+	// nested the instants written inside one so far (or replayed from a
+	// recording that had such): an item's bytes, and so its length prefix
+	// and its rank among the others, may change with Now, so a recording
+	// of a span that holds one replays only under the Now it was written
+	// with.
+	depth, nested int
+}
+
+// instantSlot is an instant written at the top level: where its encoding
+// starts, and its value.
+type instantSlot struct {
+	off int
+	t   int64
 }
 
 // Span is a stretch of an encoding, between two marks, that its writer
@@ -144,6 +163,8 @@ func (e *Encoder) Reset() {
 	e.SeqSpace = ""
 	e.Spans = e.Spans[:0]
 	e.finished = false
+	e.instants = e.instants[:0]
+	e.depth, e.nested = 0, 0
 }
 
 // Finish rewrites every correlation id as the order of the first
@@ -195,22 +216,28 @@ func (e *Encoder) Finish() []byte {
 
 // Mark is a point in an encoding (Encoder.Mark), to record what is
 // written after it with Encoder.Record.
-type Mark struct{ buf, slots, oslots int }
+type Mark struct{ buf, slots, oslots, instants, nested int }
 
 // Mark returns the point the encoding has reached.
-func (e *Encoder) Mark() Mark { return Mark{len(e.Buf), len(e.slots), len(e.oslots)} }
+func (e *Encoder) Mark() Mark {
+	return Mark{len(e.Buf), len(e.slots), len(e.oslots), len(e.instants), e.nested}
+}
 
 // Recording is a stretch of an encoding kept to be written again
 // (Encoder.Record, Encoder.Replay): its bytes with the correlation ids
-// and order values in it, raw, as Finish has not rewritten them yet, and
-// the settings it was written under (Now, Commits, SkipSeq), under which
-// alone it may be replayed (Encoder.ReplayKept).
+// and order values in it, raw, as Finish has not rewritten them yet, its
+// instants, and the settings it was written under (Now, Commits,
+// SkipSeq). It replays under those settings, or under another Now when
+// every instant in it was written at the top level (nowFree): those are
+// then written again relative to the new Now (Encoder.ReplayKept).
 type Recording struct {
 	buf              []byte
 	slots            []seqSlot
 	oslots           []int
+	instants         []instantSlot
 	now              int64
 	commits, skipSeq bool
+	nowFree          bool
 }
 
 // Record returns a copy of what was written after m, with its correlation
@@ -256,7 +283,7 @@ func (e *Encoder) Keep(s Span) *Recording {
 // a when a is not nil.
 func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 	from, to := s.From, s.To
-	*r = Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq}
+	*r = Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested}
 	r.buf = take(a.bytesOrNil(), to.buf-from.buf, bytesChunk)
 	copy(r.buf, e.Buf[from.buf:to.buf])
 	if n := to.slots - from.slots; n > 0 {
@@ -277,6 +304,12 @@ func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 			}
 		}
 	}
+	if n := to.instants - from.instants; n > 0 && r.nowFree {
+		r.instants = take(a.instantsOrNil(), n, slotsChunk)
+		for i, in := range e.instants[from.instants:to.instants] {
+			r.instants[i] = instantSlot{in.off - from.buf, in.t}
+		}
+	}
 }
 
 // ReplayKept replays r and reports true when it may be: r is not nil and
@@ -285,11 +318,60 @@ func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 // without them: see RecordSpan). Otherwise it writes nothing and reports
 // false, and the caller writes the values again.
 func (e *Encoder) ReplayKept(r *Recording) bool {
-	if r == nil || r.now != e.Now || r.commits != e.Commits || r.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
+	if r == nil || r.commits != e.Commits || r.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
 		return false
 	}
-	e.Replay(*r)
+	switch {
+	case r.now == e.Now:
+		e.Replay(*r)
+	case r.nowFree:
+		e.replayAt(r)
+	default:
+		return false
+	}
 	return true
+}
+
+// replayAt appends r, written under another Now, as writing its values
+// again under e.Now would: its bytes with each instant written again
+// relative to e.Now (an instant's encoding may change length, so what
+// follows it moves), its correlation ids and order values where they
+// land. Only a nowFree recording may be: an instant inside an item of a
+// collection could change the item's length prefix and rank.
+func (e *Encoder) replayAt(r *Recording) {
+	base := len(e.Buf)
+	from, shift := 0, 0 // bytes of r.buf written; how far they moved
+	slot, oslot := 0, 0
+	// upTo writes r.buf up to end and the correlation ids and order
+	// values in it.
+	upTo := func(end int) {
+		e.Buf = append(e.Buf, r.buf[from:end]...)
+		for ; slot < len(r.slots) && r.slots[slot].off < end; slot++ {
+			e.slots = append(e.slots, seqSlot{base + shift + r.slots[slot].off, r.slots[slot].space})
+		}
+		for ; oslot < len(r.oslots) && r.oslots[oslot] < end; oslot++ {
+			e.oslots = append(e.oslots, base+shift+r.oslots[oslot])
+		}
+		from = end
+	}
+	for _, in := range r.instants {
+		upTo(in.off)
+		before := len(e.Buf)
+		e.Instant(in.t)
+		old := instantLen(r.buf[in.off:])
+		shift += len(e.Buf) - before - old
+		from += old
+	}
+	upTo(len(r.buf))
+}
+
+// instantLen is the length of the instant encoded at the start of b.
+func instantLen(b []byte) int {
+	if b[0] != 1 {
+		return 1 // 0 (none) or 2 (due)
+	}
+	_, n := binary.Varint(b[1:])
+	return 1 + n
 }
 
 // arena is the storage Keep cuts recordings from: chunks of bytes, slots
@@ -301,6 +383,7 @@ type arena struct {
 	bytes      []byte
 	slots      []seqSlot
 	oslots     []int
+	instants   []instantSlot
 	recordings []Recording
 }
 
@@ -332,6 +415,13 @@ func (a *arena) oslotsOrNil() *[]int {
 	return &a.oslots
 }
 
+func (a *arena) instantsOrNil() *[]instantSlot {
+	if a == nil {
+		return nil
+	}
+	return &a.instants
+}
+
 // take returns a new slice of n elements: made on its own when chunk is
 // nil, else cut from *chunk (see cut).
 func take[T any](chunk *[]T, n, size int) []T {
@@ -354,8 +444,21 @@ func cut[T any](chunk *[]T, n, size int) []T {
 	return out
 }
 
-// Replay appends a recording (see Record).
-func (e *Encoder) Replay(r Recording) { e.appendEncoded(r.buf, r.slots, r.oslots) }
+// Replay appends a recording (see Record), written under e's Now.
+func (e *Encoder) Replay(r Recording) {
+	base := len(e.Buf)
+	e.appendEncoded(r.buf, r.slots, r.oslots)
+	switch {
+	case !r.nowFree:
+		e.nested++
+	case e.depth > 0:
+		e.nested += len(r.instants)
+	default:
+		for _, in := range r.instants {
+			e.instants = append(e.instants, instantSlot{base + in.off, in.t})
+		}
+	}
+}
 
 // Order appends a value compared only for order; Finish rewrites it as its
 // rank among the order values of the encoding (0 stays 0).
@@ -371,6 +474,11 @@ func (e *Encoder) Int(n int64) { e.Buf = binary.AppendVarint(e.Buf, n) }
 // before Now is written as "due" whatever its value, and a later one
 // relative to Now.
 func (e *Encoder) Instant(t int64) {
+	if e.depth > 0 {
+		e.nested++
+	} else {
+		e.instants = append(e.instants, instantSlot{len(e.Buf), t})
+	}
 	switch {
 	case t == 0:
 		e.Buf = append(e.Buf, 0)
@@ -413,11 +521,13 @@ func (e *Encoder) Sorted(n int, item func(i int)) {
 	}
 	outer, outerSlots, outerO := e.Buf, e.slots, e.oslots
 	parts := e.takeScratch(n)
+	e.depth++
 	for i := range n {
 		e.Buf, e.slots, e.oslots = parts[i].buf[:0], parts[i].slots[:0], parts[i].oslots[:0]
 		item(i)
 		parts[i] = part{e.Buf, e.slots, e.oslots}
 	}
+	e.depth--
 	e.Buf, e.slots, e.oslots = outer, outerSlots, outerO
 	e.writeSorted(parts)
 }
@@ -433,12 +543,14 @@ func Map[K comparable, V any](e *Encoder, m map[K]V, entry func(k K, v V)) {
 	outer, outerSlots, outerO := e.Buf, e.slots, e.oslots
 	parts := e.takeScratch(len(m))
 	i := 0
+	e.depth++
 	for k, v := range m {
 		e.Buf, e.slots, e.oslots = parts[i].buf[:0], parts[i].slots[:0], parts[i].oslots[:0]
 		entry(k, v)
 		parts[i] = part{e.Buf, e.slots, e.oslots}
 		i++
 	}
+	e.depth--
 	e.Buf, e.slots, e.oslots = outer, outerSlots, outerO
 	e.writeSorted(parts)
 }
@@ -464,6 +576,7 @@ func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 	}
 	slices.SortFunc(keys, func(a, b K) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(string(a), string(b))) })
 	e.Len(len(keys))
+	e.depth++
 	for _, k := range keys {
 		start := len(e.Buf)
 		e.String(string(k))
@@ -477,6 +590,7 @@ func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 		copy(e.Buf[start:], lenBuf[:n])
 		e.shiftSlots(start, n)
 	}
+	e.depth--
 }
 
 // shiftSlots moves the correlation-id and order-value offsets at or after

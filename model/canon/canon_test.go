@@ -452,8 +452,19 @@ func TestRecordSpanAfterFinish(t *testing.T) {
 // and each recording it cuts from the arena stays what it was through
 // Reset and many later Keeps (enough to start fresh chunks, with spans
 // larger than a chunk too); ReplayKept replays a recording only under the
-// settings it was written with and without renaming or abstraction.
+// Commits and SkipSeq it was written with, and without renaming or
+// abstraction, writing what writing its values again would.
 func TestKeepCutsIndependentRecordings(t *testing.T) {
+	// write writes the i-th span's values.
+	write := func(e *Encoder, i int) {
+		e.SeqSpace = "A"
+		for j := range i % 7 {
+			e.Seq(uint64(j + 1))
+			e.Order(uint64(10 - j))
+		}
+		e.String(strings.Repeat("x", (i*37)%(bytesChunk/2)+i/390*bytesChunk))
+		e.Instant(e.Now + int64(i))
+	}
 	e := &Encoder{Now: 100}
 	type kept struct {
 		rec  *Recording
@@ -465,13 +476,7 @@ func TestKeepCutsIndependentRecordings(t *testing.T) {
 		e.Now = int64(100 + i%3)
 		e.Commits = i%5 == 0
 		from := e.Mark()
-		e.SeqSpace = "A"
-		for j := range i % 7 {
-			e.Seq(uint64(j + 1))
-			e.Order(uint64(10 - j))
-		}
-		e.String(strings.Repeat("x", (i*37)%(bytesChunk/2)+i/390*bytesChunk))
-		e.Instant(e.Now + int64(i))
+		write(e, i)
 		sp := Span{From: from, To: e.Mark()}
 		e.Finish()
 		all = append(all, kept{e.Keep(sp), e.RecordSpan(sp)})
@@ -481,14 +486,17 @@ func TestKeepCutsIndependentRecordings(t *testing.T) {
 			t.Fatalf("recording %d changed after later ones were kept", i)
 		}
 	}
-	r := all[6].rec // written at Now 100, without commits
+	// The 6th was written at Now 100, without commits, its instant at 106.
+	r := all[6].rec
 	for _, c := range []struct {
 		name  string
 		setup func(e *Encoder)
 		ok    bool
 	}{
 		{"same settings", func(e *Encoder) {}, true},
-		{"another clock", func(e *Encoder) { e.Now = 101 }, false},
+		{"a later clock, the instant still ahead", func(e *Encoder) { e.Now = 101 }, true},
+		{"a later clock, the instant due", func(e *Encoder) { e.Now = 500 }, true},
+		{"an earlier clock", func(e *Encoder) { e.Now = 3 }, true},
 		{"commits", func(e *Encoder) { e.Commits = true }, false},
 		{"without ids", func(e *Encoder) { e.SkipSeq = true }, false},
 		{"renamed", func(e *Encoder) { e.Rename = strings.ToLower }, false},
@@ -500,8 +508,16 @@ func TestKeepCutsIndependentRecordings(t *testing.T) {
 			t.Errorf("%s: ReplayKept = %t with %d bytes written, want %t", c.name, ok, len(got.Buf), c.ok)
 		}
 		if c.ok {
+			// The 6th span's values, written again under c's settings.
 			want := &Encoder{Now: 100}
-			want.Replay(all[6].want)
+			c.setup(want)
+			want.SeqSpace = "A"
+			for j := range 6 {
+				want.Seq(uint64(j + 1))
+				want.Order(uint64(10 - j))
+			}
+			want.String(strings.Repeat("x", 6*37))
+			want.Instant(106)
 			if !bytes.Equal(got.Finish(), want.Finish()) {
 				t.Errorf("%s: replayed %x, want %x", c.name, got.Buf, want.Buf)
 			}
