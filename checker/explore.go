@@ -192,7 +192,18 @@ type explorer[S, A any] struct {
 	memoryChecks atomic.Int64
 	memoryHit    atomic.Pointer[string]
 	peakMemory   atomic.Int64
+	// encoders are the workers' encoders, kept from level to level (with
+	// their buffers and the arena their recordings are cut from); worker
+	// k uses encoders[k] only.
+	encoders []*canon.Encoder
 }
+
+// chunkSize is how many states of a level's frontier a worker takes at a
+// time: 64, or fewer in a level too small for every worker to get about
+// eight chunks, so that no worker idles while another finishes a large
+// last chunk (a third of the eager world's states are in levels of fewer
+// than 512).
+func chunkSize(frontier, workers int) int { return max(1, min(64, frontier/(8*workers))) }
 
 // memoryInUse is the memory the Go runtime holds from the system and has
 // not returned to it.
@@ -371,6 +382,10 @@ type expansion[S any] struct {
 func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.Time, depth int) ([]item[S], []found, error) {
 	w := min(x.o.Workers, len(frontier))
 	outs := make([]expansion[S], w)
+	chunk := chunkSize(len(frontier), w)
+	for len(x.encoders) < w {
+		x.encoders = append(x.encoders, &canon.Encoder{})
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var mu sync.Mutex // guards *last
@@ -378,11 +393,11 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			enc := &canon.Encoder{}
+			enc := x.encoders[k]
 			var acts []A
 			out := &outs[k]
 			for {
-				i := int(next.Add(64) - 64)
+				i := int(next.Add(int64(chunk)) - int64(chunk))
 				if i >= len(frontier) || x.stopped.Load() {
 					return
 				}
@@ -391,7 +406,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 					return
 				}
 				steps := 0
-				for j := i; j < min(i+64, len(frontier)); j++ {
+				for j := i; j < min(i+chunk, len(frontier)); j++ {
 					n, err := x.expand(enc, &acts, frontier[j], out)
 					steps += n
 					if out.err = err; err != nil {
