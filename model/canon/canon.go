@@ -93,7 +93,10 @@ type Encoder struct {
 	// Finish.
 	slots   []seqSlot
 	oslots  []int // the same for order values, rewritten as ranks
-	seqs    map[seqKey]uint64
+	// seqs are the correlation ids Finish has met, in order of first
+	// appearance (an id's number is its index plus one): a state holds a
+	// few dozen at most, which a slice searches faster than a map hashes.
+	seqs []seqKey
 	scratch [][]part
 	// Spans are stretches of the encoding its writer noted to record
 	// later (RecordSpan), once it knows the encoding is worth it: the
@@ -104,6 +107,8 @@ type Encoder struct {
 	// the values Finish rewrote, slot by slot, for RecordSpan.
 	finished       bool
 	raw, rawOrders []uint64
+	// ranks is Finish's scratch space for ranking the order values.
+	ranks []uint64
 	// arena is the storage of the recordings Keep makes; Reset keeps it.
 	arena arena
 	// instants are the instants written at the top level of the encoding
@@ -171,10 +176,7 @@ func (e *Encoder) Reset() {
 // appearance of it in its space in the encoding (0 stays 0) and returns
 // the encoding. Call it once, after the last value.
 func (e *Encoder) Finish() []byte {
-	if e.seqs == nil {
-		e.seqs = map[seqKey]uint64{}
-	}
-	clear(e.seqs)
+	e.seqs = e.seqs[:0]
 	e.finished = true
 	e.raw, e.rawOrders = e.raw[:0], e.rawOrders[:0]
 	for _, sl := range e.slots {
@@ -184,19 +186,19 @@ func (e *Encoder) Finish() []byte {
 			continue
 		}
 		k := seqKey{sl.space, s}
-		n, ok := e.seqs[k]
-		if !ok {
-			n = uint64(len(e.seqs) + 1)
-			e.seqs[k] = n
+		n := slices.Index(e.seqs, k) + 1
+		if n == 0 {
+			e.seqs = append(e.seqs, k)
+			n = len(e.seqs)
 		}
-		binary.BigEndian.PutUint64(e.Buf[sl.off:], n)
+		binary.BigEndian.PutUint64(e.Buf[sl.off:], uint64(n))
 	}
 	if len(e.oslots) > 0 {
-		vals := make([]uint64, 0, len(e.oslots))
 		for _, o := range e.oslots {
-			vals = append(vals, binary.BigEndian.Uint64(e.Buf[o:]))
+			e.rawOrders = append(e.rawOrders, binary.BigEndian.Uint64(e.Buf[o:]))
 		}
-		e.rawOrders = append(e.rawOrders, vals...)
+		vals := append(e.ranks[:0], e.rawOrders...)
+		e.ranks = vals
 		slices.Sort(vals)
 		vals = slices.Compact(vals)
 		for _, o := range e.oslots {
