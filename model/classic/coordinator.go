@@ -175,7 +175,7 @@ type Coordinator struct {
 	// SessionTimer is armed unless the member has a parked JoinGroup or
 	// SyncGroup (see expireSession); a pending id's SessionTimer is armed;
 	// no other timer is armed.
-	timers map[Timer]Millis `canon:"instant"`
+	timers coordTimers `canon:"instant"`
 
 	// nextMemberID numbers generated member ids: <ClientID>-<nextMemberID>.
 	// It starts at 1 and only grows.
@@ -271,7 +271,6 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		members:      map[spec.MemberID]*coordMember{},
 		pending:      map[spec.MemberID]bool{},
 		instances:    map[string]spec.MemberID{},
-		timers:       map[Timer]Millis{},
 		nextMemberID: 1,
 		nextArrival:  1,
 		supported:    map[string]int{},
@@ -321,13 +320,13 @@ func (c *Coordinator) Step(in node.Input) Output {
 
 // handleTimer fires t if it is armed and due, and ignores it otherwise.
 func (c *Coordinator) handleTimer(s *coordStep, t Timer) {
-	at, ok := c.timers[t]
+	at, ok := c.timers.get(t)
 	if !ok || s.now < at {
 		return // cancelled, re-armed later, or never ours: stale
 	}
 	c.ownMembers()
 	c.ownTimers()
-	delete(c.timers, t) // consumed: the driver no longer holds it
+	c.timers.remove(t) // consumed: the driver no longer holds it
 	switch t.Kind {
 	case SessionTimer:
 		if c.pending[t.Member] {
@@ -356,21 +355,21 @@ func (c *Coordinator) transitionTo(next GroupState) {
 // arm sets t to fire at at. Re-arming a timer to the deadline it already
 // has emits nothing.
 func (c *Coordinator) arm(s *coordStep, t Timer, at Millis) {
-	if old, ok := c.timers[t]; ok && old == at {
+	if old, ok := c.timers.get(t); ok && old == at {
 		return
 	}
 	c.ownTimers()
-	c.timers[t] = at
+	c.timers.set(t, at)
 	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, At: at})
 }
 
 // disarm cancels t if it is armed.
 func (c *Coordinator) disarm(s *coordStep, t Timer) {
-	if _, ok := c.timers[t]; !ok {
+	if _, ok := c.timers.get(t); !ok {
 		return
 	}
 	c.ownTimers()
-	delete(c.timers, t)
+	c.timers.remove(t)
 	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, Cancel: true})
 }
 
@@ -480,7 +479,7 @@ func (c *Coordinator) Clone() *Coordinator {
 	}
 	n.pending = maps.Clone(c.pending)
 	n.instances = maps.Clone(c.instances)
-	n.timers = maps.Clone(c.timers)
+	n.timers = slices.Clone(c.timers)
 	n.supported = maps.Clone(c.supported)
 	n.shared = 0
 	return &n
@@ -525,7 +524,12 @@ func (c *Coordinator) ownMembers() {
 // before every write to that map.
 func (c *Coordinator) ownPending()   { ownMap(&c.shared, sharedPending, &c.pending) }
 func (c *Coordinator) ownInstances() { ownMap(&c.shared, sharedInstances, &c.instances) }
-func (c *Coordinator) ownTimers()    { ownMap(&c.shared, sharedTimers, &c.timers) }
+func (c *Coordinator) ownTimers() {
+	if c.shared&sharedTimers != 0 {
+		c.timers = slices.Clone(c.timers)
+		c.shared &^= sharedTimers
+	}
+}
 func (c *Coordinator) ownSupported() { ownMap(&c.shared, sharedSupported, &c.supported) }
 
 // ownMap replaces *m with a copy and clears bit in *shared when bit is
@@ -547,7 +551,7 @@ func ownMap[K comparable, V any](shared *sharedMaps, bit sharedMaps, m *map[K]V)
 func (c *Coordinator) String() string {
 	var b strings.Builder
 	jt := "-"
-	if at, ok := c.timers[coordJoinTimer]; ok {
+	if at, ok := c.timers.get(coordJoinTimer); ok {
 		jt = fmt.Sprintf("@%d", at)
 	}
 	fmt.Fprintf(&b, "group %s state=%s gen=%d type=%s protocol=%s leader=%s join-timer=%s next-id=%d next-arrival=%d\n",
@@ -555,7 +559,7 @@ func (c *Coordinator) String() string {
 	for _, id := range c.sortedIDs() {
 		m := c.members[id]
 		st := "-"
-		if at, ok := c.timers[coordSessionTimer(id)]; ok {
+		if at, ok := c.timers.get(coordSessionTimer(id)); ok {
 			st = fmt.Sprintf("@%d", at)
 		}
 		var ps []string
@@ -576,7 +580,7 @@ func (c *Coordinator) String() string {
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.pending)) {
 		st := "-"
-		if at, ok := c.timers[coordSessionTimer(id)]; ok {
+		if at, ok := c.timers.get(coordSessionTimer(id)); ok {
 			st = fmt.Sprintf("@%d", at)
 		}
 		fmt.Fprintf(&b, "pending %s session-timer=%s\n", id, st)
@@ -627,18 +631,22 @@ func (c *Coordinator) CheckInvariants() error {
 	if !c.supportedCounted() {
 		return fail("supported protocols %v, but the members advertise %v", c.supported, countSupported(c.members))
 	}
-	if _, ok := c.timers[coordJoinTimer]; ok != (c.state == GroupPreparingRebalance) {
+	if _, ok := c.timers.get(coordJoinTimer); ok != (c.state == GroupPreparingRebalance) {
 		return fail("join timer armed=%t in state %s", ok, c.state)
 	}
 	for id := range c.pending {
 		if c.IsMember(id) {
 			return fail("pending id %s is a member", id)
 		}
-		if _, ok := c.timers[coordSessionTimer(id)]; !ok {
+		if _, ok := c.timers.get(coordSessionTimer(id)); !ok {
 			return fail("pending id %s has no session timer", id)
 		}
 	}
-	for t := range c.timers {
+	for i, a := range c.timers {
+		t := a.timer
+		if i > 0 && compareTimers(c.timers[i-1].timer, t) >= 0 {
+			return fail("timers %s and %s out of order", c.timers[i-1].timer, t)
+		}
 		if t.Kind == SessionTimer && !c.IsMember(t.Member) && !c.pending[t.Member] {
 			return fail("session timer of non-member %s", t.Member)
 		}
@@ -663,7 +671,7 @@ func (c *Coordinator) CheckInvariants() error {
 		if m.sync.ok && c.state != GroupCompletingRebalance {
 			return fail("parked sync of %s in state %s", id, c.state)
 		}
-		if _, ok := c.timers[coordSessionTimer(id)]; !ok && !m.join.ok && !m.sync.ok {
+		if _, ok := c.timers.get(coordSessionTimer(id)); !ok && !m.join.ok && !m.sync.ok {
 			return fail("member %s has no session timer", id)
 		}
 		if len(m.protocols) == 0 {

@@ -62,10 +62,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	canon.KeyedMap(e, c.members, func(m *coordMember) { encodeCoordMember(e, m) })
 	canon.KeyedMap(e, c.pending, e.Bool)
 	canon.StringMap(e, c.instances)
-	canon.Map(e, c.timers, func(t Timer, at Millis) {
-		EncodeTimer(e, t)
-		e.Instant(int64(at))
-	})
+	encodeCoordTimers(e, c.timers)
 
 	e.Counter(c.nextMemberID)
 	// nextArrival: left out (canon:"-").

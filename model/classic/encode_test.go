@@ -153,9 +153,9 @@ func testCoordinator() *Coordinator {
 	}
 	c.pending["C-3"] = true
 	c.instances["b"] = "B-1"
-	c.timers[Timer{Kind: SessionTimer, Member: "A-1"}] = 11000
-	c.timers[Timer{Kind: SessionTimer, Member: "C-3"}] = 500 // due
-	c.timers[coordJoinTimer] = 31000
+	c.timers.set(Timer{Kind: SessionTimer, Member: "A-1"}, 11000)
+	c.timers.set(Timer{Kind: SessionTimer, Member: "C-3"}, 500) // due
+	c.timers.set(coordJoinTimer, 31000)
 	c.nextMemberID = 4
 	c.nextArrival = 5
 	return c
@@ -201,21 +201,21 @@ func TestCoordinatorEncodeCanon(t *testing.T) {
 		{"pending", func(c *Coordinator) Millis { c.pending["C-3"] = false; return now }, false, false},
 		{"pending removed", func(c *Coordinator) Millis { delete(c.pending, "C-3"); return now }, false, false},
 		{"instance", func(c *Coordinator) Millis { c.instances["b"] = "B-2"; return now }, false, false},
-		{"timer deadline", func(c *Coordinator) Millis { c.timers[coordJoinTimer]++; return now }, false, false},
-		{"timer now due", func(c *Coordinator) Millis { c.timers[coordJoinTimer] = now; return now }, false, false},
-		{"timer disarmed", func(c *Coordinator) Millis { delete(c.timers, coordJoinTimer); return now }, false, false},
+		{"timer deadline", func(c *Coordinator) Millis { at, _ := c.timers.get(coordJoinTimer); c.timers.set(coordJoinTimer, at+1); return now }, false, false},
+		{"timer now due", func(c *Coordinator) Millis { c.timers.set(coordJoinTimer, now); return now }, false, false},
+		{"timer disarmed", func(c *Coordinator) Millis { c.timers.remove(coordJoinTimer); return now }, false, false},
 		{"clock alone", func(c *Coordinator) Millis { return now + 1 }, false, false},
 		{"next member id", func(c *Coordinator) Millis { c.nextMemberID++; return now }, false, false},
 
 		{"unchanged", func(c *Coordinator) Millis { return now }, true, false},
 		{"clock and instants shifted", func(c *Coordinator) Millis {
-			for k := range c.timers {
-				c.timers[k] += 700
+			for i := range c.timers {
+				c.timers[i].at += 700
 			}
 			return now + 700
 		}, true, false},
 		{"due deadline moved", func(c *Coordinator) Millis {
-			c.timers[Timer{Kind: SessionTimer, Member: "C-3"}] = 1
+			c.timers.set(Timer{Kind: SessionTimer, Member: "C-3"}, 1)
 			return now
 		}, true, false},
 		{"seqs renumbered", func(c *Coordinator) Millis {
@@ -362,8 +362,8 @@ func TestEncodeCanonRenames(t *testing.T) {
 		c.state, c.leader = GroupStable, x
 		c.members[x] = &coordMember{id: x, node: "n1", assignment: "a1"}
 		c.members[y] = &coordMember{id: y, node: "n2", assignment: "a2"}
-		c.timers[Timer{Kind: SessionTimer, Member: x}] = 2000
-		c.timers[Timer{Kind: SessionTimer, Member: y}] = 3000
+		c.timers.set(Timer{Kind: SessionTimer, Member: x}, 2000)
+		c.timers.set(Timer{Kind: SessionTimer, Member: y}, 3000)
 		return c
 	}
 	c1, c2 := mk("A-1", "B-1"), mk("B-1", "A-1")

@@ -1,0 +1,81 @@
+package classic
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/canon"
+)
+
+// coordTimers are the coordinator's armed timers with their deadlines,
+// sorted by timer (kind, then member), each timer at most once. A group
+// arms one timer a member and a join timer at most, so a sorted slice
+// serves as the map, and a fork copies it in one allocation (ownTimers)
+// where a map took several. Written in place only by the coordinator
+// that owns it.
+type coordTimers []armedTimer
+
+// armedTimer is a timer and its deadline.
+type armedTimer struct {
+	timer Timer
+	at    Millis
+}
+
+// compareTimers orders timers by kind, then member.
+func compareTimers(a, b Timer) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), strings.Compare(string(a.Member), string(b.Member)))
+}
+
+// find returns where t is, or would be inserted, and whether it is armed.
+func (ts coordTimers) find(t Timer) (int, bool) {
+	return slices.BinarySearchFunc(ts, t, func(a armedTimer, t Timer) int { return compareTimers(a.timer, t) })
+}
+
+// get returns t's deadline and whether t is armed.
+func (ts coordTimers) get(t Timer) (Millis, bool) {
+	if i, ok := ts.find(t); ok {
+		return ts[i].at, true
+	}
+	return 0, false
+}
+
+// set arms t to fire at at, in place.
+func (ts *coordTimers) set(t Timer, at Millis) {
+	i, ok := ts.find(t)
+	if ok {
+		(*ts)[i].at = at
+		return
+	}
+	*ts = slices.Insert(*ts, i, armedTimer{t, at})
+}
+
+// remove disarms t, in place; nothing when t is not armed.
+func (ts *coordTimers) remove(t Timer) {
+	if i, ok := ts.find(t); ok {
+		*ts = slices.Delete(*ts, i, i+1)
+	}
+}
+
+// encodeCoordTimers writes the armed timers as a list, each timer
+// (EncodeTimer) then its deadline, in the order of kind, then member as
+// written: the member as renamed when e renames (the model checker's
+// symmetry reduction), so that the list is the same for every state that
+// differs by a renaming; the slice's own order otherwise. The deadlines
+// are written at the level of the list, not inside items of a canon
+// collection, so a recording of the coordinator replays under a later
+// clock (canon.Encoder.ReplayKept).
+func encodeCoordTimers(e *canon.Encoder, ts coordTimers) {
+	if e.Rename != nil {
+		ts = slices.Clone(ts)
+		slices.SortFunc(ts, func(a, b armedTimer) int {
+			return cmp.Or(cmp.Compare(a.timer.Kind, b.timer.Kind),
+				strings.Compare(e.Rename(string(a.timer.Member)), e.Rename(string(b.timer.Member))))
+		})
+	}
+	e.Len(len(ts))
+	for _, t := range ts {
+		EncodeTimer(e, t.timer)
+		e.Instant(int64(t.at))
+	}
+}
