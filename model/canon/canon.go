@@ -91,12 +91,12 @@ type Encoder struct {
 	// slots are the offsets in Buf of the correlation ids written so far,
 	// in increasing order, with their spaces; each is 8 bytes, raw until
 	// Finish.
-	slots   []seqSlot
-	oslots  []int // the same for order values, rewritten as ranks
+	slots  []seqSlot
+	oslots []int // the same for order values, rewritten as ranks
 	// seqs are the correlation ids Finish has met, in order of first
 	// appearance (an id's number is its index plus one): a state holds a
 	// few dozen at most, which a slice searches faster than a map hashes.
-	seqs []seqKey
+	seqs    []seqKey
 	scratch [][]part
 	// Spans are stretches of the encoding its writer noted to record
 	// later (RecordSpan), once it knows the encoding is worth it: the

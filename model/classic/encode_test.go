@@ -201,7 +201,11 @@ func TestCoordinatorEncodeCanon(t *testing.T) {
 		{"pending", func(c *Coordinator) Millis { c.pending["C-3"] = false; return now }, false, false},
 		{"pending removed", func(c *Coordinator) Millis { delete(c.pending, "C-3"); return now }, false, false},
 		{"instance", func(c *Coordinator) Millis { c.instances["b"] = "B-2"; return now }, false, false},
-		{"timer deadline", func(c *Coordinator) Millis { at, _ := c.timers.get(coordJoinTimer); c.timers.set(coordJoinTimer, at+1); return now }, false, false},
+		{"timer deadline", func(c *Coordinator) Millis {
+			at, _ := c.timers.get(coordJoinTimer)
+			c.timers.set(coordJoinTimer, at+1)
+			return now
+		}, false, false},
 		{"timer now due", func(c *Coordinator) Millis { c.timers.set(coordJoinTimer, now); return now }, false, false},
 		{"timer disarmed", func(c *Coordinator) Millis { c.timers.remove(coordJoinTimer); return now }, false, false},
 		{"clock alone", func(c *Coordinator) Millis { return now + 1 }, false, false},
