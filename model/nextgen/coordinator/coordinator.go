@@ -330,9 +330,10 @@ type Coordinator struct {
 	// that no longer holds it.
 	owners ownerMap
 
-	// forked marks the maps a Fork shares with the coordinator it was
-	// forked from: ownMaps copies them before the first write.
-	forked bool `canon:"-"`
+	// shared marks the maps a Fork shares with the coordinator it was
+	// forked from: each is copied (ownOwners, ownTarget, ownInstances)
+	// before the first write to it.
+	shared sharedMaps `canon:"-"`
 
 	// classicIDs counts the member ids generated for classic members that
 	// joined without one (<ClientID>-<n>, n = classicIDs after the
@@ -869,7 +870,7 @@ func sameSet(a, b spec.Set) bool {
 // that id does not hold, then for a partition of to that another member
 // holds (unless the AssignBeforeRelease fault is on).
 func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
-	c.ownMaps()
+	c.ownOwners()
 	// Removal: every partition of from must be id's; those not in to are
 	// released.
 	var w rowWriter
@@ -914,7 +915,7 @@ func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
 // entry whoever holds it, as Kafka's removePartitionEpochs did before
 // KAFKA-16147.
 func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
-	c.ownMaps()
+	c.ownOwners()
 	var w rowWriter
 	for _, p := range ps {
 		s := w.at(&c.owners, p)
@@ -935,7 +936,7 @@ func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 // instead, as Kafka's addPartitionEpochs did before KAFKA-16147, and
 // records the epoch e.
 func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
-	c.ownMaps()
+	c.ownOwners()
 	var w rowWriter
 	for _, p := range ps {
 		s := w.at(&c.owners, p)
@@ -1128,7 +1129,7 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.instances = maps.Clone(c.instances)
 	n.target = maps.Clone(c.target)
 	n.owners = c.owners.clone()
-	n.forked = false
+	n.shared = 0
 	return &n
 }
 
@@ -1139,17 +1140,43 @@ func (c *Coordinator) Clone() *Coordinator {
 func (c *Coordinator) Fork() *Coordinator {
 	n := *c
 	n.members = maps.Clone(c.members)
-	n.forked = true
+	n.shared = sharedOwners | sharedTarget | sharedInstances
 	return &n
 }
 
-// ownMaps copies the maps a fork shares, before the first write to one.
-func (c *Coordinator) ownMaps() {
-	if c.forked {
-		c.instances = maps.Clone(c.instances)
-		c.target = maps.Clone(c.target)
+// sharedMaps is a set of the maps a fork may share with the coordinator
+// it was forked from (Coordinator.shared).
+type sharedMaps uint8
+
+// The maps a fork shares.
+const (
+	sharedOwners sharedMaps = 1 << iota
+	sharedTarget
+	sharedInstances
+)
+
+// ownOwners copies the owner map if it is shared, before a write to it.
+func (c *Coordinator) ownOwners() {
+	if c.shared&sharedOwners != 0 {
 		c.owners = c.owners.clone()
-		c.forked = false
+		c.shared &^= sharedOwners
+	}
+}
+
+// ownTarget copies the target if it is shared, before a write to it.
+func (c *Coordinator) ownTarget() {
+	if c.shared&sharedTarget != 0 {
+		c.target = maps.Clone(c.target)
+		c.shared &^= sharedTarget
+	}
+}
+
+// ownInstances copies the instance ids if they are shared, before a write
+// to them.
+func (c *Coordinator) ownInstances() {
+	if c.shared&sharedInstances != 0 {
+		c.instances = maps.Clone(c.instances)
+		c.shared &^= sharedInstances
 	}
 }
 

@@ -145,7 +145,7 @@ func (c *Coordinator) fence(s *step, id spec.MemberID) {
 		c.downgrade = &g
 	}
 	c.drop(s, id)
-	c.ownMaps()
+	c.ownTarget()
 	delete(c.target, id)
 	c.subscribed = c.subscriptionMetadata(c.subscribedNames(nil))
 	c.groupEpoch++
@@ -161,7 +161,7 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 	}
 	c.removeHoldings(id, m.holds())
 	if m.instanceID != "" && c.instances[m.instanceID] == id {
-		c.ownMaps()
+		c.ownInstances()
 		delete(c.instances, m.instanceID)
 	}
 	s.cancelSession(&m)
@@ -634,7 +634,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 	if dec.Kind == validate.ExistingMember {
 		prev = &base.cur
 		if base.instanceID != "" && base.instanceID != updated.instanceID {
-			c.ownMaps()
+			c.ownInstances()
 			delete(c.instances, base.instanceID)
 		}
 	}
@@ -645,8 +645,8 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 	updated.cur = next
 	updated.assignedAt = assignmentEpochs(updated.assignedAt, next)
 	c.updateHoldings(updated.id, prev, next)
-	if updated.instanceID != "" {
-		c.ownMaps()
+	if updated.instanceID != "" && c.instances[updated.instanceID] != updated.id {
+		c.ownInstances()
 		c.instances[updated.instanceID] = updated.id
 	}
 	switch {
