@@ -268,7 +268,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		updated.assignor = *r.ServerAssignor
 	}
 	if r.SubscriptionSent {
-		updated.subscription = distinct(r.SubscribedTopicNames)
+		updated.subscription = resubscribed(base.subscription, r.SubscribedTopicNames)
 	}
 	updated.node = from
 	// setClassicMemberMetadata(null): a member that used the classic
@@ -400,12 +400,14 @@ func (c *Coordinator) targetMembers() []target.Member {
 
 // targetMember is m as the target builder sees it. An empty topic name in
 // the subscription is left out: it names no topic, and Kafka's assignors
-// ignore topics missing from the metadata.
+// ignore topics missing from the metadata. Its Topics may be m's
+// subscription itself (target.Build does not write to it).
 func targetMember(m member) target.Member {
-	return target.Member{
-		ID: m.id, InstanceID: m.instanceID, Rack: m.rack,
-		Topics: slices.DeleteFunc(slices.Clone(m.subscription), func(t string) bool { return t == "" }),
+	topics := m.subscription
+	if slices.Contains(topics, "") {
+		topics = slices.DeleteFunc(slices.Clone(topics), func(t string) bool { return t == "" })
 	}
+	return target.Member{ID: m.id, InstanceID: m.instanceID, Rack: m.rack, Topics: topics}
 }
 
 // sameMember reports whether a and b are the same current assignment.
@@ -421,6 +423,18 @@ func distinct(topics []string) []string {
 		return nil
 	}
 	return slices.Compact(slices.Sorted(slices.Values(topics)))
+}
+
+// resubscribed is distinct(topics), the subscription a request sends, for
+// a member subscribed to old (sorted and distinct): old itself when
+// topics is the same subscription in the same order (the common case: a
+// full heartbeat that resends it), since stored subscriptions are never
+// written.
+func resubscribed(old, topics []string) []string {
+	if len(old) > 0 && slices.Equal(old, topics) {
+		return old
+	}
+	return distinct(topics)
 }
 
 // groupView is the coordinator as validate.Group. With skipEpochCheck (the
