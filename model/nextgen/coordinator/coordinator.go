@@ -432,14 +432,39 @@ type step struct {
 	// seq is the correlation id of the request being handled; every
 	// response echoes it.
 	seq uint64 `canon:"seq"`
+	// msgs backs out.Messages for the one message almost every step
+	// sends, and view and joinView hold the coordinator as validate
+	// sees it (see group and joinGroup): a step is allocated anyway, and
+	// they would be allocations of their own.
+	msgs           [1]nextgen.Envelope
+	view, joinView groupView
 }
 
+// send sends msg to to. A HeartbeatResponse goes through respond instead.
 func (s *step) send(to string, msg nextgen.Message) {
-	if r, ok := msg.(nextgen.HeartbeatResponse); ok {
-		r.Seq = s.seq
-		msg = r
-	}
 	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: to, Msg: msg})
+}
+
+// respond sends r to to, echoing the correlation id of the request being
+// handled.
+func (s *step) respond(to string, r nextgen.HeartbeatResponse) {
+	r.Seq = s.seq
+	s.send(to, r)
+}
+
+// group returns c as validate sees it, c being the coordinator the step
+// runs on. The value lives in s.
+func (s *step) group(c *Coordinator) *groupView {
+	s.view = groupView{c: c}
+	return &s.view
+}
+
+// joinGroup returns v, a view of c for the member epoch check of a
+// heartbeat, as validate.Join sees it. The value lives in s, apart from
+// group's.
+func (s *step) joinGroup(v groupView) *groupView {
+	s.joinView = v
+	return &s.joinView
 }
 
 // NewCoordinator returns the coordinator of a group that does not exist
@@ -500,6 +525,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 // or a negative count, is a driver bug and panics.
 func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	s := &step{now: in.Now}
+	s.out.Messages = s.msgs[:0]
 	c.downgrade = nil
 	switch ev := in.Event.(type) {
 	case nextgen.Receive:
@@ -531,6 +557,12 @@ func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	default:
 		panic(fmt.Sprintf("coordinator: Step: event %T is not for a coordinator", in.Event))
 	}
+	if len(s.out.Messages) == 0 {
+		s.out.Messages = nil
+	}
+	// The output may outlive the coordinator, and out.Messages keeps s
+	// alive: s keeps no pointer to it.
+	s.view, s.joinView = groupView{}, groupView{}
 	return s.out
 }
 
@@ -548,7 +580,7 @@ func (c *Coordinator) handleOffsets(s *step, from string, seq uint64, group stri
 	case !c.exists:
 		rej = rejection(spec.GroupIDNotFound, "Group %s does not exist.", group)
 	default:
-		rej, stale = rule(groupView{c: c})
+		rej, stale = rule(s.group(c))
 	}
 	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: from,
 		Msg: nextgen.OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message, StalePartitions: stale}})
@@ -1135,8 +1167,8 @@ func (c *Coordinator) Clone() *Coordinator {
 
 // Fork returns a copy of c for a caller that will not change c while the
 // copy is in use (the model checker's worlds): it shares c's owner map,
-// target and instance ids until its first write to one of them, and copies
-// only the member records (almost every step writes one).
+// target and instance ids, each until its first write to it, and copies
+// only the map of member records (almost every step writes one).
 func (c *Coordinator) Fork() *Coordinator {
 	n := *c
 	n.members = maps.Clone(c.members)

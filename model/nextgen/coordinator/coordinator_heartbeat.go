@@ -21,7 +21,7 @@ import (
 
 // reject answers from with rej and changes nothing.
 func (s *step) reject(from string, rej validate.Rejection) {
-	s.send(from, rej.Response())
+	s.respond(from, rej.Response())
 }
 
 func rejection(code spec.ErrorCode, format string, args ...any) validate.Rejection {
@@ -86,7 +86,7 @@ func blank(s string) bool {
 func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatRequest) {
 	var g validate.Group
 	if c.exists {
-		g = groupView{c: c}
+		g = s.group(c)
 	}
 	dec, rej := validate.Leave(g, r)
 	if !rej.OK() {
@@ -96,10 +96,10 @@ func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatReque
 	switch dec.Kind {
 	case validate.Fence:
 		c.fence(s, dec.Member)
-		s.send(from, nextgen.HeartbeatResponse{MemberID: r.MemberID, MemberEpoch: r.MemberEpoch})
+		s.respond(from, nextgen.HeartbeatResponse{MemberID: r.MemberID, MemberEpoch: r.MemberEpoch})
 	case validate.StaticTemporaryLeave:
 		c.parkStatic(s, dec.Member)
-		s.send(from, nextgen.HeartbeatResponse{MemberID: dec.Member, MemberEpoch: spec.StaticLeaveEpoch})
+		s.respond(from, nextgen.HeartbeatResponse{MemberID: dec.Member, MemberEpoch: spec.StaticLeaveEpoch})
 	default:
 		panic(fmt.Sprintf("coordinator: validate.Leave accepted with decision %s", dec))
 	}
@@ -140,7 +140,7 @@ func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 // DowngradeTo; the removal is still applied here, so that the coordinator
 // stays a consistent consumer group for a caller that keeps it.
 func (c *Coordinator) fence(s *step, id spec.MemberID) {
-	if validate.DowngradeOnLeave(groupView{c: c}, id, c.cfg.Migration, c.cfg.ClassicMaxSize).Downgrades() {
+	if validate.DowngradeOnLeave(s.group(c), id, c.cfg.Migration, c.cfg.ClassicMaxSize).Downgrades() {
 		g := c.classicGroup(id, nil, classic.GroupPreparingRebalance)
 		c.downgrade = &g
 	}
@@ -214,7 +214,7 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.HeartbeatRequest, owned spec.Set) {
 	var g validate.Group
 	if c.exists {
-		g = groupView{c: c, skipEpochCheck: c.cfg.Faults.Has(nextgen.SkipEpochCheck), req: r}
+		g = s.joinGroup(groupView{c: c, skipEpochCheck: c.cfg.Faults.Has(nextgen.SkipEpochCheck), req: r})
 	}
 	dec, rej := validate.Join(g, r, c.cfg.MaxSize, validate.Semantics{BeforeKafka19233: c.cfg.Semantics.BeforeKafka19233})
 	if !rej.OK() {
@@ -278,8 +278,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	upd, ok := c.reconcileAndCommit(s, admission{
 		dec: dec, base: base, updated: updated, gone: gone,
 		owned: owned, ownedSent: r.OwnedSent,
-		reject: func(rej validate.Rejection) { s.reject(from, rej) },
-	})
+	}, func(rej validate.Rejection) { s.reject(from, rej) })
 	if !ok {
 		return
 	}
@@ -294,7 +293,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	if full || !base.cur.Assigned.Equal(next.Assigned) {
 		resp.Assignment, resp.AssignmentSent = next.Assigned, true
 	}
-	s.send(from, resp)
+	s.respond(from, resp)
 }
 
 // restartReconciliation is the RestartOnNewTarget fault: Kafka's
@@ -522,8 +521,6 @@ type admission struct {
 	// reports it at all.
 	owned     spec.Set
 	ownedSent bool
-	// reject answers the request with a rejection, in its protocol.
-	reject func(validate.Rejection)
 }
 
 // reconcileAndCommit is what a heartbeat and a classic JoinGroup share,
@@ -543,9 +540,11 @@ type admission struct {
 //     instead.
 //
 // Then it commits (see regularHeartbeat) and returns the committed record.
-// A rejection (steps 4 and 5) goes through a.reject, changes nothing and
-// returns false.
-func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
+// A rejection (steps 4 and 5) goes through reject, which answers the
+// request in its protocol; it changes nothing and returns false. (reject
+// is a parameter rather than a field of a: a function kept in a escapes,
+// and would cost every request an allocation.)
+func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(validate.Rejection)) (member, bool) {
 	dec, base, updated, gone := a.dec, a.base, a.updated, a.gone
 	// 3. The group epoch.
 	groupEpoch, subscribed, expired := c.groupEpoch, c.subscribed, c.metadataExpired
@@ -578,7 +577,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 			Upsert: []target.Member{targetMember(updated)},
 		})
 		if err != nil {
-			a.reject(rejection(spec.UnknownServerError,
+			reject(rejection(spec.UnknownServerError,
 				"Failed to compute a new target assignment for epoch %d: %v.", groupEpoch, err))
 			return member{}, false
 		}
@@ -626,7 +625,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 		}
 		switch {
 		case errors.Is(err, reconcile.ErrFencedMemberEpoch):
-			a.reject(rejection(spec.FencedMemberEpoch,
+			reject(rejection(spec.FencedMemberEpoch,
 				"The consumer group member is in an unknown state and must abandon all its partitions and rejoin."))
 			return member{}, false
 		case err != nil:
