@@ -658,7 +658,7 @@ func (c *Coordinator) handleMetadata(topics spec.Topics) {
 	}
 	next := copyTopics(topics)
 	if !c.metadataExpired {
-		for _, t := range c.subscribedNames(nil) {
+		for _, t := range c.subscribedNames(nil, nil) {
 			oldN, oldOK := c.topics[t]
 			newN, newOK := next[t]
 			if oldOK != newOK || oldN != newN {
@@ -814,9 +814,9 @@ func (s *step) cancelRebalance(m *member) {
 
 // subscribedNames returns, sorted, every topic some member subscribes to,
 // with override standing in for the member of the same id (and ignoring
-// the ids in skip).
-func (c *Coordinator) subscribedNames(override *member, skip ...spec.MemberID) []string {
-	var names []string
+// the ids in skip), appended to dst[:0] (which may be nil).
+func (c *Coordinator) subscribedNames(dst []string, override *member, skip ...spec.MemberID) []string {
+	names := dst[:0]
 	for id, m := range c.members {
 		if slices.Contains(skip, id) || (override != nil && id == override.id) {
 			continue
@@ -841,6 +841,30 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 		}
 	}
 	return out
+}
+
+// refreshedMetadata is subscriptionMetadata(names) for sorted, distinct
+// names, but c.subscribed itself when that is equal to it (a stored Topics
+// map is never written, so the two may share it), as it is on almost every
+// refresh: the common one is a member joining with the subscription the
+// others have.
+func (c *Coordinator) refreshedMetadata(names []string) spec.Topics {
+	if c.subscribed == nil {
+		return c.subscriptionMetadata(names)
+	}
+	n := 0
+	for _, t := range names {
+		if count, ok := c.topics[t]; ok {
+			if had, ok := c.subscribed[t]; !ok || had != count {
+				return c.subscriptionMetadata(names)
+			}
+			n++
+		}
+	}
+	if n != len(c.subscribed) {
+		return c.subscriptionMetadata(names)
+	}
+	return c.subscribed
 }
 
 // updateHoldings moves member id's entries in the owner map from its old
@@ -1454,7 +1478,7 @@ func (cm classicMember) check() error {
 // checkSubscriptionMetadata is CheckInvariants' last check: the
 // subscription metadata is current unless marked expired.
 func (c *Coordinator) checkSubscriptionMetadata(fail func(string, ...any) error) error {
-	if !c.metadataExpired && !maps.Equal(c.subscribed, c.subscriptionMetadata(c.subscribedNames(nil))) {
+	if !c.metadataExpired && !maps.Equal(c.subscribed, c.subscriptionMetadata(c.subscribedNames(nil, nil))) {
 		return fail("subscription metadata %s is stale, but not marked expired", topicsString(c.subscribed))
 	}
 	return nil

@@ -147,7 +147,8 @@ func (c *Coordinator) fence(s *step, id spec.MemberID) {
 	c.drop(s, id)
 	c.ownTarget()
 	delete(c.target, id)
-	c.subscribed = c.subscriptionMetadata(c.subscribedNames(nil))
+	var buf [8]string
+	c.subscribed = c.refreshedMetadata(c.subscribedNames(buf[:0], nil))
 	c.groupEpoch++
 	c.updateState()
 }
@@ -550,7 +551,8 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(valid
 	groupEpoch, subscribed, expired := c.groupEpoch, c.subscribed, c.metadataExpired
 	bump := !slices.Equal(base.subscription, updated.subscription)
 	if bump || expired {
-		subscribed = c.subscriptionMetadata(c.subscribedNames(&updated, gone...))
+		var buf [8]string
+		subscribed = c.refreshedMetadata(c.subscribedNames(buf[:0], &updated, gone...))
 		if !maps.Equal(subscribed, c.subscribed) {
 			bump = true
 		}
