@@ -432,11 +432,13 @@ type step struct {
 	// seq is the correlation id of the request being handled; every
 	// response echoes it.
 	seq uint64 `canon:"seq"`
-	// msgs backs out.Messages for the one message almost every step
-	// sends, and view and joinView hold the coordinator as validate
-	// sees it (see group and joinGroup): a step is allocated anyway, and
-	// they would be allocations of their own.
+	// msgs and timers back out.Messages and out.Timers for the one
+	// message almost every step sends and the few timer commands it
+	// gives, and view and joinView hold the coordinator as validate sees
+	// it (see group and joinGroup): a step is allocated anyway, and they
+	// would be allocations of their own.
 	msgs           [1]nextgen.Envelope
+	timers         [2]nextgen.TimerCmd
 	view, joinView groupView
 }
 
@@ -525,7 +527,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 // or a negative count, is a driver bug and panics.
 func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	s := &step{now: in.Now}
-	s.out.Messages = s.msgs[:0]
+	s.out.Messages, s.out.Timers = s.msgs[:0], s.timers[:0]
 	c.downgrade = nil
 	switch ev := in.Event.(type) {
 	case nextgen.Receive:
@@ -559,6 +561,9 @@ func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	}
 	if len(s.out.Messages) == 0 {
 		s.out.Messages = nil
+	}
+	if len(s.out.Timers) == 0 {
+		s.out.Timers = nil
 	}
 	// The output may outlive the coordinator, and out.Messages keeps s
 	// alive: s keeps no pointer to it.
