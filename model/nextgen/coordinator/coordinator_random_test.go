@@ -77,6 +77,9 @@ func (w *randomRun) step(ev node.Event) nextgen.Output {
 	ref := orig.Clone()
 	w.c = orig.Fork()
 	out := w.c.Step(in)
+	if out.Messages != nil && len(out.Messages) == 0 || out.Timers != nil && len(out.Timers) == 0 {
+		w.fail("after %s: output %s has an empty list that is not nil", ev, out)
+	}
 	if refOut := ref.Step(in); out.String() != refOut.String() || w.c.String() != ref.String() || encodeAt(w.c, w.now) != encodeAt(ref, w.now) {
 		w.fail("after %s: the fork output\n%s\nand is\n%s\na clone output\n%s\nand is\n%s", ev, out, w.c, refOut, ref)
 	}
