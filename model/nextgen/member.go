@@ -292,6 +292,8 @@ func (m *Member) Step(in node.Input) Output {
 	if memberStates.Final(m.state) {
 		return out
 	}
+	buf := new(outputBuffer)
+	out.Messages, out.Timers, out.Callbacks = buf.messages[:0], buf.timers[:0], buf.callbacks[:0]
 	now := in.Now
 	switch e := in.Event.(type) {
 	case Receive:
@@ -314,7 +316,31 @@ func (m *Member) Step(in node.Input) Output {
 	default:
 		panic(fmt.Sprintf("nextgen: member %s: unknown event %T", m.cfg.Name, in.Event))
 	}
+	buf.trim(&out)
 	return out
+}
+
+// outputBuffer backs the output of one member step: one allocation for
+// the message, the timer commands and the callback a step usually gives,
+// instead of one for each.
+type outputBuffer struct {
+	messages  [1]Envelope
+	timers    [2]TimerCmd
+	callbacks [1]Callback
+}
+
+// trim leaves nil, as an output built without the buffer has, each list
+// of out that is empty.
+func (*outputBuffer) trim(out *Output) {
+	if len(out.Messages) == 0 {
+		out.Messages = nil
+	}
+	if len(out.Timers) == 0 {
+		out.Timers = nil
+	}
+	if len(out.Callbacks) == 0 {
+		out.Callbacks = nil
+	}
 }
 
 // callback queues an application callback.
