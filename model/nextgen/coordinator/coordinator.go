@@ -313,7 +313,7 @@ type Coordinator struct {
 
 	// members holds each member's record. A record is never written
 	// after it is stored (setRecord stores a changed copy), so forks share
-	// the records and copy only the map.
+	// the records, and the map until their first write to it.
 	members map[spec.MemberID]*member
 	// instances maps each static member's instance id to its member id
 	// (Kafka's staticMembers). It holds exactly the members with an
@@ -1089,7 +1089,10 @@ func (c *Coordinator) epochOf(id spec.MemberID) spec.Epoch {
 
 // setRecord stores m as its member's record, in place of the one stored,
 // which forks may share.
-func (c *Coordinator) setRecord(m member) { c.members[m.id] = &m }
+func (c *Coordinator) setRecord(m member) {
+	c.ownMembers()
+	c.members[m.id] = &m
+}
 
 // HeartbeatInterval is the interval the coordinator gives its members
 // (CoordinatorConfig.HeartbeatInterval, defaulted).
@@ -1196,12 +1199,11 @@ func (c *Coordinator) Clone() *Coordinator {
 
 // Fork returns a copy of c for a caller that will not change c while the
 // copy is in use (the model checker's worlds): it shares c's owner map,
-// target and instance ids, each until its first write to it, and copies
-// only the map of member records (almost every step writes one).
+// target, instance ids and map of member records, each until its first
+// write to it.
 func (c *Coordinator) Fork() *Coordinator {
 	n := *c
-	n.members = maps.Clone(c.members)
-	n.shared = sharedOwners | sharedTarget | sharedInstances
+	n.shared = sharedOwners | sharedTarget | sharedInstances | sharedMembers
 	return &n
 }
 
@@ -1214,6 +1216,7 @@ const (
 	sharedOwners sharedMaps = 1 << iota
 	sharedTarget
 	sharedInstances
+	sharedMembers
 )
 
 // ownOwners copies the owner map if it is shared, before a write to it.
@@ -1229,6 +1232,15 @@ func (c *Coordinator) ownTarget() {
 	if c.shared&sharedTarget != 0 {
 		c.target = maps.Clone(c.target)
 		c.shared &^= sharedTarget
+	}
+}
+
+// ownMembers copies the map of member records (not the records, which are
+// never written) if it is shared, before a write to it.
+func (c *Coordinator) ownMembers() {
+	if c.shared&sharedMembers != 0 {
+		c.members = maps.Clone(c.members)
+		c.shared &^= sharedMembers
 	}
 }
 

@@ -168,6 +168,7 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 	s.cancelSession(&m)
 	s.cancelRebalance(&m)
 	s.cancelClassicTimers(&m)
+	c.ownMembers()
 	delete(c.members, id)
 }
 
