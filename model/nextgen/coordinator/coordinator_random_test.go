@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func (w *randomRun) fail(format string, args ...any) {
 
 // step runs ev on a Fork of the coordinator, which then replaces it, and
 // checks it against the reference, a Clone stepped alike: the same output
-// and state, and the coordinator forked from unchanged. Every random run
+// (deeply equal) and state, and the coordinator forked from unchanged. Every random run
 // thus checks what a fork shares copy-on-write. States are compared by
 // their canonical encodings, which hold every field of the state
 // (TestEncoderCoversEveryField) and cost much less than printing.
@@ -82,7 +83,7 @@ func (w *randomRun) step(ev node.Event) nextgen.Output {
 	if out.Messages != nil && len(out.Messages) == 0 || out.Timers != nil && len(out.Timers) == 0 {
 		w.fail("after %s: output %s has an empty list that is not nil", ev, out)
 	}
-	if refOut := ref.Step(in); out.String() != refOut.String() || encodeAt(w.c, w.now) != encodeAt(ref, w.now) {
+	if refOut := ref.Step(in); !reflect.DeepEqual(out, refOut) || encodeAt(w.c, w.now) != encodeAt(ref, w.now) {
 		w.fail("after %s: the fork output\n%s\nand is\n%s\na clone output\n%s\nand is\n%s", ev, out, w.c, refOut, ref)
 	}
 	if encodeAt(orig, w.now) != enc {
