@@ -216,7 +216,12 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.HeartbeatRequest, owned spec.Set) {
 	var g validate.Group
 	if c.exists {
-		g = s.joinGroup(groupView{c: c, skipEpochCheck: c.cfg.Faults.Has(nextgen.SkipEpochCheck), req: r})
+		v := groupView{c: c}
+		if c.cfg.Faults.Has(nextgen.SkipEpochCheck) {
+			req := r
+			v.skipEpochCheck = &req
+		}
+		g = s.joinGroup(v)
 	}
 	dec, rej := validate.Join(g, r, c.cfg.MaxSize, validate.Semantics{BeforeKafka19233: c.cfg.Semantics.BeforeKafka19233})
 	if !rej.OK() {
@@ -438,15 +443,15 @@ func resubscribed(old, topics []string) []string {
 	return distinct(topics)
 }
 
-// groupView is the coordinator as validate.Group. With skipEpochCheck (the
-// SkipEpochCheck fault) it reports the requesting member at the request's
-// epoch wherever validate runs the member epoch check, so the check always
-// passes; a static member parked at -2 is left as it is (the fault skips
-// the epoch check, not the parking).
+// groupView is the coordinator as validate.Group. With skipEpochCheck, the
+// heartbeat req (under the SkipEpochCheck fault; nil otherwise), it
+// reports the requesting member at the request's epoch wherever validate
+// runs the member epoch check, so the check always passes; a static member
+// parked at -2 is left as it is (the fault skips the epoch check, not the
+// parking).
 type groupView struct {
 	c              *Coordinator
-	skipEpochCheck bool
-	req            nextgen.HeartbeatRequest
+	skipEpochCheck *nextgen.HeartbeatRequest
 }
 
 func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
@@ -463,9 +468,11 @@ func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
 	if m.cl.use {
 		info.Protocols = protocolNames(m.cl.protocols)
 	}
-	staticJoin := v.req.InstanceID != nil && v.req.MemberEpoch == 0 // no epoch check there
-	if v.skipEpochCheck && id == v.req.MemberID && m.cur.Epoch >= 0 && !staticJoin {
-		info.Epoch = v.req.MemberEpoch
+	if req := v.skipEpochCheck; req != nil && id == req.MemberID && m.cur.Epoch >= 0 {
+		staticJoin := req.InstanceID != nil && req.MemberEpoch == 0 // no epoch check there
+		if !staticJoin {
+			info.Epoch = req.MemberEpoch
+		}
 	}
 	return info, true
 }
