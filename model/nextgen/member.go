@@ -161,8 +161,10 @@ func (m *Member) become(to MemberState) {
 // returns (outputs, views, sets) shares nothing mutable with it.
 type Member struct {
 	// cfg is the configuration with defaults applied; cfg.Topics is the
-	// initial subscription only (see topics).
-	cfg   MemberConfig
+	// initial subscription only (see topics). It is never written after
+	// NewMember, so clones share it (a clone copies a pointer, not the
+	// whole configuration).
+	cfg   *MemberConfig
 	state MemberState
 
 	// epoch is the member epoch the heartbeats carry (Kafka's
@@ -252,7 +254,7 @@ func NewMember(cfg MemberConfig) (*Member, error) {
 	}
 	cfg.Topics = topics
 	return &Member{
-		cfg:      cfg,
+		cfg:      &cfg,
 		state:    MemberUnsubscribed,
 		interval: memberDefaultHeartbeatInterval,
 		topics:   slices.Clone(topics),
