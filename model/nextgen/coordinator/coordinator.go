@@ -281,8 +281,9 @@ func (s GroupState) String() string { return groupStates.Name(s) }
 // first to keep the old state. The zero Coordinator is not usable; call
 // NewCoordinator.
 type Coordinator struct {
-	// cfg never changes after construction.
-	cfg CoordinatorConfig `canon:"-"`
+	// cfg never changes after construction, so clones and forks share it
+	// (they copy a pointer, not the whole configuration).
+	cfg *CoordinatorConfig `canon:"-"`
 	// assignors maps the supported names to their implementations;
 	// immutable after construction and shared by clones.
 	assignors map[string]assign.Assignor `canon:"-"`
@@ -482,7 +483,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		return nil, err
 	}
 	c := &Coordinator{
-		cfg:       cfg,
+		cfg:       &cfg,
 		assignors: map[string]assign.Assignor{},
 		state:     Empty,
 		topics:    cfg.Topics,
