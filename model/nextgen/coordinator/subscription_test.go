@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -35,6 +36,10 @@ func TestRefreshedMetadataIsSubscriptionMetadata(t *testing.T) {
 				names = append(names, name)
 			}
 		}
+		if rapid.Bool().Draw(t, "current") {
+			// The common case: the stored metadata is current.
+			c.subscribed = c.subscriptionMetadata(names)
+		}
 		want := c.subscriptionMetadata(names)
 		got := c.refreshedMetadata(names)
 		if !maps.Equal(got, want) || got == nil {
@@ -62,4 +67,40 @@ func sameMap(a, b spec.Topics) bool {
 	_, shared := b[probe]
 	delete(a, probe)
 	return shared
+}
+
+// TestResubscribedKeepsStoredSubscription: a request that resends its
+// member's subscription keeps the stored slice; any other is
+// distinct(topics), in a new slice, and nil for none.
+func TestResubscribedKeepsStoredSubscription(t *testing.T) {
+	old := []string{"a", "b"}
+	if got := resubscribed(old, []string{"a", "b"}); len(got) != 2 || &got[0] != &old[0] {
+		t.Errorf("resubscribed(%v, the same) = %v, not the stored slice", old, got)
+	}
+	for _, topics := range [][]string{{"b", "a"}, {"a", "b", "b"}, {"a"}, {"c", "a", "b"}} {
+		got, want := resubscribed(old, topics), distinct(topics)
+		if !slices.Equal(got, want) || &got[0] == &old[0] {
+			t.Errorf("resubscribed(%v, %v) = %v, want %v in a new slice", old, topics, got, want)
+		}
+	}
+	if got := resubscribed([]string{}, []string{}); got != nil {
+		t.Errorf("resubscribed of no topics = %#v, want nil", got)
+	}
+	if got := resubscribed(nil, []string{"b", "a"}); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("resubscribed(nil, [b a]) = %v, want [a b]", got)
+	}
+}
+
+// TestTargetMemberLeavesOutEmptyTopic: the target builder's view of a
+// member leaves out an empty topic name without writing to the stored
+// subscription, and shares a subscription that has none.
+func TestTargetMemberLeavesOutEmptyTopic(t *testing.T) {
+	sub := []string{"", "a", "b"}
+	if got := targetMember(member{id: "A", subscription: sub}).Topics; !slices.Equal(got, []string{"a", "b"}) || !slices.Equal(sub, []string{"", "a", "b"}) {
+		t.Errorf("targetMember topics %v (subscription now %v), want [a b] and the subscription unchanged", got, sub)
+	}
+	plain := []string{"a", "b"}
+	if got := targetMember(member{id: "A", subscription: plain}).Topics; len(got) != 2 || &got[0] != &plain[0] {
+		t.Errorf("targetMember topics %v, want the stored subscription itself", got)
+	}
 }
