@@ -99,7 +99,7 @@ func EncodeConfig(e *canon.Encoder, cfg MemberConfig) {
 // every field but seq, which only issues fresh correlation ids; awaitSeq
 // as a correlation id; the timers' instants relative to the clock.
 func (m *Member) EncodeCanon(e *canon.Encoder) {
-	EncodeConfig(e, m.cfg)
+	EncodeConfig(e, *m.cfg)
 	e.Int(int64(m.state))
 	e.Int(int64(m.epoch))
 	e.Int(int64(m.interval))

@@ -161,8 +161,10 @@ func (m *Member) become(to MemberState) {
 // returns (outputs, views, sets) shares nothing mutable with it.
 type Member struct {
 	// cfg is the configuration with defaults applied; cfg.Topics is the
-	// initial subscription only (see topics).
-	cfg   MemberConfig
+	// initial subscription only (see topics). It is never written after
+	// NewMember, so clones share it (a clone copies a pointer, not the
+	// whole configuration).
+	cfg   *MemberConfig
 	state MemberState
 
 	// epoch is the member epoch the heartbeats carry (Kafka's
@@ -252,7 +254,7 @@ func NewMember(cfg MemberConfig) (*Member, error) {
 	}
 	cfg.Topics = topics
 	return &Member{
-		cfg:      cfg,
+		cfg:      &cfg,
 		state:    MemberUnsubscribed,
 		interval: memberDefaultHeartbeatInterval,
 		topics:   slices.Clone(topics),
@@ -292,6 +294,8 @@ func (m *Member) Step(in node.Input) Output {
 	if memberStates.Final(m.state) {
 		return out
 	}
+	buf := new(outputBuffer)
+	out.Messages, out.Timers, out.Callbacks = buf.messages[:0], buf.timers[:0], buf.callbacks[:0]
 	now := in.Now
 	switch e := in.Event.(type) {
 	case Receive:
@@ -314,7 +318,31 @@ func (m *Member) Step(in node.Input) Output {
 	default:
 		panic(fmt.Sprintf("nextgen: member %s: unknown event %T", m.cfg.Name, in.Event))
 	}
+	buf.trim(&out)
 	return out
+}
+
+// outputBuffer backs the output of one member step: one allocation for
+// the message, the timer commands and the callback a step usually gives,
+// instead of one for each.
+type outputBuffer struct {
+	messages  [1]Envelope
+	timers    [2]TimerCmd
+	callbacks [1]Callback
+}
+
+// trim leaves nil, as an output built without the buffer has, each list
+// of out that is empty.
+func (*outputBuffer) trim(out *Output) {
+	if len(out.Messages) == 0 {
+		out.Messages = nil
+	}
+	if len(out.Timers) == 0 {
+		out.Timers = nil
+	}
+	if len(out.Callbacks) == 0 {
+		out.Callbacks = nil
+	}
 }
 
 // callback queues an application callback.

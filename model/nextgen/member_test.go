@@ -40,10 +40,14 @@ func newMemberHarness(t *testing.T, cfg MemberConfig) *memberHarness {
 	return &memberHarness{t: t, m: nodetest.Must(NewMember(cfg))}
 }
 
-// step applies e at the harness's clock.
+// step applies e at the harness's clock. An empty list of the output must
+// be nil, as in an output built without Step's buffer.
 func (h *memberHarness) step(e node.Event) Output {
 	h.t.Helper()
 	out := h.m.Step(node.Input{Now: h.now, Event: e})
+	if out.Messages != nil && len(out.Messages) == 0 || out.Timers != nil && len(out.Timers) == 0 || out.Callbacks != nil && len(out.Callbacks) == 0 {
+		h.t.Fatalf("output %s has an empty list that is not nil: %#v", out, out)
+	}
 	for _, env := range out.Messages {
 		if env.From != h.m.cfg.Name || env.To != CoordinatorNode {
 			h.t.Fatalf("message %s: want %s->%s", env, h.m.cfg.Name, CoordinatorNode)

@@ -120,7 +120,7 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 	if req.RequireKnownMemberID {
 		version = 4
 	}
-	g := groupView{c: c}
+	g := s.group(c)
 	dec, rej := validate.ClassicJoin(g, validate.ClassicJoinRequest{
 		GroupID: c.cfg.GroupID, MemberID: req.MemberID, InstanceID: instance,
 		ProtocolType: req.ProtocolType, Protocols: protocolNames(req.Protocols), Version: version,
@@ -197,8 +197,7 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 	upd, ok := c.reconcileAndCommit(s, admission{
 		dec: dec, base: base, updated: updated, gone: gone,
 		owned: sub.Owned, ownedSent: true,
-		reject: func(rej validate.Rejection) { reject(rej.Code, "") },
-	})
+	}, func(rej validate.Rejection) { reject(rej.Code, "") })
 	if !ok {
 		return
 	}
@@ -425,7 +424,7 @@ func (c *Coordinator) classicLeave(s *step, from string, req classic.LeaveGroupR
 func (c *Coordinator) classicCommit(s *step, from string, req classic.OffsetCommitRequest) {
 	var rej validate.Rejection
 	if !c.cfg.Faults.Has(nextgen.AcceptStaleCommits) {
-		rej, _ = validate.OffsetCommit(groupView{c: c}, req.MemberID, spec.Epoch(req.Generation), 8, nil,
+		rej, _ = validate.OffsetCommit(s.group(c), req.MemberID, spec.Epoch(req.Generation), 8, nil,
 			validate.Semantics{BeforeKafka20066: c.cfg.Semantics.BeforeKafka20066})
 	}
 	s.classicAnswer(from, classic.OffsetCommitResponse{Seq: req.Seq, Error: rej.Code})

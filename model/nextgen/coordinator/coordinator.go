@@ -281,8 +281,9 @@ func (s GroupState) String() string { return groupStates.Name(s) }
 // first to keep the old state. The zero Coordinator is not usable; call
 // NewCoordinator.
 type Coordinator struct {
-	// cfg never changes after construction.
-	cfg CoordinatorConfig `canon:"-"`
+	// cfg never changes after construction, so clones and forks share it
+	// (they copy a pointer, not the whole configuration).
+	cfg *CoordinatorConfig `canon:"-"`
 	// assignors maps the supported names to their implementations;
 	// immutable after construction and shared by clones.
 	assignors map[string]assign.Assignor `canon:"-"`
@@ -313,7 +314,7 @@ type Coordinator struct {
 
 	// members holds each member's record. A record is never written
 	// after it is stored (setRecord stores a changed copy), so forks share
-	// the records and copy only the map.
+	// the records, and the map until their first write to it.
 	members map[spec.MemberID]*member
 	// instances maps each static member's instance id to its member id
 	// (Kafka's staticMembers). It holds exactly the members with an
@@ -330,9 +331,10 @@ type Coordinator struct {
 	// that no longer holds it.
 	owners ownerMap
 
-	// forked marks the maps a Fork shares with the coordinator it was
-	// forked from: ownMaps copies them before the first write.
-	forked bool `canon:"-"`
+	// shared marks the maps a Fork shares with the coordinator it was
+	// forked from: each is copied (ownOwners, ownTarget, ownInstances)
+	// before the first write to it.
+	shared sharedMaps `canon:"-"`
 
 	// classicIDs counts the member ids generated for classic members that
 	// joined without one (<ClientID>-<n>, n = classicIDs after the
@@ -431,14 +433,41 @@ type step struct {
 	// seq is the correlation id of the request being handled; every
 	// response echoes it.
 	seq uint64 `canon:"seq"`
+	// msgs and timers back out.Messages and out.Timers for the one
+	// message almost every step sends and the few timer commands it
+	// gives, and view and joinView hold the coordinator as validate sees
+	// it (see group and joinGroup): a step is allocated anyway, and they
+	// would be allocations of their own.
+	msgs           [1]nextgen.Envelope
+	timers         [2]nextgen.TimerCmd
+	view, joinView groupView
 }
 
+// send sends msg to to. A HeartbeatResponse goes through respond instead.
 func (s *step) send(to string, msg nextgen.Message) {
-	if r, ok := msg.(nextgen.HeartbeatResponse); ok {
-		r.Seq = s.seq
-		msg = r
-	}
 	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: to, Msg: msg})
+}
+
+// respond sends r to to, echoing the correlation id of the request being
+// handled.
+func (s *step) respond(to string, r nextgen.HeartbeatResponse) {
+	r.Seq = s.seq
+	s.send(to, r)
+}
+
+// group returns c as validate sees it, c being the coordinator the step
+// runs on. The value lives in s.
+func (s *step) group(c *Coordinator) *groupView {
+	s.view = groupView{c: c}
+	return &s.view
+}
+
+// joinGroup returns v, a view of c for the member epoch check of a
+// heartbeat, as validate.Join sees it. The value lives in s, apart from
+// group's.
+func (s *step) joinGroup(v groupView) *groupView {
+	s.joinView = v
+	return &s.joinView
 }
 
 // NewCoordinator returns the coordinator of a group that does not exist
@@ -454,7 +483,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		return nil, err
 	}
 	c := &Coordinator{
-		cfg:       cfg,
+		cfg:       &cfg,
 		assignors: map[string]assign.Assignor{},
 		state:     Empty,
 		topics:    cfg.Topics,
@@ -499,6 +528,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 // or a negative count, is a driver bug and panics.
 func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	s := &step{now: in.Now}
+	s.out.Messages, s.out.Timers = s.msgs[:0], s.timers[:0]
 	c.downgrade = nil
 	switch ev := in.Event.(type) {
 	case nextgen.Receive:
@@ -530,6 +560,15 @@ func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	default:
 		panic(fmt.Sprintf("coordinator: Step: event %T is not for a coordinator", in.Event))
 	}
+	if len(s.out.Messages) == 0 {
+		s.out.Messages = nil
+	}
+	if len(s.out.Timers) == 0 {
+		s.out.Timers = nil
+	}
+	// The output may outlive the coordinator, and out.Messages keeps s
+	// alive: s keeps no pointer to it.
+	s.view, s.joinView = groupView{}, groupView{}
 	return s.out
 }
 
@@ -547,7 +586,7 @@ func (c *Coordinator) handleOffsets(s *step, from string, seq uint64, group stri
 	case !c.exists:
 		rej = rejection(spec.GroupIDNotFound, "Group %s does not exist.", group)
 	default:
-		rej, stale = rule(groupView{c: c})
+		rej, stale = rule(s.group(c))
 	}
 	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: from,
 		Msg: nextgen.OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message, StalePartitions: stale}})
@@ -625,7 +664,7 @@ func (c *Coordinator) handleMetadata(topics spec.Topics) {
 	}
 	next := copyTopics(topics)
 	if !c.metadataExpired {
-		for _, t := range c.subscribedNames(nil) {
+		for _, t := range c.subscribedNames(nil, nil) {
 			oldN, oldOK := c.topics[t]
 			newN, newOK := next[t]
 			if oldOK != newOK || oldN != newN {
@@ -781,9 +820,9 @@ func (s *step) cancelRebalance(m *member) {
 
 // subscribedNames returns, sorted, every topic some member subscribes to,
 // with override standing in for the member of the same id (and ignoring
-// the ids in skip).
-func (c *Coordinator) subscribedNames(override *member, skip ...spec.MemberID) []string {
-	var names []string
+// the ids in skip), appended to dst[:0] (which may be nil).
+func (c *Coordinator) subscribedNames(dst []string, override *member, skip ...spec.MemberID) []string {
+	names := dst[:0]
 	for id, m := range c.members {
 		if slices.Contains(skip, id) || (override != nil && id == override.id) {
 			continue
@@ -808,6 +847,30 @@ func (c *Coordinator) subscriptionMetadata(names []string) spec.Topics {
 		}
 	}
 	return out
+}
+
+// refreshedMetadata is subscriptionMetadata(names) for sorted, distinct
+// names, but c.subscribed itself when that is equal to it (a stored Topics
+// map is never written, so the two may share it), as it is on almost every
+// refresh: the common one is a member joining with the subscription the
+// others have.
+func (c *Coordinator) refreshedMetadata(names []string) spec.Topics {
+	if c.subscribed == nil {
+		return c.subscriptionMetadata(names)
+	}
+	n := 0
+	for _, t := range names {
+		if count, ok := c.topics[t]; ok {
+			if had, ok := c.subscribed[t]; !ok || had != count {
+				return c.subscriptionMetadata(names)
+			}
+			n++
+		}
+	}
+	if n != len(c.subscribed) {
+		return c.subscriptionMetadata(names)
+	}
+	return c.subscribed
 }
 
 // updateHoldings moves member id's entries in the owner map from its old
@@ -869,7 +932,7 @@ func sameSet(a, b spec.Set) bool {
 // that id does not hold, then for a partition of to that another member
 // holds (unless the AssignBeforeRelease fault is on).
 func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
-	c.ownMaps()
+	c.ownOwners()
 	// Removal: every partition of from must be id's; those not in to are
 	// released.
 	var w rowWriter
@@ -914,7 +977,7 @@ func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
 // entry whoever holds it, as Kafka's removePartitionEpochs did before
 // KAFKA-16147.
 func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
-	c.ownMaps()
+	c.ownOwners()
 	var w rowWriter
 	for _, p := range ps {
 		s := w.at(&c.owners, p)
@@ -935,7 +998,7 @@ func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 // instead, as Kafka's addPartitionEpochs did before KAFKA-16147, and
 // records the epoch e.
 func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
-	c.ownMaps()
+	c.ownOwners()
 	var w rowWriter
 	for _, p := range ps {
 		s := w.at(&c.owners, p)
@@ -1027,7 +1090,10 @@ func (c *Coordinator) epochOf(id spec.MemberID) spec.Epoch {
 
 // setRecord stores m as its member's record, in place of the one stored,
 // which forks may share.
-func (c *Coordinator) setRecord(m member) { c.members[m.id] = &m }
+func (c *Coordinator) setRecord(m member) {
+	c.ownMembers()
+	c.members[m.id] = &m
+}
 
 // HeartbeatInterval is the interval the coordinator gives its members
 // (CoordinatorConfig.HeartbeatInterval, defaulted).
@@ -1128,28 +1194,63 @@ func (c *Coordinator) Clone() *Coordinator {
 	n.instances = maps.Clone(c.instances)
 	n.target = maps.Clone(c.target)
 	n.owners = c.owners.clone()
-	n.forked = false
+	n.shared = 0
 	return &n
 }
 
 // Fork returns a copy of c for a caller that will not change c while the
 // copy is in use (the model checker's worlds): it shares c's owner map,
-// target and instance ids until its first write to one of them, and copies
-// only the member records (almost every step writes one).
+// target, instance ids and map of member records, each until its first
+// write to it.
 func (c *Coordinator) Fork() *Coordinator {
 	n := *c
-	n.members = maps.Clone(c.members)
-	n.forked = true
+	n.shared = sharedOwners | sharedTarget | sharedInstances | sharedMembers
 	return &n
 }
 
-// ownMaps copies the maps a fork shares, before the first write to one.
-func (c *Coordinator) ownMaps() {
-	if c.forked {
-		c.instances = maps.Clone(c.instances)
-		c.target = maps.Clone(c.target)
+// sharedMaps is a set of the maps a fork may share with the coordinator
+// it was forked from (Coordinator.shared).
+type sharedMaps uint8
+
+// The maps a fork shares.
+const (
+	sharedOwners sharedMaps = 1 << iota
+	sharedTarget
+	sharedInstances
+	sharedMembers
+)
+
+// ownOwners copies the owner map if it is shared, before a write to it.
+func (c *Coordinator) ownOwners() {
+	if c.shared&sharedOwners != 0 {
 		c.owners = c.owners.clone()
-		c.forked = false
+		c.shared &^= sharedOwners
+	}
+}
+
+// ownTarget copies the target if it is shared, before a write to it.
+func (c *Coordinator) ownTarget() {
+	if c.shared&sharedTarget != 0 {
+		c.target = maps.Clone(c.target)
+		c.shared &^= sharedTarget
+	}
+}
+
+// ownMembers copies the map of member records (not the records, which are
+// never written) if it is shared, before a write to it.
+func (c *Coordinator) ownMembers() {
+	if c.shared&sharedMembers != 0 {
+		c.members = maps.Clone(c.members)
+		c.shared &^= sharedMembers
+	}
+}
+
+// ownInstances copies the instance ids if they are shared, before a write
+// to them.
+func (c *Coordinator) ownInstances() {
+	if c.shared&sharedInstances != 0 {
+		c.instances = maps.Clone(c.instances)
+		c.shared &^= sharedInstances
 	}
 }
 
@@ -1395,7 +1496,7 @@ func (cm classicMember) check() error {
 // checkSubscriptionMetadata is CheckInvariants' last check: the
 // subscription metadata is current unless marked expired.
 func (c *Coordinator) checkSubscriptionMetadata(fail func(string, ...any) error) error {
-	if !c.metadataExpired && !maps.Equal(c.subscribed, c.subscriptionMetadata(c.subscribedNames(nil))) {
+	if !c.metadataExpired && !maps.Equal(c.subscribed, c.subscriptionMetadata(c.subscribedNames(nil, nil))) {
 		return fail("subscription metadata %s is stale, but not marked expired", topicsString(c.subscribed))
 	}
 	return nil

@@ -21,7 +21,7 @@ import (
 
 // reject answers from with rej and changes nothing.
 func (s *step) reject(from string, rej validate.Rejection) {
-	s.send(from, rej.Response())
+	s.respond(from, rej.Response())
 }
 
 func rejection(code spec.ErrorCode, format string, args ...any) validate.Rejection {
@@ -86,7 +86,7 @@ func blank(s string) bool {
 func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatRequest) {
 	var g validate.Group
 	if c.exists {
-		g = groupView{c: c}
+		g = s.group(c)
 	}
 	dec, rej := validate.Leave(g, r)
 	if !rej.OK() {
@@ -96,10 +96,10 @@ func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatReque
 	switch dec.Kind {
 	case validate.Fence:
 		c.fence(s, dec.Member)
-		s.send(from, nextgen.HeartbeatResponse{MemberID: r.MemberID, MemberEpoch: r.MemberEpoch})
+		s.respond(from, nextgen.HeartbeatResponse{MemberID: r.MemberID, MemberEpoch: r.MemberEpoch})
 	case validate.StaticTemporaryLeave:
 		c.parkStatic(s, dec.Member)
-		s.send(from, nextgen.HeartbeatResponse{MemberID: dec.Member, MemberEpoch: spec.StaticLeaveEpoch})
+		s.respond(from, nextgen.HeartbeatResponse{MemberID: dec.Member, MemberEpoch: spec.StaticLeaveEpoch})
 	default:
 		panic(fmt.Sprintf("coordinator: validate.Leave accepted with decision %s", dec))
 	}
@@ -140,14 +140,15 @@ func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 // DowngradeTo; the removal is still applied here, so that the coordinator
 // stays a consistent consumer group for a caller that keeps it.
 func (c *Coordinator) fence(s *step, id spec.MemberID) {
-	if validate.DowngradeOnLeave(groupView{c: c}, id, c.cfg.Migration, c.cfg.ClassicMaxSize).Downgrades() {
+	if validate.DowngradeOnLeave(s.group(c), id, c.cfg.Migration, c.cfg.ClassicMaxSize).Downgrades() {
 		g := c.classicGroup(id, nil, classic.GroupPreparingRebalance)
 		c.downgrade = &g
 	}
 	c.drop(s, id)
-	c.ownMaps()
+	c.ownTarget()
 	delete(c.target, id)
-	c.subscribed = c.subscriptionMetadata(c.subscribedNames(nil))
+	var buf [8]string
+	c.subscribed = c.refreshedMetadata(c.subscribedNames(buf[:0], nil))
 	c.groupEpoch++
 	c.updateState()
 }
@@ -161,12 +162,13 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 	}
 	c.removeHoldings(id, m.holds())
 	if m.instanceID != "" && c.instances[m.instanceID] == id {
-		c.ownMaps()
+		c.ownInstances()
 		delete(c.instances, m.instanceID)
 	}
 	s.cancelSession(&m)
 	s.cancelRebalance(&m)
 	s.cancelClassicTimers(&m)
+	c.ownMembers()
 	delete(c.members, id)
 }
 
@@ -214,7 +216,12 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.HeartbeatRequest, owned spec.Set) {
 	var g validate.Group
 	if c.exists {
-		g = groupView{c: c, skipEpochCheck: c.cfg.Faults.Has(nextgen.SkipEpochCheck), req: r}
+		v := groupView{c: c}
+		if c.cfg.Faults.Has(nextgen.SkipEpochCheck) {
+			req := r
+			v.skipEpochCheck = &req
+		}
+		g = s.joinGroup(v)
 	}
 	dec, rej := validate.Join(g, r, c.cfg.MaxSize, validate.Semantics{BeforeKafka19233: c.cfg.Semantics.BeforeKafka19233})
 	if !rej.OK() {
@@ -268,7 +275,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		updated.assignor = *r.ServerAssignor
 	}
 	if r.SubscriptionSent {
-		updated.subscription = distinct(r.SubscribedTopicNames)
+		updated.subscription = resubscribed(base.subscription, r.SubscribedTopicNames)
 	}
 	updated.node = from
 	// setClassicMemberMetadata(null): a member that used the classic
@@ -278,8 +285,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	upd, ok := c.reconcileAndCommit(s, admission{
 		dec: dec, base: base, updated: updated, gone: gone,
 		owned: owned, ownedSent: r.OwnedSent,
-		reject: func(rej validate.Rejection) { s.reject(from, rej) },
-	})
+	}, func(rej validate.Rejection) { s.reject(from, rej) })
 	if !ok {
 		return
 	}
@@ -294,7 +300,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	if full || !base.cur.Assigned.Equal(next.Assigned) {
 		resp.Assignment, resp.AssignmentSent = next.Assigned, true
 	}
-	s.send(from, resp)
+	s.respond(from, resp)
 }
 
 // restartReconciliation is the RestartOnNewTarget fault: Kafka's
@@ -400,12 +406,14 @@ func (c *Coordinator) targetMembers() []target.Member {
 
 // targetMember is m as the target builder sees it. An empty topic name in
 // the subscription is left out: it names no topic, and Kafka's assignors
-// ignore topics missing from the metadata.
+// ignore topics missing from the metadata. Its Topics may be m's
+// subscription itself (target.Build does not write to it).
 func targetMember(m member) target.Member {
-	return target.Member{
-		ID: m.id, InstanceID: m.instanceID, Rack: m.rack,
-		Topics: slices.DeleteFunc(slices.Clone(m.subscription), func(t string) bool { return t == "" }),
+	topics := m.subscription
+	if slices.Contains(topics, "") {
+		topics = slices.DeleteFunc(slices.Clone(topics), func(t string) bool { return t == "" })
 	}
+	return target.Member{ID: m.id, InstanceID: m.instanceID, Rack: m.rack, Topics: topics}
 }
 
 // sameMember reports whether a and b are the same current assignment.
@@ -423,15 +431,27 @@ func distinct(topics []string) []string {
 	return slices.Compact(slices.Sorted(slices.Values(topics)))
 }
 
-// groupView is the coordinator as validate.Group. With skipEpochCheck (the
-// SkipEpochCheck fault) it reports the requesting member at the request's
-// epoch wherever validate runs the member epoch check, so the check always
-// passes; a static member parked at -2 is left as it is (the fault skips
-// the epoch check, not the parking).
+// resubscribed is distinct(topics), the subscription a request sends, for
+// a member subscribed to old (sorted and distinct): old itself when
+// topics is the same subscription in the same order (the common case: a
+// full heartbeat that resends it), since stored subscriptions are never
+// written.
+func resubscribed(old, topics []string) []string {
+	if len(old) > 0 && slices.Equal(old, topics) {
+		return old
+	}
+	return distinct(topics)
+}
+
+// groupView is the coordinator as validate.Group. With skipEpochCheck, the
+// heartbeat req (under the SkipEpochCheck fault; nil otherwise), it
+// reports the requesting member at the request's epoch wherever validate
+// runs the member epoch check, so the check always passes; a static member
+// parked at -2 is left as it is (the fault skips the epoch check, not the
+// parking).
 type groupView struct {
 	c              *Coordinator
-	skipEpochCheck bool
-	req            nextgen.HeartbeatRequest
+	skipEpochCheck *nextgen.HeartbeatRequest
 }
 
 func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
@@ -448,9 +468,11 @@ func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
 	if m.cl.use {
 		info.Protocols = protocolNames(m.cl.protocols)
 	}
-	staticJoin := v.req.InstanceID != nil && v.req.MemberEpoch == 0 // no epoch check there
-	if v.skipEpochCheck && id == v.req.MemberID && m.cur.Epoch >= 0 && !staticJoin {
-		info.Epoch = v.req.MemberEpoch
+	if req := v.skipEpochCheck; req != nil && id == req.MemberID && m.cur.Epoch >= 0 {
+		staticJoin := req.InstanceID != nil && req.MemberEpoch == 0 // no epoch check there
+		if !staticJoin {
+			info.Epoch = req.MemberEpoch
+		}
 	}
 	return info, true
 }
@@ -508,8 +530,6 @@ type admission struct {
 	// reports it at all.
 	owned     spec.Set
 	ownedSent bool
-	// reject answers the request with a rejection, in its protocol.
-	reject func(validate.Rejection)
 }
 
 // reconcileAndCommit is what a heartbeat and a classic JoinGroup share,
@@ -529,15 +549,18 @@ type admission struct {
 //     instead.
 //
 // Then it commits (see regularHeartbeat) and returns the committed record.
-// A rejection (steps 4 and 5) goes through a.reject, changes nothing and
-// returns false.
-func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
+// A rejection (steps 4 and 5) goes through reject, which answers the
+// request in its protocol; it changes nothing and returns false. (reject
+// is a parameter rather than a field of a: a function kept in a escapes,
+// and would cost every request an allocation.)
+func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(validate.Rejection)) (member, bool) {
 	dec, base, updated, gone := a.dec, a.base, a.updated, a.gone
 	// 3. The group epoch.
 	groupEpoch, subscribed, expired := c.groupEpoch, c.subscribed, c.metadataExpired
 	bump := !slices.Equal(base.subscription, updated.subscription)
 	if bump || expired {
-		subscribed = c.subscriptionMetadata(c.subscribedNames(&updated, gone...))
+		var buf [8]string
+		subscribed = c.refreshedMetadata(c.subscribedNames(buf[:0], &updated, gone...))
 		if !maps.Equal(subscribed, c.subscribed) {
 			bump = true
 		}
@@ -564,7 +587,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 			Upsert: []target.Member{targetMember(updated)},
 		})
 		if err != nil {
-			a.reject(rejection(spec.UnknownServerError,
+			reject(rejection(spec.UnknownServerError,
 				"Failed to compute a new target assignment for epoch %d: %v.", groupEpoch, err))
 			return member{}, false
 		}
@@ -612,7 +635,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 		}
 		switch {
 		case errors.Is(err, reconcile.ErrFencedMemberEpoch):
-			a.reject(rejection(spec.FencedMemberEpoch,
+			reject(rejection(spec.FencedMemberEpoch,
 				"The consumer group member is in an unknown state and must abandon all its partitions and rejoin."))
 			return member{}, false
 		case err != nil:
@@ -634,7 +657,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 	if dec.Kind == validate.ExistingMember {
 		prev = &base.cur
 		if base.instanceID != "" && base.instanceID != updated.instanceID {
-			c.ownMaps()
+			c.ownInstances()
 			delete(c.instances, base.instanceID)
 		}
 	}
@@ -645,8 +668,8 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission) (member, bool) {
 	updated.cur = next
 	updated.assignedAt = assignmentEpochs(updated.assignedAt, next)
 	c.updateHoldings(updated.id, prev, next)
-	if updated.instanceID != "" {
-		c.ownMaps()
+	if updated.instanceID != "" && c.instances[updated.instanceID] != updated.id {
+		c.ownInstances()
 		c.instances[updated.instanceID] = updated.id
 	}
 	switch {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -65,9 +67,28 @@ func (w *randomRun) fail(format string, args ...any) {
 	w.t.Fatalf("%s\nlast steps:\n%s\nstate:\n%s", fmt.Sprintf(format, args...), strings.Join(tail, "\n"), w.c)
 }
 
+// step runs ev on a Fork of the coordinator, which then replaces it, and
+// checks it against the reference, a Clone stepped alike: the same output
+// (deeply equal) and state, and the coordinator forked from unchanged. Every random run
+// thus checks what a fork shares copy-on-write. States are compared by
+// their canonical encodings, which hold every field of the state
+// (TestEncoderCoversEveryField) and cost much less than printing.
 func (w *randomRun) step(ev node.Event) nextgen.Output {
 	w.t.Helper()
-	out := w.c.Step(node.Input{Now: w.now, Event: ev})
+	in := node.Input{Now: w.now, Event: ev}
+	orig, enc := w.c, encodeAt(w.c, w.now)
+	ref := orig.Clone()
+	w.c = orig.Fork()
+	out := w.c.Step(in)
+	if out.Messages != nil && len(out.Messages) == 0 || out.Timers != nil && len(out.Timers) == 0 {
+		w.fail("after %s: output %s has an empty list that is not nil", ev, out)
+	}
+	if refOut := ref.Step(in); !reflect.DeepEqual(out, refOut) || encodeAt(w.c, w.now) != encodeAt(ref, w.now) {
+		w.fail("after %s: the fork output\n%s\nand is\n%s\na clone output\n%s\nand is\n%s", ev, out, w.c, refOut, ref)
+	}
+	if encodeAt(orig, w.now) != enc {
+		w.fail("stepping a fork with %s changed the coordinator forked from:\n%s", ev, orig)
+	}
 	w.log = append(w.log, fmt.Sprintf("@%d %s", w.now, ev))
 	for _, m := range out.Messages {
 		w.log = append(w.log, "  "+m.String())
@@ -417,4 +438,11 @@ func catchRandom(t *testing.T, seed uint64, f nextgen.Fault) (msg string, found 
 	}()
 	runRandom(t, seed, f, true)
 	return "", false
+}
+
+// encodeAt is c's canonical encoding at clock now.
+func encodeAt(c *Coordinator, now nextgen.Millis) string {
+	e := &canon.Encoder{Now: int64(now)}
+	c.EncodeCanon(e)
+	return string(e.Finish())
 }

@@ -168,7 +168,7 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 			s.classicAnswer(ms.Sync.From, classic.SyncGroupResponse{Seq: ms.Sync.Seq, Error: spec.RebalanceInProgress})
 		}
 	}
-	c.targetTopics = c.subscriptionMetadata(c.subscribedNames(nil))
+	c.targetTopics = c.subscriptionMetadata(c.subscribedNames(nil, nil))
 	for _, id := range c.Members() {
 		m, _ := c.recordOf(id)
 		s.armSession(&m, now+m.cl.sessionTimeout)

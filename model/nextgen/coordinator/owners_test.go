@@ -127,7 +127,7 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 			faults |= nextgen.PerSetEpochUpdate
 		}
 		// The coordinator's member records give the holders' epochs.
-		c := &Coordinator{cfg: CoordinatorConfig{Faults: faults}, members: map[spec.MemberID]*member{}}
+		c := &Coordinator{cfg: &CoordinatorConfig{Faults: faults}, members: map[spec.MemberID]*member{}}
 		ref := &refOwners{faults: faults, owners: map[spec.Resource][]holder{}}
 		ids := []spec.MemberID{"A", "B", "C"}
 		cur := map[spec.MemberID]reconcile.Member{}

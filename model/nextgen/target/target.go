@@ -248,18 +248,24 @@ func Build(in Input) (Result, error) {
 		g.Members[i] = assign.Member{
 			ID:         m.ID,
 			InstanceID: m.InstanceID,
-			Topics:     distinct(m.Topics),
 			Owned:      existing(topics, prev),
 			Generation: 0,
 			Rack:       m.Rack,
 		}
-		if i > 0 {
+		if i == 0 {
+			g.Members[i].Topics = distinct(m.Topics)
+		} else {
 			// Members with the same subscription share one slice, as a
 			// classic leader's decoded subscriptions do: the assignors
 			// and ValidateGroup then compare and check it once.
-			if last := g.Members[i-1].Topics; slices.Equal(last, g.Members[i].Topics) {
+			last := g.Members[i-1].Topics
+			if slices.Equal(last, m.Topics) {
+				// distinct(m.Topics) would be an equal copy.
+				g.Members[i].Topics = last
+			} else if topics := distinct(m.Topics); slices.Equal(last, topics) {
 				g.Members[i].Topics = last
 			} else {
+				g.Members[i].Topics = topics
 				homogeneous = false
 			}
 		}
