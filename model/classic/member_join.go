@@ -248,14 +248,17 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		return noChange(strings.Join(bad, "; "))
 	}
 
+	// The input shares the member's metadata and leader memory, which the
+	// member replaces whole and never changes in place, and which a
+	// Protocol must neither keep nor modify.
 	res, err := assignContained(proto, LeaderInput{
 		Now:                     now,
 		Generation:              r.Generation,
 		Leader:                  r.Leader,
 		LastCompletedGeneration: m.lastCompleted,
 		Members:                 joined,
-		Topics:                  maps.Clone(m.metadata),
-		Memory:                  m.leaderMemory().Clone(),
+		Topics:                  m.metadata,
+		Memory:                  *m.leaderMemory(),
 		Faults:                  m.cfg.Faults,
 	})
 	if err != nil {
@@ -264,18 +267,15 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 
 	// Every member of the round gets an assignment, empty if the protocol
 	// gave it none; entries for members not in the round are kept so that
-	// the check reports them (KnownMembersOnly).
-	full := maps.Clone(res.Assignments)
-	if full == nil {
-		full = map[spec.MemberID]Assignment{}
-	}
-	for _, j := range joined {
-		if _, ok := full[j.ID]; !ok {
-			full[j.ID] = Assignment{}
-		}
-	}
+	// the check reports them (KnownMembersOnly). The protocol's map is
+	// only read, and copied only when a member is missing from it.
+	full := withEveryMember(res.Assignments, joined)
+	// The round shares the metadata, the decoded subscriptions and claims
+	// (which the member's memo replaces whole and never changes in place)
+	// and the protocol's sets (values no one changes): its observers only
+	// read it (node.Output).
 	round := &spec.Round{
-		Topics:        maps.Clone(m.metadata),
+		Topics:        m.metadata,
 		Subscriptions: make(map[spec.MemberID][]string, len(joined)),
 		Claims:        make(map[spec.MemberID]spec.Set, len(joined)),
 		Assigned:      make(spec.Assignment, len(full)),
@@ -286,7 +286,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		round.Sticky = s.KeepsClaims()
 	}
 	for _, j := range joined {
-		round.Subscriptions[j.ID] = slices.Clone(j.Subscription.Topics)
+		round.Subscriptions[j.ID] = j.Subscription.Topics
 		round.Claims[j.ID] = j.Subscription.Owned
 	}
 	for id, a := range full {
@@ -318,9 +318,28 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	}
 	memo.assigns = printed
 	m.memo = &memo
-	mem := res.Memory.Clone()
-	m.memory = &mem
+	// The protocol's result is fresh and kept by no one else (a Protocol
+	// is a pure value), so the member keeps its memory as it is.
+	m.memory = &res.Memory
 	return as, round
+}
+
+// withEveryMember returns as when it has an entry for every member of
+// joined, and otherwise a copy of it (a new map when as is nil) with an
+// empty Assignment added for each member it lacks. It never changes as.
+func withEveryMember(as map[spec.MemberID]Assignment, joined []Joined) map[spec.MemberID]Assignment {
+	full, copied := as, false
+	for _, j := range joined {
+		if _, ok := full[j.ID]; ok {
+			continue
+		}
+		if !copied {
+			full, copied = make(map[spec.MemberID]Assignment, len(as)+len(joined)), true
+			maps.Copy(full, as)
+		}
+		full[j.ID] = Assignment{}
+	}
+	return full
 }
 
 // Malformed reports the assignments of a round that spec.CheckRound does
