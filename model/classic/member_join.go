@@ -103,7 +103,7 @@ func (m *Member) subscription() Subscription {
 func (m *Member) sendJoin(now Millis, out *Output) {
 	memo := m.codec()
 	md := m.subscription().encode(&memo.owned)
-	m.memo = &memo
+	m.remember(memo)
 	ps := make([]ProtocolMetadata, len(m.cfg.Protocols))
 	for i, p := range m.cfg.Protocols {
 		ps[i] = ProtocolMetadata{Name: p.Name(), Metadata: md}
@@ -221,18 +221,19 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	joined := make([]Joined, 0, len(members))
 	var bad []string
 	memo := m.codec()
-	claims := make(map[spec.MemberID]subscriptionMemo, len(members))
+	var claimsBuf [8]memberMemo[subscriptionMemo]
+	claims := claimsBuf[:0]
 	for _, jm := range members {
-		p := memo.claims[jm.MemberID]
+		p := memoOf(memo.claims, jm.MemberID)
 		sub, err := decodeSubscription(jm.Metadata, &p)
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("member %s: %v", jm.MemberID, err))
 		}
-		claims[jm.MemberID] = p
+		claims = append(claims, memberMemo[subscriptionMemo]{jm.MemberID, p})
 		joined = append(joined, Joined{ID: jm.MemberID, InstanceID: jm.InstanceID, Subscription: sub})
 	}
-	memo.claims = claims
-	m.memo = &memo
+	memo.claims = renewed(memo.claims, claims, subscriptionMemo.same)
+	m.remember(memo)
 	noChange := func(detail string) ([]MemberAssignment, *spec.Round) {
 		m.callback(AssignorFailed, nil, r.Generation, detail, out)
 		out.RoundFailed = true
@@ -306,21 +307,23 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	var buf [8]spec.MemberID
 	ids := appendSortedKeys(buf[:0], full)
 	as := make([]MemberAssignment, len(ids))
-	printed := make(map[spec.MemberID]printedSet, len(ids))
+	var printedBuf [8]memberMemo[printedSet]
+	printed := printedBuf[:0]
 	for i, id := range ids {
 		a := full[id]
 		if a.Leader == "" {
 			a.Leader = m.id
 		}
-		p := memo.assigns[id]
+		p := memoOf(memo.assigns, id)
 		as[i] = MemberAssignment{MemberID: id, Assignment: a.encode(&p)}
-		printed[id] = p
+		printed = append(printed, memberMemo[printedSet]{id, p})
 	}
-	memo.assigns = printed
-	m.memo = &memo
+	memo.assigns = renewed(memo.assigns, printed, printedSet.same)
+	m.remember(memo)
 	// The protocol's result is fresh and kept by no one else (a Protocol
 	// is a pure value), so the member keeps its memory as it is.
-	m.memory = &res.Memory
+	mem := res.Memory
+	m.memory = &mem
 	return as, round
 }
 

@@ -218,13 +218,14 @@ func checkMemoUnchanged(t testing.TB, m *Member) {
 	memo := m.codec()
 	printed("owned", memo.owned)
 	parsed("assigned", memo.assigned)
-	for id, p := range memo.claims {
+	for _, c := range memo.claims {
+		id, p := c.id, c.v
 		parsed("claims of "+string(id), p.owned)
 		if ts, err := parseTopics(p.topics.text); p.topics.ok && (err != nil || !reflect.DeepEqual(ts, p.topics.topics)) {
 			t.Fatalf("memo topics of %s: %q read as %q", id, p.topics.text, p.topics.topics)
 		}
 	}
-	for id, p := range memo.assigns {
-		printed("assignment of "+string(id), p)
+	for _, a := range memo.assigns {
+		printed("assignment of "+string(a.id), a.v)
 	}
 }
