@@ -91,9 +91,28 @@ func TestMemoAgrees(t *testing.T) {
 	})
 }
 
-// TestWithMemoOthers: WithMemo leaves a protocol other than Deferred's and
-// Incremental's, and any protocol given a nil memo, as it is.
-func TestWithMemoOthers(t *testing.T) {
+// TestWithMemo: Deferred's and Incremental's protocols with a memo keep
+// each round's result in it, once per input and configuration; WithMemo
+// leaves a protocol other than theirs, and any protocol given a nil memo,
+// as it is.
+func TestWithMemo(t *testing.T) {
+	memo := &Memo{}
+	kept := func() int {
+		n := 0
+		for _, byInput := range memo.results {
+			n += len(byInput)
+		}
+		return n
+	}
+	in := newGroup(t, Deferred(DeferredConfig{}), spec.Topics{"a": 2}).join("A", []string{"a"}, "{}").newLeader("A").input()
+	for k, p := range []classic.Protocol{Deferred(DeferredConfig{}), Incremental(IncrementalConfig{}), Incremental(IncrementalConfig{}), Cooperative()} {
+		if _, err := WithMemo(p, memo).Assign(in); err != nil {
+			t.Fatalf("%s: %v", p.Name(), err)
+		}
+		if got, want := kept(), min(k+1, 2); got != want {
+			t.Errorf("after %d rounds, the memo keeps %d results, want %d", k+1, got, want)
+		}
+	}
 	for _, p := range []classic.Protocol{Cooperative(), Deferred(DeferredConfig{})} {
 		if got := WithMemo(p, nil); !reflect.DeepEqual(got, p) {
 			t.Errorf("WithMemo(%s, nil) = %#v, want the protocol itself", p.Name(), got)
