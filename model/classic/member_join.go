@@ -233,8 +233,9 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		joined = append(joined, Joined{ID: jm.MemberID, InstanceID: jm.InstanceID, Subscription: sub})
 	}
 	memo.claims = renewed(memo.claims, claims, subscriptionMemo.same)
-	m.remember(memo)
+	// The memo is installed once, when the round is sent (failed or not).
 	noChange := func(detail string) ([]MemberAssignment, *spec.Round) {
+		m.remember(memo)
 		m.callback(AssignorFailed, nil, r.Generation, detail, out)
 		out.RoundFailed = true
 		as := make([]MemberAssignment, len(joined))
