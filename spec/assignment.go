@@ -12,9 +12,23 @@ import (
 // caller owns, and never write to one they were given.
 type Assignment map[MemberID]Set
 
-// Members returns the members of a in sorted order.
-func (a Assignment) Members() []MemberID {
-	return slices.Sorted(maps.Keys(a))
+// Members returns the members of a in sorted order, nil when a is empty.
+func (a Assignment) Members() []MemberID { return sortedKeys(a) }
+
+// sortedKeys returns the keys of m in sorted order, nil when m is empty:
+// slices.Sorted(maps.Keys(m)) in one allocation of the right size instead
+// of an iterator's and a growing slice's (leaders and the model checker's
+// law checks call it at every round).
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // AppendMembers appends the members of a to dst in sorted order and
@@ -167,7 +181,7 @@ func (t Topics) Resources(names ...string) Set {
 
 // Names returns the keys of t in sorted order: the topics, and the markers
 // of the connectors among them.
-func (t Topics) Names() []string { return slices.Sorted(maps.Keys(t)) }
+func (t Topics) Names() []string { return sortedKeys(t) }
 
 // Existing returns a new set of the resources of s that t has (Has), in
 // order, nil when there are none: s.Filter(t.Has), looking each topic up

@@ -287,9 +287,11 @@ func ParseSet(s string) (Set, error) {
 	if !ok {
 		return nil, fmt.Errorf("set %q: want {r1 r2 ...}", s)
 	}
-	// Sized once, from the separators (an upper bound): a leader reads
-	// every member's set in each round.
-	rs := make([]Resource, 0, strings.Count(inner, " ")+strings.Count(inner, ",")+1)
+	// Sized once, from the separators (an upper bound), at the first
+	// resource (an empty set allocates nothing): a leader reads every
+	// member's set in each round, and every member its revocation, most
+	// often empty, at every sync.
+	var rs []Resource
 	sorted := true
 	for len(inner) > 0 {
 		// Fields are separated by runs of spaces and commas (both ASCII,
@@ -306,6 +308,9 @@ func ParseSet(s string) (Set, error) {
 		r, err := ParseResource(f)
 		if err != nil {
 			return nil, err
+		}
+		if rs == nil {
+			rs = make([]Resource, 0, strings.Count(inner, " ")+strings.Count(inner, ",")+2)
 		}
 		if n := len(rs); n > 0 {
 			switch last := rs[n-1]; {

@@ -103,7 +103,7 @@ func (m *Member) subscription() Subscription {
 func (m *Member) sendJoin(now Millis, out *Output) {
 	memo := m.codec()
 	md := m.subscription().encode(&memo.owned)
-	m.memo = &memo
+	m.remember(memo)
 	ps := make([]ProtocolMetadata, len(m.cfg.Protocols))
 	for i, p := range m.cfg.Protocols {
 		ps[i] = ProtocolMetadata{Name: p.Name(), Metadata: md}
@@ -221,19 +221,21 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	joined := make([]Joined, 0, len(members))
 	var bad []string
 	memo := m.codec()
-	claims := make(map[spec.MemberID]subscriptionMemo, len(members))
+	var claimsBuf [8]memberMemo[subscriptionMemo]
+	claims := claimsBuf[:0]
 	for _, jm := range members {
-		p := memo.claims[jm.MemberID]
+		p := memoOf(memo.claims, jm.MemberID)
 		sub, err := decodeSubscription(jm.Metadata, &p)
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("member %s: %v", jm.MemberID, err))
 		}
-		claims[jm.MemberID] = p
+		claims = append(claims, memberMemo[subscriptionMemo]{jm.MemberID, p})
 		joined = append(joined, Joined{ID: jm.MemberID, InstanceID: jm.InstanceID, Subscription: sub})
 	}
-	memo.claims = claims
-	m.memo = &memo
+	memo.claims = renewed(memo.claims, claims, subscriptionMemo.same)
+	// The memo is installed once, when the round is sent (failed or not).
 	noChange := func(detail string) ([]MemberAssignment, *spec.Round) {
+		m.remember(memo)
 		m.callback(AssignorFailed, nil, r.Generation, detail, out)
 		out.RoundFailed = true
 		as := make([]MemberAssignment, len(joined))
@@ -248,14 +250,17 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		return noChange(strings.Join(bad, "; "))
 	}
 
+	// The input shares the member's metadata and leader memory, which the
+	// member replaces whole and never changes in place, and which a
+	// Protocol must neither keep nor modify.
 	res, err := assignContained(proto, LeaderInput{
 		Now:                     now,
 		Generation:              r.Generation,
 		Leader:                  r.Leader,
 		LastCompletedGeneration: m.lastCompleted,
 		Members:                 joined,
-		Topics:                  maps.Clone(m.metadata),
-		Memory:                  m.leaderMemory().Clone(),
+		Topics:                  m.metadata,
+		Memory:                  *m.leaderMemory(),
 		Faults:                  m.cfg.Faults,
 	})
 	if err != nil {
@@ -264,18 +269,15 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 
 	// Every member of the round gets an assignment, empty if the protocol
 	// gave it none; entries for members not in the round are kept so that
-	// the check reports them (KnownMembersOnly).
-	full := maps.Clone(res.Assignments)
-	if full == nil {
-		full = map[spec.MemberID]Assignment{}
-	}
-	for _, j := range joined {
-		if _, ok := full[j.ID]; !ok {
-			full[j.ID] = Assignment{}
-		}
-	}
+	// the check reports them (KnownMembersOnly). The protocol's map is
+	// only read, and copied only when a member is missing from it.
+	full := withEveryMember(res.Assignments, joined)
+	// The round shares the metadata, the decoded subscriptions and claims
+	// (which the member's memo replaces whole and never changes in place)
+	// and the protocol's sets (values no one changes): its observers only
+	// read it (node.Output).
 	round := &spec.Round{
-		Topics:        maps.Clone(m.metadata),
+		Topics:        m.metadata,
 		Subscriptions: make(map[spec.MemberID][]string, len(joined)),
 		Claims:        make(map[spec.MemberID]spec.Set, len(joined)),
 		Assigned:      make(spec.Assignment, len(full)),
@@ -286,7 +288,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 		round.Sticky = s.KeepsClaims()
 	}
 	for _, j := range joined {
-		round.Subscriptions[j.ID] = slices.Clone(j.Subscription.Topics)
+		round.Subscriptions[j.ID] = j.Subscription.Topics
 		round.Claims[j.ID] = j.Subscription.Owned
 	}
 	for id, a := range full {
@@ -306,21 +308,42 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	var buf [8]spec.MemberID
 	ids := appendSortedKeys(buf[:0], full)
 	as := make([]MemberAssignment, len(ids))
-	printed := make(map[spec.MemberID]printedSet, len(ids))
+	var printedBuf [8]memberMemo[printedSet]
+	printed := printedBuf[:0]
 	for i, id := range ids {
 		a := full[id]
 		if a.Leader == "" {
 			a.Leader = m.id
 		}
-		p := memo.assigns[id]
+		p := memoOf(memo.assigns, id)
 		as[i] = MemberAssignment{MemberID: id, Assignment: a.encode(&p)}
-		printed[id] = p
+		printed = append(printed, memberMemo[printedSet]{id, p})
 	}
-	memo.assigns = printed
-	m.memo = &memo
-	mem := res.Memory.Clone()
+	memo.assigns = renewed(memo.assigns, printed, printedSet.same)
+	m.remember(memo)
+	// The protocol's result is fresh and kept by no one else (a Protocol
+	// is a pure value), so the member keeps its memory as it is.
+	mem := res.Memory
 	m.memory = &mem
 	return as, round
+}
+
+// withEveryMember returns as when it has an entry for every member of
+// joined, and otherwise a copy of it (a new map when as is nil) with an
+// empty Assignment added for each member it lacks. It never changes as.
+func withEveryMember(as map[spec.MemberID]Assignment, joined []Joined) map[spec.MemberID]Assignment {
+	full, copied := as, false
+	for _, j := range joined {
+		if _, ok := full[j.ID]; ok {
+			continue
+		}
+		if !copied {
+			full, copied = make(map[spec.MemberID]Assignment, len(as)+len(joined)), true
+			maps.Copy(full, as)
+		}
+		full[j.ID] = Assignment{}
+	}
+	return full
 }
 
 // Malformed reports the assignments of a round that spec.CheckRound does

@@ -61,7 +61,7 @@ func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
 func (m *Member) synced(now Millis, md Metadata, out *Output) {
 	memo := m.codec()
 	a, err := decodeAssignment(md, &memo.assigned)
-	m.memo = &memo
+	m.remember(memo)
 	if err != nil {
 		m.fail(fmt.Sprintf("SyncGroup: %v", err), out)
 		return

@@ -1,6 +1,7 @@
 package classic
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/spec"
@@ -111,23 +112,100 @@ type subscriptionMemo struct {
 	owned  parsedSet
 }
 
+// memberMemo is a leader's memo of one member.
+type memberMemo[V any] struct {
+	id spec.MemberID
+	v  V
+}
+
+// memoOf returns the memo of member id in ms (sorted by id), the zero
+// value when ms has none.
+func memoOf[V any](ms []memberMemo[V], id spec.MemberID) V {
+	if k, ok := slices.BinarySearchFunc(ms, id, func(m memberMemo[V], id spec.MemberID) int { return strings.Compare(string(m.id), string(id)) }); ok {
+		return ms[k].v
+	}
+	var zero V
+	return zero
+}
+
+// renewed returns old when fresh holds the same memos of the same members
+// (same tells), and otherwise a copy of fresh: a leader's round that reads
+// and prints what the last one did leaves its memo as it was, so the
+// member keeps the one it has.
+func renewed[V any](old, fresh []memberMemo[V], same func(a, b V) bool) []memberMemo[V] {
+	if len(old) == len(fresh) {
+		k := 0
+		for k < len(old) && old[k].id == fresh[k].id && same(old[k].v, fresh[k].v) {
+			k++
+		}
+		if k == len(old) {
+			return old
+		}
+	}
+	return slices.Clone(fresh)
+}
+
+// The memos' same methods report that two memos hold the same text and
+// the same set (one slice, not only equal ones: a memo that took the set
+// the caller holds now is a new memo) or topics.
+func (p printedSet) same(q printedSet) bool {
+	return p.ok == q.ok && p.text == q.text && sameSlice(p.set, q.set)
+}
+
+func (p parsedSet) same(q parsedSet) bool {
+	return p.ok == q.ok && p.text == q.text && sameSlice(p.set, q.set)
+}
+
+func (p parsedTopics) same(q parsedTopics) bool {
+	return p.ok == q.ok && p.text == q.text && sameSlice(p.topics, q.topics)
+}
+
+func (p subscriptionMemo) same(q subscriptionMemo) bool {
+	return p.topics.same(q.topics) && p.owned.same(q.owned)
+}
+
+// sameSlice reports whether a and b are the same slice: same length, and
+// the same array when not empty.
+func sameSlice[E any](a, b []E) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // codecMemo is what a member remembers of the metadata it printed and read:
 // as a member, its owned set as printed in its last JoinGroup and the
 // assigned set read from its last SyncGroup response; as the leader, the
-// topics and owned sets read from the members' subscriptions and the assigned sets
-// printed into their assignments in the last round it led, by member id.
+// topics and owned sets read from the members' subscriptions and the
+// assigned sets printed into their assignments in the last round it led,
+// sorted by member id.
 type codecMemo struct {
 	owned    printedSet
 	assigned parsedSet
-	claims   map[spec.MemberID]subscriptionMemo
-	assigns  map[spec.MemberID]printedSet
+	claims   []memberMemo[subscriptionMemo]
+	assigns  []memberMemo[printedSet]
+}
+
+// same reports whether c and d hold the same memos (the leader's lists
+// compared as slices: renewed keeps a list that did not change).
+func (c *codecMemo) same(d *codecMemo) bool {
+	return c.owned.same(d.owned) && c.assigned.same(d.assigned) && sameSlice(c.claims, d.claims) && sameSlice(c.assigns, d.assigns)
 }
 
 // codec returns a copy of the member's memo, for the caller to update and
-// install as a new one.
+// install with remember.
 func (m *Member) codec() codecMemo {
 	if m.memo == nil {
 		return codecMemo{}
 	}
 	return *m.memo
+}
+
+// remember installs c as the member's memo: a new one, unless c holds what
+// the current one does (most calls print and read what the last did, and
+// a memo, shared by the member's copies, is never changed in place).
+func (m *Member) remember(c codecMemo) {
+	if cur := m.codec(); c.same(&cur) {
+		return
+	}
+	p := new(codecMemo)
+	*p = c
+	m.memo = p
 }

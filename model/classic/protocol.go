@@ -248,20 +248,26 @@ func (a Assignment) encode(assigned *printedSet) Metadata {
 }
 
 // fields splits "k=v;k=v" into its values and checks it has exactly the
-// keys want, in that order: value i is want[i]'s.
-func fields(md Metadata, what string, want ...string) ([]string, error) {
-	parts := strings.Split(string(md), ";")
-	if len(parts) != len(want) {
-		return nil, fmt.Errorf("%s %q: want %d fields %v, got %d", what, md, len(want), want, len(parts))
+// keys want, in that order: value i, want[i]'s, is written to dst[i] (dst
+// is at least as long as want). It cuts md in place rather than splitting
+// it into a new slice: members decode metadata at every round.
+func fields(dst []string, md Metadata, what string, want ...string) error {
+	if n := strings.Count(string(md), ";") + 1; n != len(want) {
+		// A copy of want: want itself, kept off the heap, stays on the
+		// callers' stacks.
+		return fmt.Errorf("%s %q: want %d fields %v, got %d", what, md, len(want), slices.Clone(want), n)
 	}
-	for i, p := range parts {
+	rest := string(md)
+	for i := range want {
+		var p string
+		p, rest, _ = strings.Cut(rest, ";")
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k != want[i] {
-			return nil, fmt.Errorf("%s %q: field %d: want key %q", what, md, i+1, want[i])
+			return fmt.Errorf("%s %q: field %d: want key %q", what, md, i+1, want[i])
 		}
-		parts[i] = v
+		dst[i] = v
 	}
-	return parts, nil
+	return nil
 }
 
 func parseID(s string) spec.MemberID {
@@ -280,11 +286,12 @@ func DecodeSubscription(md Metadata) (Subscription, error) {
 // decodeSubscription is DecodeSubscription, reading Topics and Owned
 // through memo (memo.go).
 func decodeSubscription(md Metadata, memo *subscriptionMemo) (Subscription, error) {
-	f, err := fields(md, "subscription", "topics", "owned", "gen", "leader")
-	if err != nil {
+	var f [4]string
+	if err := fields(f[:], md, "subscription", "topics", "owned", "gen", "leader"); err != nil {
 		return Subscription{}, err
 	}
 	var s Subscription
+	var err error
 	if s.Topics, err = memo.topics.parse(f[0]); err != nil {
 		return Subscription{}, fmt.Errorf("subscription %q: %v", md, err)
 	}
@@ -328,11 +335,12 @@ func DecodeAssignment(md Metadata) (Assignment, error) {
 // decodeAssignment is DecodeAssignment, reading Assigned through the memo
 // assigned (memo.go).
 func decodeAssignment(md Metadata, assigned *parsedSet) (Assignment, error) {
-	f, err := fields(md, "assignment", "assigned", "revoked", "delay", "leader", "error")
-	if err != nil {
+	var f [5]string
+	if err := fields(f[:], md, "assignment", "assigned", "revoked", "delay", "leader", "error"); err != nil {
 		return Assignment{}, err
 	}
 	var a Assignment
+	var err error
 	if a.Assigned, err = assigned.parse(f[0]); err != nil {
 		return Assignment{}, fmt.Errorf("assignment %q: assigned: %v", md, err)
 	}

@@ -57,12 +57,18 @@ type kindRound struct {
 
 // kindRounds splits the round after step 5 by kind and places toAssign.
 func (lr *leaderRound) kindRounds(toAssign []int32) []*kindRound {
-	var out []*kindRound
-	for _, k := range assign.ConnectKinds {
-		ks := &kindRound{
+	// The kinds, their pointers and their next rows are allocated once
+	// for all kinds: a leader runs this at every round.
+	n := len(lr.ids)
+	all := make([]kindRound, len(assign.ConnectKinds))
+	out := make([]*kindRound, len(all))
+	rows := make([][]int32, len(all)*n)
+	for i, k := range assign.ConnectKinds {
+		ks := &all[i]
+		*ks = kindRound{
 			k:          k,
 			hom:        lr.homogeneous(k),
-			next:       make([][]int32, len(lr.ids)),
+			next:       rows[i*n : (i+1)*n : (i+1)*n],
 			toAssign:   lr.ofKind(toAssign, k),
 			pending:    lr.ofKind(lr.pending, k),
 			configured: lr.u.count(k),
@@ -71,7 +77,7 @@ func (lr *leaderRound) kindRounds(toAssign []int32) []*kindRound {
 			ks.next[p] = lr.ofKind(lr.next[p], k)
 		}
 		ks.base = lr.place(ks.next, ks.toAssign, nil, lr.settleable, true)
-		out = append(out, ks)
+		out[i] = ks
 	}
 	return out
 }
@@ -554,7 +560,7 @@ func (lr *leaderRound) connectorTasks(ks *kindRound, c string) []int {
 		return n
 	}
 	count := make([]int, len(lr.ids))
-	if t, ok := lr.u.byName[c]; ok {
+	if t, ok := lr.u.position(c); ok {
 		sp := lr.u.topics[t]
 		from, to := sp.start, sp.start+sp.n
 		if sp.lo == spec.ConnectorTask {

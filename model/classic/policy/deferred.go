@@ -209,6 +209,10 @@ type connectPolicy struct {
 	maxMoves    int            // Incremental only, > 0
 	stepDelay   classic.Millis `canon:"duration"` // Incremental only, > 0
 	backoff     classic.Millis `canon:"duration"` // Deferred only: the back-off multiplier, > 0
+	// memo remembers Assign's results (WithMemo); nil for none. It is no
+	// part of the configuration: Assign gives the same results with or
+	// without it.
+	memo *Memo
 }
 
 func (p connectPolicy) Name() string      { return p.name }
@@ -298,6 +302,14 @@ type leaderRound struct {
 }
 
 func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
+	if p.memo != nil {
+		return p.memo.assign(p, in)
+	}
+	return p.assign(in)
+}
+
+// assign is Assign without the memo.
+func (p connectPolicy) assign(in classic.LeaderInput) (classic.LeaderResult, error) {
 	r, err := newRound(in)
 	if err != nil {
 		return classic.LeaderResult{}, err
@@ -308,10 +320,7 @@ func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, err
 	if p.failover != ReassignImmediately && p.failover != DelayIfDeparted {
 		return classic.LeaderResult{}, fmt.Errorf("policy: %s: unknown leader failover rule %d", p.name, p.failover)
 	}
-	subs := make([][]string, len(r.ids))
-	for i, m := range r.ids {
-		subs[i] = r.subs[m]
-	}
+	subs := r.subs
 	lr := &leaderRound{round: r, p: p, now: in.Now, u: newUniverse(in.Topics, subs)}
 	lr.subscribed = make([][]bool, len(r.ids))
 	for i, s := range subs {
@@ -343,10 +352,17 @@ func (lr *leaderRound) run() classic.LeaderResult {
 	// claimed[p] is the indices of member p's configured claims, in
 	// order: located once here for steps 1 to 4.
 	claimed := make([][]int32, len(ids))
+	// The members' lists share one array, each capped at its length so
+	// that an append to one never writes into the next.
+	total := 0
+	for _, m := range ids {
+		total += len(lr.owned[m])
+	}
+	buf := make([]int32, 0, total)
 	var extra []spec.Resource
 	for p, m := range ids {
 		l := u.locator()
-		idx := make([]int32, 0, len(lr.owned[m]))
+		start := len(buf)
 		for _, x := range lr.owned[m] {
 			if i, ok := l.index(x); ok {
 				if lr.claimer[i] == 0 {
@@ -354,12 +370,12 @@ func (lr *leaderRound) run() classic.LeaderResult {
 				} else {
 					lr.claimer[i] = severalClaim
 				}
-				idx = append(idx, i)
+				buf = append(buf, i)
 			} else {
 				extra = append(extra, x)
 			}
 		}
-		claimed[p] = idx
+		claimed[p] = buf[start:len(buf):len(buf)]
 	}
 	extraSet := spec.NewSet(extra...)
 	active := func(i int32) bool { return lr.claimer[i] != 0 }

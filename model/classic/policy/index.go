@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -27,9 +28,8 @@ type universe struct {
 	// size is the number of configured resources.
 	size int
 	// topics are the topics with at least one configured resource, in
-	// order, and byName their positions.
+	// order of their names (position finds one by name).
 	topics []topicSpan
-	byName map[string]int32
 	// topicOf is the position in topics of each index's topic.
 	topicOf []int32
 	// connectors reports that some configured resource is a connector.
@@ -53,21 +53,8 @@ type topicSpan struct {
 // before its tasks. subs are the sorted subscriptions; members that share
 // one subscription slice are looked at once.
 func newUniverse(topics spec.Topics, subs [][]string) *universe {
-	seen := map[string]struct{}{}
-	var names []string
-	for i, s := range subs {
-		if i > 0 && sameSlice(s, subs[i-1]) {
-			continue
-		}
-		for _, t := range s {
-			if _, ok := seen[t]; !ok {
-				seen[t] = struct{}{}
-				names = append(names, t)
-			}
-		}
-	}
-	slices.Sort(names)
-	u := &universe{byName: make(map[string]int32, len(names))}
+	names := subscribedTopics(subs)
+	u := &universe{topics: make([]topicSpan, 0, len(names))}
 	for _, n := range names {
 		c, ok := topics[n]
 		if !ok {
@@ -83,7 +70,6 @@ func newUniverse(topics spec.Topics, subs [][]string) *universe {
 			continue
 		}
 		u.size += int(sp.n)
-		u.byName[n] = int32(len(u.topics))
 		u.topics = append(u.topics, sp)
 	}
 	u.topicOf = make([]int32, u.size)
@@ -93,6 +79,39 @@ func newUniverse(topics spec.Topics, subs [][]string) *universe {
 		}
 	}
 	return u
+}
+
+// subscribedTopics returns the sorted union of the sorted subscriptions
+// subs, only to be read: the one subscription itself when every member
+// shares one slice (or subs has one), a new slice otherwise.
+func subscribedTopics(subs [][]string) []string {
+	distinct := 0
+	for i, s := range subs {
+		if i == 0 || !sameSlice(s, subs[i-1]) {
+			distinct++
+		}
+	}
+	if distinct <= 1 {
+		if len(subs) == 0 {
+			return nil
+		}
+		return subs[0]
+	}
+	var names []string
+	for i, s := range subs {
+		if i == 0 || !sameSlice(s, subs[i-1]) {
+			names = append(names, s...)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// position returns the position in u.topics of the topic called name, and
+// whether it has configured resources.
+func (u *universe) position(name string) (int32, bool) {
+	t, ok := slices.BinarySearchFunc(u.topics, name, func(sp topicSpan, name string) int { return strings.Compare(sp.name, name) })
+	return int32(t), ok
 }
 
 // resource returns the resource index i names.
@@ -133,7 +152,7 @@ func (u *universe) locator() locator { return locator{u: u} }
 func (l *locator) index(x spec.Resource) (int32, bool) {
 	if !l.valid || x.Topic != l.topic {
 		l.valid, l.topic = true, x.Topic
-		t, ok := l.u.byName[x.Topic]
+		t, ok := l.u.position(x.Topic)
 		if !ok {
 			t = -1
 		}

@@ -87,8 +87,8 @@ func Default(name string) (classic.Protocol, error) {
 type round struct {
 	in  classic.LeaderInput
 	ids []spec.MemberID // sorted
-	// subs maps each member to its sorted subscription.
-	subs map[spec.MemberID][]string
+	// subs is each member's sorted subscription, by position in ids.
+	subs [][]string
 	// owned maps each member to what it claims, as reported (possibly
 	// resources that do not exist).
 	owned spec.Assignment
@@ -105,7 +105,7 @@ func newRound(in classic.LeaderInput) (round, error) {
 	r := round{
 		in:    in,
 		ids:   make([]spec.MemberID, len(in.Members)),
-		subs:  make(map[spec.MemberID][]string, len(in.Members)),
+		subs:  make([][]string, len(in.Members)),
 		owned: make(spec.Assignment, len(in.Members)),
 		group: assign.Group{Topics: in.Topics, Members: make([]assign.Member, len(in.Members))},
 	}
@@ -115,7 +115,7 @@ func newRound(in classic.LeaderInput) (round, error) {
 			return round{}, fmt.Errorf("policy: member %q: owned: %v", j.ID, err)
 		}
 		r.ids[i] = j.ID
-		r.subs[j.ID] = j.Subscription.Topics
+		r.subs[i] = j.Subscription.Topics
 		r.owned[j.ID] = j.Subscription.Owned
 		r.group.Members[i] = assign.Member{
 			ID:         j.ID,

@@ -57,8 +57,17 @@ type refRound struct{ round }
 // eligible reports whether member m may be given resource x: m subscribes
 // to x's topic.
 func (r refRound) eligible(m spec.MemberID, x spec.Resource) bool {
-	_, ok := slices.BinarySearch(r.subs[m], x.Topic)
+	_, ok := slices.BinarySearch(r.subscription(m), x.Topic)
 	return ok
+}
+
+// subscription returns member m's subscription, nil when m is not in the
+// round.
+func (r round) subscription(m spec.MemberID) []string {
+	if p, ok := slices.BinarySearch(r.ids, m); ok {
+		return r.subs[p]
+	}
+	return nil
 }
 
 // universe returns every resource of every topic some member subscribes to
@@ -66,7 +75,7 @@ func (r refRound) eligible(m spec.MemberID, x spec.Resource) bool {
 func (r refRound) universe() spec.Set {
 	var topics []string
 	for _, m := range r.ids {
-		topics = append(topics, r.subs[m]...)
+		topics = append(topics, r.subscription(m)...)
 	}
 	return r.in.Topics.Resources(topics...)
 }
@@ -359,7 +368,7 @@ func (lr *refLeaderRound) homogeneous(k assign.ConnectKind) bool {
 	}
 	for _, t := range topics {
 		for _, m := range lr.ids {
-			if _, ok := slices.BinarySearch(lr.subs[m], t); !ok {
+			if _, ok := slices.BinarySearch(lr.subscription(m), t); !ok {
 				return false
 			}
 		}

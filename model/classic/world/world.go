@@ -20,6 +20,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/classic/policy"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -45,6 +46,12 @@ type Family struct {
 	// ones (add-member A protocols=(mine)); one named like a built-in
 	// replaces it. Each must be a pure value, as classic.Protocol says.
 	Custom []classic.Protocol
+	// Memo, when not nil, is where the built-in Deferred and Incremental
+	// protocols the family builds remember their leaders' rounds
+	// (policy.WithMemo): the model checker reaches one round from many
+	// states. It changes no result; it is shared by every member (and, in
+	// the model checker, every worker) of the world.
+	Memo *policy.Memo
 }
 
 var _ core.Family[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig] = Family{}
@@ -70,8 +77,12 @@ func NewScript() *Script { return Family{}.NewScript() }
 // NewScript returns a script of the family with no group yet.
 func (f Family) NewScript() *Script { return &Script{Family: f} }
 
-// NewModel builds the model checker's model of cfg (see model/world).
-func NewModel(cfg core.CheckConfig) (*Model, error) { return Family{}.NewModel(cfg) }
+// NewModel builds the model checker's model of cfg (see model/world), its
+// Deferred and Incremental leaders remembering their rounds in a memo of
+// the model's own (Family.Memo).
+func NewModel(cfg core.CheckConfig) (*Model, error) {
+	return Family{Memo: &policy.Memo{}}.NewModel(cfg)
+}
 
 // NewModel builds the model checker's model of cfg for the family.
 func (f Family) NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(f, cfg) }
@@ -133,8 +144,9 @@ func (Family) EncodeConfig(e *canon.Encoder, cfg classic.MemberConfig) { e.Strin
 // ConfigKey prints the whole configuration but its name (protocols, with
 // their dynamic types and settings, included): two configurations get the
 // same key exactly when they are equal but for their names (an empty
-// slice or map counts as nil). The protocols are plain values (no
-// pointers), so the print shows all of them.
+// slice or map counts as nil). The protocols are plain values, so the
+// print shows all of them; their only pointer, the family's memo
+// (Family.Memo), which every member shares, prints as its address.
 func (Family) ConfigKey(cfg classic.MemberConfig) string {
 	cfg.Name = ""
 	if len(cfg.Topics) == 0 {
