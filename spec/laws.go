@@ -268,9 +268,9 @@ func CheckExistingOnly(v View) []Violation {
 // allowed only for a member that owns nothing afterwards.
 func CheckStep(prev, next View) []Violation {
 	var out []Violation
-	for _, n := range next.Members {
-		p, ok := prev.Member(n.Name)
-		if !ok || !p.Current || !n.Current || p.ID != n.ID || n.ID == "" {
+	for i := range next.Members {
+		n, p := &next.Members[i], prev.Find(next.Members[i].Name)
+		if p == nil || !p.Current || !n.Current || p.ID != n.ID || n.ID == "" {
 			continue
 		}
 		if n.Generation == NoGeneration {

@@ -56,11 +56,29 @@ type MemberView struct {
 
 // Member returns the view of the member named name, and whether it exists.
 func (v View) Member(name string) (MemberView, bool) {
-	i, ok := slices.BinarySearchFunc(v.Members, name, func(m MemberView, n string) int { return strings.Compare(m.Name, n) })
-	if !ok {
-		return MemberView{}, false
+	if m := v.Find(name); m != nil {
+		return *m, true
 	}
-	return v.Members[i], true
+	return MemberView{}, false
+}
+
+// Find returns the view of the member named name in v.Members (sorted by
+// name, see Sort), nil when there is none: Member without copying the
+// view, for the laws checked at every step. The caller must not change it.
+func (v View) Find(name string) *MemberView {
+	lo, hi := 0, len(v.Members)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if v.Members[mid].Name < name {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(v.Members) && v.Members[lo].Name == name {
+		return &v.Members[lo]
+	}
+	return nil
 }
 
 // Subscribes reports whether the member subscribes to topic.

@@ -241,9 +241,9 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 // epoch (next-gen, and a mixed group).
 func GenerationBumps(prev, next spec.View) int {
 	n := 0
-	for _, mv := range next.Members {
-		old := spec.NoGeneration
-		if p, ok := prev.Member(mv.Name); ok {
+	for i := range next.Members {
+		mv, old := &next.Members[i], spec.NoGeneration
+		if p := prev.Find(mv.Name); p != nil {
 			old = p.Generation
 		}
 		if mv.Generation > old {
