@@ -381,6 +381,19 @@ func TestEncodeCanonRenames(t *testing.T) {
 	if bytes.Equal(encoding(1000, false, c1.EncodeCanon), encoding(1000, false, c2.EncodeCanon)) {
 		t.Error("coordinator: swapped member ids encode alike without renaming")
 	}
+	// The identity renaming writes what no renaming writes: the checker
+	// takes the smallest of the renamed encodings and the plain one, so a
+	// renamed encoding that ordered the armed timers otherwise would give
+	// one state two encodings. The group's JoinTimer (no member) sorts
+	// after the session timers by kind, before them by member.
+	c1.timers.set(Timer{Kind: JoinTimer}, 2500)
+	plain := &canon.Encoder{Now: 1000}
+	c1.EncodeCanon(plain)
+	same := &canon.Encoder{Now: 1000, Rename: func(s string) string { return s }}
+	c1.EncodeCanon(same)
+	if !bytes.Equal(plain.Finish(), same.Finish()) {
+		t.Error("coordinator: the identity renaming encodes otherwise than no renaming")
+	}
 }
 
 // BenchmarkEncodeCanon encodes a coordinator and a member with a reused
