@@ -29,7 +29,7 @@ func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M
 // processes it shares with a recorded encoding.
 func Recorded[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) (coordinator bool, processes int) {
 	for _, p := range s.W.procs {
-		if p.encoding != nil && p.owner != s.W {
+		if p.encoding != nil && p.owner != s.W.serial {
 			processes++
 		}
 	}

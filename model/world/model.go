@@ -475,7 +475,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		}
 		mark := e.Mark()
 		encodeProcess(e, w, n, p, abstract)
-		if w.frozen && p.owner == w {
+		if w.frozen && p.owner == w.serial {
 			noteSpan(e, mark, i)
 		}
 	}

@@ -51,9 +51,13 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// commit step (CommitReleased) sends them. Replaced whole.
 	unsent map[spec.Resource]int
 
-	// owner is the world that may change this process in place; a fork
-	// shares its parent's processes and copies one before changing it.
-	owner *World[M, T, C, P]
+	// owner is the serial of the world that may change this process in
+	// place (World.serial); a fork shares its parent's processes and
+	// copies one before changing it. A serial, not a pointer to the world,
+	// so that a process a state shares with its ancestors does not keep
+	// the ancestor that made it alive, and with it every ancestor of that
+	// one.
+	owner uint64
 	// encoding is the process's canonical encoding, recorded by its
 	// owner once frozen (Model.Encode), for the forks that share it; a
 	// copy drops it.
@@ -174,9 +178,16 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// prev is the view after the last action; every action ends in check,
 	// which sets it, so it is a function of the rest of the state.
 	prev spec.View
-	// coordinatorOwner is the world that may change Coordinator in place
-	// (see Fork).
-	coordinatorOwner *World[M, T, C, P]
+	// coordinatorOwned is set when w may change Coordinator in place: it
+	// made it (New, Clone) or copied it (ownCoordinator); a fork shares
+	// its parent's (see Fork).
+	coordinatorOwned bool
+	// serial numbers w among the worlds it shares processes with: the
+	// number of forks between w and the world New or Clone made. Every
+	// world that shares a process with w is its ancestor or descendant
+	// (siblings share only what their common ancestor made), and those
+	// have other serials, so a process whose owner is w.serial is w's own.
+	serial uint64
 	// coordinatorEncoding is the canonical encoding of Coordinator, as a
 	// frozen world wrote it (Model.Encode), for the forks that share the
 	// coordinator (nil when there is none): most steps leave the
@@ -238,7 +249,7 @@ type abandonment struct {
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
 	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true}
-	w.coordinatorOwner = w
+	w.coordinatorOwned = true
 	w.prev = w.View()
 	return w
 }
@@ -255,7 +266,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c := *w
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
-	c.coordinatorOwner = &c
+	c.coordinatorOwned = true
 	c.coordinatorEncoding = nil
 	c.frozen = false
 	c.procs = make([]*Process[M, T, C, P], len(w.procs))
@@ -265,7 +276,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
-		q.owner, q.encoding, q.sharedNode = &c, nil, false
+		q.owner, q.encoding, q.sharedNode = c.serial, nil, false
 		c.procs[i] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -293,7 +304,8 @@ func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
 func (w *World[M, T, C, P]) forkInto(c *World[M, T, C, P]) {
 	*c = *w
 	c.frozen = false
-	c.processesOwned, c.timersOwned = false, false
+	c.serial = w.serial + 1
+	c.processesOwned, c.timersOwned, c.coordinatorOwned = false, false, false
 	c.InFlight = slices.Clip(w.InFlight)
 	c.Timers = slices.Clip(w.Timers)
 	c.Rounds = slices.Clip(w.Rounds)
@@ -314,7 +326,7 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	if p == nil {
 		return nil
 	}
-	if p.owner == w {
+	if p.owner == w.serial {
 		if p.sharedNode && p.Node != nil && keepNode {
 			p.Node = p.Node.CloneMember()
 		}
@@ -325,7 +337,7 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	if p.Node != nil && keepNode {
 		q.Node = p.Node.CloneMember()
 	}
-	q.owner, q.encoding, q.sharedNode = w, nil, false
+	q.owner, q.encoding, q.sharedNode = w.serial, nil, false
 	return w.replace(i, &q)
 }
 
@@ -334,11 +346,11 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 // until own copies it, before anything steps it.
 func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
 	i, p := w.writable(name)
-	if p == nil || p.owner == w {
+	if p == nil || p.owner == w.serial {
 		return p
 	}
 	q := *p
-	q.owner, q.encoding, q.sharedNode = w, nil, p.Node != nil
+	q.owner, q.encoding, q.sharedNode = w.serial, nil, p.Node != nil
 	return w.replace(i, &q)
 }
 
@@ -382,13 +394,13 @@ func (w *World[M, T, C, P]) ownCoordinator() {
 		panic("world: a frozen world changes")
 	}
 	w.coordinatorEncoding = nil
-	if w.coordinatorOwner != w {
+	if !w.coordinatorOwned {
 		if f, ok := w.Coordinator.(Forker[M, T, C]); ok {
 			w.Coordinator = f.ForkCoordinator()
 		} else {
 			w.Coordinator = w.Coordinator.CloneCoordinator()
 		}
-		w.coordinatorOwner = w
+		w.coordinatorOwned = true
 	}
 }
 
@@ -425,7 +437,7 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
 		return fmt.Errorf("member name %q is reserved", name)
 	}
-	p := &Process[M, T, C, P]{Config: cfg, owner: w}
+	p := &Process[M, T, C, P]{Config: cfg, owner: w.serial}
 	if err := w.start(p); err != nil {
 		return err
 	}
@@ -1113,7 +1125,7 @@ func (w *World[M, T, C, P]) check() {
 		w.prev = v
 		w.noteFences(v)
 	}
-	if w.coordinatorOwner == w {
+	if w.coordinatorOwned {
 		if err := w.Coordinator.CheckInvariants(); err != nil {
 			w.violate(spec.Violation{Law: CoordinatorInvariant, Detail: err.Error()})
 		}
@@ -1132,7 +1144,7 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 			return false
 		}
 		p := w.procs[i]
-		if p.owner != w && w.coordinatorOwner != w {
+		if p.owner != w.serial && !w.coordinatorOwned {
 			// The process and the coordinator are those of the world
 			// whose view prev is: memberView would return y.
 			continue
@@ -1186,11 +1198,11 @@ func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was *spec.MemberView) spec.MemberView {
 	var mv spec.MemberView
 	switch {
-	case p.owner != w && was != nil && w.coordinatorOwner != w:
+	case p.owner != w.serial && was != nil && !w.coordinatorOwned:
 		// The process and the coordinator are both those of the world
 		// whose view was is: whether p is current is what it was there.
 		return *was
-	case p.owner != w && was != nil:
+	case p.owner != w.serial && was != nil:
 		mv = *was
 	case p.Node == nil:
 		subs := w.Family.MemberTopics(p.Config)
