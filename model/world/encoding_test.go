@@ -34,14 +34,7 @@ func TestEncodingDeterminesSuccessors(t *testing.T) {
 				// encoded too.
 				p, o.Records, o.Partitions, o.Drops = protocol, 1, 1, 0
 			}
-			cfg, err := classicworld.CheckWorld(p, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := classicworld.NewModel(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := classicModel(t, p, o)
 			successorsDetermined(t, m)
 		})
 	}
@@ -51,14 +44,7 @@ func TestEncodingDeterminesSuccessors(t *testing.T) {
 			if records > 0 {
 				o.Partitions, o.Drops = 1, 0
 			}
-			cfg, err := ngworld.CheckWorld(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := ngworld.NewModel(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := nextgenModel(t, o)
 			successorsDetermined(t, m)
 		})
 	}
@@ -116,14 +102,7 @@ func successorsDetermined[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t 
 // successors behave alike too, and must encode alike: ids are numbered per
 // member (canon.Encoder.SeqSpace), not across the state.
 func TestCoincidingSeqsOfTwoMembers(t *testing.T) {
-	cfg, err := classicworld.CheckWorld("incremental", classicworld.DefaultCheckOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := classicworld.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := classicModel(t, "incremental", classicworld.DefaultCheckOptions())
 	join := "add-member C protocols=(incremental) topics=(T,U) session=2000 heartbeat=1000 rebalance=3000 delay=3000 moves=1 step-delay=1000"
 	replay := func(lines ...string) *classicworld.State {
 		s := m.Init()[0]

@@ -17,14 +17,7 @@ func TestFailedRoundsCount(t *testing.T) {
 	o.Members, o.Joins, o.Topics, o.Partitions = 2, 1, 1, 2
 	o.Crashes, o.Leaves, o.Drops = 0, 0, 0
 	o.Faults = classic.CooperativeNoWithholding
-	cfg, err := classicworld.CheckWorld("cooperative", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := classicworld.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := classicModel(t, "cooperative", o)
 	frontier := m.Init()
 	counted := false
 	for depth := 0; depth < 60 && len(frontier) > 0 && !counted; depth++ {

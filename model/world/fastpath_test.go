@@ -37,27 +37,13 @@ func TestFastPathsAgree(t *testing.T) {
 		t.Run(fmt.Sprintf("nextgen/records=%d/on=%v", c.records, c.on), func(t *testing.T) {
 			o := ngworld.DefaultCheckOptions()
 			o.Records, o.RecordsOn = c.records, c.on
-			cfg, err := ngworld.CheckWorld(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := ngworld.NewModel(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := nextgenModel(t, o)
 			fastPathsAgree(t, m)
 		})
 		t.Run(fmt.Sprintf("cooperative/records=%d/on=%v", c.records, c.on), func(t *testing.T) {
 			o := classicworld.DefaultCheckOptions()
 			o.Records, o.RecordsOn = c.records, c.on
-			cfg, err := classicworld.CheckWorld("cooperative", o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := classicworld.NewModel(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := classicModel(t, "cooperative", o)
 			fastPathsAgree(t, m)
 		})
 		t.Run(fmt.Sprintf("mixed/records=%d/on=%v", c.records, c.on), func(t *testing.T) {

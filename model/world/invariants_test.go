@@ -44,14 +44,7 @@ func (c *stepBreaks) CheckInvariants() error {
 // coordinator whose invariants break whenever it steps is reported in
 // exactly the steps that stepped it.
 func TestInvariantsCheckedWhereTheCoordinatorSteps(t *testing.T) {
-	cfg, err := classicworld.CheckWorld("cooperative", classicworld.DefaultCheckOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := classicworld.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := classicModel(t, "cooperative", classicworld.DefaultCheckOptions())
 	s := m.Init()[0]
 	s.W.Coordinator = &stepBreaks{Coordinator: s.W.Coordinator.CloneCoordinator()}
 	stepped, shared := 0, 0

@@ -24,26 +24,10 @@ import (
 func TestForksKeepNoAncestor(t *testing.T) {
 	const steps = 40
 	t.Run("classic", func(t *testing.T) {
-		cfg, err := classicworld.CheckWorld("cooperative", classicworld.DefaultCheckOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := classicworld.NewModel(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNoAncestorKept(t, m, steps)
+		checkNoAncestorKept(t, classicModel(t, "cooperative", classicworld.DefaultCheckOptions()), steps)
 	})
 	t.Run("nextgen", func(t *testing.T) {
-		cfg, err := ngworld.CheckWorld(ngworld.DefaultCheckOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := ngworld.NewModel(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNoAncestorKept(t, m, steps)
+		checkNoAncestorKept(t, nextgenModel(t, ngworld.DefaultCheckOptions()), steps)
 	})
 }
 
