@@ -266,7 +266,7 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 // since (Sorted and KeyedMap write into the item being written only).
 func (e *Encoder) RecordSpan(s Span) Recording {
 	var r Recording
-	e.recordSpan(&r, s, nil)
+	e.recordSpan(&r, s, &arena{oneOff: true})
 	return r
 }
 
@@ -282,14 +282,14 @@ func (e *Encoder) Keep(s Span) *Recording {
 }
 
 // recordSpan writes into r what RecordSpan returns, its storage cut from
-// a when a is not nil.
+// a.
 func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 	from, to := s.From, s.To
 	*r = Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested}
-	r.buf = take(a.bytesOrNil(), to.buf-from.buf, bytesChunk)
+	r.buf = cut(&a.bytes, to.buf-from.buf, a.size(bytesChunk))
 	copy(r.buf, e.Buf[from.buf:to.buf])
 	if n := to.slots - from.slots; n > 0 {
-		r.slots = take(a.slotsOrNil(), n, slotsChunk)
+		r.slots = cut(&a.slots, n, a.size(slotsChunk))
 		for i, sl := range e.slots[from.slots:to.slots] {
 			r.slots[i] = seqSlot{sl.off - from.buf, sl.space}
 			if e.finished {
@@ -298,7 +298,7 @@ func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 		}
 	}
 	if n := to.oslots - from.oslots; n > 0 {
-		r.oslots = take(a.oslotsOrNil(), n, slotsChunk)
+		r.oslots = cut(&a.oslots, n, a.size(slotsChunk))
 		for i, o := range e.oslots[from.oslots:to.oslots] {
 			r.oslots[i] = o - from.buf
 			if e.finished {
@@ -307,7 +307,7 @@ func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 		}
 	}
 	if n := to.instants - from.instants; n > 0 && r.nowFree {
-		r.instants = take(a.instantsOrNil(), n, slotsChunk)
+		r.instants = cut(&a.instants, n, a.size(slotsChunk))
 		for i, in := range e.instants[from.instants:to.instants] {
 			r.instants[i] = instantSlot{in.off - from.buf, in.t}
 		}
@@ -387,6 +387,9 @@ type arena struct {
 	oslots     []int
 	instants   []instantSlot
 	recordings []Recording
+	// oneOff is set on an arena used for one recording (RecordSpan): it
+	// makes each slice at its exact size instead of a chunk.
+	oneOff bool
 }
 
 // The arena's chunk sizes, in elements.
@@ -396,41 +399,13 @@ const (
 	recordingsChunk = 64
 )
 
-func (a *arena) bytesOrNil() *[]byte {
-	if a == nil {
-		return nil
+// size is the chunk size to cut with: size itself, or none for a one-off
+// arena (RecordSpan), which makes each slice on its own.
+func (a *arena) size(size int) int {
+	if a.oneOff {
+		return 0
 	}
-	return &a.bytes
-}
-
-func (a *arena) slotsOrNil() *[]seqSlot {
-	if a == nil {
-		return nil
-	}
-	return &a.slots
-}
-
-func (a *arena) oslotsOrNil() *[]int {
-	if a == nil {
-		return nil
-	}
-	return &a.oslots
-}
-
-func (a *arena) instantsOrNil() *[]instantSlot {
-	if a == nil {
-		return nil
-	}
-	return &a.instants
-}
-
-// take returns a new slice of n elements: made on its own when chunk is
-// nil, else cut from *chunk (see cut).
-func take[T any](chunk *[]T, n, size int) []T {
-	if chunk == nil {
-		return make([]T, n)
-	}
-	return cut(chunk, n, size)
+	return size
 }
 
 // cut returns the next n elements of *chunk, length and capacity n, and
