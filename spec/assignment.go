@@ -23,24 +23,27 @@ func sortedKeys[K ~string, V any](m map[K]V) []K {
 	if len(m) == 0 {
 		return nil
 	}
-	out := make([]K, 0, len(m))
+	return AppendSortedKeys(make([]K, 0, len(m)), m)
+}
+
+// AppendSortedKeys appends the keys of m to dst in sorted order and
+// returns the result: slices.Sorted(maps.Keys(m)) into a buffer of the
+// caller's (the nodes' steps keep theirs on the stack). What dst held
+// before stays in front, unsorted.
+func AppendSortedKeys[K ~string, V any](dst []K, m map[K]V) []K {
+	start := len(dst)
 	for k := range m {
-		out = append(out, k)
+		dst = append(dst, k)
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(dst[start:])
+	return dst
 }
 
 // AppendMembers appends the members of a to dst in sorted order and
 // returns the result: Members into a buffer of the caller's, for the laws
 // checked at every round, which a group of a few members fits on the
 // stack.
-func (a Assignment) AppendMembers(dst []MemberID) []MemberID {
-	n := len(dst)
-	dst = slices.AppendSeq(dst, maps.Keys(a))
-	slices.Sort(dst[n:])
-	return dst
-}
+func (a Assignment) AppendMembers(dst []MemberID) []MemberID { return AppendSortedKeys(dst, a) }
 
 // All returns the union of every member's resources.
 func (a Assignment) All() Set {

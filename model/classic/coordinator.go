@@ -393,12 +393,7 @@ func (c *Coordinator) sortedIDs() []spec.MemberID {
 // sortedIDs into a buffer of the caller's, which a step's loops keep on
 // the stack (a group rarely has more members than the buffer holds).
 func (c *Coordinator) appendSortedIDs(dst []spec.MemberID) []spec.MemberID {
-	start := len(dst)
-	for id := range c.members {
-		dst = append(dst, id)
-	}
-	slices.Sort(dst[start:])
-	return dst
+	return spec.AppendSortedKeys(dst, c.members)
 }
 
 // idBuffer is the stack buffer of a step's appendSortedIDs.

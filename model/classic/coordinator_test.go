@@ -1271,7 +1271,7 @@ func TestCoordinatorInvariantFastPaths(t *testing.T) {
 }
 
 // TestAppendSortedIDs checks the member ids a step sorts into its buffer
-// (appendSortedIDs, appendSortedKeys) against slices.Sorted of the keys,
+// (appendSortedIDs, spec.AppendSortedKeys) against slices.Sorted of the keys,
 // appended after what the buffer holds, for groups within and beyond the
 // buffer's size.
 func TestAppendSortedIDs(t *testing.T) {
@@ -1289,8 +1289,8 @@ func TestAppendSortedIDs(t *testing.T) {
 			t.Errorf("%d members: appendSortedIDs = %v, want %v", n, got, want)
 		}
 		want = append(slices.Clone(prefix), slices.Sorted(maps.Keys(as))...)
-		if got := appendSortedKeys(slices.Clone(prefix), as); !slices.Equal(got, want) {
-			t.Errorf("%d members: appendSortedKeys = %v, want %v", n, got, want)
+		if got := spec.AppendSortedKeys(slices.Clone(prefix), as); !slices.Equal(got, want) {
+			t.Errorf("%d members: AppendSortedKeys = %v, want %v", n, got, want)
 		}
 	}
 }

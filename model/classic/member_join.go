@@ -306,7 +306,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	}
 
 	var buf [8]spec.MemberID
-	ids := appendSortedKeys(buf[:0], full)
+	ids := spec.AppendSortedKeys(buf[:0], full)
 	as := make([]MemberAssignment, len(ids))
 	var printedBuf [8]memberMemo[printedSet]
 	printed := printedBuf[:0]
@@ -354,7 +354,7 @@ func withEveryMember(as map[spec.MemberID]Assignment, joined []Joined) map[spec.
 func Malformed(as map[spec.MemberID]Assignment) []string {
 	var out []string
 	var buf [8]spec.MemberID
-	for _, id := range appendSortedKeys(buf[:0], as) {
+	for _, id := range spec.AppendSortedKeys(buf[:0], as) {
 		a := as[id]
 		if err := a.Revoked.Validate(); err != nil {
 			out = append(out, fmt.Sprintf("member %s: revoked: %v", id, err))
@@ -367,17 +367,6 @@ func Malformed(as map[spec.MemberID]Assignment) []string {
 		}
 	}
 	return out
-}
-
-// appendSortedKeys appends the member ids of as in order to dst and
-// returns it (slices.Sorted(maps.Keys(as)) into a buffer of the caller's).
-func appendSortedKeys(dst []spec.MemberID, as map[spec.MemberID]Assignment) []spec.MemberID {
-	start := len(dst)
-	for id := range as {
-		dst = append(dst, id)
-	}
-	slices.Sort(dst[start:])
-	return dst
 }
 
 // assignContained runs proto.Assign, turning a panic into an error: a

@@ -3,7 +3,6 @@ package policy
 import (
 	"encoding/binary"
 	"maps"
-	"slices"
 	"sync"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
@@ -113,7 +112,7 @@ func appendInputKey(b []byte, in classic.LeaderInput) []byte {
 	}
 	b = appendKeyLen(b, in.Topics == nil, len(in.Topics))
 	var names [16]string
-	for _, t := range sortedKeys(names[:0], in.Topics) {
+	for _, t := range spec.AppendSortedKeys(names[:0], in.Topics) {
 		b = appendKeyString(b, t)
 		b = binary.AppendVarint(b, int64(in.Topics[t]))
 	}
@@ -121,7 +120,7 @@ func appendInputKey(b []byte, in classic.LeaderInput) []byte {
 	b = binary.AppendVarint(b, int64(mem.Generation))
 	b = appendKeyLen(b, mem.Assignment == nil, len(mem.Assignment))
 	var ids [16]spec.MemberID
-	for _, id := range sortedKeys(ids[:0], mem.Assignment) {
+	for _, id := range spec.AppendSortedKeys(ids[:0], mem.Assignment) {
 		b = appendKeyString(b, string(id))
 		b = appendKeySet(b, mem.Assignment[id])
 	}
@@ -133,15 +132,6 @@ func appendInputKey(b []byte, in classic.LeaderInput) []byte {
 	b = appendKeyLen(b, false, boolInt(mem.Revoked))
 	b = appendKeySet(b, mem.Revocation)
 	return binary.AppendUvarint(b, uint64(in.Faults))
-}
-
-// sortedKeys appends the keys of m to dst in order and returns it.
-func sortedKeys[K ~string, V any](dst []K, m map[K]V) []K {
-	for k := range m {
-		dst = append(dst, k)
-	}
-	slices.Sort(dst)
-	return dst
 }
 
 // appendKeyLen appends a length: 0 for nil, n+1 otherwise.
