@@ -318,7 +318,7 @@ func (m *Member) Step(in node.Input) Output {
 	default:
 		panic(fmt.Sprintf("nextgen: member %s: unknown event %T", m.cfg.Name, in.Event))
 	}
-	buf.trim(&out)
+	out.NilEmpty()
 	return out
 }
 
@@ -329,20 +329,6 @@ type outputBuffer struct {
 	messages  [1]Envelope
 	timers    [2]TimerCmd
 	callbacks [1]Callback
-}
-
-// trim leaves nil, as an output built without the buffer has, each list
-// of out that is empty.
-func (*outputBuffer) trim(out *Output) {
-	if len(out.Messages) == 0 {
-		out.Messages = nil
-	}
-	if len(out.Timers) == 0 {
-		out.Timers = nil
-	}
-	if len(out.Callbacks) == 0 {
-		out.Callbacks = nil
-	}
 }
 
 // callback queues an application callback.

@@ -167,6 +167,22 @@ func (o *Output[M, T, C]) Send(from, to string, msg M) {
 	o.Messages = append(o.Messages, Envelope[M]{From: from, To: to, Msg: msg})
 }
 
+// NilEmpty sets each empty list of o (messages, timers, callbacks) to
+// nil, as an output built by appending to nil lists has them: for a step
+// that backs its lists with a buffer of its own, so that its outputs
+// compare and print as the others do.
+func (o *Output[M, T, C]) NilEmpty() {
+	if len(o.Messages) == 0 {
+		o.Messages = nil
+	}
+	if len(o.Timers) == 0 {
+		o.Timers = nil
+	}
+	if len(o.Callbacks) == 0 {
+		o.Callbacks = nil
+	}
+}
+
 // IsEmpty reports whether the output asks for nothing.
 func (o Output[M, T, C]) IsEmpty() bool {
 	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil && !o.RoundFailed && o.Target == nil && o.Withheld == nil

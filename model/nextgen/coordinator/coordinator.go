@@ -560,12 +560,7 @@ func (c *Coordinator) Step(in node.Input) nextgen.Output {
 	default:
 		panic(fmt.Sprintf("coordinator: Step: event %T is not for a coordinator", in.Event))
 	}
-	if len(s.out.Messages) == 0 {
-		s.out.Messages = nil
-	}
-	if len(s.out.Timers) == 0 {
-		s.out.Timers = nil
-	}
+	s.out.NilEmpty()
 	// The output may outlive the coordinator, and out.Messages keeps s
 	// alive: s keeps no pointer to it.
 	s.view, s.joinView = groupView{}, groupView{}
