@@ -15,7 +15,9 @@ import (
 // commits flag and SkipSeq it was written with, for the forks that share
 // the node unchanged: most steps change one node or none, and encoding the
 // others again is most of the cost of encoding a state. It is replayed
-// (canon.Encoder.ReplayKept) only under the same settings.
+// (canon.Encoder.ReplayKept) under the same commits flag and SkipSeq, and
+// under the same clock or, when all its instants stand at its top level,
+// any clock.
 
 // coordinatorSpan labels the coordinator's span in Encoder.Spans; a
 // process's is its index in World.Names.
