@@ -114,9 +114,13 @@ type Noter[S, A any] interface {
 	Note(s S, a A) string
 }
 
-// Recycler is a Model that takes back a successor the checker drops (a
-// state it had seen), so that Step may reuse its memory. The checker
-// keeps no reference to a state it recycles.
+// Recycler is a Model that takes back a state the checker is done with,
+// so that Step may reuse its memory: a successor it drops (a state it had
+// seen), and a state it has expanded, whose successors are in use and may
+// share with it whatever it points to. Recycle may reuse the memory of the
+// state itself, never what the state's successors may share. The checker
+// keeps no reference to a state it recycles, and recycles no initial
+// state.
 type Recycler[S any] interface {
 	Recycle(s S)
 }
@@ -196,6 +200,9 @@ type explorer[S, A any] struct {
 	// their buffers and the arena their recordings are cut from); worker
 	// k uses encoders[k] only.
 	encoders []*canon.Encoder
+	// regions splits the next level's frontier by the worker that made
+	// its states: worker k's are frontier[regions[k]:regions[k+1]].
+	regions []int
 }
 
 // chunkSize is how many states of a level's frontier a worker takes at a
@@ -386,7 +393,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 	for len(x.encoders) < w {
 		x.encoders = append(x.encoders, &canon.Encoder{})
 	}
-	var next atomic.Int64
+	claims := newFrontierClaims(x.regions, len(frontier), w, chunk)
 	var wg sync.WaitGroup
 	var mu sync.Mutex // guards *last
 	for k := range w {
@@ -397,8 +404,8 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 			var acts []A
 			out := &outs[k]
 			for {
-				i := int(next.Add(int64(chunk)) - int64(chunk))
-				if i >= len(frontier) || x.stopped.Load() {
+				i, end, ok := claims.claim(k)
+				if !ok || x.stopped.Load() {
 					return
 				}
 				if x.limitHit(start) != "" {
@@ -406,11 +413,17 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 					return
 				}
 				steps := 0
-				for j := i; j < min(i+chunk, len(frontier)); j++ {
+				for j := i; j < end; j++ {
 					n, err := x.expand(enc, &acts, frontier[j], out)
 					steps += n
 					if out.err = err; err != nil {
 						return
+					}
+					if x.rec != nil && depth > 0 {
+						// Expanded: the checker never reads the state again
+						// (the initial states, depth 0, are kept for the
+						// paths of counterexamples).
+						x.rec.Recycle(frontier[j].s)
 					}
 				}
 				x.transitions.Add(int64(steps))
@@ -418,7 +431,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 					mu.Lock()
 					*last = time.Now()
 					mu.Unlock()
-					x.report(start, len(frontier)-min(int(next.Load()), len(frontier)), depth+1)
+					x.report(start, claims.left(), depth+1)
 				}
 			}
 		}()
@@ -429,12 +442,14 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 	if n := x.nextID.Load(); n > 0 {
 		x.grow(n - 1)
 	}
+	x.regions = append(x.regions[:0], 0)
 	for k := range outs {
 		out := &outs[k]
 		if out.err != nil {
 			return nil, nil, out.err
 		}
 		nextFrontier = append(nextFrontier, out.next...)
+		x.regions = append(x.regions, len(nextFrontier))
 		viols = append(viols, out.viols...)
 		for _, r := range out.recs {
 			x.records[r.id] = record{parent: r.parent, act: r.act}

@@ -1,12 +1,15 @@
 package checker
 
 import (
+	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // hidden is a model with its Recycle method hidden: the checker recycles
@@ -123,4 +126,105 @@ func recyclingChangesNothing[S, A any](t *testing.T, m Model[S, A]) {
 		}
 		t.Logf("%d workers: %d states, %d transitions, %d recycled", workers, got.Distinct, got.Transitions, n.Load())
 	}
+}
+
+// poisoning is counters recycling its states: Recycle writes -1 into a
+// state's counters, so that any later use of it shows. It records the
+// first misuse: a recycled state stepped, encoded, asked for its actions,
+// or recycled again, or an initial state recycled.
+type poisoning struct {
+	counters
+	recycled *atomic.Int64
+	misuse   *atomic.Pointer[string]
+}
+
+func (p poisoning) check(s cstate, what string) {
+	if slices.Contains(s.c, -1) {
+		msg := what + " of a recycled state"
+		p.misuse.CompareAndSwap(nil, &msg)
+	}
+}
+
+func (p poisoning) Actions(s cstate, dst []caction) []caction {
+	p.check(s, "Actions")
+	return p.counters.Actions(s, dst)
+}
+
+func (p poisoning) Step(s cstate, a caction) (cstate, []spec.Violation) {
+	p.check(s, "Step")
+	return p.counters.Step(s, a)
+}
+
+func (p poisoning) Encode(e *canon.Encoder, s cstate) {
+	p.check(s, "Encode")
+	p.counters.Encode(e, s)
+}
+
+func (p poisoning) Recycle(s cstate) {
+	p.check(s, "Recycle")
+	if s.resets == 0 && !slices.ContainsFunc(s.c, func(v int) bool { return v != 0 }) {
+		msg := "the initial state recycled"
+		p.misuse.CompareAndSwap(nil, &msg)
+	}
+	p.recycled.Add(1)
+	for i := range s.c {
+		s.c[i] = -1
+	}
+}
+
+// TestRecyclingContract explores counters with states that Recycle
+// poisons: the checker must never use a state it recycled, never recycle
+// an initial state, and, in a complete exploration, recycle every
+// successor it drops and every state it expands but the initial one (one
+// state for each transition); the counts, and a counterexample's path,
+// must be those of the same exploration without recycling.
+func TestRecyclingContract(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		m    counters
+	}{
+		{"complete", counters{n: 3, max: 3, resets: 1, converged: func(c []int) bool { return true }}},
+		{"violation", counters{n: 2, max: 5, bad: []int{2, 3}}},
+	} {
+		for _, o := range []Options{{Workers: 1}, {Workers: 3}, {Workers: 2, NoLiveness: true}} {
+			var recycled atomic.Int64
+			var misuse atomic.Pointer[string]
+			got, err := Explore[cstate, caction](poisoning{c.m, &recycled, &misuse}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := explore(t, c.m, o)
+			if m := misuse.Load(); m != nil {
+				t.Errorf("%s %+v: %s", c.name, o, *m)
+			}
+			if got.Distinct != want.Distinct || got.Transitions != want.Transitions || got.Depth != want.Depth || got.Complete != want.Complete {
+				t.Errorf("%s %+v: recycling: %d states, %d transitions, depth %d, complete %t; without: %d, %d, %d, %t",
+					c.name, o, got.Distinct, got.Transitions, got.Depth, got.Complete, want.Distinct, want.Transitions, want.Depth, want.Complete)
+			}
+			// With several workers, which of a state's parents is recorded
+			// first, and so the path, may differ from run to run.
+			if g, w := violationsOf(got, o.Workers > 1), violationsOf(want, o.Workers > 1); g != w {
+				t.Errorf("%s %+v: recycling found %s, without %s", c.name, o, g, w)
+			}
+			if got.Complete && recycled.Load() != got.Transitions {
+				t.Errorf("%s %+v: %d states recycled in a complete exploration of %d transitions", c.name, o, recycled.Load(), got.Transitions)
+			}
+			if recycled.Load() == 0 {
+				t.Errorf("%s %+v: nothing recycled", c.name, o)
+			}
+		}
+	}
+}
+
+// violationsOf prints r's violations; with lengthsOnly, their laws and the
+// lengths of their paths, not the steps.
+func violationsOf(r Result, lengthsOnly bool) string {
+	if !lengthsOnly {
+		return fmt.Sprint(r.Violations)
+	}
+	var b []string
+	for _, v := range r.Violations {
+		b = append(b, fmt.Sprintf("%s in %d steps, loop %d", v.Law, len(v.Steps), v.Loop))
+	}
+	return fmt.Sprint(b)
 }

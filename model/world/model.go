@@ -295,10 +295,15 @@ type stateWorld[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	w World[M, T, C, P]
 }
 
-// Recycle takes back a state the checker dropped, for Step to reuse its
-// memory: the state and its world, cleared. Nothing may use s, its
-// world or anything its world owns afterwards; what it shares with the
-// state it was forked from stays untouched.
+// Recycle takes back a state the checker is done with (a successor it
+// dropped, or a state it expanded), for Step to reuse its memory: the
+// state and its world struct, cleared. Nothing may use s or its world
+// afterwards. Recycle changes nothing they point to: the processes,
+// coordinator, network, timers and recordings the world holds may be
+// shared with the world it was forked from and with its own forks, and
+// stay as they are. A fork copies its world by value and keeps no pointer
+// to the world struct it was forked from (forkInto), so the struct is
+// free once the checker is.
 func (m *Model[M, T, C, P]) Recycle(s *State[M, T, C, P]) {
 	w := s.W
 	*w = World[M, T, C, P]{}

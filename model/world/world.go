@@ -201,7 +201,8 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	topicsEncoding *topicsEncoding
 	// processesOwned is false while w shares the procs slice with the
 	// world it was forked from; timersOwned the same for the backing
-	// array of Timers, which apply changes in place once it owns it.
+	// array of Timers, which FireTimer and apply change in place once it
+	// owns it (ownTimers).
 	processesOwned, timersOwned bool
 	// names is the names of the processes, sorted; replaced whole, never
 	// changed in place, so forks share it.
@@ -747,8 +748,11 @@ func (w *World[M, T, C, P]) FireTimer(i int) error {
 	}
 	name, id, atRisk := w.timelyAtRisk(i)
 	removes, counted, answered := w.removes(i)
-	t, rest := w.Timers.Take(i)
-	w.Timers = rest
+	t := w.Timers[i]
+	// Most timers re-arm when they fire: the list made here, the world's
+	// own, has room for that, and apply changes it in place.
+	w.ownTimers(1)
+	w.Timers = slices.Delete(w.Timers, i, i+1)
 	if t.At > w.Now {
 		w.Now = t.At
 	}
@@ -935,6 +939,17 @@ func (w *World[M, T, C, P]) checkSpuriousLoss(name string, id spec.MemberID, cbs
 	}
 }
 
+// ownTimers makes the timer list the world's own before a change in
+// place: a fork shares the list with the world it was forked from, so the
+// first change copies it, with room for extra more timers.
+func (w *World[M, T, C, P]) ownTimers(extra int) {
+	if w.timersOwned {
+		return
+	}
+	w.Timers = append(make(sim.Timers[T, node.Millis], 0, len(w.Timers)+extra), w.Timers...)
+	w.timersOwned = true
+}
+
 // apply performs a node's output: it queues messages, updates the timer
 // list, logs callbacks and hands the application what it must revoke,
 // records and checks a reported round, and checks the laws.
@@ -951,11 +966,8 @@ func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 			}
 		}
 	}
-	if len(out.Timers) > 0 && !w.timersOwned {
-		// A fork shares the list with the world it was forked from: copy
-		// it once, then change it in place.
-		w.Timers = append(make(sim.Timers[T, node.Millis], 0, len(w.Timers)+len(out.Timers)), w.Timers...)
-		w.timersOwned = true
+	if len(out.Timers) > 0 {
+		w.ownTimers(len(out.Timers))
 	}
 	for _, tc := range out.Timers {
 		w.Timers = w.Timers.Put(from, tc.Timer, tc.At, tc.Cancel)
