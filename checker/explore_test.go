@@ -313,3 +313,30 @@ func TestChunkSize(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressReports explores with a progress report due at every chunk
+// (ProgressEvery 1 ns, chunks of one state in small levels): reports
+// come within levels as well as at their ends, in order, each with a
+// depth from 1 to the search's, a queue no longer than the largest level,
+// and counts that only grow, up to the result's.
+func TestProgressReports(t *testing.T) {
+	m := counters{n: 3, max: 4}
+	for _, w := range []int{1, 2} {
+		var reports []Progress
+		r := explore(t, m, Options{Workers: w, ProgressEvery: time.Nanosecond, Progress: func(p Progress) { reports = append(reports, p) }})
+		if len(reports) <= r.Depth {
+			t.Fatalf("workers=%d: %d reports for %d levels: none within a level", w, len(reports), r.Depth)
+		}
+		for i, p := range reports {
+			if p.Depth < 1 || p.Depth > r.Depth+1 || p.Queue < 0 || p.Queue > 19 {
+				t.Fatalf("workers=%d: report %d: %+v (search depth %d)", w, i, p, r.Depth)
+			}
+			if i > 0 && (p.Distinct < reports[i-1].Distinct || p.Transitions < reports[i-1].Transitions || p.Depth < reports[i-1].Depth) {
+				t.Fatalf("workers=%d: report %d %+v after %+v", w, i, p, reports[i-1])
+			}
+		}
+		if last := reports[len(reports)-1]; last.Distinct != r.Distinct || last.Transitions != r.Transitions {
+			t.Errorf("workers=%d: last report %+v, result %d states, %d transitions", w, last, r.Distinct, r.Transitions)
+		}
+	}
+}
