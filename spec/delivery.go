@@ -23,9 +23,10 @@ const (
 	// committed offset, and a zombie's commit is rejected.
 	AtLeastOnce Law = "AtLeastOnce"
 	// ExactlyOnceWhenClean: in a clean run (no member crashed, no message
-	// was lost or duplicated, no member was fenced), no record is
-	// processed twice: every owner commits what it processed before it
-	// releases the partition, and the next owner starts from there.
+	// was lost or duplicated, no member was fenced, no member's parting
+	// commit was refused), no record is processed twice: every owner
+	// commits what it processed before it releases the partition, and
+	// the next owner starts from there.
 	ExactlyOnceWhenClean Law = "ExactlyOnceWhenClean"
 	// ZombieCommitRejected: the coordinator never accepts a commit from a
 	// fenced member (one the group removed while its process lives on).

@@ -198,7 +198,30 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 		}
 		return
 	}
-	w.sendCommit(name, offsets)
+	if w.sendCommit(name, offsets) && !w.unclean && w.parted(name) {
+		// A parting commit (the member commits what it releases as it
+		// leaves the group) that the coordinator refuses: the member is
+		// gone, and the next owner of its partitions starts from the
+		// older offset and processes again what it did. That happens
+		// without any fault: a member that leaves between two
+		// generations (it has rejoined and not yet heard the new one)
+		// commits under the old one, which Kafka refuses (and its
+		// consumer fails such a commit itself: ConsumerCoordinator.
+		// sendOffsetCommitRequest). So the run is no longer clean
+		// (ExactlyOnceWhenClean), as when a commit is lost on the way. A
+		// refused commit of a member that stays, or a late one
+		// (CommitReleased), leaves the run clean: the law is to catch
+		// those.
+		w.unclean = true
+	}
+}
+
+// parted reports whether process name's member has left the group of its
+// own accord (phase Left; such a member is departed, never fenced): a
+// commit it sends now is its parting one.
+func (w *World[M, T, C, P]) parted(name string) bool {
+	p := w.Process(name)
+	return p != nil && p.Node != nil && p.Node.Phase() == Left
 }
 
 // CommitReleased has the application of process name commit the offsets
@@ -237,8 +260,9 @@ func partitionsOf(offsets map[spec.Resource]int) spec.Set {
 
 // sendCommit sends the OffsetCommit of offsets from process name to the
 // coordinator, request and answer in one step, and moves the committed
-// offsets the answer accepts.
-func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) {
+// offsets the answer accepts. It reports whether the coordinator refused
+// some of them (not when no commit could be sent).
+func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) (refused bool) {
 	p := w.Process(name)
 	parts := partitionsOf(offsets)
 	req, ok := w.Family.CommitRequest(p.Config, p.Node, parts)
@@ -273,7 +297,8 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 	for _, v := range spec.CheckCommit(c) {
 		w.violate(v)
 	}
-	if accepted := c.Accepted(); !accepted.IsEmpty() {
+	accepted := c.Accepted()
+	if !accepted.IsEmpty() {
 		committed := maps.Clone(w.committed)
 		if committed == nil {
 			committed = map[spec.Resource]int{}
@@ -285,6 +310,7 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 		w.checkDelivery()
 	}
 	w.apply(node.CoordinatorNode, out)
+	return len(accepted) < len(parts)
 }
 
 // deliveryCallback is what the application of process name does with its

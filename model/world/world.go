@@ -234,7 +234,8 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	committed map[spec.Resource]int
 	processed map[spec.Resource][]int
 	// unclean is set once a member crashed, a message was lost or
-	// duplicated, or a live member was fenced (ExactlyOnceWhenClean).
+	// duplicated, a live member was fenced, or the coordinator refused a
+	// member's parting commit (ExactlyOnceWhenClean; commit).
 	unclean bool
 }
 
