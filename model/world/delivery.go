@@ -198,30 +198,18 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 		}
 		return
 	}
-	if w.sendCommit(name, offsets) && !w.unclean && w.parted(name) {
-		// A parting commit (the member commits what it releases as it
-		// leaves the group) that the coordinator refuses: the member is
-		// gone, and the next owner of its partitions starts from the
-		// older offset and processes again what it did. That happens
-		// without any fault: a member that leaves between two
-		// generations (it has rejoined and not yet heard the new one)
-		// commits under the old one, which Kafka refuses (and its
-		// consumer fails such a commit itself: ConsumerCoordinator.
-		// sendOffsetCommitRequest). So the run is no longer clean
-		// (ExactlyOnceWhenClean), as when a commit is lost on the way. A
-		// refused commit of a member that stays, or a late one
-		// (CommitReleased), leaves the run clean: the law is to catch
-		// those.
+	if w.sendCommit(name, offsets) && p.Node.Phase() == Left {
+		// A parting commit (the member releases what it worked on as it
+		// leaves) that the coordinator refuses: the next owner starts from
+		// the older offset and processes those records again. That needs
+		// no fault: a member that leaves between two generations commits
+		// under the old one, which Kafka refuses (and its consumer fails
+		// such a commit itself, ConsumerCoordinator.sendOffsetCommitRequest).
+		// So the run is no longer clean, as when a commit is lost on the
+		// way. A refused commit of a member that stays, or a late one
+		// (CommitReleased), leaves it clean: the law is there for those.
 		w.unclean = true
 	}
-}
-
-// parted reports whether process name's member has left the group of its
-// own accord (phase Left; such a member is departed, never fenced): a
-// commit it sends now is its parting one.
-func (w *World[M, T, C, P]) parted(name string) bool {
-	p := w.Process(name)
-	return p != nil && p.Node != nil && p.Node.Phase() == Left
 }
 
 // CommitReleased has the application of process name commit the offsets
