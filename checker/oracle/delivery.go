@@ -64,7 +64,12 @@ func (l processedLog) firstGap() int64 {
 //   - ExactlyOnceWhenClean on every processed event while the run is
 //     clean, when the header claims what the trace cannot see (no message
 //     lost) and the coordinator; a run stops being clean at a crash, a
-//     fenced or lost event, or a member removed while it owned something.
+//     fenced or lost event, a member removed while it owned something, or
+//     a parting commit refused: one a process sent after its leave event
+//     (and before it joined again) that the coordinator did not accept
+//     whole. A member that leaves between two generations commits under
+//     the old one, which Kafka refuses without any fault, and the next
+//     owner processes those records again (spec.ExactlyOnceWhenClean).
 func (j *judge) delivery() []Verdict {
 	c := j.c
 	logs := map[spec.Resource]*processedLog{}
@@ -73,6 +78,7 @@ func (j *judge) delivery() []Verdict {
 	removedT := map[spec.MemberID]int64{} // and its time
 	process := map[spec.MemberID]string{} // member → the process that last held it
 	owns := map[string]spec.Set{}         // process → what it owns, by the callbacks
+	leftAt := map[string]int{}            // process → the line of its leave event, until it joins again
 	unclean := ""                         // why the run is not clean, from its first sign on
 	var zombie, atLeast, twice []spec.Violation
 	var zombieLines, atLeastLines, twiceLines []int
@@ -87,6 +93,10 @@ func (j *judge) delivery() []Verdict {
 			process[spec.MemberID(e.Member)] = e.Process
 		}
 		switch e.Kind {
+		case trace.Join, trace.Restart:
+			delete(leftAt, e.Process)
+		case trace.Leave:
+			leftAt[e.Process] = e.Line
 		case trace.Joined:
 			counted[spec.MemberID(e.Member)] = true
 		case trace.Removed:
@@ -140,7 +150,11 @@ func (j *judge) delivery() []Verdict {
 				zombie = append(zombie, v)
 				zombieLines = append(zombieLines, d.Line)
 			}
-			for _, r := range d.Commit.Accepted() {
+			accepted := d.Commit.Accepted()
+			if at := leftAt[d.Process]; at > 0 && len(accepted) < len(d.Commit.Partitions) && unclean == "" {
+				unclean = fmt.Sprintf("process %s left at line %d and its parting commit was refused at line %d", d.Process, at, d.Line)
+			}
+			for _, r := range accepted {
 				l := logs[r]
 				if l == nil {
 					l = &processedLog{}
@@ -187,7 +201,7 @@ func (j *judge) delivery() []Verdict {
 	case !j.hdr.Coordinator:
 		whyZombie = "the header does not claim the coordinator, so who was fenced is not known"
 	}
-	cleanHeld := "a clean run (claimed by the header; no crash, fenced or lost event, no member removed while it owned something): no record processed twice"
+	cleanHeld := "a clean run (claimed by the header; no crash, fenced or lost event, no member removed while it owned something, no parting commit refused): no record processed twice"
 	return []Verdict{
 		verdict(spec.AtLeastOnce, whyAtLeast, atLeast, atLeastLines, fmt.Sprintf("every accepted commit (%s): the committed offset never passed a record nobody processed", plural(c.Commits, "commit"))),
 		verdict(spec.ExactlyOnceWhenClean, whyClean, twice, twiceLines, cleanHeld),

@@ -32,6 +32,7 @@ func TestDeliveryVerdicts(t *testing.T) {
 		return fmt.Sprintf(`{"t":%d,"kind":"commit","process":"%s","member":"%s","offsets":{%s},"error":%d%s}`+"\n", tm, p, m, offsets, errc, extra)
 	}
 	removed := `{"t":20,"kind":"removed","member":"a"}` + "\n"
+	leave := `{"t":11,"kind":"leave","process":"A","member":"a"}` + "\n"
 	counts := map[string]int{"each broken commit counted": 3, "a zombie's second commit": 1, "a batch over two": 1}
 	for _, tc := range []struct {
 		name, trace string
@@ -81,6 +82,16 @@ func TestDeliveryVerdicts(t *testing.T) {
 		{"removed after giving everything up", base + `{"t":10,"call":9,"kind":"revoked","process":"A","member":"a","resources":["t-0","t-1"]}` + "\n" + removed + processed(21, "B", "t-0", 0, 1) + processed(22, "B", "t-0", 0, 1), spec.ExactlyOnceWhenClean, Broken, 10, ""},
 		{"a lost callback", base + `{"t":10,"kind":"lost","process":"A","member":"a","resources":["t-0"]}` + "\n" + processed(21, "B", "t-0", 0, 1), spec.ExactlyOnceWhenClean, NotJudged, 0, "process A declared {t-0} lost at line 7"},
 		{"a fenced event", base + `{"t":10,"kind":"fenced","process":"A"}` + "\n" + processed(21, "B", "t-0", 0, 1), spec.ExactlyOnceWhenClean, NotJudged, 0, "process A was fenced at line 7"},
+		// A parting commit: A processes t-0's records 0 and 1 (line 7),
+		// leaves (line 8) and commits them (line 9); B then processes
+		// them again.
+		{"a parting commit refused", base + processed(10, "A", "t-0", 0, 2) + leave + commit(12, "A", "a", `"t-0":2`, 22, "") + processed(13, "B", "t-0", 0, 2), spec.ExactlyOnceWhenClean, NotJudged, 0, "not a clean run: process A left at line 8 and its parting commit was refused at line 9"},
+		{"a parting commit refused in part", base + processed(10, "A", "t-0", 0, 2) + leave + commit(12, "A", "a", `"t-0":2,"t-1":0`, 0, `,"refused":["t-0"]`) + processed(13, "B", "t-0", 0, 2), spec.ExactlyOnceWhenClean, NotJudged, 0, "parting commit was refused at line 9"},
+		{"a parting commit accepted", base + processed(10, "A", "t-0", 0, 2) + leave + commit(12, "A", "a", `"t-0":2`, 0, "") + processed(13, "B", "t-0", 0, 2), spec.ExactlyOnceWhenClean, Broken, 10, "record 0 processed again"},
+		{"a refused commit of a member that stays", base + processed(10, "A", "t-0", 0, 2) + commit(12, "A", "a", `"t-0":2`, 22, "") + processed(13, "B", "t-0", 0, 2), spec.ExactlyOnceWhenClean, Broken, 9, ""},
+		{"a refused commit before leaving", base + processed(10, "A", "t-0", 0, 2) + commit(11, "A", "a", `"t-0":2`, 22, "") + leave + processed(13, "B", "t-0", 0, 2), spec.ExactlyOnceWhenClean, Broken, 10, ""},
+		{"a refused commit after joining again", base + processed(10, "A", "t-0", 0, 2) + leave + `{"t":11,"kind":"join","process":"A","topics":["t"]}` + "\n" + commit(12, "A", "a", `"t-0":2`, 22, "") + processed(13, "B", "t-0", 0, 2), spec.ExactlyOnceWhenClean, Broken, 11, ""},
+		{"another process's refused commit after a leave", base + processed(10, "A", "t-0", 0, 2) + leave + commit(12, "B", "b", `"t-0":2`, 22, "") + processed(13, "B", "t-0", 0, 2), spec.ExactlyOnceWhenClean, Broken, 10, ""},
 		{"no clean claim", strings.Replace(base, `,"clean":true`, "", 1) + processed(10, "A", "t-0", 0, 1), spec.ExactlyOnceWhenClean, NotJudged, 0, "does not claim a clean run"},
 		{"clean without the coordinator", noCoordinator + processed(10, "A", "t-0", 0, 1), spec.ExactlyOnceWhenClean, NotJudged, 0, "a member fenced while it owned something cannot be ruled out"},
 		{"nothing processed", base + commit(10, "A", "a", `"t-0":0`, 0, ""), spec.ExactlyOnceWhenClean, NotJudged, 0, "no processed events"},

@@ -23,6 +23,7 @@ var examples = map[string]spec.Law{
 	"fenced-zombie":           "",
 	"callbacks-only":          "",
 	"commits":                 "",
+	"parting-commit-refused":  "",
 	"exclusive-ownership":     spec.ExclusiveOwnership,
 	"subscribed-only":         spec.SubscribedOnly,
 	"existing-only":           spec.ExistingOnly,
