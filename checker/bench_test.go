@@ -19,7 +19,7 @@ import (
 //
 // and compare the worker counts with benchstat.
 func BenchmarkExplore(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(200)) // as rebalance check sets it
+	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		for _, c := range []struct {
 			workers  int
@@ -53,7 +53,7 @@ func BenchmarkExplore(b *testing.B) {
 //
 //	go test ./checker -run XXX -bench ExploreRecords -benchtime 1x -count 6
 func BenchmarkExploreRecords(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(200)) // as rebalance check sets it
+	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		b.Run("protocol="+p, func(b *testing.B) {
 			var r Result

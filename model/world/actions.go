@@ -193,9 +193,9 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 	if len(w.Timers) > 0 && (!b.Prompt || len(w.InFlight) == 0) && (!b.PromptApps || !w.promptRevoking()) {
 		out = append(out, Action{Kind: FireNext})
 	}
-	for _, name := range w.Names() {
-		if p := w.Process(name); p.Node != nil && !p.Revoking.IsEmpty() {
-			out = append(out, Action{Kind: CompleteRevocation, Member: name})
+	for i, p := range w.procs {
+		if p.Node != nil && !p.Revoking.IsEmpty() {
+			out = append(out, Action{Kind: CompleteRevocation, Member: w.names[i]})
 		}
 	}
 	if w.Records > 0 {
