@@ -1,7 +1,9 @@
 package oracle
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +24,7 @@ func TestVerdicts(t *testing.T) {
 		`{"t":1,"kind":"joined","member":"a"}` + "\n" +
 		`{"t":1,"kind":"joined","member":"b"}` + "\n" +
 		`{"t":3,"call":2,"kind":"assigned","process":"A","member":"a","generation":1,"resources":["t-0","t-1"]}` + "\n"
+	counts := map[string]int{"a violation that ends and begins again counts twice": 2}
 	for _, tc := range []struct {
 		name, trace string
 		law         spec.Law
@@ -31,6 +34,8 @@ func TestVerdicts(t *testing.T) {
 	}{
 		{"a crash releases", coop + `{"t":10,"kind":"crash","process":"A"}
 {"t":12,"call":11,"kind":"assigned","process":"B","member":"b","generation":2,"resources":["t-0"]}`, spec.CooperativeHandoff, Held, 0, ""},
+		{"a crash on a later line of the same instant releases too late", coop + `{"t":10,"call":10,"kind":"assigned","process":"B","member":"b","generation":2,"resources":["t-0"]}
+{"t":10,"kind":"crash","process":"A"}`, spec.CooperativeHandoff, Broken, 8, "t-0 given to B at line 8 while A (line 7) still held it"},
 		{"a removal releases", coop + `{"t":10,"kind":"removed","member":"a"}
 {"t":12,"call":11,"kind":"assigned","process":"B","member":"b","generation":2,"resources":["t-0"]}`, spec.CooperativeHandoff, Held, 0, ""},
 		{"a rejoin ends the release", coop + `{"t":10,"kind":"removed","member":"a"}
@@ -73,12 +78,22 @@ func TestVerdicts(t *testing.T) {
 {"t":0,"kind":"topic","topic":"t","partitions":1}
 {"t":5,"kind":"topic","topic":"t","partitions":2}
 {"t":5,"kind":"assigned","process":"A","resources":["t-1"]}`, spec.ExistingOnly, Held, 0, ""},
+		{"a violation that ends and begins again counts twice", `{"format":"rebalance-trace","version":1}
+{"t":0,"kind":"topic","topic":"t","partitions":1}
+{"t":1,"kind":"assigned","process":"A","resources":["t-1"]}
+{"t":2,"kind":"revoked","process":"A","resources":["t-1"]}
+{"t":3,"kind":"assigned","process":"A","resources":["t-1"]}`, spec.ExistingOnly, Broken, 3, "t-1"},
+		{"two owners at one instant: the first line", `{"format":"rebalance-trace","version":1}
+{"t":5,"kind":"assigned","process":"A","resources":["t-0"]}
+{"t":5,"kind":"assigned","process":"B","resources":["t-0"]}`, spec.ExclusiveOwnership, Broken, 2, "t-0"},
 		{"an assignor named", strings.Replace(coop, `"coordinator":true`, `"coordinator":true,"assignor":"range"`, 1) + `{"t":9,"kind":"quiet"}`, spec.Balance, Held, 0, `as assignor "range" promises`},
 		{"an assignor with no guarantee known", strings.Replace(coop, `"coordinator":true`, `"coordinator":true,"assignor":"mine"`, 1) + `{"t":9,"kind":"quiet"}`, spec.Balance, NotJudged, 0, `no balance guarantee known for assignor "mine"`},
 		{"no assignor, no protocol", strings.Replace(coop, `"protocol":"cooperative",`, "", 1) + `{"t":9,"kind":"quiet"}`, spec.Balance, NotJudged, 0, "an assignor the trace does not name"},
 		{"two resources not linearizable", `{"format":"rebalance-trace","version":1}
 {"t":1,"kind":"revoked","process":"A","resources":["t-1"]}
 {"t":2,"kind":"revoked","process":"A","resources":["t-0"]}`, Linearizable, Broken, 2, "(and 1 more resources)"},
+		{"two resources illegal at one line: the first named", `{"format":"rebalance-trace","version":1}
+{"t":1,"kind":"revoked","process":"A","resources":["t-0","t-1"]}`, Linearizable, Broken, 2, "explains t-0's ownership: A's revoked {t-0 t-1} (line 2) cannot be placed (and 1 more resources)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, err := Check(mustRead(t, tc.trace), Options{Name: tc.name})
@@ -88,6 +103,9 @@ func TestVerdicts(t *testing.T) {
 			v, ok := rep.Verdict(tc.law)
 			if !ok || v.Status != tc.status || v.Line != tc.line || !strings.Contains(v.Detail, tc.detail) {
 				t.Fatalf("%s: %s at line %d (%s), want %s at line %d with %q\n%s", tc.law, v.Status, v.Line, v.Detail, tc.status, tc.line, tc.detail, rep)
+			}
+			if want := counts[tc.name]; want > 0 && v.Count != want {
+				t.Fatalf("%s: %d violations, want %d\n%s", tc.law, v.Count, want, rep)
 			}
 		})
 	}
@@ -168,4 +186,26 @@ func mustFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestWriteFile: writeFile writes what it is given, and reports, with the
+// path, the writer's error (which closing the file must not replace) and
+// an error creating the file.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	if err := writeFile(good, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(good); err != nil || string(b) != "x" {
+		t.Fatalf("wrote %q (%v), want \"x\"", b, err)
+	}
+	boom := errors.New("boom")
+	bad := filepath.Join(dir, "bad")
+	if err := writeFile(bad, func(io.Writer) error { return boom }); !errors.Is(err, boom) || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("a failing writer: %v, want boom with the path", err)
+	}
+	if err := writeFile(filepath.Join(dir, "missing", "f"), func(io.Writer) error { return nil }); err == nil {
+		t.Fatal("a file in a missing directory: no error")
+	}
 }
