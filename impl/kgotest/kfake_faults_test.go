@@ -208,31 +208,34 @@ func held(rep oracle.Report) int {
 // member, failing t after limit.
 func waitCovered(t *testing.T, rec *Recorder, limit time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !rec.Covered() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the group did not cover every partition within %v: %v", limit, rec.Owned())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitFor(t, rec, limit, "cover every partition", rec.Covered)
 }
 
 // waitSettled waits until rec.Covered and every live process owns at
 // least one partition, and fails t after limit.
 func waitSettled(t *testing.T, rec *Recorder, limit time.Duration) {
 	t.Helper()
+	waitFor(t, rec, limit, "settle (every partition owned by one live member, every live member owning some)", func() bool {
+		if !rec.Covered() {
+			return false
+		}
+		for _, set := range rec.Owned() {
+			if set.IsEmpty() {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitFor polls done until it holds, and fails t after limit, saying
+// what the group did not do and what each live process owns.
+func waitFor(t *testing.T, rec *Recorder, limit time.Duration, what string, done func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(limit)
-	for {
-		owned := rec.Owned()
-		settled := rec.Covered()
-		for _, set := range owned {
-			settled = settled && !set.IsEmpty()
-		}
-		if settled {
-			return
-		}
+	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("the group did not settle (every partition owned by one live member, every live member owning some) within %v: %v", limit, owned)
+			t.Fatalf("the group did not %s within %v: %v", what, limit, rec.Owned())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
