@@ -145,7 +145,7 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 	e.String(string(m.ownedLeader))
 	e.Set(m.kept)
 	e.Generation(int64(m.lastCompleted))
-	encodeLeaderMemory(e, m.leaderMemory())
+	encodeKeptMemory(e, m.heldMemory())
 	// seq: left out (canon:"-").
 	e.Seq(m.joinSeq)
 	e.Seq(m.syncSeq)

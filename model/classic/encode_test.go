@@ -254,12 +254,12 @@ func testMember() *Member {
 		owned: spec.NewSet(spec.TP("t", 0)), ownedGen: 2, ownedLeader: "B-1",
 		kept:          spec.NewSet(spec.TP("u", 0)),
 		lastCompleted: 2,
-		memory: &LeaderMemory{
+		memory: &keptMemory{LeaderMemory: LeaderMemory{
 			Generation: 2, Assignment: spec.Assignment{"A-1": spec.NewSet(spec.TP("t", 0))},
 			Members: []spec.MemberID{"A-1", "B-1"}, ScheduledAt: 5000,
 			Lost: spec.NewSet(spec.TP("t", 1)), Candidates: []spec.MemberID{"B-1"},
 			SuccessiveRevokingRounds: 1, Revoked: true, Revocation: spec.NewSet(spec.TP("u", 0)),
-		},
+		}},
 		seq: 9, joinSeq: 7, syncSeq: 9, heartbeatSeq: 8,
 		sync: SyncGroupRequest{
 			Seq: 9, MemberID: "A-1", Generation: 3, ProtocolType: &pt, ProtocolName: &pn,
@@ -414,7 +414,7 @@ func BenchmarkEncodeCanon(b *testing.B) {
 // written exactly as canon's Encoder.Assignment writes it, with and
 // without renaming.
 func TestEncodeLeaderMemoryAssignment(t *testing.T) {
-	mem := *testMember().memory
+	mem := testMember().memory.LeaderMemory
 	for _, rename := range []func(string) string{nil, func(s string) string { return s + "'" }} {
 		got := encoding(0, false, func(e *canon.Encoder) { e.Rename = rename; encodeLeaderMemory(e, &mem) })
 		want := encoding(0, false, func(e *canon.Encoder) {

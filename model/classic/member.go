@@ -49,6 +49,10 @@ type MemberConfig struct {
 	// SkipLeaderValidation, and passes Faults to its Protocol through
 	// LeaderInput.
 	Faults Faults
+	// Memo, when not nil, is where the member as leader remembers its
+	// rounds and finds those it led before (RoundMemo), shared with the
+	// members it was configured alike with. It changes no output.
+	Memo *RoundMemo
 }
 
 // The member's defaults, Kafka's (ConsumerConfig session.timeout.ms,
@@ -174,8 +178,9 @@ type Member struct {
 	lastCompleted spec.Generation
 	// memory is what this process kept from the rounds it led; nil for
 	// none (the zero LeaderMemory). It is replaced whole, never changed in
-	// place, so copies of the member share it.
-	memory *LeaderMemory
+	// place, so copies of the member share it (and a RoundMemo shares it
+	// with every member that led the same round).
+	memory *keptMemory
 
 	// seq numbers requests; each request takes seq+1. joinSeq, syncSeq and
 	// heartbeatSeq are the requests whose responses the member waits for,
@@ -411,7 +416,11 @@ func (m *Member) LeaderMemory() LeaderMemory { return m.leaderMemory().Clone() }
 
 // leaderMemory is m.memory, the zero LeaderMemory for nil. The caller must
 // not change what it points to.
-func (m *Member) leaderMemory() *LeaderMemory {
+func (m *Member) leaderMemory() *LeaderMemory { return &m.heldMemory().LeaderMemory }
+
+// heldMemory is m.memory, noLeaderMemory for nil. The caller must not
+// change what it points to.
+func (m *Member) heldMemory() *keptMemory {
 	if m.memory == nil {
 		return &noLeaderMemory
 	}
@@ -419,7 +428,7 @@ func (m *Member) leaderMemory() *LeaderMemory {
 }
 
 // noLeaderMemory is the memory of a member that kept none; never changed.
-var noLeaderMemory LeaderMemory
+var noLeaderMemory keptMemory
 
 // LastCompletedGeneration returns the last generation whose assignment the
 // member applied, NoGeneration when none (Connect's

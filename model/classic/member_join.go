@@ -212,7 +212,30 @@ func (m *Member) sendSync(now Millis, out *Output) {
 // from the assignor instead (validateCooperativeAssignment's
 // IllegalStateException); failing the round in place keeps the node total
 // and the group safe.
+//
+// With a memo (MemberConfig.Memo), a round that some member sharing it
+// led before from the same input is handed out as it was (RoundMemo),
+// the assignments, the round and the leader memory shared with it.
 func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Output) ([]MemberAssignment, *spec.Round) {
+	memo := m.cfg.Memo
+	if memo == nil {
+		return m.leadRound(now, proto, r, out)
+	}
+	var buf [1024]byte
+	key := m.appendRoundKey(buf[:0], now, r)
+	if led := memo.find(proto, key); led != nil {
+		m.memory = led.memory
+		return led.assignments, led.round
+	}
+	as, round := m.leadRound(now, proto, r, out)
+	if round != nil {
+		memo.keep(proto, key, &ledRound{assignments: as, round: round, memory: m.memory})
+	}
+	return as, round
+}
+
+// leadRound is lead without the memo: it computes the round.
+func (m *Member) leadRound(now Millis, proto Protocol, r JoinGroupResponse, out *Output) ([]MemberAssignment, *spec.Round) {
 	byID := func(a, b JoinedMember) int { return strings.Compare(string(a.MemberID), string(b.MemberID)) }
 	members := r.Members // read only; the coordinator sends them sorted
 	if !slices.IsSortedFunc(members, byID) {
@@ -323,8 +346,7 @@ func (m *Member) lead(now Millis, proto Protocol, r JoinGroupResponse, out *Outp
 	m.remember(memo)
 	// The protocol's result is fresh and kept by no one else (a Protocol
 	// is a pure value), so the member keeps its memory as it is.
-	mem := res.Memory
-	m.memory = &mem
+	m.memory = &keptMemory{LeaderMemory: res.Memory}
 	return as, round
 }
 

@@ -799,7 +799,7 @@ func TestMemberLeaderValidation(t *testing.T) {
 				h := newHarness(t, testConfig(withProtocols(p), withFaults(f)))
 				prior := LeaderMemory{Generation: 1, Members: []spec.MemberID{"A-1"}}
 				mem := prior.Clone()
-				h.m.memory = &mem
+				h.m.memory = &keptMemory{LeaderMemory: mem}
 				h.m.lastCompleted = 1
 				h.step(node.Start{})
 				members := tt.members
@@ -1164,7 +1164,7 @@ func TestMemberStringIsDeterministic(t *testing.T) {
 // TestMemberMemoryString: the leader's memory as Member.String prints it,
 // each optional field only when set.
 func TestMemberMemoryString(t *testing.T) {
-	full := *testMember().memory
+	full := testMember().memory.LeaderMemory
 	for _, c := range []struct {
 		mem  LeaderMemory
 		want string

@@ -209,10 +209,6 @@ type connectPolicy struct {
 	maxMoves    int            // Incremental only, > 0
 	stepDelay   classic.Millis `canon:"duration"` // Incremental only, > 0
 	backoff     classic.Millis `canon:"duration"` // Deferred only: the back-off multiplier, > 0
-	// memo remembers Assign's results (WithMemo); nil for none. It is no
-	// part of the configuration: Assign gives the same results with or
-	// without it.
-	memo *Memo
 }
 
 func (p connectPolicy) Name() string      { return p.name }
@@ -302,14 +298,6 @@ type leaderRound struct {
 }
 
 func (p connectPolicy) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
-	if p.memo != nil {
-		return p.memo.assign(p, in)
-	}
-	return p.assign(in)
-}
-
-// assign is Assign without the memo.
-func (p connectPolicy) assign(in classic.LeaderInput) (classic.LeaderResult, error) {
 	r, err := newRound(in)
 	if err != nil {
 		return classic.LeaderResult{}, err

@@ -76,8 +76,7 @@ func (f Family) custom(name string) (classic.Protocol, bool) {
 
 // Protocols builds the named protocols with the options: the family's
 // custom protocols as they are (the options are the built-in ones'), the
-// built-in ones configured by o (Deferred and Incremental with the
-// family's Memo).
+// built-in ones configured by o.
 func (f Family) Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 	var lf policy.LeaderFailover
 	switch o.LeaderFailover {
@@ -111,9 +110,9 @@ func (f Family) Protocols(names []string, o ProtocolOptions) ([]classic.Protocol
 		case "cooperative":
 			out = append(out, policy.Cooperative())
 		case "deferred":
-			out = append(out, policy.WithMemo(policy.Deferred(policy.DeferredConfig{MaxDelay: o.MaxDelay, LeaderFailover: lf, BackoffMultiplier: o.Backoff}), f.Memo))
+			out = append(out, policy.Deferred(policy.DeferredConfig{MaxDelay: o.MaxDelay, LeaderFailover: lf, BackoffMultiplier: o.Backoff}))
 		case "incremental":
-			out = append(out, policy.WithMemo(policy.Incremental(policy.IncrementalConfig{MaxDelay: o.MaxDelay, MaxMovesPerRound: o.MaxMoves, StepDelay: o.StepDelay, LeaderFailover: lf}), f.Memo))
+			out = append(out, policy.Incremental(policy.IncrementalConfig{MaxDelay: o.MaxDelay, MaxMovesPerRound: o.MaxMoves, StepDelay: o.StepDelay, LeaderFailover: lf}))
 		default:
 			return nil, fmt.Errorf("protocol %q: want eager, cooperative, deferred or incremental%s", n, f.customNames())
 		}

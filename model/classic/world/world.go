@@ -20,7 +20,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/classic/policy"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -46,12 +45,12 @@ type Family struct {
 	// ones (add-member A protocols=(mine)); one named like a built-in
 	// replaces it. Each must be a pure value, as classic.Protocol says.
 	Custom []classic.Protocol
-	// Memo, when not nil, is where the built-in Deferred and Incremental
-	// protocols the family builds remember their leaders' rounds
-	// (policy.WithMemo): the model checker reaches one round from many
-	// states. It changes no result; it is shared by every member (and, in
-	// the model checker, every worker) of the world.
-	Memo *policy.Memo
+	// Memo, when not nil, is where the family's members remember the
+	// rounds they lead (classic.MemberConfig.Memo, for the members whose
+	// configurations name none): the model checker leads one round from
+	// many states. It changes no result; it is shared by every member
+	// (and, in the model checker, every worker) of the world.
+	Memo *classic.RoundMemo
 }
 
 var _ core.Family[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig] = Family{}
@@ -78,10 +77,10 @@ func NewScript() *Script { return Family{}.NewScript() }
 func (f Family) NewScript() *Script { return &Script{Family: f} }
 
 // NewModel builds the model checker's model of cfg (see model/world), its
-// Deferred and Incremental leaders remembering their rounds in a memo of
-// the model's own (Family.Memo).
+// leaders remembering their rounds in a memo of the model's own
+// (Family.Memo).
 func NewModel(cfg core.CheckConfig) (*Model, error) {
-	return Family{Memo: &policy.Memo{}}.NewModel(cfg)
+	return Family{Memo: &classic.RoundMemo{}}.NewModel(cfg)
 }
 
 // NewModel builds the model checker's model of cfg for the family.
@@ -110,10 +109,14 @@ func (Family) Name() string { return "classic" }
 func (Family) Network() core.Network { return core.Connections }
 
 // NewMember starts a member of cfg; one without metadata of its own starts
-// with the group's topics.
-func (Family) NewMember(cfg classic.MemberConfig, _ int, topics spec.Topics) (core.Member[classic.Message, classic.Timer, classic.Callback], error) {
+// with the group's topics, one without a memo of its own remembers its
+// rounds in the family's (Family.Memo).
+func (f Family) NewMember(cfg classic.MemberConfig, _ int, topics spec.Topics) (core.Member[classic.Message, classic.Timer, classic.Callback], error) {
 	if cfg.Metadata == nil {
 		cfg.Metadata = maps.Clone(topics)
+	}
+	if cfg.Memo == nil {
+		cfg.Memo = f.Memo
 	}
 	m, err := classic.NewMember(cfg)
 	if err != nil {
@@ -145,8 +148,8 @@ func (Family) EncodeConfig(e *canon.Encoder, cfg classic.MemberConfig) { e.Strin
 // their dynamic types and settings, included): two configurations get the
 // same key exactly when they are equal but for their names (an empty
 // slice or map counts as nil). The protocols are plain values, so the
-// print shows all of them; their only pointer, the family's memo
-// (Family.Memo), which every member shares, prints as its address.
+// print shows all of them; a memo (classic.MemberConfig.Memo) prints as
+// its address.
 func (Family) ConfigKey(cfg classic.MemberConfig) string {
 	cfg.Name = ""
 	if len(cfg.Topics) == 0 {
