@@ -17,12 +17,15 @@ import (
 
 // Group runs "group topics=(T:2,U:2) [policy=bidirectional|upgrade|
 // downgrade|disabled] [session=N] [heartbeat=N] [session-min=N]
-// [assignors=(uniform)] [max-size=N] [verbose]": a mixed coordinator
+// [assignors=(uniform)] [max-size=N] [upgrade-keeps-claims] [verbose]":
+// a mixed coordinator
 // whose group does not exist yet (the first member's protocol makes it),
 // under the migration policy (group.consumer.migration.policy,
 // bidirectional by default), with the consumer group's session timeout
 // and heartbeat interval and the classic group's smallest session timeout
-// (group.min.session.timeout.ms).
+// (group.min.session.timeout.ms). upgrade-keeps-claims turns on the fix
+// this project proposes for the upgrade of a rebalancing classic group
+// (coordinator.CoordinatorConfig.UpgradeKeepsClaims).
 func (Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {
@@ -30,7 +33,7 @@ func (Family) Group(s *Script, args []core.Arg) error {
 	}
 	cfg := Config{
 		Classic:  classic.CoordinatorConfig{GroupID: "group"},
-		Consumer: coordinator.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors")},
+		Consumer: coordinator.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors"), UpgradeKeepsClaims: script.Has(args, "upgrade-keeps-claims")},
 	}
 	if p := script.Val(args, "policy"); p != "" {
 		if cfg.Consumer.Migration, err = validate.ParseMigrationPolicy(p); err != nil {

@@ -47,7 +47,10 @@ import (
 //     (classic.DecodeSubscription); its assigned partitions and its target
 //     are its stored classic assignment (classic.DecodeAssignment's
 //     Assigned; none when it has none), without the partitions the
-//     metadata image does not have (Kafka drops unknown topics); its
+//     metadata image does not have (Kafka drops unknown topics; under
+//     CoordinatorConfig.UpgradeKeepsClaims a member of a group in
+//     PreparingRebalance without a stored assignment takes its claims
+//     instead, keptClaims); its
 //     classic record keeps its session timeout, protocols, client id and
 //     host.
 //   - The subscription metadata is left empty and expired, as Kafka's
@@ -91,6 +94,7 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 		return fail("no protocol is selected (state %s)", g.State)
 	}
 	s := &step{now: now}
+	claims := keptClaims(cfg, g)
 	epoch := spec.Epoch(g.Generation)
 	c.exists = true
 	c.groupEpoch, c.targetEpoch = epoch, epoch
@@ -107,6 +111,12 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 		}
 		var assigned spec.Set
 		switch {
+		case ms.Assignment == "" && claims != nil:
+			for _, p := range claims[ms.ID] {
+				if c.topics.Has(p) {
+					assigned = append(assigned, p)
+				}
+			}
 		case ms.Assignment == "" && g.State == classic.GroupCompletingRebalance:
 			// Kafka keeps a member's previous assignment through
 			// CompletingRebalance (the leader's SyncGroup replaces it);
@@ -176,6 +186,64 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 	}
 	c.transitionTo(c.derivedState())
 	return c, s.out, nil
+}
+
+// keptClaims returns, under cfg.UpgradeKeepsClaims for a classic group
+// in PreparingRebalance, what each member without a stored assignment
+// claims in its metadata for the group's protocol, but partitions some
+// member's stored assignment holds; a partition claimed by two members
+// goes to the claim of the later generation and, at one generation, to
+// neither. It returns nil otherwise. Members whose metadata cannot be
+// read claim nothing (FromClassicGroup refuses them).
+func keptClaims(cfg CoordinatorConfig, g classic.CoordinatorSnapshot) map[spec.MemberID]spec.Set {
+	if !cfg.UpgradeKeepsClaims || g.State != classic.GroupPreparingRebalance {
+		return nil
+	}
+	type claim struct {
+		member spec.MemberID
+		gen    spec.Generation
+		tied   bool
+	}
+	best := map[spec.Resource]claim{}
+	stored := map[spec.Resource]bool{}
+	for _, ms := range g.Members {
+		if a, err := classic.DecodeAssignment(ms.Assignment); ms.Assignment != "" && err == nil {
+			for _, p := range a.Assigned {
+				stored[p] = true
+			}
+		}
+	}
+	for _, ms := range g.Members {
+		i := slices.IndexFunc(ms.Protocols, func(p classic.ProtocolMetadata) bool { return p.Name == g.Protocol })
+		if ms.Assignment != "" || i < 0 {
+			continue
+		}
+		sub, err := classic.DecodeSubscription(ms.Protocols[i].Metadata)
+		if err != nil {
+			continue
+		}
+		for _, p := range sub.Owned {
+			if stored[p] {
+				continue // a stored assignment is the group's word
+			}
+			switch b, ok := best[p]; {
+			case !ok || sub.Generation > b.gen:
+				best[p] = claim{member: ms.ID, gen: sub.Generation}
+			case sub.Generation == b.gen:
+				best[p] = claim{member: b.member, gen: b.gen, tied: true}
+			}
+		}
+	}
+	out := map[spec.MemberID]spec.Set{}
+	for p, b := range best {
+		if !b.tied {
+			out[b.member] = append(out[b.member], p)
+		}
+	}
+	for id, s := range out {
+		out[id] = spec.NewSet(s...)
+	}
+	return out
 }
 
 // DowngradeTo reports whether the last Step downgraded the group to a
