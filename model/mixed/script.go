@@ -18,13 +18,13 @@ import (
 // Group runs "group topics=(T:2,U:2) [policy=bidirectional|upgrade|
 // downgrade|disabled] [session=N] [heartbeat=N] [session-min=N]
 // [assignors=(uniform)] [max-size=N] [upgrade-keeps-claims] [verbose]":
-// a mixed coordinator
-// whose group does not exist yet (the first member's protocol makes it),
-// under the migration policy (group.consumer.migration.policy,
-// bidirectional by default), with the consumer group's session timeout
-// and heartbeat interval and the classic group's smallest session timeout
-// (group.min.session.timeout.ms). upgrade-keeps-claims turns on the fix
-// this project proposes for the upgrade of a rebalancing classic group
+// a mixed coordinator whose group does not exist yet (the first member's
+// protocol makes it), under the migration policy
+// (group.consumer.migration.policy, bidirectional by default), with the
+// consumer group's session timeout and heartbeat interval and the classic
+// group's smallest session timeout (group.min.session.timeout.ms).
+// upgrade-keeps-claims turns on the fix this project proposes for the
+// upgrade of a rebalancing classic group
 // (coordinator.CoordinatorConfig.UpgradeKeepsClaims).
 func (Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")

@@ -109,14 +109,12 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 		if err != nil {
 			return fail("the embedded consumer protocol of member %s is malformed: %v", ms.ID, err)
 		}
-		var assigned spec.Set
+		// held is what the member holds, of which assigned keeps the
+		// partitions the metadata image has.
+		var held spec.Set
 		switch {
 		case ms.Assignment == "" && claims != nil:
-			for _, p := range claims[ms.ID] {
-				if c.topics.Has(p) {
-					assigned = append(assigned, p)
-				}
-			}
+			held = claims[ms.ID]
 		case ms.Assignment == "" && g.State == classic.GroupCompletingRebalance:
 			// Kafka keeps a member's previous assignment through
 			// CompletingRebalance (the leader's SyncGroup replaces it);
@@ -125,20 +123,18 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 			// of that assignment (a cooperative member its previous
 			// assignment after revoking, an eager member nothing), which
 			// stands in for it: what the member owns is never free.
-			for _, p := range sub.Owned {
-				if c.topics.Has(p) {
-					assigned = append(assigned, p)
-				}
-			}
+			held = sub.Owned
 		case ms.Assignment != "":
 			a, err := classic.DecodeAssignment(ms.Assignment)
 			if err != nil {
 				return fail("the embedded consumer protocol of member %s is malformed: %v", ms.ID, err)
 			}
-			for _, p := range a.Assigned {
-				if c.topics.Has(p) {
-					assigned = append(assigned, p)
-				}
+			held = a.Assigned
+		}
+		var assigned spec.Set
+		for _, p := range held {
+			if c.topics.Has(p) {
+				assigned = append(assigned, p)
 			}
 		}
 		if _, dup := c.members[ms.ID]; dup || ms.ID == "" {
