@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,11 +60,55 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{"--heartbeat", "1m", "--session", "10s"},
 		{"--latency", "1500us"},
 		{"--parallel", "0"},
+		{"--max-moves", "-1"},
+		{"--step-delay", "-1s"},
 	} {
 		_, err := run(append([]string{"simulate", "--quiet"}, args...)...)
 		var ue usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%v: got %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestSimulateDesignIIIFlags: --max-moves reaches Design III. Two members
+// join four over 40 partitions, 12 moves: by default incremental moves one
+// a round, over more rounds than deferred; with a bound of 12 it makes the
+// same moves in the same rounds as deferred, the CSV rows equal but for
+// the protocol's name. --step-delay spreads the one-a-round steps out.
+func TestSimulateDesignIIIFlags(t *testing.T) {
+	rows := func(extra ...string) (deferred, incremental []string) {
+		t.Helper()
+		args := append([]string{"simulate", "--workload", "scale-out", "--count", "2", "--members", "4", "--topics", "1", "--partitions", "40",
+			"--protocol", "deferred,incremental", "--quiet", "--csv", "-"}, extra...)
+		out, err := run(args...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if err != nil || len(lines) != 3 {
+			t.Fatalf("%v: %v\n%s", extra, err, out)
+		}
+		deferred, incremental = strings.Split(lines[1], ","), strings.Split(lines[2], ",")
+		if deferred[0] != "deferred" || incremental[0] != "incremental" {
+			t.Fatalf("rows out of order:\n%s", out)
+		}
+		return deferred[1:], incremental[1:]
+	}
+	const rounds, converged = 6, 9 // columns after the protocol's
+	num := func(s string) int {
+		t.Helper()
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("a column that should be a number: %v", err)
+		}
+		return n
+	}
+	d, one := rows()
+	if num(one[rounds]) <= num(d[rounds]) {
+		t.Errorf("one move a round: %s rounds, deferred %s: want more", one[rounds], d[rounds])
+	}
+	if _, all := rows("--max-moves", "12"); strings.Join(all, ",") != strings.Join(d, ",") {
+		t.Errorf("--max-moves 12: %v, want deferred's %v", all, d)
+	}
+	if _, slow := rows("--step-delay", "5s"); num(slow[converged]) <= num(one[converged]) {
+		t.Errorf("--step-delay 5s converges at %s ms, by default at %s ms: want later", slow[converged], one[converged])
 	}
 }

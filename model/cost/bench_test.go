@@ -9,8 +9,10 @@ func largeRollingRestart(protocol string) Config {
 }
 
 // BenchmarkRollingRestartLarge runs largeRollingRestart for every
-// protocol, one sub-benchmark each, reporting ns/op and allocations. One
-// iteration is enough (and takes minutes):
+// protocol, one sub-benchmark each, and once more for incremental with
+// Design III's bound raised to a member's share of the resources (100
+// moves a round, Config.MaxMovesPerRound), reporting ns/op and
+// allocations. One iteration is enough (and takes minutes):
 //
 //	go test -run '^$' -bench BenchmarkRollingRestartLarge -benchtime 1x -benchmem -timeout 2h ./model/cost/
 //
@@ -22,18 +24,26 @@ func largeRollingRestart(protocol string) Config {
 // round and the members' metadata, the next-gen target computation), not
 // the engine's.
 func BenchmarkRollingRestartLarge(b *testing.B) {
+	runs := map[string]Config{}
 	for _, p := range Protocols() {
-		b.Run(p, func(b *testing.B) {
+		runs[p] = largeRollingRestart(p)
+	}
+	bounded := largeRollingRestart("incremental")
+	bounded.MaxMovesPerRound = 100
+	runs["incremental-max-moves-100"] = bounded
+	for _, name := range append(Protocols(), "incremental-max-moves-100") {
+		cfg := runs[name]
+		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			clock := startCPUClock()
 			defer clock.report(b)
 			for b.Loop() {
-				r, err := Run(largeRollingRestart(p))
+				r, err := Run(cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
 				if !r.Metrics.Converged {
-					b.Fatalf("%s did not converge: %+v", p, r.Metrics)
+					b.Fatalf("%s did not converge: %+v", name, r.Metrics)
 				}
 				b.ReportMetric(float64(r.End-r.Start)/1000, "sim-s")
 				b.ReportMetric(float64(r.Metrics.Rounds), "rounds")

@@ -73,17 +73,21 @@ type Timing struct {
 	Revocation node.Millis
 	// Restart is how long a restarting process is down (10000).
 	Restart node.Millis
+	// StepDelay is Design III's scheduled delay between two revoking
+	// rounds, the incremental protocol's (1000, policy.DefaultStepDelay).
+	StepDelay node.Millis
 }
 
 // DefaultTiming returns the defaults: Kafka's session, heartbeat and
 // rebalance timeouts for both families, Connect's delay, 1 ms latency,
-// 10 ms per revoked resource and 10 s restarts.
+// 10 ms per revoked resource, 10 s restarts and Design III's 1 s step.
 func DefaultTiming() Timing {
 	return Timing{
 		Session: 45000, Heartbeat: 3000, Rebalance: 300000,
 		NextgenSession: 45000, NextgenHeartbeat: 5000,
 		ConnectDelay: 300000,
 		Latency:      1, Revocation: 10, Restart: 10000,
+		StepDelay: 1000,
 	}
 }
 
@@ -95,6 +99,7 @@ func (t Timing) withDefaults() Timing {
 		{&t.NextgenSession, &d.NextgenSession}, {&t.NextgenHeartbeat, &d.NextgenHeartbeat},
 		{&t.ConnectDelay, &d.ConnectDelay}, {&t.Latency, &d.Latency},
 		{&t.Revocation, &d.Revocation}, {&t.Restart, &d.Restart},
+		{&t.StepDelay, &d.StepDelay},
 	} {
 		if *f.v == 0 {
 			*f.v = *f.def
@@ -138,6 +143,11 @@ type Config struct {
 	// Static gives every member a group.instance.id (KIP-345): it does not
 	// leave the group on shutdown and keeps its identity across restarts.
 	Static bool
+	// MaxMovesPerRound is Design III's bound: the most resources one
+	// round of the incremental protocol revokes for balance (0: 1,
+	// policy.DefaultMaxMovesPerRound). The other protocols have no such
+	// bound and ignore it.
+	MaxMovesPerRound int
 	// Timing overrides the defaults field by field.
 	Timing Timing
 	// Workload is the change.
@@ -185,11 +195,14 @@ func (cfg Config) normalized() (Config, error) {
 	if cfg.Horizon < 0 || cfg.Margin < 0 {
 		bad("negative Horizon %d or Margin %d", cfg.Horizon, cfg.Margin)
 	}
+	if cfg.MaxMovesPerRound < 0 {
+		bad("MaxMovesPerRound %d is negative", cfg.MaxMovesPerRound)
+	}
 	t := cfg.Timing
 	for _, f := range []struct {
 		name string
 		v    node.Millis
-	}{{"Session", t.Session}, {"Heartbeat", t.Heartbeat}, {"Rebalance", t.Rebalance}, {"NextgenSession", t.NextgenSession}, {"NextgenHeartbeat", t.NextgenHeartbeat}, {"ConnectDelay", t.ConnectDelay}, {"Latency", t.Latency}, {"Revocation", t.Revocation}, {"Restart", t.Restart}} {
+	}{{"Session", t.Session}, {"Heartbeat", t.Heartbeat}, {"Rebalance", t.Rebalance}, {"NextgenSession", t.NextgenSession}, {"NextgenHeartbeat", t.NextgenHeartbeat}, {"ConnectDelay", t.ConnectDelay}, {"Latency", t.Latency}, {"Revocation", t.Revocation}, {"Restart", t.Restart}, {"StepDelay", t.StepDelay}} {
 		if f.v < 0 {
 			bad("Timing.%s %d is negative", f.name, f.v)
 		}

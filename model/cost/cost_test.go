@@ -299,6 +299,10 @@ func TestInvalidConfigs(t *testing.T) {
 	if _, err := Run(ok); err != nil {
 		t.Fatalf("valid config: %v", err)
 	}
+	// The smallest group: one member, one topic of one partition.
+	if _, err := Run(Config{Protocol: "eager", Members: 1, Topics: 1, Partitions: 1, Workload: Workload{Kind: RollingRestart}}); err != nil {
+		t.Fatalf("one member over one partition: %v", err)
+	}
 	for _, c := range []struct {
 		change func(*Config)
 		want   string
@@ -309,6 +313,8 @@ func TestInvalidConfigs(t *testing.T) {
 		{func(c *Config) { c.Timing.Latency = -1 }, "Timing.Latency -1 is negative"},
 		{func(c *Config) { c.Timing.Heartbeat = 45000 }, "Timing.Heartbeat 45000 must be below"},
 		{func(c *Config) { c.Timing.NextgenHeartbeat = 50000 }, "Timing.NextgenHeartbeat 50000 must be below"},
+		{func(c *Config) { c.Timing.NextgenHeartbeat = 45000 }, "Timing.NextgenHeartbeat 45000 must be below"},
+		{func(c *Config) { c.Members, c.Workload.Member = 1, "m0002" }, "not a member"},
 		{func(c *Config) { c.Workload.Kind = "reboot" }, "unknown workload"},
 		{func(c *Config) { c.Workload = Workload{Kind: ScaleIn, Count: 3} }, "below the group's 3 members"},
 		{func(c *Config) { c.Workload = Workload{Kind: ScaleOut} }, "scale-out needs Workload.Count"},
@@ -317,6 +323,8 @@ func TestInvalidConfigs(t *testing.T) {
 		{func(c *Config) { c.Workload.Member = "m0009" }, "not a member"},
 		{func(c *Config) { c.Workload.Pause = -5 }, "negative Workload"},
 		{func(c *Config) { c.Horizon = -1 }, "negative Horizon"},
+		{func(c *Config) { c.MaxMovesPerRound = -2 }, "MaxMovesPerRound -2 is negative"},
+		{func(c *Config) { c.Timing.StepDelay = -1 }, "Timing.StepDelay -1 is negative"},
 	} {
 		cfg := ok
 		c.change(&cfg)
@@ -388,6 +396,76 @@ func TestExcess(t *testing.T) {
 	} {
 		if got := excess(c.counts, c.total); got != c.want {
 			t.Errorf("excess(%v, %d) = %d, want %d", c.counts, c.total, got, c.want)
+		}
+	}
+}
+
+// TestDesignIIIBound: incremental's bound (Config.MaxMovesPerRound)
+// reaches its policy. Two members join four over t00-0..39, so 12
+// resources must move (10 each to 7,7,7,7,6,6). Whatever the bound k,
+// the group makes exactly those 12 moves; no round revokes more than k
+// (the revocation callbacks of one generation, from the workload's
+// start); there are ⌈12/k⌉ revoking rounds (the policy's bound for a
+// quiet group); the default is k = 1; and with a bound that covers every
+// move, Design III is Design II: the same metrics as deferred. With one
+// move a round, the steps are at least Timing.StepDelay apart: the group
+// converges no sooner than 11 steps after the first.
+func TestDesignIIIBound(t *testing.T) {
+	const needed = 12
+	workload := Workload{Kind: ScaleOut, Count: 2}
+	run := func(protocol string, k int, step node.Millis) (Metrics, map[int]int) {
+		t.Helper()
+		cfg := small(protocol, 4, 40, workload)
+		cfg.MaxMovesPerRound, cfg.Timing.StepDelay = k, step
+		var lines []string
+		cfg.trace = func(s string) { lines = append(lines, s) }
+		r := mustRun(t, cfg)
+		revoked := map[int]int{} // generation -> resources revoked in it
+		for _, l := range lines {
+			var at int64
+			var addr, set string
+			var gen int
+			if _, err := fmt.Sscanf(l, "%d %s callback revoked {%s", &at, &addr, &set); err != nil || node.Millis(at) < r.Start {
+				continue
+			}
+			body, genText, ok := strings.Cut(l[strings.Index(l, "{")+1:], "} gen=")
+			if _, err := fmt.Sscan(genText, &gen); !ok || err != nil {
+				t.Fatalf("unreadable revocation line %q", l)
+			}
+			revoked[gen] += len(strings.Fields(body))
+		}
+		m := r.Metrics
+		m.ConvergedAt -= r.Start
+		return m, revoked
+	}
+	deferred, _ := run("deferred", 0, 0)
+	one, _ := run("incremental", 1, 0)
+	for _, step := range []node.Millis{1000, 5000} {
+		if m, _ := run("incremental", 1, step); m.ConvergedAt < (needed-1)*step {
+			t.Errorf("StepDelay %d: converged %d ms after the start, before %d steps", step, m.ConvergedAt, needed-1)
+		}
+	}
+	for _, k := range []int{0, 1, 2, 5, needed, 100} {
+		m, revoked := run("incremental", k, 0)
+		bound := max(k, 1)
+		total := 0
+		for gen, n := range revoked {
+			total += n
+			if n > bound {
+				t.Errorf("k=%d: generation %d revokes %d resources, above the bound", k, gen, n)
+			}
+		}
+		if m.Moves != needed || m.MovesLowerBound != needed || total != needed {
+			t.Errorf("k=%d: %d moves, lower bound %d, %d revoked; want %d each", k, m.Moves, m.MovesLowerBound, total, needed)
+		}
+		if want := (needed + bound - 1) / bound; len(revoked) != want {
+			t.Errorf("k=%d: %d revoking rounds %v, want ⌈%d/%d⌉ = %d", k, len(revoked), revoked, needed, bound, want)
+		}
+		if k == 0 && m != one {
+			t.Errorf("the default bound gives %+v, k=1 %+v", m, one)
+		}
+		if k >= needed && m != deferred {
+			t.Errorf("k=%d covers every move: %+v, want deferred's %+v", k, m, deferred)
 		}
 	}
 }

@@ -27,7 +27,7 @@ func Run(cfg Config) (Result, error) {
 	if cfg.Protocol == "nextgen" {
 		return run[nextgen.Message, nextgen.Timer, nextgen.Callback](cfg, nextgenFamily{t: cfg.Timing})
 	}
-	f, err := newClassicFamily(cfg.Protocol, cfg.Timing)
+	f, err := newClassicFamily(cfg.Protocol, cfg.Timing, cfg.MaxMovesPerRound)
 	if err != nil {
 		return Result{}, err
 	}

@@ -59,10 +59,11 @@ type classicFamily struct {
 	t     Timing
 }
 
-func newClassicFamily(name string, t Timing) (classicFamily, error) {
-	// The closed world's protocols, with Connect's delay from t; every
-	// other option is Kafka's default, as in rebalance check.
-	ps, err := classicworld.Protocols([]string{name}, classicworld.ProtocolOptions{MaxDelay: t.ConnectDelay})
+func newClassicFamily(name string, t Timing, maxMoves int) (classicFamily, error) {
+	// The closed world's protocols, with Connect's delay and Design III's
+	// step delay from t and its bound maxMoves; every other option is
+	// Kafka's default, as in rebalance check.
+	ps, err := classicworld.Protocols([]string{name}, classicworld.ProtocolOptions{MaxDelay: t.ConnectDelay, MaxMoves: maxMoves, StepDelay: t.StepDelay})
 	if err != nil {
 		return classicFamily{}, err
 	}
