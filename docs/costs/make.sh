@@ -29,6 +29,16 @@ sim --workload pause --pause 60s --members 30 --topics 4 --partitions 64 --proto
 sim --workload crash --members 30 --topics 4 --partitions 64 --protocol all \
   --svg "$tmp/crash" --csv $out/crash.csv
 
+# Design III's bound: the rolling restart under incremental with K moves
+# a round, one CSV row for each K after a max_moves column.
+bound=(--workload rolling-restart --members 30 --topics 4 --partitions 64 --protocol incremental --csv -)
+{
+  echo "max_moves,$(sim "${bound[@]}" | head -1)"
+  for k in 1 2 4 8 16 64; do
+    echo "$k,$(sim "${bound[@]}" --max-moves "$k" | tail -1)"
+  done
+} >$out/design-iii-bound.csv
+
 # The pictures the page shows: every workload's unavailability, and the
 # rolling restart's cooperative and next-gen ownership timelines (eager's
 # is 1.4 MB of moves: it is in the HTML report).
