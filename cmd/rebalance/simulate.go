@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rebalance-ref/rebalance/checker/costreport"
+	"github.com/rebalance-ref/rebalance/model/classic/policy"
 	"github.com/rebalance-ref/rebalance/model/cost"
 	"github.com/rebalance-ref/rebalance/model/node"
 )
@@ -32,7 +33,7 @@ type simulateOptions struct {
 	topics     int
 	partitions int
 	static     bool
-	maxMoves   int
+	maxMoves   []int
 	count      int
 	member     string
 	pause      time.Duration
@@ -80,12 +81,15 @@ resubscribe (--count members change to --subscribe), add-partitions
 defaults; each has a flag. Design III (incremental) revokes at most
 --max-moves resources a round for balance, --step-delay apart: one a
 second by default, which at a thousand members makes a rolling restart
-take tens of thousands of rounds.
+take tens of thousands of rounds. Several values of --max-moves compare
+the bounds: incremental runs once for each, its columns, rows and
+pictures named incremental-max-moves-K.
 
 The seeded random runs that judge the laws are 'rebalance random'.`,
 		Example: `  rebalance simulate --workload rolling-restart --members 30 --topics 4 --partitions 64 --protocol all --html report.html
   rebalance simulate --workload rolling-restart --static --members 30 --protocol cooperative,nextgen --csv -
-  rebalance simulate --workload crash --members 1000 --topics 10 --partitions 10000 --protocol all`,
+  rebalance simulate --workload crash --members 1000 --topics 10 --partitions 10000 --protocol all
+  rebalance simulate --workload rolling-restart --protocol cooperative,incremental --max-moves 1,2,4,8 --svg pictures`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSimulateCost(cmd.OutOrStdout(), cmd.ErrOrStderr(), o, commandLine(cmd))
@@ -110,7 +114,7 @@ The seeded random runs that judge the laws are 'rebalance random'.`,
 	f.DurationVar(&o.timing.nextgenSession, "nextgen-session", 0, "group.consumer.session.timeout.ms (default 45s)")
 	f.DurationVar(&o.timing.nextgenHeartbeat, "nextgen-heartbeat", 0, "group.consumer.heartbeat.interval.ms (default 5s)")
 	f.DurationVar(&o.timing.connectDelay, "connect-delay", 0, "Connect's scheduled.rebalance.max.delay.ms, for deferred and incremental (default 5m)")
-	f.IntVar(&o.maxMoves, "max-moves", 0, "Design III's bound: the most resources one incremental round revokes for balance (default 1)")
+	f.IntSliceVar(&o.maxMoves, "max-moves", nil, "Design III's bound: the most resources one incremental round revokes for balance (default 1); several values (1,2,4) run incremental once for each, named incremental-max-moves-K")
 	f.DurationVar(&o.timing.stepDelay, "step-delay", 0, "Design III's delay between two of incremental's revoking rounds (default 1s)")
 	f.DurationVar(&o.timing.latency, "latency", 0, "one-way network latency (default 1ms)")
 	f.DurationVar(&o.timing.revocation, "revocation", 0, "what revoking one resource costs (commit and close; default 10ms)")
@@ -143,21 +147,36 @@ func commandLine(cmd *cobra.Command) string {
 	return strings.Join(parts, " ")
 }
 
-// configs turns the options into one cost.Config per protocol, or a usage
-// error.
-func (o simulateOptions) configs() ([]cost.Config, error) {
+// configs turns the options into one cost.Config per protocol (and, with
+// several --max-moves, per bound for incremental), or a usage error; names
+// are the results' names: the protocol, or incremental-max-moves-K in a
+// sweep of bounds.
+func (o simulateOptions) configs() (cfgs []cost.Config, names []string, err error) {
 	protocols := o.protocols
 	if slices.Contains(protocols, "all") {
 		if len(protocols) > 1 {
-			return nil, usageError{errors.New("--protocol all: name protocols or all, not both")}
+			return nil, nil, usageError{errors.New("--protocol all: name protocols or all, not both")}
 		}
 		protocols = cost.Protocols()
 	}
 	if o.parallel < 1 {
-		return nil, usageError{fmt.Errorf("--parallel %d: want at least 1", o.parallel)}
+		return nil, nil, usageError{fmt.Errorf("--parallel %d: want at least 1", o.parallel)}
 	}
-	if o.maxMoves < 0 {
-		return nil, usageError{fmt.Errorf("--max-moves %d: want at least 1 (0 for the default, 1)", o.maxMoves)}
+	bounds := o.maxMoves
+	if len(bounds) == 0 {
+		bounds = []int{0} // the policy's default
+	}
+	for i, k := range bounds {
+		if k < 0 {
+			return nil, nil, usageError{fmt.Errorf("--max-moves %d: want at least 1 (0 for the default, 1)", k)}
+		}
+		if slices.Contains(bounds[:i], k) {
+			return nil, nil, usageError{fmt.Errorf("--max-moves %d given twice", k)}
+		}
+	}
+	sweep := len(bounds) > 1
+	if sweep && !slices.Contains(protocols, "incremental") {
+		return nil, nil, usageError{errors.New("several --max-moves values compare Design III's bounds: add incremental to --protocol")}
 	}
 	for _, d := range []struct {
 		name string
@@ -166,7 +185,7 @@ func (o simulateOptions) configs() ([]cost.Config, error) {
 		{"nextgen-session", o.timing.nextgenSession}, {"nextgen-heartbeat", o.timing.nextgenHeartbeat}, {"connect-delay", o.timing.connectDelay},
 		{"step-delay", o.timing.stepDelay}, {"latency", o.timing.latency}, {"revocation", o.timing.revocation}, {"restart", o.timing.restart}, {"horizon", o.horizon}} {
 		if d.v < 0 || d.v%time.Millisecond != 0 {
-			return nil, usageError{fmt.Errorf("--%s %v: want a whole number of milliseconds, not negative", d.name, d.v)}
+			return nil, nil, usageError{fmt.Errorf("--%s %v: want a whole number of milliseconds, not negative", d.name, d.v)}
 		}
 	}
 	ms := func(d time.Duration) node.Millis { return node.Millis(d / time.Millisecond) }
@@ -177,25 +196,37 @@ func (o simulateOptions) configs() ([]cost.Config, error) {
 		Revocation: ms(o.timing.revocation), Restart: ms(o.timing.restart),
 	}
 	keep := o.timeline || (o.html != "" || o.svg != "") && o.topics*o.partitions <= 4096
-	var out []cost.Config
 	for _, p := range protocols {
-		cfg := cost.Config{
-			Protocol: p, Members: o.members, Topics: o.topics, Partitions: o.partitions, Static: o.static, MaxMovesPerRound: o.maxMoves,
-			Timing: timing, Seed: o.seed, Horizon: ms(o.horizon), KeepOwnership: keep,
-			Workload: cost.Workload{Kind: o.workload, Count: o.count, Member: o.member, Pause: ms(o.pause), Topics: o.subscribe},
+		ks := bounds[:1]
+		if p == "incremental" {
+			ks = bounds
 		}
-		if err := cfg.Validate(); err != nil {
-			return nil, usageError{err}
+		for _, k := range ks {
+			cfg := cost.Config{
+				Protocol: p, Members: o.members, Topics: o.topics, Partitions: o.partitions, Static: o.static, MaxMovesPerRound: k,
+				Timing: timing, Seed: o.seed, Horizon: ms(o.horizon), KeepOwnership: keep,
+				Workload: cost.Workload{Kind: o.workload, Count: o.count, Member: o.member, Pause: ms(o.pause), Topics: o.subscribe},
+			}
+			if err := cfg.Validate(); err != nil {
+				return nil, nil, usageError{err}
+			}
+			name := p
+			if sweep && p == "incremental" {
+				name = fmt.Sprintf("incremental-max-moves-%d", max(k, policy.DefaultMaxMovesPerRound))
+			}
+			cfgs, names = append(cfgs, cfg), append(names, name)
 		}
-		out = append(out, cfg)
 	}
-	return out, nil
+	if sweep && slices.Contains(bounds, 0) && slices.Contains(bounds, policy.DefaultMaxMovesPerRound) {
+		return nil, nil, usageError{fmt.Errorf("--max-moves 0 is the default, %d, given too", policy.DefaultMaxMovesPerRound)}
+	}
+	return cfgs, names, nil
 }
 
 // runSimulateCost runs every protocol's simulation, o.parallel at once,
 // then prints the table and writes the files asked for.
 func runSimulateCost(stdout, stderr io.Writer, o simulateOptions, command string) error {
-	cfgs, err := o.configs()
+	cfgs, names, err := o.configs()
 	if err != nil {
 		return err
 	}
@@ -229,9 +260,10 @@ func runSimulateCost(stdout, stderr io.Writer, o simulateOptions, command string
 			defer func() { <-sem; wg.Done() }()
 			start := time.Now()
 			results[i], errs[i] = cost.Run(cfg)
+			results[i].Protocol = names[i] // what the table, files and pictures call it
 			elapsed[i] = time.Since(start)
 			if bar != nil {
-				bar.Describe(fmt.Sprintf("simulated %s", cfg.Protocol))
+				bar.Describe(fmt.Sprintf("simulated %s", names[i]))
 				_ = bar.Add(1)
 			}
 		}()

@@ -61,6 +61,9 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{"--latency", "1500us"},
 		{"--parallel", "0"},
 		{"--max-moves", "-1"},
+		{"--max-moves", "2,2"},
+		{"--max-moves", "0,1"}, // 0 is the default, 1
+		{"--max-moves", "1,2", "--protocol", "eager,nextgen"},
 		{"--step-delay", "-1s"},
 	} {
 		_, err := run(append([]string{"simulate", "--quiet"}, args...)...)
@@ -76,6 +79,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 // a round, over more rounds than deferred; with a bound of 12 it makes the
 // same moves in the same rounds as deferred, the CSV rows equal but for
 // the protocol's name. --step-delay spreads the one-a-round steps out.
+// Several bounds run incremental once for each.
 func TestSimulateDesignIIIFlags(t *testing.T) {
 	rows := func(extra ...string) (deferred, incremental []string) {
 		t.Helper()
@@ -110,5 +114,36 @@ func TestSimulateDesignIIIFlags(t *testing.T) {
 	}
 	if _, slow := rows("--step-delay", "5s"); num(slow[converged]) <= num(one[converged]) {
 		t.Errorf("--step-delay 5s converges at %s ms, by default at %s ms: want later", slow[converged], one[converged])
+	}
+
+	// Several bounds: incremental once for each, named by its bound in the
+	// CSV and the pictures; the other protocols once.
+	dir := t.TempDir()
+	out, err := run("simulate", "--workload", "scale-out", "--count", "2", "--members", "4", "--topics", "1", "--partitions", "40",
+		"--protocol", "deferred,incremental", "--max-moves", "1,12", "--quiet", "--csv", "-", "--svg", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]string{}
+	var names []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		name, rest, _ := strings.Cut(l, ",")
+		got[name] = rest
+		names = append(names, name)
+	}
+	if want := "deferred incremental-max-moves-1 incremental-max-moves-12"; strings.Join(names, " ") != want {
+		t.Fatalf("rows %v, want %s", names, want)
+	}
+	if got["incremental-max-moves-12"] != strings.Join(d, ",") || got["incremental-max-moves-1"] != strings.Join(one, ",") {
+		t.Errorf("the sweep's rows differ from the single runs':\n%s", out)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "unavailable.svg"))
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(dir, "ownership-"+name+".svg")); err != nil {
+			t.Errorf("no ownership picture for %s: %v", name, err)
+		}
+		if !strings.Contains(string(svg), name) {
+			t.Errorf("the unavailability picture does not name %s", name)
+		}
 	}
 }
