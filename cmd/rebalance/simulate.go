@@ -166,12 +166,15 @@ func (o simulateOptions) configs() (cfgs []cost.Config, names []string, err erro
 	if len(bounds) == 0 {
 		bounds = []int{0} // the policy's default
 	}
+	// effective[i] is the bound bounds[i] means (0 is the policy's default).
+	effective := make([]int, len(bounds))
 	for i, k := range bounds {
 		if k < 0 {
-			return nil, nil, usageError{fmt.Errorf("--max-moves %d: want at least 1 (0 for the default, 1)", k)}
+			return nil, nil, usageError{fmt.Errorf("--max-moves %d: want at least 1 (0 for the default, %d)", k, policy.DefaultMaxMovesPerRound)}
 		}
-		if slices.Contains(bounds[:i], k) {
-			return nil, nil, usageError{fmt.Errorf("--max-moves %d given twice", k)}
+		effective[i] = max(k, policy.DefaultMaxMovesPerRound)
+		if slices.Contains(effective[:i], effective[i]) {
+			return nil, nil, usageError{fmt.Errorf("--max-moves %d given twice (0 is the default, %d)", effective[i], policy.DefaultMaxMovesPerRound)}
 		}
 	}
 	sweep := len(bounds) > 1
@@ -201,7 +204,7 @@ func (o simulateOptions) configs() (cfgs []cost.Config, names []string, err erro
 		if p == "incremental" {
 			ks = bounds
 		}
-		for _, k := range ks {
+		for i, k := range ks {
 			cfg := cost.Config{
 				Protocol: p, Members: o.members, Topics: o.topics, Partitions: o.partitions, Static: o.static, MaxMovesPerRound: k,
 				Timing: timing, Seed: o.seed, Horizon: ms(o.horizon), KeepOwnership: keep,
@@ -212,13 +215,10 @@ func (o simulateOptions) configs() (cfgs []cost.Config, names []string, err erro
 			}
 			name := p
 			if sweep && p == "incremental" {
-				name = fmt.Sprintf("incremental-max-moves-%d", max(k, policy.DefaultMaxMovesPerRound))
+				name = fmt.Sprintf("incremental-max-moves-%d", effective[i])
 			}
 			cfgs, names = append(cfgs, cfg), append(names, name)
 		}
-	}
-	if sweep && slices.Contains(bounds, 0) && slices.Contains(bounds, policy.DefaultMaxMovesPerRound) {
-		return nil, nil, usageError{fmt.Errorf("--max-moves 0 is the default, %d, given too", policy.DefaultMaxMovesPerRound)}
 	}
 	return cfgs, names, nil
 }
