@@ -469,3 +469,27 @@ func TestDesignIIIBound(t *testing.T) {
 		}
 	}
 }
+
+// TestDesignIIIBoundRollingRestart pins what docs/costs.md shows of the
+// bound in the rolling restart of 30 members over 4 topics of 64: with a
+// bound of a member's share or more (K = 8), incremental's run is
+// deferred's, every sample and holding; with K = 1 no resource waits
+// Connect's delay (the longest outage is a heartbeat round, where
+// deferred's is the delay).
+func TestDesignIIIBoundRollingRestart(t *testing.T) {
+	cfg := Config{Protocol: "deferred", Members: 30, Topics: 4, Partitions: 64, Workload: Workload{Kind: RollingRestart}, KeepOwnership: true}
+	deferred := mustRun(t, cfg)
+	cfg.Protocol = "incremental"
+	cfg.MaxMovesPerRound = 8
+	share := mustRun(t, cfg)
+	share.Protocol = deferred.Protocol
+	if !reflect.DeepEqual(share, deferred) {
+		t.Errorf("K = 8 differs from deferred: %+v against %+v", share.Metrics, deferred.Metrics)
+	}
+	cfg.MaxMovesPerRound = 1
+	one := mustRun(t, cfg).Metrics
+	delay := DefaultTiming().ConnectDelay
+	if one.LongestOutage >= delay || deferred.Metrics.LongestOutage < delay {
+		t.Errorf("longest outage: K = 1 %d ms, deferred %d ms; want below and above Connect's delay %d ms", one.LongestOutage, deferred.Metrics.LongestOutage, delay)
+	}
+}
