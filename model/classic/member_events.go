@@ -44,12 +44,15 @@ func (m *Member) timerFired(now Millis, t Timer, out *Output) {
 // requestRejoin asks for a new round. Stable: rejoin now. AwaitingSync:
 // rejoin as soon as the SyncGroup completes (the round in flight must end
 // first). Joining: the JoinGroup in flight is the rejoin; when fresh, the
-// member's subscription changed and it sends a fresh JoinGroup carrying the
-// new one at once, under its member id. A member that has no id yet waits
-// for the round in flight and rejoins after it, as Kafka's client does (it
-// never has two JoinGroups in flight): the coordinator makes a member of
-// every JoinGroup without an id, so a second one would leave an orphan in
-// the generation, assigned work nobody does until its session expires.
+// member's subscription changed since it sent it, and it rejoins with the
+// new one once the round in flight ends, as Kafka's client does (it never
+// has two JoinGroups in flight). Without an id, a second JoinGroup would
+// make a second member, an orphan assigned work nobody does until its
+// session expires. With one, two JoinGroups in flight may arrive in either
+// order where the network reorders a member's requests: the stale one,
+// arriving last, starts a round with claims the member no longer has, and
+// a cooperative leader hands out what it still owns (ExclusiveOwnership;
+// model/classic/world's finding_stale_join_overtaken scenario).
 // Unjoined: nothing, Start will join.
 func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
 	switch m.state {
@@ -58,12 +61,8 @@ func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
 	case AwaitingSync:
 		m.rejoinAfterSync = true
 	case Joining:
-		switch {
-		case fresh && m.id == "":
+		if fresh {
 			m.rejoinAfterSync = true
-		case fresh:
-			m.prepareJoin(out)
-			m.sendJoin(now, out)
 		}
 	}
 }
