@@ -104,17 +104,19 @@ type CoordinatorConfig struct {
 	Faults nextgen.Fault
 	// UpgradeKeepsClaims is a fix this project proposes, not Kafka's
 	// behaviour: an online upgrade of a classic group in
-	// PreparingRebalance takes each member's claims (the partitions its
-	// last JoinGroup says it owns) for its assignment when the group
-	// holds none for it. Kafka empties every assignment when a rebalance
-	// interrupts CompletingRebalance (prepareRebalance's
-	// resetAndPropagateAssignmentWithError) and converts from the empty
-	// assignments, so partitions that classic members still own look
-	// free, and the consumer member that triggered the upgrade is given
-	// them at once (ExclusiveOwnership; model/mixed's
-	// finding_upgrade_after_failed_sync.txt). Of two claims of one
-	// partition, the one of the later generation stands (the older is
-	// stale); of two of one generation, neither.
+	// PreparingRebalance or Stable gives each member, besides its stored
+	// assignment, what it claims (the partitions its last JoinGroup says
+	// it owns) that nobody's stored assignment has. Kafka converts from
+	// the stored assignments alone, so partitions that classic members
+	// still own look free, and the consumer member that triggered the
+	// upgrade is given them at once (ExclusiveOwnership): after a
+	// rebalance interrupted CompletingRebalance, Kafka emptied every
+	// assignment (prepareRebalance's resetAndPropagateAssignmentWithError;
+	// model/mixed's finding_upgrade_after_failed_sync.txt); in a stable
+	// cooperative group, the last round withheld from everybody what a
+	// member is still to revoke (finding_upgrade_while_revoking.txt). Of
+	// two claims of one partition, the one of the later generation stands
+	// (the older is stale); of two of one generation, neither.
 	UpgradeKeepsClaims bool
 	// Migration is group.consumer.migration.policy: whether a classic
 	// JoinGroup is admitted into the group (validate.ClassicJoin) and

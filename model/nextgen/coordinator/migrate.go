@@ -129,7 +129,8 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 			if err != nil {
 				return fail("the embedded consumer protocol of member %s is malformed: %v", ms.ID, err)
 			}
-			held = a.Assigned
+			// What it claims beyond: nobody's stored assignment has it.
+			held = a.Assigned.Union(claims[ms.ID])
 		}
 		var assigned spec.Set
 		for _, p := range held {
@@ -185,14 +186,21 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 }
 
 // keptClaims returns, under cfg.UpgradeKeepsClaims for a classic group
-// in PreparingRebalance, what each member without a stored assignment
-// claims in its metadata for the group's protocol, but partitions some
-// member's stored assignment holds; a partition claimed by two members
-// goes to the claim of the later generation and, at one generation, to
-// neither. It returns nil otherwise. Members whose metadata cannot be
-// read claim nothing (FromClassicGroup refuses them).
+// in PreparingRebalance or Stable, what each member claims in its
+// metadata for the group's protocol, but partitions some member's stored
+// assignment holds; a partition claimed by two members goes to the claim
+// of the later generation and, at one generation, to neither. It returns
+// nil otherwise (in CompletingRebalance a member's claims already stand
+// in for the assignment the classic model cleared: FromClassicGroup).
+// Members whose metadata cannot be read claim nothing (FromClassicGroup
+// refuses them).
+//
+// In PreparingRebalance the claims stand in for the assignments Kafka
+// emptied; in Stable they keep what a cooperative member was told to
+// revoke and may still own (its stored assignment leaves it out, and
+// nobody else's has it: the round withheld it).
 func keptClaims(cfg CoordinatorConfig, g classic.CoordinatorSnapshot) map[spec.MemberID]spec.Set {
-	if !cfg.UpgradeKeepsClaims || g.State != classic.GroupPreparingRebalance {
+	if !cfg.UpgradeKeepsClaims || g.State != classic.GroupPreparingRebalance && g.State != classic.GroupStable {
 		return nil
 	}
 	type claim struct {
@@ -211,7 +219,7 @@ func keptClaims(cfg CoordinatorConfig, g classic.CoordinatorSnapshot) map[spec.M
 	}
 	for _, ms := range g.Members {
 		i := slices.IndexFunc(ms.Protocols, func(p classic.ProtocolMetadata) bool { return p.Name == g.Protocol })
-		if ms.Assignment != "" || i < 0 {
+		if i < 0 {
 			continue
 		}
 		sub, err := classic.DecodeSubscription(ms.Protocols[i].Metadata)

@@ -9,11 +9,11 @@ import (
 )
 
 // TestKeptClaims: under UpgradeKeepsClaims, the upgrade of a classic group
-// in PreparingRebalance takes the claims of members without a stored
-// assignment; of two claims of a partition the later generation's stands,
-// two of one generation leave it to neither, and a stored assignment
-// outranks every claim. Without the option, or in another state, there
-// are no claims (Kafka's conversion).
+// in PreparingRebalance or Stable takes the members' claims; of two claims
+// of a partition the later generation's stands, two of one generation
+// leave it to neither, and a stored assignment outranks every claim.
+// Without the option, or in CompletingRebalance, there are no claims
+// (Kafka's conversion; FromClassicGroup's own rule for that state).
 func TestKeptClaims(t *testing.T) {
 	sub := func(gen spec.Generation, owned ...spec.Resource) []classic.ProtocolMetadata {
 		md := classic.Subscription{Topics: []string{"T"}, Owned: spec.NewSet(owned...), Generation: gen}.Encode()
@@ -37,8 +37,22 @@ func TestKeptClaims(t *testing.T) {
 	if got := keptClaims(CoordinatorConfig{}, g); got != nil {
 		t.Errorf("without the option: claims %v, want none", got)
 	}
-	g.State = classic.GroupStable
+	g.State = classic.GroupCompletingRebalance
 	if got := keptClaims(CoordinatorConfig{UpgradeKeepsClaims: true}, g); got != nil {
-		t.Errorf("a stable group: claims %v, want none", got)
+		t.Errorf("a group completing its rebalance: claims %v, want none", got)
+	}
+	// A stable group: a member with a stored assignment keeps what it
+	// claims beyond it that nobody's stored assignment has (the partition
+	// a cooperative round told it to revoke and withheld from everybody).
+	g = classic.CoordinatorSnapshot{
+		State: classic.GroupStable, Generation: 2, ProtocolType: "consumer", Protocol: "cooperative",
+		Members: []classic.CoordinatorMemberSnapshot{
+			{ID: "C-1", Protocols: sub(1, t0, t1, t2, t3), Assignment: classic.Assignment{Assigned: spec.NewSet(t0, t1, t2)}.Encode()},
+			{ID: "A-2", Protocols: sub(-1), Assignment: classic.Assignment{}.Encode()},
+		},
+	}
+	want = map[spec.MemberID]spec.Set{"C-1": spec.NewSet(t3)}
+	if got := keptClaims(CoordinatorConfig{UpgradeKeepsClaims: true}, g); !reflect.DeepEqual(got, want) {
+		t.Errorf("a stable group: claims %v, want %v", got, want)
 	}
 }
