@@ -193,8 +193,8 @@ type Member struct {
 	// Seq) when RequestTimer fires in AwaitingSync.
 	sync SyncGroupRequest
 	// rejoinAfterSync records a rejoin asked for while a SyncGroup was in
-	// flight, or a subscription change while a first JoinGroup (without a
-	// member id) was; the member rejoins once the sync completes.
+	// flight, or a subscription change while a JoinGroup was; the member
+	// rejoins once the sync completes.
 	rejoinAfterSync bool
 
 	timers [ScheduledRebalanceTimer + 1]node.TimerSlot
