@@ -24,8 +24,8 @@ import (
 // consumer group's session timeout and heartbeat interval and the classic
 // group's smallest session timeout (group.min.session.timeout.ms).
 // upgrade-keeps-claims turns on the fix this project proposes for the
-// upgrade of a rebalancing classic group
-// (coordinator.CoordinatorConfig.UpgradeKeepsClaims).
+// upgrade of a classic group whose stored assignments leave out what
+// members still own (coordinator.CoordinatorConfig.UpgradeKeepsClaims).
 func (Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {

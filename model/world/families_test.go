@@ -401,10 +401,12 @@ func nextgenRun(sem nextgen.Semantics, faults nextgen.Fault) run[nextgen.Message
 //
 // The coordinator upgrades with the fix this project proposes
 // (UpgradeKeepsClaims): in Kafka's own conversion a consumer member that
-// upgrades a classic group whose rebalance interrupted a CompletingRebalance
-// is given partitions classic members still own, a finding
-// (model/mixed's finding_upgrade_after_failed_sync.txt) that random runs
-// would meet again and again.
+// upgrades a classic group is given partitions classic members still own
+// when the group's rebalance interrupted a CompletingRebalance, or when a
+// stable cooperative member is still to revoke one (model/mixed's
+// finding_upgrade_after_failed_sync.txt and
+// finding_upgrade_while_revoking.txt), findings that random runs would
+// meet again and again.
 func mixedRun(p validate.MigrationPolicy) run[nextgen.Message, mixed.Timer, mixed.Callback, mixed.MemberConfig] {
 	cfg := mixed.DefaultConfig(p)
 	cfg.Consumer.UpgradeKeepsClaims = true

@@ -49,8 +49,8 @@ import (
 //     Assigned; none when it has none), without the partitions the
 //     metadata image does not have (Kafka drops unknown topics; under
 //     CoordinatorConfig.UpgradeKeepsClaims a member of a group in
-//     PreparingRebalance without a stored assignment takes its claims
-//     instead, keptClaims); its
+//     PreparingRebalance or Stable also takes what it claims and nobody's
+//     stored assignment has, keptClaims); its
 //     classic record keeps its session timeout, protocols, client id and
 //     host.
 //   - The subscription metadata is left empty and expired, as Kafka's
@@ -113,8 +113,6 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 		// partitions the metadata image has.
 		var held spec.Set
 		switch {
-		case ms.Assignment == "" && claims != nil:
-			held = claims[ms.ID]
 		case ms.Assignment == "" && g.State == classic.GroupCompletingRebalance:
 			// Kafka keeps a member's previous assignment through
 			// CompletingRebalance (the leader's SyncGroup replaces it);
@@ -129,9 +127,12 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 			if err != nil {
 				return fail("the embedded consumer protocol of member %s is malformed: %v", ms.ID, err)
 			}
-			// What it claims beyond: nobody's stored assignment has it.
-			held = a.Assigned.Union(claims[ms.ID])
+			held = a.Assigned
 		}
+		// What it claims beyond that nobody's stored assignment has
+		// (none but under UpgradeKeepsClaims, and none in
+		// CompletingRebalance).
+		held = held.Union(claims[ms.ID])
 		var assigned spec.Set
 		for _, p := range held {
 			if c.topics.Has(p) {
