@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/classic/policy"
 	"github.com/rebalance-ref/rebalance/model/node"
 )
 
@@ -87,7 +88,7 @@ func DefaultTiming() Timing {
 		NextgenSession: 45000, NextgenHeartbeat: 5000,
 		ConnectDelay: 300000,
 		Latency:      1, Revocation: 10, Restart: 10000,
-		StepDelay: 1000,
+		StepDelay: policy.DefaultStepDelay,
 	}
 }
 
