@@ -442,7 +442,9 @@ func (m *Member) Subscription() []string { return slices.Clone(m.topics) }
 // View returns the member as the laws see it: Name, ID, Generation (the
 // generation of the assignment it holds, NoGeneration when it holds none
 // from any generation), Subscription (sorted) and Owns (what it works on:
-// Owned plus, under the KeepRevoked fault, what it kept). Current and Fenced
+// Owned plus, under the KeepRevoked fault, what it kept) and Revoking (what
+// it owns of topics it no longer subscribes to: a subscription change
+// during a round leaves them to the rejoin after it). Current and Fenced
 // are left false: only the caller, who knows the coordinator, can fill them.
 // The view's Subscription and Owns may share the member's own slices, which
 // the member replaces whole and never changes in place: the caller must
@@ -455,6 +457,7 @@ func (m *Member) View() spec.MemberView {
 		Generation:   m.ownedGen,
 		Subscription: m.topics,
 		Owns:         m.owned.Union(m.kept),
+		Revoking:     m.unsubscribed(m.owned),
 	}
 }
 

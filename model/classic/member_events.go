@@ -67,10 +67,21 @@ func (m *Member) requestRejoin(now Millis, fresh bool, out *Output) {
 	}
 }
 
-// subscribe changes the subscription. Every member revokes what it owns of
-// dropped topics at once (an eager one then revokes the rest when it
-// rejoins); then the member rejoins with the new subscription. The same
-// subscription again is a no-op.
+// subscribe changes the subscription, then the member rejoins with it. A
+// stable member revokes what it owns of dropped topics at once, as its
+// rejoin's prepareJoin would (an eager one then revokes the rest there).
+// A member with a round in flight (Joining or AwaitingSync) revokes
+// nothing yet: it rejoins once the round ends (requestRejoin), and that
+// rejoin's prepareJoin revokes the dropped topics, as Kafka's consumer
+// does (KafkaConsumer.subscribe revokes nothing; onJoinComplete ignores
+// an assignment made for the old subscription and rejoins; onJoinPrepare
+// revokes the topics left, under a generation the group still has). Until
+// then the member counts those resources as revoking (View). Revoking
+// them at once, when the round in flight has already moved the group to
+// a new generation, has the revocation's commit refused: the next owner
+// processes the records again (a finding of TestLawsHold, the scenario
+// finding_revoke_during_round.txt). The same subscription again is a
+// no-op.
 func (m *Member) subscribe(now Millis, topics []string, out *Output) {
 	ts, err := node.Subscription(topics)
 	if err != nil {
@@ -83,11 +94,9 @@ func (m *Member) subscribe(now Millis, topics []string, out *Output) {
 	if m.state == Unjoined {
 		return
 	}
-	// Both modes give up the topics they left at once: an eager member
-	// would revoke everything at its next join anyway, but it may not
-	// work on a topic it no longer subscribes to while the rejoin waits
-	// for a SyncGroup in flight (spec.SubscribedOnly).
-	m.revokeUnsubscribed(out)
+	if m.state == Stable {
+		m.revokeUnsubscribed(out)
+	}
 	m.requestRejoin(now, true, out)
 }
 

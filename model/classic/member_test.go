@@ -1036,6 +1036,28 @@ func TestMemberSubscribe(t *testing.T) {
 	if got := string(h.join.Protocols[0].Metadata); h.m.State() != Joining || got != "topics=[t u];owned={t-0 t-1};gen=2;leader=L-1" {
 		t.Errorf("after the round in flight: state %s, JoinGroup with %s; want a rejoin with topics [t u] claiming {t-0 t-1}", h.m.State(), got)
 	}
+	// A member that drops a topic while a round is in flight keeps that
+	// topic's resources, counted as revoking, until the round ends: the
+	// assignment made for the old subscription is not applied, and the
+	// rejoin revokes them under the generation of the round, which the
+	// group still has (Kafka's onJoinPrepare), so that the revocation's
+	// commit is not refused (finding_revoke_during_round.txt).
+	h = newHarness(t, testConfig(withTopics("t", "u")))
+	h.round(set(t, "{t-0 u-0}"))
+	h.step(RequestRejoin{Reason: "test"})
+	wantOutput(t, "subscribe while joining", h.step(node.Subscribe{Topics: []string{"t"}}), "")
+	if v := h.m.View(); !v.Owns.Equal(set(t, "{t-0 u-0}")) || !v.Revoking.Equal(set(t, "{u-0}")) {
+		t.Errorf("while the round is in flight: owns %s revoking %s, want owns {t-0 u-0} revoking {u-0}", v.Owns, v.Revoking)
+	}
+	h.joinResp(JoinGroupResponse{})
+	out := h.syncResp(Assignment{Assigned: set(t, "{t-0 u-0}"), Leader: "L-1"})
+	if got := string(h.join.Protocols[0].Metadata); !strings.Contains(out.String(), "callback revoked {u-0} gen=1\n") || strings.Contains(out.String(), "assigned") ||
+		got != "topics=[t];owned={t-0};gen=2;leader=L-1" {
+		t.Errorf("after the round in flight: JoinGroup with %s, output\n%s\nwant u-0 revoked, nothing assigned, and a rejoin claiming {t-0} at generation 2", got, out)
+	}
+	if v := h.m.View(); !v.Owns.Equal(set(t, "{t-0}")) || !v.Revoking.IsEmpty() {
+		t.Errorf("after the rejoin: owns %s revoking %s, want owns {t-0} revoking {}", v.Owns, v.Revoking)
+	}
 	// The recorded subscription is what Start joins with.
 	h = newHarness(t, testConfig())
 	h.step(node.Subscribe{Topics: []string{"u"}})
