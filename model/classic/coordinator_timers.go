@@ -24,7 +24,10 @@ type armedTimer struct {
 
 // compareTimers orders timers by kind, then member.
 func compareTimers(a, b Timer) int {
-	return cmp.Or(cmp.Compare(a.Kind, b.Kind), strings.Compare(string(a.Member), string(b.Member)))
+	if a.Kind != b.Kind {
+		return cmp.Compare(a.Kind, b.Kind)
+	}
+	return strings.Compare(string(a.Member), string(b.Member))
 }
 
 // find returns where t is, or would be inserted, and whether it is armed.
@@ -43,6 +46,11 @@ func (ts coordTimers) get(t Timer) (Millis, bool) {
 // set arms t to fire at at, in place.
 func (ts *coordTimers) set(t Timer, at Millis) {
 	i, ok := ts.find(t)
+	ts.setAt(i, ok, t, at)
+}
+
+// setAt is set where find(t) returned i and ok.
+func (ts *coordTimers) setAt(i int, ok bool, t Timer, at Millis) {
 	if ok {
 		(*ts)[i].at = at
 		return

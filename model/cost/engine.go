@@ -389,7 +389,11 @@ func (e *engine[M, T, C]) due(m map[T]*timerEntry, ev event[M, T], proc, inc int
 		e.q.push(event[M, T]{at: ent.at, kind: evTimer, proc: proc, inc: inc, timer: ev.timer})
 		return false
 	}
-	delete(m, ev.timer)
+	// Fired: the entry stays, disarmed, for the node to arm again (a
+	// member re-arms its heartbeat at every response), without a new one
+	// each time. One that is never armed again stays too, a few bytes for
+	// each timer a node ever fired.
+	ent.armed = false
 	return true
 }
 

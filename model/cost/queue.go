@@ -39,9 +39,13 @@ type event[M, T any] struct {
 	set   spec.Set
 }
 
-// queue is a binary min-heap of events by (at, seq). The heap orders
-// small keys; the events themselves (large: a message, a timer, a set)
-// stay in slots of a pool and never move while the heap sifts.
+// queue is a four-ary min-heap of events by (at, seq): half the levels
+// of a binary heap, so a pop moves fewer keys (a group of a thousand
+// members keeps a few thousand events queued and pops tens of millions).
+// The heap orders small keys; the events themselves (large: a message, a
+// timer, a set) stay in slots of a pool and never move while the heap
+// sifts. (at, seq) is a total order, so the heap's shape does not change
+// which event comes next.
 type queue[M, T any] struct {
 	h    []queueKey
 	pool []event[M, T]
@@ -56,10 +60,13 @@ type queueKey struct {
 	slot int32
 }
 
-func (q *queue[M, T]) less(i, j int) bool {
-	a, b := &q.h[i], &q.h[j]
+// before reports whether a runs before b.
+func (a *queueKey) before(b *queueKey) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
+
+// arity is the number of children of a heap node.
+const arity = 4
 
 // push schedules ev, numbering it after every event scheduled before.
 func (q *queue[M, T]) push(ev event[M, T]) {
@@ -73,16 +80,20 @@ func (q *queue[M, T]) push(ev event[M, T]) {
 		slot = int32(len(q.pool))
 		q.pool = append(q.pool, ev)
 	}
-	q.h = append(q.h, queueKey{at: ev.at, seq: ev.seq, slot: slot})
+	k := queueKey{at: ev.at, seq: ev.seq, slot: slot}
+	q.h = append(q.h, k)
+	// Sift the new key up through a hole: parents move down, the key is
+	// written once where it stops.
 	i := len(q.h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
+		p := (i - 1) / arity
+		if !k.before(&q.h[p]) {
 			break
 		}
-		q.h[i], q.h[p] = q.h[p], q.h[i]
+		q.h[i] = q.h[p]
 		i = p
 	}
+	q.h[i] = k
 }
 
 func (q *queue[M, T]) len() int { return len(q.h) }
@@ -98,23 +109,30 @@ func (q *queue[M, T]) pop() event[M, T] {
 	q.pool[slot] = zero // let go of its message and set
 	q.free = append(q.free, slot)
 	n := len(q.h) - 1
-	q.h[0] = q.h[n]
+	k := q.h[n]
 	q.h = q.h[:n]
+	if n == 0 {
+		return top
+	}
+	// Sift the last key down from the root through a hole.
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		first := arity*i + 1
+		if first >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && q.less(r, l) {
-			m = r
+		m := first
+		for c := first + 1; c < first+arity && c < n; c++ {
+			if q.h[c].before(&q.h[m]) {
+				m = c
+			}
 		}
-		if !q.less(m, i) {
+		if !q.h[m].before(&k) {
 			break
 		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
+		q.h[i] = q.h[m]
 		i = m
 	}
+	q.h[i] = k
 	return top
 }
