@@ -2,6 +2,7 @@ package cost
 
 import (
 	"cmp"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -42,4 +43,39 @@ func TestQueueOrder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestQueueOrderLarge: the same on a queue thousands of events deep, as a
+// thousand-member group keeps (every level of the four-ary heap, and
+// nodes whose children end mid-group, take part): pushes and pops
+// interleaved at random from one seed, checked against a sorted list.
+func TestQueueOrderLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var q queue[string, int]
+	var pending []event[string, int]
+	pushed := 0
+	for op := 0; op < 20000; op++ {
+		if len(pending) == 0 || rng.IntN(5) < 3 {
+			pushed++
+			ev := event[string, int]{at: node.Millis(rng.IntN(1000)), timer: pushed}
+			q.push(ev)
+			ev.seq = uint64(pushed)
+			pending = append(pending, ev)
+			continue
+		}
+		i := 0
+		for j := range pending {
+			if a, b := pending[j], pending[i]; a.at < b.at || (a.at == b.at && a.seq < b.seq) {
+				i = j
+			}
+		}
+		want := pending[i]
+		pending = slices.Delete(pending, i, i+1)
+		if got := q.pop(); got.at != want.at || got.timer != want.timer {
+			t.Fatalf("pop %d = (at %d, #%d), want (at %d, #%d)", op, got.at, got.timer, want.at, want.timer)
+		}
+	}
+	if q.len() != len(pending) {
+		t.Fatalf("len = %d, want %d", q.len(), len(pending))
+	}
 }
