@@ -374,7 +374,7 @@ func (c *Coordinator) disarm(s *coordStep, t Timer) {
 		return
 	}
 	c.ownTimers()
-	c.timers = slices.Delete(c.timers, i, i+1)
+	c.timers.removeAt(i)
 	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, Cancel: true})
 }
 

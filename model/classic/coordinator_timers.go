@@ -61,9 +61,12 @@ func (ts *coordTimers) setAt(i int, ok bool, t Timer, at Millis) {
 // remove disarms t, in place; nothing when t is not armed.
 func (ts *coordTimers) remove(t Timer) {
 	if i, ok := ts.find(t); ok {
-		*ts = slices.Delete(*ts, i, i+1)
+		ts.removeAt(i)
 	}
 }
+
+// removeAt disarms the timer at i, where find returned i and true.
+func (ts *coordTimers) removeAt(i int) { *ts = slices.Delete(*ts, i, i+1) }
 
 // encodeCoordTimers writes the armed timers as a list, each timer
 // (EncodeTimer) then its deadline, in the order of kind, then member as
