@@ -1050,6 +1050,9 @@ func TestMemberSubscribe(t *testing.T) {
 		t.Errorf("while the round is in flight: owns %s revoking %s, want owns {t-0 u-0} revoking {u-0}", v.Owns, v.Revoking)
 	}
 	h.joinResp(JoinGroupResponse{})
+	if v := h.m.View(); h.m.State() != AwaitingSync || !v.Revoking.Equal(set(t, "{u-0}")) {
+		t.Errorf("awaiting the sync (%s): revoking %s, want {u-0}", h.m.State(), v.Revoking)
+	}
 	out := h.syncResp(Assignment{Assigned: set(t, "{t-0 u-0}"), Leader: "L-1"})
 	if got := string(h.join.Protocols[0].Metadata); !strings.Contains(out.String(), "callback revoked {u-0} gen=1\n") || strings.Contains(out.String(), "assigned") ||
 		got != "topics=[t];owned={t-0};gen=2;leader=L-1" {
