@@ -118,6 +118,19 @@ func TestCheckDelivery(t *testing.T) {
 			t.Errorf("the laws checked do not list %s: %s", l, out.String())
 		}
 	}
+	// A subscription change while a round is in flight (--env-anywhere;
+	// --max-rounds lifts the round bound such a world breaks first): the
+	// classic member revokes the topic it left in the rejoin after the
+	// round, under a generation the group still has. When it revoked at
+	// once, its commit was refused and this world broke
+	// ExactlyOnceWhenClean in 22 steps (finding_revoke_during_round.txt).
+	o = small("cooperative")
+	o.topics, o.partitions, o.leaves, o.resubscribes, o.envAnywhere, o.maxRounds = 2, 1, 0, 1, true, 20
+	o.records, o.recordsOn, o.noLiveness = 1, []string{"U-0"}, true
+	out.Reset()
+	if err := runCheck(&out, o); err != nil {
+		t.Fatalf("cooperative, a subscription change during a round, with records: %v\n%s", err, out.String())
+	}
 	// Next-gen keeps the laws under KIP-1251's commit rule and breaks
 	// ExactlyOnceWhenClean under the rule before it.
 	dir := t.TempDir()
