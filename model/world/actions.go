@@ -338,6 +338,9 @@ func (w *World[M, T, C, P]) promptRevoking() bool {
 
 // Apply takes action a, counting environment actions in u.
 func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
+	if !a.Kind.Own() && a.Kind != Drop && a.Kind != Duplicate {
+		w.ActedMidRound = w.rebalancing()
+	}
 	switch a.Kind {
 	case Deliver:
 		return w.Deliver(a.Index)

@@ -76,7 +76,13 @@ func converged(v spec.View, balance Balance) []spec.Violation {
 // for a lost JoinGroup, a duplicated JoinGroup answered into a generation
 // the member has left), and the session clause says what they may not
 // cost. Random runs with Bounds.Prompt and neither drops nor duplicates
-// are always judged.
+// are always judged. A run whose environment last acted while a member was
+// in a round (ActedMidRound) is allowed that round besides the stated
+// ones: a protocol's stated rounds count from a change the group sees
+// between rebalances, and the round in flight serves the group as it was
+// (a subscription changed while the member's JoinGroup is in flight takes
+// KIP-429's two rounds after the round in flight, as Kafka's clients do;
+// finding_subscribe_during_round.txt).
 func (w *World[M, T, C, P]) CheckTimeBound() []spec.Violation {
 	if !w.TimeJudged() {
 		return nil
@@ -91,6 +97,9 @@ func (w *World[M, T, C, P]) CheckTimeBound() []spec.Violation {
 	if !ok {
 		return nil
 	}
+	if w.ActedMidRound {
+		b.Rounds++
+	}
 	return spec.CheckTimeBound(w.SinceQuiet(), b)
 }
 
@@ -104,3 +113,15 @@ func (w *World[M, T, C, P]) SinceQuiet() time.Duration {
 // TimeJudged reports whether CheckTimeBound judges the run: its network
 // lost, duplicated and held up nothing.
 func (w *World[M, T, C, P]) TimeJudged() bool { return !w.networkExcuses(1) }
+
+// rebalancing reports whether some live member is between a JoinGroup and
+// the end of its SyncGroup (Phase Rebalancing; the next-gen family has no
+// such phase).
+func (w *World[M, T, C, P]) rebalancing() bool {
+	for _, p := range w.procs {
+		if p.Node != nil && p.Node.Phase() == Rebalancing {
+			return true
+		}
+	}
+	return false
+}

@@ -160,6 +160,13 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// (CheckTimeBound). None is encoded: they are the observer's, like
 	// Lost.
 	Changed, QuietSince, Removed node.Millis
+	// ActedMidRound reports whether the environment's last action (Apply)
+	// came while a member was between a JoinGroup and the end of its
+	// SyncGroup: the round in flight then serves the group as it was, and
+	// the protocol's stated rounds count only from the round after it
+	// (CheckTimeBound allows it). Not encoded: the observer's, like
+	// Changed.
+	ActedMidRound bool
 
 	// abandoned is every member id a live process gave up while the
 	// coordinator still counted it (Timely). Not encoded; forks share it,
@@ -1237,15 +1244,7 @@ func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was 
 // JoinGroup and the end of its SyncGroup: the group has settled until the
 // next timer.
 func (w *World[M, T, C, P]) Quiet() bool {
-	if len(w.InFlight) > 0 {
-		return false
-	}
-	for _, p := range w.procs {
-		if p.Node != nil && p.Node.Phase() == Rebalancing {
-			return false
-		}
-	}
-	return true
+	return len(w.InFlight) == 0 && !w.rebalancing()
 }
 
 // Settled reports whether the group is between rebalances: quiet, the
