@@ -113,15 +113,3 @@ func (w *World[M, T, C, P]) SinceQuiet() time.Duration {
 // TimeJudged reports whether CheckTimeBound judges the run: its network
 // lost, duplicated and held up nothing.
 func (w *World[M, T, C, P]) TimeJudged() bool { return !w.networkExcuses(1) }
-
-// rebalancing reports whether some live member is between a JoinGroup and
-// the end of its SyncGroup (Phase Rebalancing; the next-gen family has no
-// such phase).
-func (w *World[M, T, C, P]) rebalancing() bool {
-	for _, p := range w.procs {
-		if p.Node != nil && p.Node.Phase() == Rebalancing {
-			return true
-		}
-	}
-	return false
-}

@@ -1247,6 +1247,18 @@ func (w *World[M, T, C, P]) Quiet() bool {
 	return len(w.InFlight) == 0 && !w.rebalancing()
 }
 
+// rebalancing reports whether some live member is between a JoinGroup and
+// the end of its SyncGroup (Phase Rebalancing; the next-gen family has no
+// such phase).
+func (w *World[M, T, C, P]) rebalancing() bool {
+	for _, p := range w.procs {
+		if p.Node != nil && p.Node.Phase() == Rebalancing {
+			return true
+		}
+	}
+	return false
+}
+
 // Settled reports whether the group is between rebalances: quiet, the
 // coordinator stable, and every live member settled (or done).
 func (w *World[M, T, C, P]) Settled() bool {
