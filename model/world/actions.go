@@ -336,9 +336,11 @@ func (w *World[M, T, C, P]) promptRevoking() bool {
 	return false
 }
 
-// Apply takes action a, counting environment actions in u.
+// Apply takes action a, counting environment actions in u. An
+// environment action also sets ActedMidRound (a lost or duplicated
+// message too: a run with one is not judged on time at all).
 func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
-	if !a.Kind.Own() && a.Kind != Drop && a.Kind != Duplicate {
+	if !a.Kind.Own() {
 		w.ActedMidRound = w.rebalancing()
 	}
 	switch a.Kind {

@@ -2,7 +2,9 @@ package world_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
@@ -139,5 +141,68 @@ func TestTimeBounds(t *testing.T) {
 	}
 	if b, ok := nw.Family.TimeBound(nw.Coordinator, nil, nw.Topics); !ok || b.String() != "3 rounds of 1.5s = 4.5s" {
 		t.Errorf("nextgen: got %s (judged %v), want 3 rounds of 1.5s", b, ok)
+	}
+}
+
+// TestTimeBoundActedMidRound replays the random run that found
+// finding_subscribe_during_round.txt (TestTimeBoundWhenPrompt/cooperative,
+// rapid seed 16965931101200910928): its last action, B's second
+// subscription change, comes while B's JoinGroup for the first is in a
+// round, and the group takes three rounds of heartbeats (9 s) where
+// cooperative states two (6 s). The round in flight serves the group as
+// it was (Kafka's clients ignore an assignment computed for a subscription
+// they no longer hold and rejoin), so the time clause allows it besides
+// the stated ones (World.ActedMidRound). The same run without that last
+// action ends between rounds and is allowed only the stated two.
+func TestTimeBoundActedMidRound(t *testing.T) {
+	trail := strings.Fields("add-member_A deliver_0 deliver_0 deliver_0 deliver_0 fire deliver_0 deliver_0 fire " +
+		"crash_A deliver_0 deliver_0 fire restart_A deliver_0 deliver_0 add-member_B crash_A deliver_0 deliver_0 " +
+		"deliver_0 fire deliver_0 deliver_0 subscribe_B_topics=(T) deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 " +
+		"fire deliver_0 deliver_0 fire restart_A deliver_0 deliver_0 deliver_0 fire deliver_0 deliver_0 deliver_0 " +
+		"deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 subscribe_B_topics=(U)")
+	for _, c := range []struct {
+		name      string
+		actions   int  // how many of the trail's actions are taken
+		wantActed bool // World.ActedMidRound after them
+		wantLate  bool // settles past the stated two rounds
+	}{
+		{"last change mid-round", len(trail), true, true},
+		{"without it", len(trail) - 1, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := classicRun("cooperative", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = prompt(r)
+			w, err := r.world()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u core.Used
+			for i, want := range trail[:c.actions] {
+				want = strings.ReplaceAll(want, "_", " ")
+				acts := w.Enabled(r.bounds, u)
+				k := slices.IndexFunc(acts, func(a core.Action) bool { return a.String() == want })
+				if k < 0 {
+					t.Fatalf("action %d, %s, not enabled among %v", i, want, acts)
+				}
+				if err := w.Apply(acts[k], r.bounds, &u); err != nil {
+					t.Fatalf("action %d, %s: %v", i, want, err)
+				}
+			}
+			if w.ActedMidRound != c.wantActed {
+				t.Fatalf("ActedMidRound = %v, want %v", w.ActedMidRound, c.wantActed)
+			}
+			if !w.Settle(r.quiet, 1000) {
+				t.Fatal("the group did not settle")
+			}
+			if stated := 6 * time.Second; (w.SinceQuiet() > stated) != c.wantLate {
+				t.Errorf("settled %s after the environment fell quiet; cooperative states %s", w.SinceQuiet(), stated)
+			}
+			if vs := w.CheckTimeBound(); len(vs) > 0 {
+				t.Errorf("judged late: %s", vs[0])
+			}
+		})
 	}
 }
