@@ -114,6 +114,42 @@ func TestEagerCrash(t *testing.T) {
 	}
 }
 
+// TestNextgenRevocationTime: a next-gen member revokes after its
+// callback returns, one batch taking Revocation per resource, and
+// acknowledges when the batch is done. In the bring-up of two members
+// over t00-0..3, m0001 gets all four at 2, is told at 4 to revoke t00-2
+// and t00-3, and its heartbeat with what it still owns reaches the
+// coordinator at 4 + 2r + 1; m0002 gets them at its first heartbeat's
+// answer after that (its heartbeats are answered at 5004, 10006, 15008),
+// which is when the group has converged and, 30 s later, the workload
+// starts.
+func TestNextgenRevocationTime(t *testing.T) {
+	for _, c := range []struct {
+		revocation node.Millis
+		ack        node.Millis // the acknowledging heartbeat reaches the coordinator
+		assigned   node.Millis // m0002 takes t00-2 and t00-3
+	}{{10, 25, 5004}, {6000, 12005, 15008}} {
+		t.Run(fmt.Sprint(c.revocation), func(t *testing.T) {
+			var lines []string
+			cfg := small("nextgen", 2, 4, Workload{Kind: Crash, Member: "m0002"})
+			cfg.Timing.Revocation = c.revocation
+			cfg.trace = func(s string) { lines = append(lines, s) }
+			r := mustRun(t, cfg)
+			log := "\n" + strings.Join(lines, "\n")
+			ack := fmt.Sprintf("\n%d coordinator: receive from m0001: Heartbeat#", c.ack)
+			if i := strings.Index(log, ack); i < 0 || !strings.Contains(strings.SplitN(log[i+1:], "\n", 2)[0], "owned={t00-0 t00-1}") {
+				t.Errorf("no acknowledgement of m0001's revocation reaches the coordinator at %d", c.ack)
+			}
+			if want := fmt.Sprintf("\n%d m0002: callback assigned {t00-2 t00-3} epoch=2", c.assigned); !strings.Contains(log, want) {
+				t.Errorf("the trace has no line %q", want[1:])
+			}
+			if r.Start != c.assigned+30000 {
+				t.Errorf("Start = %d, want %d + the 30 s margin", r.Start, c.assigned)
+			}
+		})
+	}
+}
+
 // TestCooperativeScaleOut: cooperative, two members over four partitions
 // (the cooperative-sticky assignor gives m0001 t00-0,2 and m0002
 // t00-1,3), one member joins at S = 30008.
