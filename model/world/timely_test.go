@@ -2,7 +2,6 @@ package world_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -155,11 +154,15 @@ func TestTimeBounds(t *testing.T) {
 // the stated ones (World.ActedMidRound). The same run without that last
 // action ends between rounds and is allowed only the stated two.
 func TestTimeBoundActedMidRound(t *testing.T) {
-	trail := strings.Fields("add-member_A deliver_0 deliver_0 deliver_0 deliver_0 fire deliver_0 deliver_0 fire " +
-		"crash_A deliver_0 deliver_0 fire restart_A deliver_0 deliver_0 add-member_B crash_A deliver_0 deliver_0 " +
-		"deliver_0 fire deliver_0 deliver_0 subscribe_B_topics=(T) deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 " +
-		"fire deliver_0 deliver_0 fire restart_A deliver_0 deliver_0 deliver_0 fire deliver_0 deliver_0 deliver_0 " +
-		"deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 deliver_0 subscribe_B_topics=(U)")
+	trail := []string{
+		"add-member A", "deliver 0", "deliver 0", "deliver 0", "deliver 0", "fire", "deliver 0",
+		"deliver 0", "fire", "crash A", "deliver 0", "deliver 0", "fire", "restart A", "deliver 0",
+		"deliver 0", "add-member B", "crash A", "deliver 0", "deliver 0", "deliver 0", "fire",
+		"deliver 0", "deliver 0", "subscribe B topics=(T)", "deliver 0", "deliver 0", "deliver 0",
+		"deliver 0", "deliver 0", "fire", "deliver 0", "deliver 0", "fire", "restart A", "deliver 0",
+		"deliver 0", "deliver 0", "fire", "deliver 0", "deliver 0", "deliver 0", "deliver 0",
+		"deliver 0", "deliver 0", "deliver 0", "deliver 0", "deliver 0", "deliver 0", "subscribe B topics=(U)",
+	}
 	for _, c := range []struct {
 		name      string
 		actions   int  // how many of the trail's actions are taken
@@ -181,7 +184,6 @@ func TestTimeBoundActedMidRound(t *testing.T) {
 			}
 			var u core.Used
 			for i, want := range trail[:c.actions] {
-				want = strings.ReplaceAll(want, "_", " ")
 				acts := w.Enabled(r.bounds, u)
 				k := slices.IndexFunc(acts, func(a core.Action) bool { return a.String() == want })
 				if k < 0 {
