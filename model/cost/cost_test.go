@@ -328,6 +328,33 @@ func TestSeedPicksVictim(t *testing.T) {
 	}
 }
 
+// TestNamedMemberResubscribes: a resubscribe workload of one member
+// changes the member it names, whichever the seed would pick. Three
+// members over two topics; the named one drops the last topic: at the
+// end it holds nothing of t01, and the other two hold all of it.
+func TestNamedMemberResubscribes(t *testing.T) {
+	for _, p := range Protocols() {
+		for _, name := range []string{"m0001", "m0002", "m0003"} {
+			t.Run(p+"/"+name, func(t *testing.T) {
+				cfg := Config{Protocol: p, Members: 3, Topics: 2, Partitions: 6, Workload: Workload{Kind: Resubscribe, Member: name}, Seed: 7, KeepOwnership: true}
+				r := mustRun(t, cfg)
+				if !r.Metrics.Converged {
+					t.Fatalf("did not converge: %+v", r.Metrics)
+				}
+				held := map[string]int{} // t01 partitions held at the end, by owner
+				for _, iv := range r.Ownership {
+					if iv.To == r.End && iv.Resource.Topic == "t01" {
+						held[iv.Owner]++
+					}
+				}
+				if held[name] != 0 || held["m0001"]+held["m0002"]+held["m0003"] != 6 {
+					t.Errorf("t01 held at the end by %v; want all 6 held, none by %s", held, name)
+				}
+			})
+		}
+	}
+}
+
 // TestInvalidConfigs: a Config that makes no sense is an error naming
 // what is wrong.
 func TestInvalidConfigs(t *testing.T) {
@@ -378,6 +405,36 @@ func TestHorizon(t *testing.T) {
 	r := mustRun(t, cfg)
 	if r.Metrics.Converged || r.End != 60000 {
 		t.Errorf("converged %v at end %d; want not converged, end 60000", r.Metrics.Converged, r.End)
+	}
+}
+
+// TestStaticRestartKilledMidRevocation: a run in which every member
+// stops for good ends at its horizon, not converged, without an error. A
+// static next-gen member that leaves revokes its four partitions (6 s
+// each, 24 s) and is still revoking when its restart comes 10 s later:
+// the old process is killed before its leave (member epoch -2) is sent,
+// and the new one, with a new member id, is refused the instance id the
+// old one still holds (UNRELEASED_INSTANCE_ID, fatal to Kafka's
+// consumer). So with each member in turn, until none is left and the
+// coordinator, its sessions expired, waits for nothing: nothing happens
+// again, and every resource stays out.
+func TestStaticRestartKilledMidRevocation(t *testing.T) {
+	var lines []string
+	cfg := Config{Protocol: "nextgen", Members: 3, Topics: 2, Partitions: 6, Static: true, Workload: Workload{Kind: RollingRestart}, Horizon: 400000}
+	cfg.Timing.Revocation = 6000
+	cfg.trace = func(s string) { lines = append(lines, s) }
+	r := mustRun(t, cfg)
+	if r.Metrics.Converged || r.End != cfg.Horizon {
+		t.Errorf("converged %v, end %d; want not converged, ended at the horizon %d", r.Metrics.Converged, r.End, cfg.Horizon)
+	}
+	if last := r.Unavailable[len(r.Unavailable)-1]; last.Unavailable != 12 {
+		t.Errorf("%d resources out at the end, want all 12", last.Unavailable)
+	}
+	log := strings.Join(lines, "\n")
+	for _, m := range []string{"m0001@2", "m0002@2", "m0003@2"} {
+		if !strings.Contains(log, m+": callback fatal {} epoch=0: ConsumerGroupHeartbeat: UNRELEASED_INSTANCE_ID") {
+			t.Errorf("%s was not refused its instance id", m)
+		}
 	}
 }
 

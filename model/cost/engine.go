@@ -260,7 +260,16 @@ func (e *engine[M, T, C]) converged() bool {
 func (e *engine[M, T, C]) loop() error {
 	for {
 		if e.q.len() == 0 {
-			return fmt.Errorf("cost: the event queue ran dry at %d (a core armed no timer)", e.now)
+			if e.anyLive() {
+				return fmt.Errorf("cost: the event queue ran dry at %d (a core armed no timer)", e.now)
+			}
+			// Every member has stopped for good (a fatal error, or left)
+			// and the coordinator waits for nothing: nothing happens again,
+			// as in a run that has not converged by its horizon (a static
+			// next-gen member killed before it left is refused its instance
+			// id when it restarts: UNRELEASED_INSTANCE_ID, fatal).
+			e.stopAt(e.cfg.Horizon)
+			return nil
 		}
 		next := e.q.peek()
 		if e.quietSince >= 0 && e.stage != stageWork && next > e.quietSince+e.cfg.Margin {
@@ -288,6 +297,17 @@ func (e *engine[M, T, C]) loop() error {
 		}
 		e.afterEvent()
 	}
+}
+
+// anyLive reports whether some process runs a member that may still act:
+// one not done (core.Phase.Done: failed or left).
+func (e *engine[M, T, C]) anyLive() bool {
+	for _, p := range e.procs {
+		if p.node != nil && !p.node.Phase().Done() {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *engine[M, T, C]) setNow(at node.Millis) {
