@@ -237,24 +237,44 @@ func workloads() []Workload {
 }
 
 // TestEveryProtocolConverges runs every protocol through every workload,
-// dynamic and static, at small size: each converges, no resource is held
-// by two running processes at once (but a paused zombie's, below), the
-// step function integrates to the metric, and moves are at least their
-// lower bound where the assignment after is balanced.
+// dynamic and static, at small size, with Kafka's timing and with timings
+// that move the timers against each other (a short session, a heartbeat
+// just under the session, a short rebalance timeout, a short Connect
+// delay, a slow revocation well inside the session): each converges, no
+// resource is held by two running processes at once (but a paused
+// zombie's, below), the step function integrates to the metric, and
+// moves are at least their lower bound where the assignment after is
+// balanced.
 func TestEveryProtocolConverges(t *testing.T) {
+	timings := []struct {
+		name string
+		set  func(*Timing)
+	}{
+		{"default", func(*Timing) {}},
+		{"short-session", func(x *Timing) { x.Session, x.NextgenSession = 4000, 6000 }},
+		{"heartbeat-near-session", func(x *Timing) {
+			x.Heartbeat, x.Session, x.NextgenHeartbeat, x.NextgenSession = 14000, 15000, 14000, 15000
+		}},
+		{"short-rebalance-timeout", func(x *Timing) { x.Rebalance = 5000 }},
+		{"short-connect-delay", func(x *Timing) { x.ConnectDelay = 1000 }},
+		{"slow-revocation", func(x *Timing) { x.Revocation = 1000 }},
+	}
 	for _, p := range Protocols() {
 		for _, w := range workloads() {
 			for _, static := range []bool{false, true} {
-				name := fmt.Sprintf("%s/%s-%d-%d/static=%v", p, w.Kind, w.Count, w.Pause, static)
-				t.Run(name, func(t *testing.T) {
-					cfg := Config{Protocol: p, Members: 3, Topics: 2, Partitions: 6, Static: static, Workload: w, Seed: 7, KeepOwnership: true}
-					r := mustRun(t, cfg)
-					if !r.Metrics.Converged {
-						t.Fatalf("did not converge: %+v", r.Metrics)
-					}
-					checkIntegral(t, r)
-					checkExclusive(t, r, w)
-				})
+				for _, tm := range timings {
+					name := fmt.Sprintf("%s/%s-%d-%d/static=%v/%s", p, w.Kind, w.Count, w.Pause, static, tm.name)
+					t.Run(name, func(t *testing.T) {
+						cfg := Config{Protocol: p, Members: 3, Topics: 2, Partitions: 6, Static: static, Workload: w, Seed: 7, KeepOwnership: true}
+						tm.set(&cfg.Timing)
+						r := mustRun(t, cfg)
+						if !r.Metrics.Converged {
+							t.Fatalf("did not converge: %+v", r.Metrics)
+						}
+						checkIntegral(t, r)
+						checkExclusive(t, r, w)
+					})
+				}
 			}
 		}
 	}
