@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,6 +24,15 @@ func mustRun(t *testing.T, cfg Config) Result {
 		t.Fatalf("Run(%s, %s): %v", cfg.Protocol, cfg.Workload.Kind, err)
 	}
 	return r
+}
+
+// mustRunTraced is mustRun, returning the run's trace lines (Config.trace)
+// too.
+func mustRunTraced(t *testing.T, cfg Config) (Result, []string) {
+	t.Helper()
+	var lines []string
+	cfg.trace = func(s string) { lines = append(lines, s) }
+	return mustRun(t, cfg), lines
 }
 
 // The bring-up of two classic members over t00-0..3, with 1 ms latency
@@ -46,10 +56,7 @@ const classicStart = node.Millis(30008)
 // TestBringUpPhases pins the classic bring-up the hand-computed cases
 // below start from.
 func TestBringUpPhases(t *testing.T) {
-	var lines []string
-	cfg := small("eager", 2, 4, Workload{Kind: Crash, Member: "m0002"})
-	cfg.trace = func(s string) { lines = append(lines, s) }
-	r := mustRun(t, cfg)
+	r, lines := mustRunTraced(t, small("eager", 2, 4, Workload{Kind: Crash, Member: "m0002"}))
 	if r.Start != classicStart {
 		t.Errorf("Start = %d, want %d", r.Start, classicStart)
 	}
@@ -130,18 +137,17 @@ func TestNextgenRevocationTime(t *testing.T) {
 		assigned   node.Millis // m0002 takes t00-2 and t00-3
 	}{{10, 25, 5004}, {6000, 12005, 15008}} {
 		t.Run(fmt.Sprint(c.revocation), func(t *testing.T) {
-			var lines []string
 			cfg := small("nextgen", 2, 4, Workload{Kind: Crash, Member: "m0002"})
 			cfg.Timing.Revocation = c.revocation
-			cfg.trace = func(s string) { lines = append(lines, s) }
-			r := mustRun(t, cfg)
-			log := "\n" + strings.Join(lines, "\n")
-			ack := fmt.Sprintf("\n%d coordinator: receive from m0001: Heartbeat#", c.ack)
-			if i := strings.Index(log, ack); i < 0 || !strings.Contains(strings.SplitN(log[i+1:], "\n", 2)[0], "owned={t00-0 t00-1}") {
+			r, lines := mustRunTraced(t, cfg)
+			ack := fmt.Sprintf("%d coordinator: receive from m0001: Heartbeat#", c.ack)
+			if !slices.ContainsFunc(lines, func(l string) bool {
+				return strings.HasPrefix(l, ack) && strings.Contains(l, "owned={t00-0 t00-1}")
+			}) {
 				t.Errorf("no acknowledgement of m0001's revocation reaches the coordinator at %d", c.ack)
 			}
-			if want := fmt.Sprintf("\n%d m0002: callback assigned {t00-2 t00-3} epoch=2", c.assigned); !strings.Contains(log, want) {
-				t.Errorf("the trace has no line %q", want[1:])
+			if want := fmt.Sprintf("%d m0002: callback assigned {t00-2 t00-3} epoch=2", c.assigned); !slices.Contains(lines, want) {
+				t.Errorf("the trace has no line %q", want)
 			}
 			if r.Start != c.assigned+30000 {
 				t.Errorf("Start = %d, want %d + the 30 s margin", r.Start, c.assigned)
@@ -439,11 +445,9 @@ func TestHorizon(t *testing.T) {
 // coordinator, its sessions expired, waits for nothing: nothing happens
 // again, and every resource stays out.
 func TestStaticRestartKilledMidRevocation(t *testing.T) {
-	var lines []string
 	cfg := Config{Protocol: "nextgen", Members: 3, Topics: 2, Partitions: 6, Static: true, Workload: Workload{Kind: RollingRestart}, Horizon: 400000}
 	cfg.Timing.Revocation = 6000
-	cfg.trace = func(s string) { lines = append(lines, s) }
-	r := mustRun(t, cfg)
+	r, lines := mustRunTraced(t, cfg)
 	if r.Metrics.Converged || r.End != cfg.Horizon {
 		t.Errorf("converged %v, end %d; want not converged, ended at the horizon %d", r.Metrics.Converged, r.End, cfg.Horizon)
 	}
@@ -530,9 +534,7 @@ func TestDesignIIIBound(t *testing.T) {
 		t.Helper()
 		cfg := small(protocol, 4, 40, workload)
 		cfg.MaxMovesPerRound, cfg.Timing.StepDelay = k, step
-		var lines []string
-		cfg.trace = func(s string) { lines = append(lines, s) }
-		r := mustRun(t, cfg)
+		r, lines := mustRunTraced(t, cfg)
 		revoked := map[int]int{} // generation -> resources revoked in it
 		for _, l := range lines {
 			var at int64
