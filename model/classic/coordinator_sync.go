@@ -111,7 +111,7 @@ func (c *Coordinator) syncResponse(seq uint64, m *coordMember) SyncGroupResponse
 // GroupStable.
 func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRequest) {
 	reject := func(code spec.ErrorCode) {
-		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: code})
+		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: code, Generation: req.Generation})
 	}
 	if code := c.validateMember(req.MemberID, req.InstanceID); code != spec.None {
 		reject(code)
@@ -130,9 +130,9 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 	c.armSession(s, m)
 	switch c.state {
 	case GroupPreparingRebalance:
-		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.RebalanceInProgress})
+		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.RebalanceInProgress, Generation: req.Generation})
 	case GroupCompletingRebalance, GroupStable:
-		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.None})
+		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.None, Generation: req.Generation})
 	default:
 		panic(fmt.Sprintf("classic: Heartbeat of member %s validated in state %s", m.id, c.state))
 	}

@@ -266,7 +266,7 @@ func TestCoordinatorJoinSyncThreeMembers(t *testing.T) {
 	`)
 	// A follower's heartbeat in Stable restarts its session.
 	h.expect(700, Receive{From: "B", Msg: HeartbeatRequest{Seq: 3, MemberID: "B-2", Generation: 2}}, `
-		send coordinator->B HeartbeatResponse#3 error=NONE
+		send coordinator->B HeartbeatResponse#3 error=NONE gen=2
 		set session(B-2)@10700
 	`)
 }
@@ -306,7 +306,7 @@ func TestCoordinatorRebalanceOnNewMember(t *testing.T) {
 		t.Fatalf("after C joined:\n%s", h.c)
 	}
 	h.expect(2000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
-		send coordinator->B HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS
+		send coordinator->B HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS gen=2
 		set session(B-2)@12000
 	`)
 	// A SyncGroup during the rebalance is turned away.
@@ -334,7 +334,7 @@ func TestCoordinatorRebalanceOnNewMember(t *testing.T) {
 	}
 	// A heartbeat of the new generation while the leader assigns is fine.
 	h.expect(3100, Receive{From: "C", Msg: HeartbeatRequest{Seq: 2, MemberID: "C-3", Generation: 3}}, `
-		send coordinator->C HeartbeatResponse#2 error=NONE
+		send coordinator->C HeartbeatResponse#2 error=NONE gen=3
 		set session(C-3)@13100
 	`)
 }
@@ -431,7 +431,7 @@ func TestCoordinatorJoinTimerRemovesLaggards(t *testing.T) {
 	// The old leader A keeps heartbeating but never rejoins; C is silent.
 	// D's JoinGroup arrived first in this rebalance, so D will lead.
 	h.expect(9000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 4, MemberID: "A-1", Generation: 2}}, `
-		send coordinator->A HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS
+		send coordinator->A HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS gen=2
 		set session(A-1)@19000
 	`)
 	// C's session expires before the JoinTimer: C is removed, the barrier
@@ -445,7 +445,7 @@ func TestCoordinatorJoinTimerRemovesLaggards(t *testing.T) {
 	h.fire(12000, coordSessionTimer("B-2"), ``)
 	h.fire(12000, coordSessionTimer("D-4"), ``)
 	h.expect(18000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 5, MemberID: "A-1", Generation: 2}}, `
-		send coordinator->A HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS
+		send coordinator->A HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS gen=2
 		set session(A-1)@28000
 	`)
 	h.fire(31000, coordJoinTimer, `
@@ -462,7 +462,7 @@ func TestCoordinatorJoinTimerRemovesLaggards(t *testing.T) {
 	`)
 	// A is gone: its next heartbeat is UNKNOWN_MEMBER_ID.
 	h.expect(31001, Receive{From: "A", Msg: HeartbeatRequest{Seq: 6, MemberID: "A-1", Generation: 2}}, `
-		send coordinator->A HeartbeatResponse#6 error=UNKNOWN_MEMBER_ID
+		send coordinator->A HeartbeatResponse#6 error=UNKNOWN_MEMBER_ID gen=2
 	`)
 }
 
@@ -487,11 +487,11 @@ func TestCoordinatorSessionTimeout(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordABC()...) // sessions at 10000
 	h.expect(5000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
-		send coordinator->B HeartbeatResponse#4 error=NONE
+		send coordinator->B HeartbeatResponse#4 error=NONE gen=2
 		set session(B-2)@15000
 	`)
 	h.expect(6000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 4, MemberID: "C-3", Generation: 2}}, `
-		send coordinator->C HeartbeatResponse#4 error=NONE
+		send coordinator->C HeartbeatResponse#4 error=NONE gen=2
 		set session(C-3)@16000
 	`)
 	h.fire(10000, coordSessionTimer("A-1"), `
@@ -501,7 +501,7 @@ func TestCoordinatorSessionTimeout(t *testing.T) {
 		t.Fatalf("after A's session expired:\n%s", h.c)
 	}
 	h.expect(11000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 5, MemberID: "C-3", Generation: 2}}, `
-		send coordinator->C HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS
+		send coordinator->C HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS gen=2
 		set session(C-3)@21000
 	`)
 	h.expect(11100, Receive{From: "C", Msg: coordJoin(6, "C", "C-3", "range")}, `
@@ -638,13 +638,13 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 		}
 		// The old member id is fenced, with or without its instance id.
 		h.expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
-			send coordinator->S HeartbeatResponse#4 error=FENCED_INSTANCE_ID
+			send coordinator->S HeartbeatResponse#4 error=FENCED_INSTANCE_ID gen=2
 		`)
 		h.expect(1100, Receive{From: "S", Msg: SyncGroupRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
 			send coordinator->S SyncGroupResponse#4 error=FENCED_INSTANCE_ID
 		`)
 		h.expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 5, MemberID: "S-2", Generation: 2}}, `
-			send coordinator->S HeartbeatResponse#5 error=UNKNOWN_MEMBER_ID
+			send coordinator->S HeartbeatResponse#5 error=UNKNOWN_MEMBER_ID gen=2
 		`)
 		h.expect(1200, Receive{From: "S2", Msg: SyncGroupRequest{Seq: 2, MemberID: "S-3", InstanceID: "s", Generation: 2}}, `
 			send coordinator->S2 SyncGroupResponse#2 asg-S-2
@@ -941,7 +941,7 @@ func TestCoordinatorSkipGenerationCheck(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{Faults: SkipGenerationCheck})
 	coordForm(h, coordABC()[:2]...)
 	h.expect(100, Receive{From: "B", Msg: HeartbeatRequest{Seq: 9, MemberID: "B-2", Generation: 1}}, `
-		send coordinator->B HeartbeatResponse#9 error=NONE
+		send coordinator->B HeartbeatResponse#9 error=NONE gen=1
 		set session(B-2)@10100
 	`)
 	h.expect(200, Receive{From: "B", Msg: SyncGroupRequest{Seq: 10, MemberID: "B-2", Generation: 1}}, `
@@ -1141,7 +1141,7 @@ func TestCoordinatorParkedSyncKeepsSession(t *testing.T) {
 	h.recv("A", coordJoin(2, "A", "A-1", "range"))
 	h.expect(0, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, ``)
 	h.expect(5000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 3, MemberID: "A-1", Generation: 2}}, `
-		send coordinator->A HeartbeatResponse#3 error=NONE
+		send coordinator->A HeartbeatResponse#3 error=NONE gen=2
 		set session(A-1)@15000
 	`)
 	h.fire(10000, coordSessionTimer("B-2"), ``)

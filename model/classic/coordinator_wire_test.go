@@ -82,7 +82,7 @@ func TestCoordinatorPendingIDs(t *testing.T) {
 		}
 		// Heartbeat and SyncGroup from a pending id: it is not a member.
 		h.expect(1300, Receive{From: "C", Msg: HeartbeatRequest{Seq: 2, MemberID: "C-3", Generation: 2}}, `
-			send coordinator->C HeartbeatResponse#2 error=UNKNOWN_MEMBER_ID
+			send coordinator->C HeartbeatResponse#2 error=UNKNOWN_MEMBER_ID gen=2
 		`)
 		h.expect(1400, Receive{From: "C", Msg: SyncGroupRequest{Seq: 3, MemberID: "C-3", Generation: 2}}, `
 			send coordinator->C SyncGroupResponse#3 error=UNKNOWN_MEMBER_ID

@@ -238,6 +238,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.Generation(int64(m.Generation))
 	case HeartbeatResponse:
 		e.Response(heartbeatResponseKind, m.Seq, int64(m.Error))
+		e.Generation(int64(m.Generation))
 	case LeaveGroupRequest:
 		e.Header(leaveGroupRequestKind, m.Seq)
 		e.String(string(m.MemberID))

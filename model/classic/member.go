@@ -184,7 +184,9 @@ type Member struct {
 
 	// seq numbers requests; each request takes seq+1. joinSeq, syncSeq and
 	// heartbeatSeq are the requests whose responses the member waits for,
-	// 0 when none; any other response is stale and ignored.
+	// 0 when none; any other response is stale and ignored, but the
+	// response to an older heartbeat of the member's generation while
+	// heartbeatSeq is not 0 (heartbeatResponse).
 	seq          uint64 `canon:"-"`
 	joinSeq      uint64 `canon:"seq"`
 	syncSeq      uint64 `canon:"seq"`

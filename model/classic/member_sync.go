@@ -118,14 +118,34 @@ func (m *Member) synced(now Millis, md Metadata, out *Output) {
 	}
 }
 
-// heartbeatResponse handles the response to the member's latest heartbeat.
-// Responses to heartbeats sent before the member last started to join are
-// stale and ignored (joinGroup forgets heartbeatSeq).
+// heartbeatResponse handles the response to the member's latest heartbeat,
+// and, while that one is outstanding, the response to any earlier
+// heartbeat of the member's generation: the heartbeat timer sends at
+// every interval whether or not the last heartbeat has been answered (as
+// Kafka's heartbeat thread does: Heartbeat.shouldHeartbeat is the timer
+// alone), so over a round trip of an interval or more every response is
+// overtaken by a newer heartbeat, and Kafka's client handles each one for
+// the generation it was sent in (AbstractCoordinator's
+// HeartbeatResponseHandler). Reading only the latest, a member never saw
+// a REBALANCE_IN_PROGRESS and never rejoined (the scenario
+// heartbeat_response_overtaken.txt). Responses to heartbeats sent before
+// the member last started to join are stale and ignored (joinGroup
+// forgets heartbeatSeq; the state is checked first), as is a response
+// once the latest heartbeat has been answered (a duplicate).
+//
+// Under the model checker's prompt network a heartbeat is sent only when
+// nothing is in flight, so at most one heartbeat of a member is ever
+// outstanding there and only the first clause applies: Classic.tla's
+// HeartbeatResponse (its cur flag) is that case.
 func (m *Member) heartbeatResponse(now Millis, r HeartbeatResponse, out *Output) {
-	if (m.state != AwaitingSync && m.state != Stable) || r.Seq != m.heartbeatSeq {
+	latest := r.Seq == m.heartbeatSeq
+	overtaken := m.heartbeatSeq != 0 && r.Generation == m.generation
+	if (m.state != AwaitingSync && m.state != Stable) || !(latest || overtaken) {
 		return
 	}
-	m.heartbeatSeq = 0
+	if latest {
+		m.heartbeatSeq = 0
+	}
 	switch r.Error {
 	case spec.None, spec.CoordinatorNotAvailable, spec.NotCoordinator:
 		// Nothing to do; a lost coordinator is retried by the next

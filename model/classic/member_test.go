@@ -659,14 +659,22 @@ func TestMemberStaleResponses(t *testing.T) {
 			h.round(set(t, "{t-0}"))
 			return SyncGroupResponse{Seq: h.sync.Seq, Assignment: Assignment{Assigned: set(t, "{t-1}")}.Encode()}
 		}},
-		{"response to an older heartbeat", func(t *testing.T, h *harness) Message {
+		{"response to an older heartbeat of another generation", func(t *testing.T, h *harness) Message {
 			h.round(set(t, "{t-0}"))
 			h.now = 3000
 			h.step(TimerFired{Timer: Timer{Kind: HeartbeatTimer}})
-			old := h.hb.Seq
+			old := h.hb
+			h.round(set(t, "{t-0}"))
 			h.now = 6000
 			h.step(TimerFired{Timer: Timer{Kind: HeartbeatTimer}})
-			return HeartbeatResponse{Seq: old, Error: spec.IllegalGeneration}
+			return HeartbeatResponse{Seq: old.Seq, Error: spec.IllegalGeneration, Generation: old.Generation}
+		}},
+		{"duplicated response to the latest heartbeat", func(t *testing.T, h *harness) Message {
+			h.round(set(t, "{t-0}"))
+			h.now = 3000
+			h.step(TimerFired{Timer: Timer{Kind: HeartbeatTimer}})
+			h.recv(HeartbeatResponse{Seq: h.hb.Seq, Generation: h.hb.Generation})
+			return HeartbeatResponse{Seq: h.hb.Seq, Error: spec.RebalanceInProgress, Generation: h.hb.Generation}
 		}},
 		{"heartbeat response after the member started to rejoin", func(t *testing.T, h *harness) Message {
 			h.round(set(t, "{t-0}"))
@@ -688,6 +696,48 @@ func TestMemberStaleResponses(t *testing.T) {
 			// A message from anyone but the coordinator is ignored too.
 			if out := h.step(Receive{From: "B", Msg: msg}); !out.IsEmpty() {
 				t.Errorf("acted on a message from B: %s", out)
+			}
+		})
+	}
+}
+
+// TestMemberOvertakenHeartbeat: the heartbeat timer sends the next
+// heartbeat whether or not the last one was answered, so with a round trip
+// of an interval or more the responses arrive after newer heartbeats were
+// sent. Each response of the member's generation is read, as Kafka's
+// client reads each (heartbeat_response_overtaken.txt in the classic
+// world's scenarios is the whole story): an older heartbeat's
+// REBALANCE_IN_PROGRESS makes the member rejoin, and an older heartbeat's
+// NONE leaves the member waiting for the newest one's answer.
+func TestMemberOvertakenHeartbeat(t *testing.T) {
+	tests := []struct {
+		name      string
+		responses []spec.ErrorCode // to the older heartbeat, then to the newer
+		want      MemberState
+	}{
+		{"older REBALANCE_IN_PROGRESS", []spec.ErrorCode{spec.RebalanceInProgress}, Joining},
+		{"older NONE, newer REBALANCE_IN_PROGRESS", []spec.ErrorCode{spec.None, spec.RebalanceInProgress}, Joining},
+		{"older UNKNOWN_MEMBER_ID", []spec.ErrorCode{spec.UnknownMemberID}, Joining},
+		{"both NONE", []spec.ErrorCode{spec.None, spec.None}, Stable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, testConfig())
+			h.round(set(t, "{t-0}"))
+			var sent []HeartbeatRequest
+			for _, at := range []Millis{3000, 6000} {
+				h.now = at
+				h.step(TimerFired{Timer: Timer{Kind: HeartbeatTimer}})
+				sent = append(sent, h.hb)
+			}
+			if sent[0].Seq == sent[1].Seq {
+				t.Fatalf("two heartbeats with one seq %d", sent[0].Seq)
+			}
+			for i, code := range tt.responses {
+				h.recv(HeartbeatResponse{Seq: sent[i].Seq, Error: code, Generation: sent[i].Generation})
+			}
+			if h.m.State() != tt.want {
+				t.Errorf("state %s, want %s\n%s", h.m.State(), tt.want, h.m)
 			}
 		})
 	}

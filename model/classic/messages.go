@@ -146,6 +146,12 @@ type HeartbeatRequest struct {
 type HeartbeatResponse struct {
 	Seq   uint64 `canon:"seq"`
 	Error spec.ErrorCode
+	// Generation is the generation of the heartbeat answered: like Seq,
+	// correlation data the model carries in the response, where Kafka's
+	// client keeps it with the request (its HeartbeatResponseHandler is
+	// created with the generation the heartbeat was sent in). Kafka's
+	// HeartbeatResponse has no such field; the wire codec leaves it 0.
+	Generation spec.Generation
 }
 
 // LeaveGroupRequest leaves the group at once, without waiting for the
@@ -264,7 +270,7 @@ func (m HeartbeatRequest) String() string {
 
 // String prints the response on one line.
 func (m HeartbeatResponse) String() string {
-	return fmt.Sprintf("HeartbeatResponse#%d error=%s", m.Seq, m.Error)
+	return fmt.Sprintf("HeartbeatResponse#%d error=%s gen=%d", m.Seq, m.Error, m.Generation)
 }
 
 // String prints the request on one line.

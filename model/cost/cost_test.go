@@ -246,7 +246,8 @@ func workloads() []Workload {
 // dynamic and static, at small size, with Kafka's timing and with timings
 // that move the timers against each other (a short session, a heartbeat
 // just under the session, a short rebalance timeout, a short Connect
-// delay, a slow revocation well inside the session): each converges, no
+// delay, a slow revocation well inside the session, a round trip longer
+// than the heartbeat interval): each converges, no
 // resource is held by two running processes at once (but a paused
 // zombie's, below), the step function integrates to the metric, and
 // moves are at least their lower bound where the assignment after is
@@ -264,6 +265,9 @@ func TestEveryProtocolConverges(t *testing.T) {
 		{"short-rebalance-timeout", func(x *Timing) { x.Rebalance = 5000 }},
 		{"short-connect-delay", func(x *Timing) { x.ConnectDelay = 1000 }},
 		{"slow-revocation", func(x *Timing) { x.Revocation = 1000 }},
+		// A round trip past the heartbeat interval: every heartbeat's
+		// response arrives after the next heartbeat was sent.
+		{"slow-network", func(x *Timing) { x.Latency = 2000 }},
 	}
 	for _, p := range Protocols() {
 		for _, w := range workloads() {

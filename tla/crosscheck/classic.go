@@ -36,7 +36,11 @@ import (
 // absolute clock (timers are kept relative to it, as the checker's
 // encoding does); correlation ids, replaced by cur (the Seq is the one the
 // member waits for) and the members' waiting flags (their Seq is not 0),
-// which is all a member compares them with; the configuration and its
+// which is all a member compares them with here, and a HeartbeatResponse's
+// Generation (the member reads an older heartbeat's response of its
+// generation while a newer heartbeat is outstanding, but under the
+// checker's prompt network a heartbeat is sent only when nothing is in
+// flight, so none is ever outstanding beside the newest); the configuration and its
 // copies in the state (protocols, timeouts, client id, protocol type,
 // subscription and metadata: constant in these worlds); the coordinator's
 // node addresses (always the member's process: no restarts) and its

@@ -340,7 +340,7 @@ func (c *Coordinator) classicSync(s *step, from string, req classic.SyncGroupReq
 // NONE otherwise. A rejected heartbeat changes nothing.
 func (c *Coordinator) classicHeartbeat(s *step, from string, req classic.HeartbeatRequest) {
 	answer := func(code spec.ErrorCode) {
-		s.classicAnswer(from, classic.HeartbeatResponse{Seq: req.Seq, Error: code})
+		s.classicAnswer(from, classic.HeartbeatResponse{Seq: req.Seq, Error: code, Generation: req.Generation})
 	}
 	m, code := c.classicMemberOf(req.MemberID, req.InstanceID, req.Generation)
 	if code != spec.None {

@@ -92,7 +92,7 @@ func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 		set session(C-1)@10200`)
 	// foo-2 is still A's: C-1 waits.
 	h.cl(300, "C", cheartbeat(3, "C-1", 2), `
-		send coordinator->C classic HeartbeatResponse#3 error=NONE
+		send coordinator->C classic HeartbeatResponse#3 error=NONE gen=2
 		set session(C-1)@10300`)
 
 	// A revokes foo-2.
@@ -102,12 +102,12 @@ func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 
 	// foo-2 is free: C-1 must rejoin to get it.
 	h.cl(600, "C", cheartbeat(4, "C-1", 2), `
-		send coordinator->C classic HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS
+		send coordinator->C classic HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS gen=2
 		set session(C-1)@10600
 		set classic-join(C-1)@30600`)
 	// A second REBALANCE_IN_PROGRESS leaves the join timer as it is.
 	h.cl(700, "C", cheartbeat(5, "C-1", 2), `
-		send coordinator->C classic HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS
+		send coordinator->C classic HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS gen=2
 		set session(C-1)@10700`)
 	h.cl(800, "C", cjoin(6, "C", "C-1", "{}", "foo"), `
 		send coordinator->C classic JoinGroupResponse#6 gen=2 protocol=range leader= member=C-1
@@ -121,7 +121,7 @@ func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 		cancel classic-sync(C-1)
 		set session(C-1)@10900`)
 	h.cl(1000, "C", cheartbeat(8, "C-1", 2), `
-		send coordinator->C classic HeartbeatResponse#8 error=NONE
+		send coordinator->C classic HeartbeatResponse#8 error=NONE gen=2
 		set session(C-1)@11000`)
 	h.expectState(`
 		group g exists=true epoch=2 target-epoch=2 state=STABLE metadata-expired=false classic-ids=1
@@ -187,10 +187,10 @@ func TestClassicRejections(t *testing.T) {
 		{name: "sync protocol name", msg: withType(csync(1, "C-1", 2), "consumer", "roundrobin"), want: "SyncGroupResponse#1 error=INCONSISTENT_GROUP_PROTOCOL"},
 		{name: "sync unknown instance", msg: classic.SyncGroupRequest{Seq: 1, MemberID: "C-1", InstanceID: "i", Generation: 2}, want: "SyncGroupResponse#1 error=UNKNOWN_MEMBER_ID"},
 		// Heartbeat.
-		{name: "heartbeat unknown member", msg: cheartbeat(1, "X", 2), want: "HeartbeatResponse#1 error=UNKNOWN_MEMBER_ID"},
-		{name: "heartbeat consumer member", msg: cheartbeat(1, "A", 2), want: "HeartbeatResponse#1 error=UNKNOWN_MEMBER_ID"},
-		{name: "heartbeat generation", msg: cheartbeat(1, "C-1", 1), want: "HeartbeatResponse#1 error=ILLEGAL_GENERATION"},
-		{name: "heartbeat unknown instance", msg: classic.HeartbeatRequest{Seq: 1, MemberID: "C-1", InstanceID: "i", Generation: 2}, want: "HeartbeatResponse#1 error=UNKNOWN_MEMBER_ID"},
+		{name: "heartbeat unknown member", msg: cheartbeat(1, "X", 2), want: "HeartbeatResponse#1 error=UNKNOWN_MEMBER_ID gen=2"},
+		{name: "heartbeat consumer member", msg: cheartbeat(1, "A", 2), want: "HeartbeatResponse#1 error=UNKNOWN_MEMBER_ID gen=2"},
+		{name: "heartbeat generation", msg: cheartbeat(1, "C-1", 1), want: "HeartbeatResponse#1 error=ILLEGAL_GENERATION gen=1"},
+		{name: "heartbeat unknown instance", msg: classic.HeartbeatRequest{Seq: 1, MemberID: "C-1", InstanceID: "i", Generation: 2}, want: "HeartbeatResponse#1 error=UNKNOWN_MEMBER_ID gen=2"},
 		// LeaveGroup.
 		{name: "leave unknown member", msg: classic.LeaveGroupRequest{Seq: 1, MemberID: "X"}, want: "LeaveGroupResponse#1 error=UNKNOWN_MEMBER_ID"},
 		{name: "leave consumer member", msg: classic.LeaveGroupRequest{Seq: 1, MemberID: "A"}, want: "LeaveGroupResponse#1 error=UNKNOWN_MEMBER_ID"},
@@ -276,11 +276,11 @@ func TestClassicStaticMember(t *testing.T) {
 	h.cl(500, "S", sync, `send coordinator->S classic SyncGroupResponse#3 error=FENCED_INSTANCE_ID`)
 	hb := cheartbeat(4, "S-2", 2)
 	hb.InstanceID = "i"
-	h.cl(500, "S", hb, `send coordinator->S classic HeartbeatResponse#4 error=FENCED_INSTANCE_ID`)
+	h.cl(500, "S", hb, `send coordinator->S classic HeartbeatResponse#4 error=FENCED_INSTANCE_ID gen=2`)
 	h.cl(500, "S", classic.LeaveGroupRequest{Seq: 5, MemberID: "S-2", InstanceID: "i"}, `send coordinator->S classic LeaveGroupResponse#5 error=FENCED_INSTANCE_ID`)
 	hb.MemberID = "S-1"
 	h.cl(500, "S", hb, `
-		send coordinator->S classic HeartbeatResponse#4 error=NONE
+		send coordinator->S classic HeartbeatResponse#4 error=NONE gen=2
 		set session(S-1)@10500`)
 
 	// The instance restarts: it joins without its member id, and a new
@@ -329,7 +329,7 @@ func TestClassicTimeouts(t *testing.T) {
 		// B joins: the group epoch moves past C-1's, which must rejoin.
 		h.step(1000, nextgen.Receive{From: "B", Msg: join("B", "foo")})
 		h.cl(1100, "C", cheartbeat(9, "C-1", 2), `
-			send coordinator->C classic HeartbeatResponse#9 error=REBALANCE_IN_PROGRESS
+			send coordinator->C classic HeartbeatResponse#9 error=REBALANCE_IN_PROGRESS gen=2
 			set session(C-1)@11100
 			set classic-join(C-1)@31100`)
 		// Heartbeats go on, so the session does not expire, but the member

@@ -382,7 +382,7 @@ func TestDowngradeData(t *testing.T) {
 	}
 	// The next step clears it.
 	h.cl(1100, "C", cheartbeat(9, "C-1", 2), `
-		send coordinator->C classic HeartbeatResponse#9 error=REBALANCE_IN_PROGRESS
+		send coordinator->C classic HeartbeatResponse#9 error=REBALANCE_IN_PROGRESS gen=2
 		set session(C-1)@11100
 		set classic-join(C-1)@31100`)
 	if _, ok := h.c.DowngradeTo(); ok {
