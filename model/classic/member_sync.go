@@ -131,16 +131,21 @@ func (m *Member) synced(now Millis, md Metadata, out *Output) {
 // heartbeat_response_overtaken.txt). Responses to heartbeats sent before
 // the member last started to join are stale and ignored (joinGroup
 // forgets heartbeatSeq; the state is checked first), as is a response
-// once the latest heartbeat has been answered (a duplicate).
+// once the latest heartbeat has been answered (a duplicate) and one with
+// Seq 0, which names no request of the member's (the cost simulator's
+// stand-in for Kafka's heartbeat thread sends such heartbeats while a
+// revocation callback runs).
 //
 // Under the model checker's prompt network a heartbeat is sent only when
 // nothing is in flight, so at most one heartbeat of a member is ever
 // outstanding there and only the first clause applies: Classic.tla's
 // HeartbeatResponse (its cur flag) is that case.
 func (m *Member) heartbeatResponse(now Millis, r HeartbeatResponse, out *Output) {
+	if r.Seq == 0 || m.heartbeatSeq == 0 || (m.state != AwaitingSync && m.state != Stable) {
+		return
+	}
 	latest := r.Seq == m.heartbeatSeq
-	overtaken := m.heartbeatSeq != 0 && r.Generation == m.generation
-	if (m.state != AwaitingSync && m.state != Stable) || !(latest || overtaken) {
+	if !latest && r.Generation != m.generation {
 		return
 	}
 	if latest {

@@ -676,6 +676,12 @@ func TestMemberStaleResponses(t *testing.T) {
 			h.recv(HeartbeatResponse{Seq: h.hb.Seq, Generation: h.hb.Generation})
 			return HeartbeatResponse{Seq: h.hb.Seq, Error: spec.RebalanceInProgress, Generation: h.hb.Generation}
 		}},
+		{"heartbeat response that names no heartbeat", func(t *testing.T, h *harness) Message {
+			h.round(set(t, "{t-0}"))
+			h.now = 3000
+			h.step(TimerFired{Timer: Timer{Kind: HeartbeatTimer}})
+			return HeartbeatResponse{Error: spec.RebalanceInProgress, Generation: h.hb.Generation}
+		}},
 		{"heartbeat response after the member started to rejoin", func(t *testing.T, h *harness) Message {
 			h.round(set(t, "{t-0}"))
 			h.now = 3000

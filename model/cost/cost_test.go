@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,6 +25,16 @@ func mustRun(t *testing.T, cfg Config) Result {
 		t.Fatalf("Run(%s, %s): %v", cfg.Protocol, cfg.Workload.Kind, err)
 	}
 	return r
+}
+
+// checkMetrics compares a run's metrics with hand-computed ones, but for
+// the heartbeat and message counts, which the hand computations leave out.
+func checkMetrics(t *testing.T, got, want Metrics) {
+	t.Helper()
+	got.Heartbeats, got.Messages = 0, 0
+	if got != want {
+		t.Errorf("metrics\n got %+v\nwant %+v", got, want)
+	}
 }
 
 // mustRunTraced is mustRun, returning the run's trace lines (Config.trace)
@@ -94,7 +105,6 @@ func TestEagerCrash(t *testing.T) {
 	cfg := small("eager", 2, 4, Workload{Kind: Crash, Member: "m0002"})
 	cfg.Timing.Session = 44000
 	r := mustRun(t, cfg)
-	m := r.Metrics
 	if r.Start != classicStart {
 		t.Fatalf("Start = %d, want %d", r.Start, classicStart)
 	}
@@ -108,10 +118,7 @@ func TestEagerCrash(t *testing.T) {
 		ConvergedAt:                75028,
 		Converged:                  true,
 	}
-	m.Heartbeats, m.Messages = 0, 0
-	if m != want {
-		t.Errorf("metrics\n got %+v\nwant %+v", m, want)
-	}
+	checkMetrics(t, r.Metrics, want)
 	wantSamples := []Sample{{30008, 2}, {75004, 4}, {75028, 0}}
 	if !reflect.DeepEqual(r.Unavailable, wantSamples) {
 		t.Errorf("Unavailable = %v, want %v", r.Unavailable, wantSamples)
@@ -156,6 +163,60 @@ func TestNextgenRevocationTime(t *testing.T) {
 	}
 }
 
+// TestEagerRevocationPastSession: eager, two members over four partitions
+// and one joining at S = 30008, each resource taking 60 s to revoke, so a
+// member's revocation (two resources, 120 s) outlasts its 45 s session.
+//
+//	m0001's heartbeat is answered REBALANCE_IN_PROGRESS at 33004 and
+//	m0002's at 33008: each revokes its two partitions, busy until 153004
+//	and 153008, its JoinGroup held back until then (it arrives at 153005
+//	and 153009). Meanwhile each one's heartbeat thread heartbeats every
+//	3 s, from 36004 (36008) to 150004 (150008): 39 heartbeats each, which
+//	keep both in the group. The barrier falls at 153009 and every member
+//	is assigned at 153012 (m0003 takes t00-3).
+//
+// t00-0 and t00-1 are out from 33004 to 153012, t00-2 and t00-3 from
+// 33008: 480.024 resource-seconds, one round, one move.
+func TestEagerRevocationPastSession(t *testing.T) {
+	cfg := small("eager", 2, 4, Workload{Kind: ScaleOut, Count: 1})
+	cfg.Timing.Revocation = 60000
+	r, lines := mustRunTraced(t, cfg)
+	want := Metrics{
+		UnavailableResourceSeconds: 480.024,
+		LongestOutage:              120008,
+		OutageResource:             spec.TP("t00", 0),
+		Moves:                      1,
+		MovesLowerBound:            1,
+		Rounds:                     1,
+		ConvergedAt:                153012,
+		Converged:                  true,
+	}
+	checkMetrics(t, r.Metrics, want)
+	for _, c := range []struct {
+		member      string
+		first, last node.Millis
+	}{{"m0001", 36004, 150004}, {"m0002", 36008, 150008}} {
+		var at []node.Millis
+		for _, l := range lines {
+			if strings.Contains(l, " "+c.member+": heartbeat thread sends Heartbeat#0 ") {
+				n, _ := strconv.Atoi(strings.Fields(l)[0])
+				at = append(at, node.Millis(n))
+			}
+		}
+		if len(at) != 39 || at[0] != c.first || at[len(at)-1] != c.last {
+			t.Errorf("%s's heartbeat thread sent at %v, want 39 heartbeats from %d to %d", c.member, at, c.first, c.last)
+		}
+	}
+	for _, l := range []string{
+		"153005 coordinator: receive from m0001: JoinGroup#16 member=m0001-1 protocols=[eager=topics=[t00];owned={};gen=2;leader=m0001-1]",
+		"153012 m0003: callback assigned {t00-3} gen=3",
+	} {
+		if !slices.Contains(lines, l) {
+			t.Errorf("the trace has no line %q", l)
+		}
+	}
+}
+
 // TestCooperativeScaleOut: cooperative, two members over four partitions
 // (the cooperative-sticky assignor gives m0001 t00-0,2 and m0002
 // t00-1,3), one member joins at S = 30008.
@@ -173,8 +234,6 @@ func TestNextgenRevocationTime(t *testing.T) {
 // one move, the lower bound one, two rounds.
 func TestCooperativeScaleOut(t *testing.T) {
 	r := mustRun(t, small("cooperative", 2, 4, Workload{Kind: ScaleOut, Count: 1}))
-	m := r.Metrics
-	m.Heartbeats, m.Messages = 0, 0
 	want := Metrics{
 		UnavailableResourceSeconds: 3.004,
 		LongestOutage:              3004,
@@ -185,9 +244,7 @@ func TestCooperativeScaleOut(t *testing.T) {
 		ConvergedAt:                36016,
 		Converged:                  true,
 	}
-	if m != want {
-		t.Errorf("metrics\n got %+v\nwant %+v", m, want)
-	}
+	checkMetrics(t, r.Metrics, want)
 	if r.Members != 3 {
 		t.Errorf("Members = %d, want 3", r.Members)
 	}
@@ -268,6 +325,11 @@ func TestEveryProtocolConverges(t *testing.T) {
 		// A round trip past the heartbeat interval: every heartbeat's
 		// response arrives after the next heartbeat was sent.
 		{"slow-network", func(x *Timing) { x.Latency = 2000 }},
+		// A member revoking four resources takes two minutes, past the
+		// 45 s session: its heartbeat thread keeps it in the group. A
+		// restarted process is down longer than that (one restarted while
+		// it still revokes is TestStaticRestartKilledMidRevocation's).
+		{"revocation-past-session", func(x *Timing) { x.Revocation, x.Restart = 30000, 150000 }},
 	}
 	for _, p := range Protocols() {
 		for _, w := range workloads() {

@@ -91,6 +91,8 @@ type proc[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	busyUntil node.Millis
 	revEpoch  int32
 	unsettled bool
+	// keepingAlive: an evKeepAlive of this incarnation is queued.
+	keepingAlive bool
 }
 
 // engine is one run of one family's nodes in simulated time.
@@ -194,6 +196,7 @@ func (e *engine[M, T, C]) start(p *proc[M, T, C]) error {
 	p.held = nil
 	p.busyUntil = e.now
 	p.revEpoch++
+	p.keepingAlive = false
 	e.tr.setRunning(p.ix, true)
 	e.countLive()
 	e.stepMember(p, node.Start{})
@@ -388,8 +391,48 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 		p.held = append(p.held, ev)
 		return nil
 	}
+	if ev.kind == evKeepAlive {
+		e.keepAlive(p)
+		return nil
+	}
 	e.stepMember(p, in)
 	return nil
+}
+
+// keepAlive is p's heartbeat thread while its application revokes
+// (blocking families): Kafka's consumer calls onPartitionsRevoked on its
+// polling thread, before it sends the JoinGroup (onJoinPrepare) or after
+// the SyncGroup (onJoinComplete), still a member of the group, and its
+// heartbeat thread keeps the session alive meanwhile; only the rebalance
+// timeout (max.poll.interval.ms) bounds the callback. The core has sent
+// its JoinGroup already and is joining, so it heartbeats no more: the
+// engine sends the family's keepAlive every heartbeat interval until the
+// application is done, and counts it as a heartbeat.
+func (e *engine[M, T, C]) keepAlive(p *proc[M, T, C]) {
+	p.keepingAlive = false
+	if e.now >= p.busyUntil {
+		return
+	}
+	if msg, ok := e.fam.keepAlive(p.node, p.instance); ok {
+		e.count(&e.messages)
+		e.count(&e.heartbeats)
+		if e.cfg.trace != nil {
+			e.tracef("%s: heartbeat thread sends %s", p.addr, msg)
+		}
+		e.q.push(event[M, T]{at: e.now + e.cfg.Timing.Latency, kind: evDeliver, proc: -1, from: p.addr, msg: msg})
+	}
+	e.scheduleKeepAlive(p)
+}
+
+// scheduleKeepAlive queues p's next keepAlive a heartbeat interval from
+// now, unless one is queued or the application is done by then.
+func (e *engine[M, T, C]) scheduleKeepAlive(p *proc[M, T, C]) {
+	at := e.now + e.cfg.Timing.Heartbeat
+	if p.keepingAlive || at >= p.busyUntil {
+		return
+	}
+	p.keepingAlive = true
+	e.q.push(event[M, T]{at: at, kind: evKeepAlive, proc: p.ix, inc: p.inc})
 }
 
 // due reports whether a timer firing is the one the node armed (not a
@@ -516,6 +559,7 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 		// nothing until its revocations are done.
 		if revoked > 0 {
 			p.busyUntil = max(p.busyUntil, e.now) + node.Millis(revoked)*e.cfg.Timing.Revocation
+			e.scheduleKeepAlive(p)
 		}
 		sendAt = max(sendAt, p.busyUntil)
 	}

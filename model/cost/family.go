@@ -47,6 +47,13 @@ type family[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
 	// (the classic family: the callback runs on the polling thread).
 	revocationDone(rs spec.Set) node.Event
 	isHeartbeat(m M) bool
+	// keepAlive is the heartbeat member m's heartbeat thread sends while
+	// the application's revocation callback holds back the member's own
+	// sends (blocking families only), and false when the thread sends
+	// none: m has no member id or generation (Kafka's heartbeat thread
+	// runs only in a joined group, and a member revokes before it starts
+	// to rejoin, still in the group).
+	keepAlive(m core.Member[M, T, C], instance string) (M, bool)
 	// metadataToCoordinator reports whether the coordinator takes new
 	// partition counts (next-gen); otherwise every member does (classic).
 	metadataToCoordinator() bool
@@ -122,6 +129,18 @@ func (classicFamily) isHeartbeat(m classic.Message) bool {
 	return ok
 }
 
+// keepAlive is a HeartbeatRequest of m's id, instance and generation. Its
+// Seq is 0, which names no request of the member's: the member reads
+// none of its answers (Member.heartbeatResponse), as Kafka's poll thread
+// does not see what the heartbeat thread reads while a callback runs;
+// the coordinator counts it all the same.
+func (classicFamily) keepAlive(m core.Member[classic.Message, classic.Timer, classic.Callback], instance string) (classic.Message, bool) {
+	if m.ID() == "" || m.Generation() == spec.NoGeneration {
+		return nil, false
+	}
+	return classic.HeartbeatRequest{MemberID: m.ID(), InstanceID: instance, Generation: m.Generation()}, true
+}
+
 func (classicFamily) metadataToCoordinator() bool {
 	return classicworld.Family{}.CoordinatorTakesMetadata()
 }
@@ -177,6 +196,11 @@ func (nextgenFamily) revocationDone(rs spec.Set) node.Event {
 func (nextgenFamily) isHeartbeat(m nextgen.Message) bool {
 	_, ok := m.(nextgen.HeartbeatRequest)
 	return ok
+}
+
+// keepAlive is never asked: a next-gen member revokes without blocking.
+func (nextgenFamily) keepAlive(core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback], string) (nextgen.Message, bool) {
+	return nil, false
 }
 
 func (nextgenFamily) metadataToCoordinator() bool {

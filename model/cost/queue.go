@@ -20,6 +20,9 @@ const (
 	evRevoked
 	// evAction runs a workload action.
 	evAction
+	// evKeepAlive is a heartbeat of proc's heartbeat thread while its
+	// application revokes and holds back its sends (classic).
+	evKeepAlive
 )
 
 // event is one thing scheduled at a time; events run in (at, seq) order,
