@@ -171,9 +171,10 @@ func TestNextgenRevocationTime(t *testing.T) {
 //	m0002's at 33008: each revokes its two partitions, busy until 153004
 //	and 153008, its JoinGroup held back until then (it arrives at 153005
 //	and 153009). Meanwhile each one's heartbeat thread heartbeats every
-//	3 s, from 36004 (36008) to 150004 (150008): 39 heartbeats each, which
-//	keep both in the group. The barrier falls at 153009 and every member
-//	is assigned at 153012 (m0003 takes t00-3).
+//	3 s, from 36004 (36008) to 150004 (150008), each reaching the
+//	coordinator 1 ms later: 39 heartbeats each, which keep both in the
+//	group. The barrier falls at 153009 and every member is assigned at
+//	153012 (m0003 takes t00-3).
 //
 // t00-0 and t00-1 are out from 33004 to 153012, t00-2 and t00-3 from
 // 33008: 480.024 resource-seconds, one round, one move.
@@ -208,6 +209,7 @@ func TestEagerRevocationPastSession(t *testing.T) {
 		}
 	}
 	for _, l := range []string{
+		"36005 coordinator: receive from m0001: Heartbeat#0 member=m0001-1 gen=2",
 		"153005 coordinator: receive from m0001: JoinGroup#16 member=m0001-1 protocols=[eager=topics=[t00];owned={};gen=2;leader=m0001-1]",
 		"153012 m0003: callback assigned {t00-3} gen=3",
 	} {
