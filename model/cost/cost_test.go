@@ -37,6 +37,16 @@ func checkMetrics(t *testing.T, got, want Metrics) {
 	}
 }
 
+// checkTraceHas reports every line of want that the trace lines lack.
+func checkTraceHas(t *testing.T, lines []string, want ...string) {
+	t.Helper()
+	for _, l := range want {
+		if !slices.Contains(lines, l) {
+			t.Errorf("the trace has no line %q", l)
+		}
+	}
+}
+
 // mustRunTraced is mustRun, returning the run's trace lines (Config.trace)
 // too.
 func mustRunTraced(t *testing.T, cfg Config) (Result, []string) {
@@ -153,9 +163,7 @@ func TestNextgenRevocationTime(t *testing.T) {
 			}) {
 				t.Errorf("no acknowledgement of m0001's revocation reaches the coordinator at %d", c.ack)
 			}
-			if want := fmt.Sprintf("%d m0002: callback assigned {t00-2 t00-3} epoch=2", c.assigned); !slices.Contains(lines, want) {
-				t.Errorf("the trace has no line %q", want)
-			}
+			checkTraceHas(t, lines, fmt.Sprintf("%d m0002: callback assigned {t00-2 t00-3} epoch=2", c.assigned))
 			if r.Start != c.assigned+30000 {
 				t.Errorf("Start = %d, want %d + the 30 s margin", r.Start, c.assigned)
 			}
@@ -208,15 +216,52 @@ func TestEagerRevocationPastSession(t *testing.T) {
 			t.Errorf("%s's heartbeat thread sent at %v, want 39 heartbeats from %d to %d", c.member, at, c.first, c.last)
 		}
 	}
-	for _, l := range []string{
+	checkTraceHas(t, lines,
 		"36005 coordinator: receive from m0001: Heartbeat#0 member=m0001-1 gen=2",
 		"153005 coordinator: receive from m0001: JoinGroup#16 member=m0001-1 protocols=[eager=topics=[t00];owned={};gen=2;leader=m0001-1]",
 		"153012 m0003: callback assigned {t00-3} gen=3",
-	} {
-		if !slices.Contains(lines, l) {
-			t.Errorf("the trace has no line %q", l)
+	)
+}
+
+// TestEagerLeaveRevocationPastSession: eager, two members over four
+// partitions, m0002 leaving at S = 30008, each resource taking 60 s to
+// revoke. Kafka's consumer closes its heartbeat thread before it revokes
+// on leaving (AbstractCoordinator.close), so the leaving member sends no
+// heartbeat while it revokes, unlike a rejoining one:
+//
+//	m0002 revokes t00-2 and t00-3 from 30008 until 150008; its last
+//	heartbeat reached the coordinator at 30007, so its session expires at
+//	75007 and the group rebalances without it, long before its LeaveGroup
+//	(150009). m0001 hears of the rebalance at its heartbeat at 78004,
+//	revokes its two partitions until 198004, its heartbeat thread keeping
+//	it in the group, and takes all four at 198008.
+//
+// t00-2 and t00-3 are out from 30008 to 198008, t00-0 and t00-1 from
+// 78004: 576.008 resource-seconds, one round, two moves.
+func TestEagerLeaveRevocationPastSession(t *testing.T) {
+	cfg := small("eager", 2, 4, Workload{Kind: ScaleIn, Count: 1})
+	cfg.Timing.Revocation = 60000
+	r, lines := mustRunTraced(t, cfg)
+	checkMetrics(t, r.Metrics, Metrics{
+		UnavailableResourceSeconds: 576.008,
+		LongestOutage:              168000,
+		OutageResource:             spec.TP("t00", 2),
+		Moves:                      2,
+		MovesLowerBound:            2,
+		Rounds:                     1,
+		ConvergedAt:                198008,
+		Converged:                  true,
+	})
+	for _, l := range lines {
+		if strings.Contains(l, " m0002: heartbeat thread ") {
+			t.Errorf("the leaving member's heartbeat thread sends: %s", l)
 		}
 	}
+	checkTraceHas(t, lines,
+		"75007 coordinator: timer session(m0002-2) fired",
+		"81004 m0001: heartbeat thread sends Heartbeat#0 member=m0001-1 gen=2",
+		"198008 m0001: callback assigned {t00-0 t00-1 t00-2 t00-3} gen=3",
+	)
 }
 
 // TestCooperativeScaleOut: cooperative, two members over four partitions
