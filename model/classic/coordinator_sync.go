@@ -110,15 +110,15 @@ func (c *Coordinator) syncResponse(seq uint64, m *coordMember) SyncGroupResponse
 // member must rejoin) and NONE in GroupCompletingRebalance and
 // GroupStable.
 func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRequest) {
-	reject := func(code spec.ErrorCode) {
+	answer := func(code spec.ErrorCode) {
 		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: code, Generation: req.Generation})
 	}
 	if code := c.validateMember(req.MemberID, req.InstanceID); code != spec.None {
-		reject(code)
+		answer(code)
 		return
 	}
 	if !c.generationOK(req.Generation) {
-		reject(spec.IllegalGeneration)
+		answer(spec.IllegalGeneration)
 		return
 	}
 	m := c.members[req.MemberID]
@@ -130,9 +130,9 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 	c.armSession(s, m)
 	switch c.state {
 	case GroupPreparingRebalance:
-		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.RebalanceInProgress, Generation: req.Generation})
+		answer(spec.RebalanceInProgress)
 	case GroupCompletingRebalance, GroupStable:
-		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: spec.None, Generation: req.Generation})
+		answer(spec.None)
 	default:
 		panic(fmt.Sprintf("classic: Heartbeat of member %s validated in state %s", m.id, c.state))
 	}

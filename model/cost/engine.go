@@ -407,7 +407,7 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 // timeout (max.poll.interval.ms) bounds the callback. The core has sent
 // its JoinGroup already and is joining, so it heartbeats no more: the
 // engine sends the family's keepAlive every heartbeat interval until the
-// application is done, and counts it as a heartbeat. A member that
+// application is done. A member that
 // leaves sends none: its process goes down at the leave (stepMember), its
 // LeaveGroup held back until the revocations are done, as Kafka's
 // consumer closes its heartbeat thread before onLeavePrepare revokes
@@ -418,14 +418,22 @@ func (e *engine[M, T, C]) keepAlive(p *proc[M, T, C]) {
 		return
 	}
 	if msg, ok := e.fam.keepAlive(p.node, p.instance); ok {
-		e.count(&e.messages)
-		e.count(&e.heartbeats)
 		if e.cfg.trace != nil {
 			e.tracef("%s: heartbeat thread sends %s", p.addr, msg)
 		}
-		e.q.push(event[M, T]{at: e.now + e.cfg.Timing.Latency, kind: evDeliver, proc: -1, from: p.addr, msg: msg})
+		e.sendToCoordinator(p, msg, e.now)
 	}
 	e.scheduleKeepAlive(p)
+}
+
+// sendToCoordinator sends msg from p at sendAt (it arrives a latency
+// later), counting it, and counting it as a heartbeat if it is one.
+func (e *engine[M, T, C]) sendToCoordinator(p *proc[M, T, C], msg M, sendAt node.Millis) {
+	e.count(&e.messages)
+	if e.fam.isHeartbeat(msg) {
+		e.count(&e.heartbeats)
+	}
+	e.q.push(event[M, T]{at: sendAt + e.cfg.Timing.Latency, kind: evDeliver, proc: -1, from: p.addr, msg: msg})
 }
 
 // scheduleKeepAlive queues p's next keepAlive a heartbeat interval from
@@ -568,11 +576,7 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 		sendAt = max(sendAt, p.busyUntil)
 	}
 	for _, env := range out.Messages {
-		e.count(&e.messages)
-		if e.fam.isHeartbeat(env.Msg) {
-			e.count(&e.heartbeats)
-		}
-		e.q.push(event[M, T]{at: sendAt + e.cfg.Timing.Latency, kind: evDeliver, proc: -1, from: p.addr, msg: env.Msg})
+		e.sendToCoordinator(p, env.Msg, sendAt)
 	}
 	e.setTimers(p.timers, out.Timers, p.ix, p.inc)
 	if out.Round != nil || out.RoundFailed {

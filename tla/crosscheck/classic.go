@@ -40,8 +40,8 @@ import (
 // Generation (the member reads an older heartbeat's response of its
 // generation while a newer heartbeat is outstanding, but under the
 // checker's prompt network a heartbeat is sent only when nothing is in
-// flight, so none is ever outstanding beside the newest); the configuration and its
-// copies in the state (protocols, timeouts, client id, protocol type,
+// flight, so none is ever outstanding beside the newest); the
+// configuration and its copies in the state (protocols, timeouts, client id, protocol type,
 // subscription and metadata: constant in these worlds); the coordinator's
 // node addresses (always the member's process: no restarts) and its
 // protocol and protocol type (functions of its state); a member's
