@@ -109,12 +109,6 @@ type Bounds[P any] struct {
 	Crashes, Restarts, Leaves, Resubscribes, Drops, Duplicates, AddPartitions, Overruns, Migrations int
 	// TopicChoices are the subscriptions Resubscribe may switch to.
 	TopicChoices [][]string
-	// Unordered lets any message in flight be delivered, lost or
-	// duplicated next, whatever the family's network (Family.Network)
-	// promises: a harsher network for random walks. The model checker
-	// leaves it off; the orders it adds multiply the state space without
-	// adding behaviours Kafka's TCP connections have.
-	Unordered bool
 	// Prompt makes the network faster than every timer: a timer fires
 	// only when no message is in flight. Without it a message may stay in
 	// flight while any number of timers fire, so a slow network alone
@@ -135,7 +129,7 @@ type Bounds[P any] struct {
 // in order (the family's own), faster than every timer, and losing and
 // duplicating nothing.
 func (b Bounds[P]) PromptNetwork() Bounds[P] {
-	b.Prompt, b.Unordered, b.Drops, b.Duplicates, b.Overruns = true, false, 0, 0, 0
+	b.Prompt, b.Drops, b.Duplicates, b.Overruns = true, 0, 0, 0
 	return b
 }
 
@@ -147,14 +141,10 @@ type Used struct {
 }
 
 // deliverable returns the indexes of the messages that may be delivered
-// next under the family's network, or every one when unordered.
-func (w *World[M, T, C, P]) deliverable(out []int, unordered bool) []int {
-	switch {
-	case unordered:
-		for i := range w.InFlight {
-			out = append(out, i)
-		}
-	case w.Family.Network() == Connections:
+// next under the family's network.
+func (w *World[M, T, C, P]) deliverable(out []int) []int {
+	switch w.Family.Network() {
+	case Connections:
 		for i, e := range w.InFlight {
 			if !slices.ContainsFunc(w.InFlight[:i], func(f node.Envelope[M]) bool { return f.From == e.From && f.To == e.To }) {
 				out = append(out, i)
@@ -186,7 +176,7 @@ func (w *World[M, T, C, P]) Enabled(b Bounds[P], u Used) []Action { return w.App
 // AppendEnabled appends the actions Enabled returns to out.
 func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []Action {
 	var headBuf [16]int
-	heads := w.deliverable(headBuf[:0], b.Unordered)
+	heads := w.deliverable(headBuf[:0])
 	for _, i := range heads {
 		out = append(out, Action{Kind: Deliver, Index: i})
 	}
@@ -208,7 +198,7 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 			out = append(out, Action{Kind: CommitLate, Member: name})
 		}
 	}
-	connections := b.Unordered || w.Family.Network() == Connections
+	connections := w.Family.Network() == Connections
 	if u.Drops < b.Drops {
 		if connections {
 			for _, i := range heads {

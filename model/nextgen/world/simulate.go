@@ -20,8 +20,8 @@ func DefaultCoordinatorConfig() coordinator.CoordinatorConfig {
 	return coordinator.CoordinatorConfig{GroupID: "g", SessionTimeout: 45000, HeartbeatInterval: 2000, Topics: DefaultTopics()}
 }
 
-// DefaultBounds is the environment the property tests and rebalance check
-// drive the protocol through: members A, B, C, D (C subscribes to T only;
+// DefaultBounds is the environment the property tests and rebalance
+// random drive the protocol through: members A, B, C, D (C subscribes to T only;
 // D is static, instance d), a 20 s rebalance timeout, and a budget of 2
 // crashes, 2 restarts, 2 leaves, 2 subscription changes, 3 lost and 2
 // duplicated messages and 1 partition added.
