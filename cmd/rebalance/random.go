@@ -84,7 +84,12 @@ func newRandomCmd() *cobra.Command {
 timers) through seeded random runs of joins, leaves, crashes, restarts,
 subscription changes and lost and duplicated messages, checks every safety
 law after every step, then lets the environment fall quiet and checks that
-every subscribed resource ends up owned by exactly one current member.
+every subscribed resource ends up owned by exactly one current member,
+balanced as the protocol's assignor promises. A classic static member that
+restarted with a new subscription keeps the assignment made for its old
+one, as in Kafka (no rebalance for a static rejoin that leaves the protocol
+vote unchanged); such a member is asked to rejoin once quiet, and the group
+must converge after that.
 
 It complements check: check explores every state within small bounds;
 random samples much longer paths with a larger environment (four members,
@@ -200,13 +205,20 @@ func printSimTable(out io.Writer, results []simResult) {
 
 // simRun is one protocol's random-run setup: a fresh world per run, the
 // environment's bounds, how long the environment takes to fall quiet,
-// the balance the protocol promises, and how to count its rounds.
+// the balance the protocol promises, how to count its rounds, and what
+// to do with a quiet group that has not converged for a documented
+// reason.
 type simRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	newWorld func() (*core.World[M, T, C, P], error)
 	bounds   core.Bounds[P]
 	horizon  node.Millis
 	balance  core.Balance
 	rounds   func(*core.World[M, T, C, P]) int
+	// repair, when not nil, is run on a quiet world that has not
+	// converged for a reason the family documents (a static member's
+	// stale assignment: world.RejoinStaleStatic); it returns what it did,
+	// "" when nothing, and the run must then settle and converge.
+	repair func(*core.World[M, T, C, P]) (string, error)
 }
 
 // randomLaws names what random checks: every safety law after every
@@ -240,14 +252,17 @@ func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol str
 		var u core.Used
 		trail := w.RandomWalk(run.bounds, &u, o.steps, rng.IntN)
 		r.Steps += len(trail)
-		settled := true
+		settled, repaired := true, ""
 		if len(w.Violations) == 0 {
-			// Let the environment fall quiet: crashed members stay down,
-			// everything else runs until every timer has had its turn.
-			settled = w.Settle(run.horizon, 1000)
+			if settled, repaired, err = run.fallQuiet(w); err != nil {
+				return r, err
+			}
 		}
 		r.Rounds += run.rounds(w)
 		fail := func(law, detail string) {
+			if repaired != "" {
+				detail += " (after " + repaired + ")"
+			}
 			seed := o.seed + uint64(i)
 			v := simViolation{Law: law, Detail: detail, Run: i, Seed: seed, Length: len(trail),
 				Reproduce: fmt.Sprintf("rebalance random --protocol %s --seed %d --runs 1 --steps %d%s%s%s", protocol, seed, o.steps, boolFlag("prompt", o.prompt), boolFlag("connectors", o.connectors), repeatedFlags("fault", o.faults))}
@@ -287,6 +302,23 @@ func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol str
 	return r, nil
 }
 
+// fallQuiet lets the environment of w fall quiet as a random run does:
+// crashed members stay down, everything else runs until every timer has
+// had its turn. A group that then has not converged, for the reason the
+// family documents, is repaired (simRun.repair) and falls quiet again. It
+// reports whether the world settled and what the repair did ("" when
+// nothing).
+func (run simRun[M, T, C, P]) fallQuiet(w *core.World[M, T, C, P]) (settled bool, repaired string, err error) {
+	settled = w.Settle(run.horizon, 1000)
+	if !settled || len(w.Violations) > 0 || run.repair == nil || len(w.CheckConverged(run.balance)) == 0 {
+		return settled, "", nil
+	}
+	if repaired, err = run.repair(w); err != nil || repaired == "" {
+		return settled, repaired, err
+	}
+	return w.Settle(run.horizon, 1000), repaired, nil
+}
+
 // drawRandomRun draws a failing run's ownership timeline into path (SVG):
 // it replays trail on a fresh world, taking the ownership view after each
 // action, and once more after the environment falls quiet as the run did,
@@ -306,7 +338,9 @@ func drawRandomRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](path, tit
 		steps = append(steps, timeline.Step{At: seconds(), View: w.View()})
 	}
 	if len(w.Violations) == 0 {
-		w.Settle(run.horizon, 1000)
+		if _, _, err := run.fallQuiet(w); err != nil {
+			return err
+		}
 		steps = append(steps, timeline.Step{At: seconds(), View: w.View()})
 	}
 	t := timeline.FromViews(title, steps, seconds()+1)
@@ -322,30 +356,39 @@ func boolFlag(name string, on bool) string {
 	return ""
 }
 
-// randomClassic runs a classic protocol: the leader's assignment rounds
-// are its rounds.
+// randomClassic runs a classic protocol (classicSimRun).
+func randomClassic(protocol string, o randomOptions, faults classic.Faults) (simResult, error) {
+	run, err := classicSimRun(protocol, o.connectors, faults)
+	if err != nil {
+		return simResult{}, err
+	}
+	return randomRuns(protocol, o, run)
+}
+
+// classicSimRun is a classic protocol's random-run setup: the leader's
+// assignment rounds are its rounds, and a static member left with an
+// assignment made for its old subscription rejoins once the group is
+// quiet (world.RejoinStaleStatic).
 //
 // With connectors, a Connect design runs over world.ConnectorTopics and
 // converges to what Connect's placement promises, connectors and tasks
 // each balanced (spec.CheckConnectKindBalance; per connector, the model
 // checker judges it).
-func randomClassic(protocol string, o randomOptions, faults classic.Faults) (simResult, error) {
+func classicSimRun(protocol string, connectors bool, faults classic.Faults) (simRun[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig], error) {
 	b, err := world.DefaultBounds(protocol, faults)
 	topics, balance := world.DefaultTopics(), world.BalanceOf(protocol)
-	if o.connectors {
+	if connectors {
 		b, err = world.ConnectorBounds(protocol, faults)
 		topics, balance = world.ConnectorTopics(), spec.CheckConnectKindBalance
 	}
-	if err != nil {
-		return simResult{}, err
-	}
-	return randomRuns(protocol, o, simRun[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]{
+	return simRun[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig]{
 		newWorld: func() (*world.World, error) {
 			return world.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, topics)
 		},
 		bounds: b, horizon: 200000, balance: balance,
 		rounds: func(w *world.World) int { return len(w.Rounds) },
-	})
+		repair: world.RejoinStaleStatic,
+	}, err
 }
 
 // randomNextgen runs the next-gen protocol: its rounds are the target

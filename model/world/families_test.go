@@ -327,7 +327,7 @@ func classicRun(protocol string, faults classic.Faults) (run[classic.Message, cl
 		world: func() (*classicworld.World, error) {
 			return classicworld.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, classicworld.DefaultTopics())
 		},
-		bounds: b, balance: classicworld.BalanceOf(protocol), quiet: 200000, repair: rejoinStaleStatic,
+		bounds: b, balance: classicworld.BalanceOf(protocol), quiet: 200000, repair: classicworld.RejoinStaleStatic,
 	}, err
 }
 
@@ -344,44 +344,8 @@ func connectorRun(protocol string, faults classic.Faults) (run[classic.Message, 
 		world: func() (*classicworld.World, error) {
 			return classicworld.New(classic.CoordinatorConfig{GroupID: "g", Faults: faults}, classicworld.ConnectorTopics())
 		},
-		bounds: b, balance: spec.CheckConnectKindBalance, quiet: 200000, repair: rejoinStaleStatic,
+		bounds: b, balance: spec.CheckConnectKindBalance, quiet: 200000, repair: classicworld.RejoinStaleStatic,
 	}, err
-}
-
-// rejoinStaleStatic makes the live static members that the last assignment
-// round did not assign for with their current subscription rejoin. It is
-// Kafka's rule, not a bug of the model: a static member that rejoins during
-// Stable without changing the protocol vote gets its old assignment and no
-// rebalance, even with a new subscription (GroupCoordinator: "Static member
-// which joins during Stable stage and doesn't affect selectProtocol will
-// not trigger rebalance"). The group stays unbalanced until the next
-// rebalance; the run starts one and requires convergence after it.
-func rejoinStaleStatic(w *classicworld.World) (string, error) {
-	if len(w.Rounds) == 0 {
-		return "", nil
-	}
-	last := w.Rounds[len(w.Rounds)-1].Round
-	var stale []string
-	for _, name := range w.Names() {
-		p := w.Process(name)
-		m := classicworld.MemberOf(p)
-		if m == nil || p.Config.InstanceID == "" {
-			continue
-		}
-		subs, ok := last.Subscriptions[m.View().ID]
-		if !ok || !slices.Equal(slices.Sorted(slices.Values(subs)), m.Subscription()) {
-			stale = append(stale, name)
-		}
-	}
-	for _, name := range stale {
-		if err := classicworld.RequestRejoin(w, name, "subscription the group has not assigned for"); err != nil {
-			return "", err
-		}
-	}
-	if len(stale) == 0 {
-		return "", nil
-	}
-	return fmt.Sprintf("the rejoin of %v", stale), nil
 }
 
 func nextgenRun(sem nextgen.Semantics, faults nextgen.Fault) run[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig] {

@@ -1,6 +1,9 @@
 package world
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/rebalance-ref/rebalance/model/classic"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -76,4 +79,43 @@ func BalanceOf(protocol string) core.Balance {
 		return spec.CheckConnectBalance
 	}
 	return spec.CheckBalance
+}
+
+// RejoinStaleStatic makes every live static member that the last
+// assignment round did not assign for with its current subscription
+// rejoin, and says whom it asked ("" when nobody). It is Kafka's rule,
+// not a bug of the model: a static member that rejoins during Stable
+// without changing the protocol vote gets its old assignment and no
+// rebalance, even with a new subscription (GroupCoordinator: "Static
+// member which joins during Stable stage and doesn't affect
+// selectProtocol will not trigger rebalance"), so the group stays
+// unbalanced until the next rebalance (the
+// static_restart_new_subscription scenario). A random run that ends so
+// starts that rebalance with it and requires convergence after it.
+func RejoinStaleStatic(w *World) (string, error) {
+	if len(w.Rounds) == 0 {
+		return "", nil
+	}
+	last := w.Rounds[len(w.Rounds)-1].Round
+	var stale []string
+	for _, name := range w.Names() {
+		p := w.Process(name)
+		m := MemberOf(p)
+		if m == nil || p.Config.InstanceID == "" {
+			continue
+		}
+		subs, ok := last.Subscriptions[m.View().ID]
+		if !ok || !slices.Equal(slices.Sorted(slices.Values(subs)), m.Subscription()) {
+			stale = append(stale, name)
+		}
+	}
+	for _, name := range stale {
+		if err := RequestRejoin(w, name, "subscription the group has not assigned for"); err != nil {
+			return "", err
+		}
+	}
+	if len(stale) == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("the rejoin of %v", stale), nil
 }
