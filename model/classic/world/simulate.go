@@ -104,8 +104,9 @@ func RejoinStaleStatic(w *World) (string, error) {
 		if m == nil || p.Config.InstanceID == "" {
 			continue
 		}
-		subs, ok := last.Subscriptions[m.View().ID]
-		if !ok || !slices.Equal(slices.Sorted(slices.Values(subs)), m.Subscription()) {
+		// A member the round left out has no subscription in it: stale
+		// unless it subscribes to nothing.
+		if !slices.Equal(slices.Sorted(slices.Values(last.Subscriptions[m.View().ID])), m.Subscription()) {
 			stale = append(stale, name)
 		}
 	}
