@@ -218,7 +218,7 @@ type simRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// converged for a reason the family documents (a static member's
 	// stale assignment: world.RejoinStaleStatic); it returns what it did,
 	// "" when nothing, and the run must then settle and converge.
-	repair func(*core.World[M, T, C, P]) (string, error)
+	repair core.Repair[M, T, C, P]
 }
 
 // randomLaws names what random checks: every safety law after every
@@ -254,7 +254,9 @@ func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol str
 		r.Steps += len(trail)
 		settled, repaired := true, ""
 		if len(w.Violations) == 0 {
-			if settled, repaired, err = run.fallQuiet(w); err != nil {
+			// Let the environment fall quiet: crashed members stay down,
+			// everything else runs until every timer has had its turn.
+			if settled, repaired, err = w.SettleRepaired(run.horizon, 1000, run.balance, run.repair); err != nil {
 				return r, err
 			}
 		}
@@ -302,23 +304,6 @@ func randomRuns[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](protocol str
 	return r, nil
 }
 
-// fallQuiet lets the environment of w fall quiet as a random run does:
-// crashed members stay down, everything else runs until every timer has
-// had its turn. A group that then has not converged, for the reason the
-// family documents, is repaired (simRun.repair) and falls quiet again. It
-// reports whether the world settled and what the repair did ("" when
-// nothing).
-func (run simRun[M, T, C, P]) fallQuiet(w *core.World[M, T, C, P]) (settled bool, repaired string, err error) {
-	settled = w.Settle(run.horizon, 1000)
-	if !settled || len(w.Violations) > 0 || run.repair == nil || len(w.CheckConverged(run.balance)) == 0 {
-		return settled, "", nil
-	}
-	if repaired, err = run.repair(w); err != nil || repaired == "" {
-		return settled, repaired, err
-	}
-	return w.Settle(run.horizon, 1000), repaired, nil
-}
-
 // drawRandomRun draws a failing run's ownership timeline into path (SVG):
 // it replays trail on a fresh world, taking the ownership view after each
 // action, and once more after the environment falls quiet as the run did,
@@ -338,7 +323,7 @@ func drawRandomRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](path, tit
 		steps = append(steps, timeline.Step{At: seconds(), View: w.View()})
 	}
 	if len(w.Violations) == 0 {
-		if _, _, err := run.fallQuiet(w); err != nil {
+		if _, _, err := w.SettleRepaired(run.horizon, 1000, run.balance, run.repair); err != nil {
 			return err
 		}
 		steps = append(steps, timeline.Step{At: seconds(), View: w.View()})

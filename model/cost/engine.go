@@ -407,11 +407,10 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 // timeout (max.poll.interval.ms) bounds the callback. The core has sent
 // its JoinGroup already and is joining, so it heartbeats no more: the
 // engine sends the family's keepAlive every heartbeat interval until the
-// application is done. A member that
-// leaves sends none: its process goes down at the leave (stepMember), its
-// LeaveGroup held back until the revocations are done, as Kafka's
-// consumer closes its heartbeat thread before onLeavePrepare revokes
-// (AbstractCoordinator.close).
+// application is done. A member that leaves sends none: its process goes
+// down at the leave (stepMember), its LeaveGroup held back until the
+// revocations are done, as Kafka's consumer closes its heartbeat thread
+// before onLeavePrepare revokes (AbstractCoordinator.close).
 func (e *engine[M, T, C]) keepAlive(p *proc[M, T, C]) {
 	p.keepingAlive = false
 	if e.now >= p.busyUntil {

@@ -245,7 +245,7 @@ type run[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	bounds  core.Bounds[P]
 	balance core.Balance
 	quiet   node.Millis
-	repair  func(*core.World[M, T, C, P]) (string, error)
+	repair  core.Repair[M, T, C, P]
 	// only, when set, makes the run fail for that law alone: a run with a
 	// fault switch on may break other laws first, or not converge, and
 	// which one a random run meets first must not decide a test that
@@ -295,24 +295,17 @@ func randomRun[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *rapid.T, r
 		}
 		return
 	}
-	if !w.Settle(r.quiet, 1000) {
+	settled, did, err := w.SettleRepaired(r.quiet, 1000, r.balance, r.repair)
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case !settled && did != "":
+		t.Fatalf("after %s: never settled", did)
+	case !settled:
 		t.Fatalf("never settled\nactions:\n  %s", strings.Join(trail, "\n  "))
 	}
 	broken()
 	vs := w.CheckConverged(r.balance)
-	if len(vs) > 0 && r.repair != nil {
-		did, err := r.repair(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if did != "" {
-			if !w.Settle(r.quiet, 1000) {
-				t.Fatalf("after %s: never settled", did)
-			}
-			broken()
-			vs = w.CheckConverged(r.balance)
-		}
-	}
 	if len(vs) > 0 {
 		t.Fatalf("not converged: %s\nactions:\n  %s\nownership:\n%s\n%s", vs[0], strings.Join(trail, "\n  "), w.Ownership(), w.Coordinator)
 	}

@@ -1,9 +1,11 @@
 package world
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rebalance-ref/rebalance/model/node"
+	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -45,6 +47,26 @@ func (w *World[M, T, C, P]) Settle(horizon, step node.Millis) bool {
 		}
 	}
 	return w.Stabilize(StabilizeLimit)
+}
+
+// Repair acts on a quiet world that has not converged for a reason its
+// family documents (classic: world.RejoinStaleStatic) and says what it
+// did, "" when nothing.
+type Repair[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] func(*World[M, T, C, P]) (string, error)
+
+// SettleRepaired is Settle, then, when the world settled, broke no law
+// and has not converged under balance, repair (if not nil) and, when the
+// repair did something, Settle again. It reports whether the world
+// settled and what the repair did.
+func (w *World[M, T, C, P]) SettleRepaired(horizon, step node.Millis, balance Balance, repair Repair[M, T, C, P]) (settled bool, repaired string, err error) {
+	settled = w.Settle(horizon, step)
+	if !settled || len(w.Violations) > 0 || repair == nil || len(w.CheckConverged(balance)) == 0 {
+		return settled, "", nil
+	}
+	if repaired, err = repair(w); err != nil || repaired == "" {
+		return settled, repaired, err
+	}
+	return w.Settle(horizon, step), repaired, nil
 }
 
 // Balance is a protocol's balance law: spec.CheckBalance for assignors
