@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rebalance-ref/rebalance/checker"
+	"github.com/rebalance-ref/rebalance/checker/hugeheap"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/mixed"
@@ -85,6 +86,8 @@ type checkOptions struct {
 	listFaults    bool
 	scenarioDir   string
 	progress      io.Writer // nil: no progress line
+	hugePages     bool
+	hugeHeap      hugeheap.Result // what --huge-pages did (zero when off)
 }
 
 // checkResult is one protocol's summary; its JSON form is stable for
@@ -220,6 +223,7 @@ usage error.`,
 	f.BoolVar(&o.listFaults, "list-faults", false, "list the fault switches and exit")
 	f.StringSliceVar(&o.semantics, "semantics", nil, "restore Kafka's behaviour before a named fix (repeatable; next-gen): "+strings.Join(ngworld.SemanticsList, ", "))
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per protocol instead of a table")
+	f.BoolVar(&o.hugePages, "huge-pages", true, hugePagesUsage)
 	f.StringVar(&o.scenarioDir, "scenarios", "", "write each counterexample as a scenario file into this directory")
 	return c
 }
@@ -263,6 +267,9 @@ func runCheck(out io.Writer, o checkOptions) error {
 	if o.memoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit * 9 / 10))
 	}
+	if o.hugePages {
+		o.hugeHeap = adviseHugePages(o.memoryLimit, 4<<30)
+	}
 	var results []checkResult
 	failed := false
 	for _, p := range protocols {
@@ -283,7 +290,7 @@ func runCheck(out io.Writer, o checkOptions) error {
 			}
 		}
 	} else {
-		printCheckTable(out, results)
+		printCheckTable(out, results, o.hugeHeap)
 	}
 	if failed {
 		return errViolation
@@ -636,7 +643,7 @@ func boundFlags(o checkOptions) string {
 	return b.String()
 }
 
-func printCheckTable(out io.Writer, results []checkResult) {
+func printCheckTable(out io.Writer, results []checkResult, heap hugeheap.Result) {
 	if len(results) > 0 {
 		printWrapped(out, "bounds: ", "", strings.Fields(results[0].Bounds))
 		for _, r := range results[1:] {
@@ -682,6 +689,9 @@ func printCheckTable(out io.Writer, results []checkResult) {
 			where = "over"
 		}
 		fmt.Fprintf(out, "memory: at most %d MiB held, %s the limit of %d MiB (--max-memory)\n", peak>>20, where, results[0].MemoryLimitBytes>>20)
+	}
+	if heap.Advised > 0 {
+		fmt.Fprintf(out, "heap: %d MiB of address space on transparent huge pages (--huge-pages)\n", heap.Advised>>20)
 	}
 	for _, r := range results {
 		for _, v := range r.Violations {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/checker/hugeheap"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 )
 
@@ -493,6 +494,24 @@ func TestBoundsAgree(t *testing.T) {
 	for i, b := range o.bounds() {
 		if b.Name != want[i].Name || *b.P != *want[i].P {
 			t.Errorf("bound %d: check has %s=%d, the world %s=%d", i, b.Name, *b.P, want[i].Name, *want[i].P)
+		}
+	}
+}
+
+// TestCheckHugePages checks that --huge-pages marks the heap where the
+// system leaves huge pages to the program, says so under the table, and
+// that --huge-pages=false leaves the heap alone.
+func TestCheckHugePages(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		var out bytes.Buffer
+		o := small("eager")
+		o.hugePages = on
+		if err := runCheck(&out, o); err != nil {
+			t.Fatalf("--huge-pages=%t: %v\n%s", on, err, out.String())
+		}
+		want := on && hugeheap.Advisable()
+		if got := strings.Contains(out.String(), "\nheap: "); got != want {
+			t.Errorf("--huge-pages=%t on a system where huge pages can be advised: %t: heap line shown %t, want %t\n%s", on, hugeheap.Advisable(), got, want, out.String())
 		}
 	}
 }
