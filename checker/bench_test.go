@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/checker/hugeheap"
-
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 )

@@ -1,10 +1,8 @@
 // Package hugeheap lets the Go heap that a long run grows into live on
 // transparent huge pages where the system leaves that to the program.
 //
-// The model checker keeps hundreds of megabytes of concrete states and
-// fingerprints and reads them at random; the cost simulator churns
-// through gigabytes of short-lived garbage in a heap of tens of
-// megabytes. On Linux with transparent huge pages in "madvise" mode (a
+// The model checker grows a heap of hundreds of megabytes of concrete
+// states and fingerprints and reads it at random. On Linux with transparent huge pages in "madvise" mode (a
 // common default), the Go runtime maps its heap in 4 KiB pages: every
 // page costs a fault when first touched and a TLB entry while in use. On
 // the 2-core VM this project is measured on, a fresh `rebalance check
@@ -21,8 +19,6 @@
 // steps instead of 4 KiB ones.
 package hugeheap
 
-import "fmt"
-
 // Result says what Advise did.
 type Result struct {
 	// Mode is the system's transparent huge page setting ("always",
@@ -38,16 +34,4 @@ type Result struct {
 	Advised int64
 	// Start is the first address of the marked stretch (0 when none).
 	Start uintptr
-}
-
-// String describes r for a progress line.
-func (r Result) String() string {
-	switch {
-	case r.Mode == "":
-		return "huge pages: not available"
-	case r.Advised > 0:
-		return fmt.Sprintf("huge pages: %d MiB of heap advised (THP %s)", r.Advised>>20, r.Mode)
-	default:
-		return fmt.Sprintf("huge pages: left to the system (THP %s)", r.Mode)
-	}
 }

@@ -19,13 +19,13 @@ const (
 // Advise marks n bytes (rounded up to whole huge pages) of heap address
 // space the runtime has not used yet for transparent huge pages, and
 // returns it to the runtime untouched (see the package comment). Call it
-// once, early, while the heap is small (in a heap that once held n bytes
-// and freed them, the runtime would zero that memory to hand it out): the heap grows into the stretch
-// only while it has not used the addresses below it. It forces a garbage
-// collection and returns the free heap to the system
-// (debug.FreeOSMemory), so the runtime counts the stretch as released,
-// not as memory in use. It does nothing (Advised 0) unless the system's
-// setting allows it (Advisable); n <= 0 does nothing either.
+// once, early, while the heap is small: the heap grows into the stretch
+// only once it has used the addresses below it, and in a heap that once
+// held n bytes and freed them the runtime would zero that memory to hand
+// it out. It forces a garbage collection and returns the free heap to the
+// system (debug.FreeOSMemory), so the runtime counts the stretch as
+// released, not as memory in use. It does nothing (Advised 0) unless the
+// system's setting allows it (Advisable); n <= 0 does nothing either.
 func Advise(n int64) Result {
 	r := Result{Mode: thpMode()}
 	if !Advisable() || n <= 0 {
@@ -43,7 +43,6 @@ func Advise(n int64) Result {
 		r.Advised, r.Start = size, base+uintptr(off)
 	}
 	runtime.KeepAlive(b)
-	b = nil
 	debug.FreeOSMemory()
 	return r
 }

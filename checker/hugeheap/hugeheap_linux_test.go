@@ -32,7 +32,7 @@ func TestParseMode(t *testing.T) {
 func TestAdviseMarksFreshHeap(t *testing.T) {
 	const n = 64 << 20
 	r := Advise(n)
-	t.Logf("THP setting %q: %s", thpMode(), r)
+	t.Logf("THP setting %q: %+v", thpMode(), r)
 	if !Advisable() {
 		if r.Advised != 0 {
 			t.Fatalf("Advise marked %d bytes under setting %q", r.Advised, r.Mode)

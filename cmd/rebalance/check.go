@@ -268,7 +268,7 @@ func runCheck(out io.Writer, o checkOptions) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit * 9 / 10))
 	}
 	if o.hugePages {
-		o.hugeHeap = adviseHugePages(o.memoryLimit, 4<<30)
+		o.hugeHeap = adviseHugePages(o.memoryLimit)
 	}
 	var results []checkResult
 	failed := false
