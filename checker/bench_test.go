@@ -3,7 +3,6 @@ package checker
 import (
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/checker/hugeheap"
@@ -22,7 +21,7 @@ import (
 // and compare the worker counts with benchstat.
 func BenchmarkExplore(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
-	adviseOnce()
+	hugeheap.Advise(hugeheap.DefaultSize)             // as rebalance check does (--huge-pages)
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		for _, c := range []struct {
 			workers  int
@@ -57,7 +56,7 @@ func BenchmarkExplore(b *testing.B) {
 //	go test ./checker -run XXX -bench ExploreRecords -benchtime 1x -count 6
 func BenchmarkExploreRecords(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
-	adviseOnce()
+	hugeheap.Advise(hugeheap.DefaultSize)             // as rebalance check does (--huge-pages)
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		b.Run("protocol="+p, func(b *testing.B) {
 			var r Result
@@ -77,11 +76,6 @@ func BenchmarkExploreRecords(b *testing.B) {
 		})
 	}
 }
-
-// adviseOnce puts the benchmarks' heap on transparent huge pages, as
-// rebalance check does by default (--huge-pages; at most 4 GiB), once per
-// process and before the first exploration grows the heap.
-var adviseOnce = sync.OnceFunc(func() { hugeheap.Advise(4 << 30) })
 
 func exploreDefault(protocol string, o Options) (Result, error) { return exploreWorld(protocol, 0, o) }
 

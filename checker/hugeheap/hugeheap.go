@@ -19,6 +19,8 @@
 // steps instead of 4 KiB ones.
 package hugeheap
 
+import "sync"
+
 // Result says what Advise did.
 type Result struct {
 	// Mode is the system's transparent huge page setting ("always",
@@ -34,4 +36,27 @@ type Result struct {
 	Advised int64
 	// Start is the first address of the marked stretch (0 when none).
 	Start uintptr
+}
+
+// DefaultSize is the most heap rebalance check marks (and the checker's
+// benchmarks with it). Marking costs address space, not memory, but the
+// runtime keeps bookkeeping for every page of it, about 1 MiB per GiB;
+// the default worlds' heaps stay under 1.5 GiB, and a heap that outgrows
+// the stretch takes small pages beyond it.
+const DefaultSize = 4 << 30
+
+// advised is the first Advise's result: the heap is the process's, so
+// only the first call marks.
+var advised struct {
+	sync.Once
+	r Result
+}
+
+// Advise marks n bytes of heap for transparent huge pages (see advise for
+// the platform's way). Only the first call in a process marks anything;
+// every later one returns the first one's Result, so commands and tests
+// that run several explorations in one process may each call it.
+func Advise(n int64) Result {
+	advised.Do(func() { advised.r = advise(n) })
+	return advised.r
 }

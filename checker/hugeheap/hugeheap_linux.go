@@ -16,17 +16,17 @@ const (
 	overcommitFile = "/proc/sys/vm/overcommit_memory"
 )
 
-// Advise marks n bytes (rounded up to whole huge pages) of heap address
+// advise marks n bytes (rounded up to whole huge pages) of heap address
 // space the runtime has not used yet for transparent huge pages, and
-// returns it to the runtime untouched (see the package comment). Call it
-// once, early, while the heap is small: the heap grows into the stretch
+// returns it to the runtime untouched (see the package comment). It must
+// run early, while the heap is small: the heap grows into the stretch
 // only once it has used the addresses below it, and in a heap that once
 // held n bytes and freed them the runtime would zero that memory to hand
 // it out. It forces a garbage collection and returns the free heap to the
 // system (debug.FreeOSMemory), so the runtime counts the stretch as
 // released, not as memory in use. It does nothing (Advised 0) unless the
 // system's setting allows it (Advisable); n <= 0 does nothing either.
-func Advise(n int64) Result {
+func advise(n int64) Result {
 	r := Result{Mode: thpMode()}
 	if !Advisable() || n <= 0 {
 		return r

@@ -2,9 +2,9 @@
 
 package hugeheap
 
-// Advise does nothing where there is no transparent huge page setting
+// advise does nothing where there is no transparent huge page setting
 // (see the Linux version): it returns a Result with Mode "".
-func Advise(n int64) Result { return Result{} }
+func advise(n int64) Result { return Result{} }
 
 // Advisable is false where there is no transparent huge page setting.
 func Advisable() bool { return false }

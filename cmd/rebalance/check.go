@@ -223,7 +223,7 @@ usage error.`,
 	f.BoolVar(&o.listFaults, "list-faults", false, "list the fault switches and exit")
 	f.StringSliceVar(&o.semantics, "semantics", nil, "restore Kafka's behaviour before a named fix (repeatable; next-gen): "+strings.Join(ngworld.SemanticsList, ", "))
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per protocol instead of a table")
-	f.BoolVar(&o.hugePages, "huge-pages", true, hugePagesUsage)
+	f.BoolVar(&o.hugePages, "huge-pages", true, "put the heap on transparent huge pages where the system leaves that to programs (Linux, THP \"madvise\"): fewer page faults and TLB misses, about a sixth faster over the default worlds (docs/checker.md); false leaves the heap to the system")
 	f.StringVar(&o.scenarioDir, "scenarios", "", "write each counterexample as a scenario file into this directory")
 	return c
 }
@@ -268,7 +268,11 @@ func runCheck(out io.Writer, o checkOptions) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit * 9 / 10))
 	}
 	if o.hugePages {
-		o.hugeHeap = adviseHugePages(o.memoryLimit)
+		n := int64(hugeheap.DefaultSize)
+		if o.memoryLimit > 0 {
+			n = min(n, o.memoryLimit)
+		}
+		o.hugeHeap = hugeheap.Advise(n)
 	}
 	var results []checkResult
 	failed := false
