@@ -322,6 +322,16 @@ type Round struct {
 // The classic leader runs it on its assignor's output and applies nothing
 // when it reports anything.
 func CheckRound(r Round) []Violation {
+	if roundClean(r) {
+		return nil
+	}
+	return checkRoundExact(r)
+}
+
+// checkRoundExact is CheckRound without roundClean's shortcut: each law's
+// own pass, and every (resource, member) pair sorted to find the
+// resources given twice.
+func checkRoundExact(r Round) []Violation {
 	var out []Violation
 	// Every (resource, member) pair given; sorted by resource, then
 	// member, below to find the resources given twice without a map.
@@ -330,11 +340,6 @@ func CheckRound(r Round) []Violation {
 		m   string
 	}
 	var all []given
-	// Most rounds give no resource twice: a pass over per-topic marks
-	// says so without sorting every pair (the sort dominates a leader's
-	// round of 100,000 resources). When it cannot tell, the pairs are
-	// collected and sorted as before.
-	once := givenOnce(r)
 	var membersBuf [16]MemberID
 	for _, m := range r.Assigned.AppendMembers(membersBuf[:0]) {
 		subs, known := r.Subscriptions[m]
@@ -352,9 +357,7 @@ func CheckRound(r Round) []Violation {
 		var count int32
 		known, subscribed := false, false
 		for i, res := range r.Assigned[m] {
-			if !once {
-				all = append(all, given{res, string(m)})
-			}
+			all = append(all, given{res, string(m)})
 			if i == 0 || res.Topic != topic {
 				topic = res.Topic
 				count, known = r.Topics[topic]
@@ -407,9 +410,6 @@ func CheckRound(r Round) []Violation {
 // first, and the resource may only be given out in a later round (KIP-429;
 // Kafka's ConsumerCoordinator.validateCooperativeAssignment).
 func checkHandoff(r Round) []Violation {
-	if noHandoff(r) {
-		return nil
-	}
 	var out []Violation
 	// claimed lists every (resource, claimant) pair, sorted, built when a
 	// member is first found to be given something it did not claim.
@@ -452,87 +452,6 @@ func checkHandoff(r Round) []Violation {
 		}
 	}
 	return out
-}
-
-// partitionMarks marks partitions of the topics of a universe, one slice
-// per topic, made when first needed.
-type partitionMarks struct {
-	topics Topics
-	marks  map[string][]bool
-	last   string
-	cur    []bool
-}
-
-// slot returns the mark of res, or nil when res is not a partition of the
-// universe (a connector, a resource that does not exist).
-func (p *partitionMarks) slot(res Resource) *bool {
-	if p.cur == nil || res.Topic != p.last {
-		n, ok := p.topics[res.Topic]
-		if !ok {
-			return nil
-		}
-		cur, ok := p.marks[res.Topic]
-		if !ok {
-			cur = make([]bool, max(n, 0))
-			p.marks[res.Topic] = cur
-		}
-		p.last, p.cur = res.Topic, cur
-	}
-	if res.Partition < 0 || int(res.Partition) >= len(p.cur) {
-		return nil
-	}
-	return &p.cur[res.Partition]
-}
-
-// givenOnce reports that r gives no partition to two members, in one pass
-// over the assignment; false when some partition is given twice, or r
-// gives something that is not a partition of its universe (CheckRound
-// then looks at every pair).
-func givenOnce(r Round) bool {
-	if r.Topics == nil {
-		return false
-	}
-	p := partitionMarks{topics: r.Topics, marks: map[string][]bool{}}
-	for _, set := range r.Assigned {
-		for _, res := range set {
-			b := p.slot(res)
-			if b == nil || *b {
-				return false
-			}
-			*b = true
-		}
-	}
-	return true
-}
-
-// noHandoff reports that r adds to no member a resource some member
-// claims (the only way to break CooperativeHandoff: what is added to m is
-// not m's own claim), in one pass over the claims and one over the
-// assignment; false when some resource is so added, or a claim or an
-// added resource is not a partition of the universe (checkHandoff then
-// looks at every pair).
-func noHandoff(r Round) bool {
-	if r.Topics == nil {
-		return false
-	}
-	p := partitionMarks{topics: r.Topics, marks: map[string][]bool{}}
-	for _, set := range r.Claims {
-		for _, res := range set {
-			b := p.slot(res)
-			if b == nil {
-				return false
-			}
-			*b = true
-		}
-	}
-	for m, set := range r.Assigned {
-		for _, res := range set.Minus(r.Claims[m]) {
-			if b := p.slot(res); b == nil || *b {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // CheckCoverage reports every resource of a topic some current member

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -9,8 +10,9 @@ import (
 	"testing"
 )
 
-// checkRoundReference is CheckRound as it was before its one-pass fast
-// paths (givenOnce, noHandoff): every (resource, member) pair sorted.
+// checkRoundReference is CheckRound in its plainest form, without the
+// shortcut of roundClean: each resource looked up on its own, every
+// (resource, member) pair sorted.
 func checkRoundReference(r Round) []Violation {
 	var out []Violation
 	type given struct {
@@ -65,7 +67,7 @@ func checkRoundReference(r Round) []Violation {
 	return out
 }
 
-// checkHandoffReference is checkHandoff without its fast path.
+// checkHandoffReference is checkHandoff in its plainest form.
 func checkHandoffReference(r Round) []Violation {
 	var out []Violation
 	type claim struct {
@@ -111,7 +113,10 @@ func checkHandoffReference(r Round) []Violation {
 // TestCheckRoundFastPaths: CheckRound reports exactly what the sorting
 // reference does, on random rounds with resources given twice, handed
 // over while claimed, claimed or given outside the universe, connectors,
-// and with no universe at all.
+// members the round does not know, subscriptions that leave a topic out
+// or are not sorted, claims of members the round gives nothing, sets
+// that are not sorted, and with no universe at all. Some rounds must be
+// clean (roundClean settles them alone) and some not.
 func TestCheckRoundFastPaths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	topics := Topics{"a": 4, "b": 3}.AddConnector("c", 2)
@@ -125,25 +130,52 @@ func TestCheckRoundFastPaths(t *testing.T) {
 		var rs []Resource
 		for range n {
 			r := pool[rng.IntN(len(pool))]
-			if !exotic && (r.Topic == "z" || r.Partition >= 4 || r.Topic == "c") {
+			if !exotic && (r.Topic == "z" || r.Partition >= 4 || r.Topic == "c" || r.Topic == "") {
 				continue
 			}
 			rs = append(rs, r)
 		}
 		return NewSet(rs...)
 	}
-	violations := 0
-	for i := range 20000 {
+	subscriptions := [][]string{{"a", "b", "c"}, {"a", "b", "c"}, {"c", "b", "a"}, {"a", "c"}, {"c", "a"}, {"b"}, {"", "a", "b"}}
+	// A universe with a topic of no name, which no set may hold (Validate).
+	nameless := maps.Clone(topics)
+	nameless[""] = 2
+	pool = append(pool, TP("", 0))
+	violations, clean, unsettled := 0, 0, 0
+	for i := range 40000 {
 		exotic := i%5 == 0
 		r := Round{Topics: topics, Subscriptions: map[MemberID][]string{}, Claims: map[MemberID]Set{}, Assigned: Assignment{}, Cooperative: i%2 == 0}
-		if i%7 == 0 {
+		switch {
+		case i%7 == 0:
 			r.Topics = nil
+		case i%17 == 0:
+			r.Topics = nameless
 		}
 		for m := range 1 + rng.IntN(4) {
 			id := MemberID(fmt.Sprintf("m%d", m))
-			r.Subscriptions[id] = []string{"a", "b", "c"}
+			if i%11 != 0 || m > 0 {
+				r.Subscriptions[id] = subscriptions[0]
+				if i%3 == 0 {
+					r.Subscriptions[id] = subscriptions[rng.IntN(len(subscriptions))]
+				}
+			}
 			r.Claims[id] = randSet(rng.IntN(4), exotic)
 			r.Assigned[id] = randSet(rng.IntN(4), exotic)
+			if i%13 == 0 && len(r.Assigned[id]) > 1 {
+				// Not a set: its resources out of order.
+				r.Assigned[id] = slices.Clone(r.Assigned[id])
+				slices.Reverse(r.Assigned[id])
+			}
+		}
+		if i%4 == 0 {
+			// A claimant the round gives nothing.
+			r.Claims["z"] = randSet(rng.IntN(3), exotic)
+		}
+		if roundClean(r) {
+			clean++
+		} else {
+			unsettled++
 		}
 		got, want := CheckRound(r), checkRoundReference(r)
 		violations += len(want)
@@ -151,7 +183,45 @@ func TestCheckRoundFastPaths(t *testing.T) {
 			t.Fatalf("round %d %+v:\n got %v\nwant %v", i, r, got, want)
 		}
 	}
-	if violations == 0 {
-		t.Fatal("no round broke a law: the test checks nothing")
+	if violations == 0 || clean == 0 || unsettled == 0 {
+		t.Fatalf("%d violations, %d clean rounds, %d rounds left to the exact checks: the test checks too little", violations, clean, unsettled)
+	}
+}
+
+// TestRoundCleanSettles: roundClean settles clean rounds by itself, the
+// ones a leader leads in every rebalance of a real group, rather than
+// leaving them to CheckRound's exact passes (which would find them clean
+// too, but slower): a partition nobody claimed given out, a subscription
+// not sorted, an eager round whose claims it ignores, a claimant the
+// round gives nothing, a partition two members claim given to one of
+// them.
+func TestRoundCleanSettles(t *testing.T) {
+	topics := Topics{"a": 4, "b": 2}
+	subs := map[MemberID][]string{"m1": {"a", "b"}, "m2": {"b", "a"}}
+	for _, c := range []struct {
+		name string
+		r    Round
+	}{
+		{"unclaimed partition given", Round{Topics: topics, Subscriptions: subs, Cooperative: true,
+			Claims:   map[MemberID]Set{"m1": NewSet(TP("a", 0))},
+			Assigned: Assignment{"m1": NewSet(TP("a", 0), TP("a", 1)), "m2": NewSet(TP("b", 0))}}},
+		{"subscription not sorted", Round{Topics: topics, Subscriptions: subs,
+			Assigned: Assignment{"m2": NewSet(TP("a", 0), TP("b", 1))}}},
+		{"eager round ignores claims", Round{Topics: topics, Subscriptions: subs,
+			Claims:   map[MemberID]Set{"m1": NewSet(TP("a", 0)), "m2": NewSet(TP("a", 0))},
+			Assigned: Assignment{"m2": NewSet(TP("a", 0))}}},
+		{"claimant given nothing", Round{Topics: topics, Subscriptions: subs, Cooperative: true,
+			Claims:   map[MemberID]Set{"gone": NewSet(TP("a", 3))},
+			Assigned: Assignment{"m1": NewSet(TP("a", 0))}}},
+		{"claimed twice, given to the last claimant", Round{Topics: topics, Subscriptions: subs, Cooperative: true,
+			Claims:   map[MemberID]Set{"m1": NewSet(TP("a", 0)), "m2": NewSet(TP("a", 0))},
+			Assigned: Assignment{"m1": nil, "m2": NewSet(TP("a", 0))}}},
+	} {
+		if vs := checkRoundReference(c.r); len(vs) > 0 {
+			t.Fatalf("%s: the round is not clean: %v", c.name, vs)
+		}
+		if !roundClean(c.r) {
+			t.Errorf("%s: roundClean leaves a clean round to the exact checks", c.name)
+		}
 	}
 }
