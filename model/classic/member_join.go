@@ -76,6 +76,9 @@ func (m *Member) unsubscribed(s spec.Set) spec.Set {
 // revokeUnsubscribed revokes the owned resources of topics the member no
 // longer subscribes to.
 func (m *Member) revokeUnsubscribed(out *Output) {
+	if m.onlySubscribed(m.owned) {
+		return
+	}
 	dropped := m.unsubscribed(m.owned)
 	if dropped.IsEmpty() {
 		return

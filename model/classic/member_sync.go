@@ -61,6 +61,10 @@ func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
 func (m *Member) synced(now Millis, md Metadata, out *Output) {
 	memo := m.codec()
 	a, err := decodeAssignment(md, &memo.assigned)
+	subscribed := err == nil && a.Error == spec.None && m.onlySubscribed(a.Assigned)
+	if subscribed {
+		memo.subscribed, memo.subscribedTo = a.Assigned, m.topics
+	}
 	m.remember(memo)
 	if err != nil {
 		m.fail(fmt.Sprintf("SyncGroup: %v", err), out)
@@ -69,7 +73,7 @@ func (m *Member) synced(now Millis, md Metadata, out *Output) {
 	m.cancel(RequestTimer, out)
 	m.become(Stable)
 	if a.Error == spec.None {
-		if foreign := m.unsubscribed(a.Assigned); !foreign.IsEmpty() {
+		if !subscribed {
 			// Kafka's ConsumerCoordinator.onJoinComplete: an assignment that
 			// does not match the current subscription was computed for an
 			// older one (the subscription changed after the member joined,

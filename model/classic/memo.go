@@ -176,17 +176,38 @@ func sameSlice[E any](a, b []E) bool {
 // topics and owned sets read from the members' subscriptions and the
 // assigned sets printed into their assignments in the last round it led,
 // sorted by member id.
+//
+// It also remembers the last assignment the member found to hold only
+// topics it subscribes to (subscribed, with subscribedTo the subscription
+// slice it had then): the member owns that set until its next sync, and
+// its next join asks the same question of it again (revokeUnsubscribed).
 type codecMemo struct {
-	owned    printedSet
-	assigned parsedSet
-	claims   []memberMemo[subscriptionMemo]
-	assigns  []memberMemo[printedSet]
+	owned        printedSet
+	assigned     parsedSet
+	claims       []memberMemo[subscriptionMemo]
+	assigns      []memberMemo[printedSet]
+	subscribed   spec.Set
+	subscribedTo []string
 }
 
 // same reports whether c and d hold the same memos (the leader's lists
 // compared as slices: renewed keeps a list that did not change).
 func (c *codecMemo) same(d *codecMemo) bool {
-	return c.owned.same(d.owned) && c.assigned.same(d.assigned) && sameSlice(c.claims, d.claims) && sameSlice(c.assigns, d.assigns)
+	return c.owned.same(d.owned) && c.assigned.same(d.assigned) && sameSlice(c.claims, d.claims) && sameSlice(c.assigns, d.assigns) &&
+		sameSlice(c.subscribed, d.subscribed) && sameSlice(c.subscribedTo, d.subscribedTo)
+}
+
+// onlySubscribed reports whether s holds only resources of topics the
+// member subscribes to (m.unsubscribed(s) is empty), without walking s
+// when it is the set the memo last found so under the member's current
+// subscription: sets and subscriptions are replaced whole, never changed
+// in place, and the memo keeps both alive, so the same slices hold the
+// same values.
+func (m *Member) onlySubscribed(s spec.Set) bool {
+	if m.memo != nil && sameSlice(m.memo.subscribed, s) && sameSlice(m.memo.subscribedTo, m.topics) {
+		return true
+	}
+	return m.unsubscribed(s).IsEmpty()
 }
 
 // codec returns a copy of the member's memo, for the caller to update and
