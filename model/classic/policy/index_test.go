@@ -9,8 +9,9 @@ import (
 )
 
 // TestSubscribedTopics: the union of the subscriptions, sorted and
-// distinct; the one subscription itself, not a copy, when every member
-// shares it; nil for no members.
+// distinct; the first subscription itself, not a copy, when every member
+// subscribes to the same topics, in one slice or in equal ones; nil for
+// no members.
 func TestSubscribedTopics(t *testing.T) {
 	shared := []string{"a", "c"}
 	if got := subscribedTopics([][]string{shared, shared, shared}); !slices.Equal(got, shared) || &got[0] != &shared[0] {
@@ -19,9 +20,13 @@ func TestSubscribedTopics(t *testing.T) {
 	if got, want := subscribedTopics([][]string{{"b", "c"}, shared, shared, {"a"}}), []string{"a", "b", "c"}; !slices.Equal(got, want) {
 		t.Errorf("several subscriptions: got %v, want %v", got, want)
 	}
-	// Equal but not shared subscriptions are read like different ones.
-	if got, want := subscribedTopics([][]string{{"a", "c"}, {"a", "c"}}), shared; !slices.Equal(got, want) {
-		t.Errorf("equal subscriptions: got %v, want %v", got, want)
+	// Equal subscriptions in slices of their own: the first is the union.
+	equal := [][]string{{"a", "c"}, {"a", "c"}, {"a", "c"}}
+	if got := subscribedTopics(equal); !slices.Equal(got, shared) || &got[0] != &equal[0][0] {
+		t.Errorf("equal subscriptions: got %v, want the first subscription itself, not a copy", got)
+	}
+	if got, want := subscribedTopics([][]string{{"a", "c"}, {"a", "c"}, {"b"}, {"b"}, {"a", "c"}}), []string{"a", "b", "c"}; !slices.Equal(got, want) {
+		t.Errorf("equal subscriptions, then others: got %v, want %v", got, want)
 	}
 	if got := subscribedTopics(nil); got != nil {
 		t.Errorf("no members: got %v, want nil", got)
