@@ -254,3 +254,103 @@ func TestSyncRemembersSubscribed(t *testing.T) {
 			"set request@35000\n"+
 			"callback revoked {u-1} gen=1\n")
 }
+
+// TestMemoRenewal: a leader's list of memos is kept as it is when a round
+// holds the same memos of the same members, and copied otherwise; a memo
+// is the same as another only with the same text, the same slice and the
+// same success; a member installs a new memo only when it changed.
+func TestMemoRenewal(t *testing.T) {
+	s := set(t, "{a-0 a-1}")
+	printed := printedSet{set: s, text: "{a-0 a-1}", ok: true}
+	parsed := parsedSet{text: "{a-0 a-1}", set: s, ok: true}
+	topics := parsedTopics{text: "[a]", topics: []string{"a"}, ok: true}
+	for name, c := range map[string]struct {
+		same, want bool
+	}{
+		"printed itself":       {printed.same(printed), true},
+		"printed other text":   {printed.same(printedSet{set: s, text: "{a-0,a-1}", ok: true}), false},
+		"printed equal set":    {printed.same(printedSet{set: slices.Clone(s), text: printed.text, ok: true}), false},
+		"printed not ok":       {printed.same(printedSet{set: s, text: printed.text}), false},
+		"parsed itself":        {parsed.same(parsed), true},
+		"parsed other text":    {parsed.same(parsedSet{text: "{a-1}", set: s, ok: true}), false},
+		"parsed equal set":     {parsed.same(parsedSet{text: parsed.text, set: slices.Clone(s), ok: true}), false},
+		"parsed not ok":        {parsed.same(parsedSet{text: parsed.text, set: s}), false},
+		"topics itself":        {topics.same(topics), true},
+		"topics other text":    {topics.same(parsedTopics{text: "[b]", topics: topics.topics, ok: true}), false},
+		"topics equal slice":   {topics.same(parsedTopics{text: topics.text, topics: []string{"a"}, ok: true}), false},
+		"topics not ok":        {topics.same(parsedTopics{text: topics.text, topics: topics.topics}), false},
+		"subscription itself":  {subscriptionMemo{topics, parsed}.same(subscriptionMemo{topics, parsed}), true},
+		"subscription topics":  {subscriptionMemo{topics, parsed}.same(subscriptionMemo{parsedTopics{}, parsed}), false},
+		"subscription owned":   {subscriptionMemo{topics, parsed}.same(subscriptionMemo{topics, parsedSet{}}), false},
+		"empty slices":         {sameSlice([]int{}, nil), true},
+		"different lengths":    {sameSlice(s, s[:1]), false},
+		"same array, same len": {sameSlice(s[:1], s[:1:1]), true},
+	} {
+		if c.same != c.want {
+			t.Errorf("%s: same = %t, want %t", name, c.same, c.want)
+		}
+	}
+
+	old := []memberMemo[printedSet]{{"A", printed}, {"B", printed}}
+	if got := renewed(old, slices.Clone(old), printedSet.same); &got[0] != &old[0] {
+		t.Error("renewed copied a list that holds the same memos")
+	}
+	for name, fresh := range map[string][]memberMemo[printedSet]{
+		"a memo changed":   {{"A", printed}, {"B", printedSet{}}},
+		"a member renamed": {{"A", printed}, {"C", printed}},
+		"a member more":    {{"A", printed}, {"B", printed}, {"C", printed}},
+		"a member less":    {{"A", printed}},
+	} {
+		got := renewed(old, fresh, printedSet.same)
+		if !reflect.DeepEqual(got, fresh) || &got[0] == &fresh[0] || &got[0] == &old[0] {
+			t.Errorf("%s: renewed gave %v, want a copy of %v", name, got, fresh)
+		}
+	}
+	if got := memoOf(old, "B"); !got.same(printed) {
+		t.Errorf("memoOf(B) = %v, want %v", got, printed)
+	}
+	if got := memoOf(old, "C"); got.ok {
+		t.Errorf("memoOf(C) = %v, want none", got)
+	}
+
+	m := &Member{}
+	m.remember(codecMemo{})
+	if m.memo != nil {
+		t.Error("remembering nothing installed a memo")
+	}
+	m.remember(codecMemo{owned: printed, assigns: old})
+	installed := m.memo
+	if installed == nil || !installed.owned.same(printed) {
+		t.Fatal("a changed memo was not installed")
+	}
+	m.remember(m.codec())
+	if m.memo != installed {
+		t.Error("an unchanged memo was installed again")
+	}
+	m.remember(codecMemo{owned: printed, assigns: slices.Clone(old)})
+	if m.memo == installed {
+		t.Error("a memo with a new list of assignments was not installed")
+	}
+	m.remember(codecMemo{owned: printed, assigns: old, assigned: parsed})
+	if !m.memo.assigned.same(parsed) {
+		t.Error("a memo with a new assigned set was not installed")
+	}
+	claims := []memberMemo[subscriptionMemo]{{"A", subscriptionMemo{topics, parsed}}}
+	m.remember(codecMemo{owned: printed, assigns: old, assigned: parsed, claims: claims})
+	if len(m.memo.claims) != 1 {
+		t.Error("a memo with a new list of claims was not installed")
+	}
+	m.remember(codecMemo{owned: printedSet{}, assigns: old, assigned: parsed, claims: claims})
+	if m.memo.owned.ok {
+		t.Error("a memo with a new owned set was not installed")
+	}
+	topicsNow := []string{"a"}
+	m.remember(codecMemo{assigns: old, assigned: parsed, claims: claims, subscribed: s, subscribedTo: topicsNow})
+	if !sameSlice(m.memo.subscribed, s) || !sameSlice(m.memo.subscribedTo, topicsNow) {
+		t.Error("a memo with a new subscribed set was not installed")
+	}
+	m.remember(codecMemo{assigns: old, assigned: parsed, claims: claims, subscribed: s, subscribedTo: slices.Clone(topicsNow)})
+	if sameSlice(m.memo.subscribedTo, topicsNow) {
+		t.Error("a memo under a new subscription slice was not installed")
+	}
+}
