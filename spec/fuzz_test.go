@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 	"testing"
@@ -62,6 +63,60 @@ func FuzzParseSet(f *testing.F) {
 		}
 		if !slices.Equal(again, set) {
 			t.Fatalf("%q parsed as %#v; its String %q parses as %#v", s, set, set.String(), again)
+		}
+	})
+}
+
+// FuzzCheckRound: CheckRound, with roundClean's shortcut, reports exactly
+// what the plain reference reports, on rounds the fuzzer draws from its
+// bytes: up to four members (a missing or unsorted subscription, claims
+// and assignment as drawn, so possibly unsorted, duplicated or outside
+// the universe), a claimant the round gives nothing, cooperative or not,
+// and a universe with a connector, none, or one with a nameless topic.
+func FuzzCheckRound(f *testing.F) {
+	f.Add([]byte{0})
+	f.Add([]byte{1, 3, 0, 2, 1, 2, 2, 3, 4, 1, 1, 9})
+	f.Add([]byte{5, 2, 1, 3, 0, 1, 2, 4, 5, 6, 0, 3, 3, 7, 8, 9, 2, 1, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		next := func() int {
+			if len(data) == 0 {
+				return 0
+			}
+			b := data[0]
+			data = data[1:]
+			return int(b)
+		}
+		universes := []Topics{Topics{"a": 4, "b": 3}.AddConnector("c", 2), nil, {"a": 4, "": 1}}
+		pool := []Resource{TP("a", 0), TP("a", 1), TP("a", 2), TP("a", 3), TP("b", 0), TP("b", 1), TP("b", 2),
+			Connector("c"), Task("c", 0), Task("c", 1), TP("a", 9), TP("z", 0), TP("", 0), {Topic: "a", Partition: -2}}
+		subscriptions := [][]string{{"a", "b", "c"}, {"b", "a"}, {"a"}, {"", "a"}, nil}
+		drawSet := func() Set {
+			rs := make(Set, next()%6)
+			for i := range rs {
+				rs[i] = pool[next()%len(pool)]
+			}
+			if next()%3 > 0 {
+				return NewSet(rs...)
+			}
+			return rs // as drawn: maybe not a set
+		}
+		flags := next()
+		r := Round{Topics: universes[flags%3], Cooperative: flags&4 != 0,
+			Subscriptions: map[MemberID][]string{}, Claims: map[MemberID]Set{}, Assigned: Assignment{}}
+		for m := range 1 + next()%4 {
+			id := MemberID("m" + strconv.Itoa(m))
+			if s := next() % (len(subscriptions) + 1); s < len(subscriptions) {
+				r.Subscriptions[id] = subscriptions[s]
+			}
+			r.Claims[id] = drawSet()
+			r.Assigned[id] = drawSet()
+		}
+		if flags&8 != 0 {
+			r.Claims["gone"] = drawSet()
+		}
+		got, want := CheckRound(r), checkRoundReference(r)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %+v:\n got %v\nwant %v", r, got, want)
 		}
 	})
 }
