@@ -76,7 +76,7 @@ func (m *Member) unsubscribed(s spec.Set) spec.Set {
 // revokeUnsubscribed revokes the owned resources of topics the member no
 // longer subscribes to.
 func (m *Member) revokeUnsubscribed(out *Output) {
-	if m.onlySubscribed(m.owned) {
+	if m.rememberedSubscribed(m.owned) {
 		return
 	}
 	dropped := m.unsubscribed(m.owned)

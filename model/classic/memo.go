@@ -199,15 +199,17 @@ func (c *codecMemo) same(d *codecMemo) bool {
 
 // onlySubscribed reports whether s holds only resources of topics the
 // member subscribes to (m.unsubscribed(s) is empty), without walking s
-// when it is the set the memo last found so under the member's current
-// subscription: sets and subscriptions are replaced whole, never changed
-// in place, and the memo keeps both alive, so the same slices hold the
-// same values.
+// when the memo remembers it so (rememberedSubscribed).
 func (m *Member) onlySubscribed(s spec.Set) bool {
-	if m.memo != nil && sameSlice(m.memo.subscribed, s) && sameSlice(m.memo.subscribedTo, m.topics) {
-		return true
-	}
-	return m.unsubscribed(s).IsEmpty()
+	return m.rememberedSubscribed(s) || m.unsubscribed(s).IsEmpty()
+}
+
+// rememberedSubscribed reports whether s is the set the memo last found to
+// hold only subscribed topics, under the member's current subscription:
+// sets and subscriptions are replaced whole, never changed in place, and
+// the memo keeps both alive, so the same slices hold the same values.
+func (m *Member) rememberedSubscribed(s spec.Set) bool {
+	return m.memo != nil && sameSlice(m.memo.subscribed, s) && sameSlice(m.memo.subscribedTo, m.topics)
 }
 
 // codec returns a copy of the member's memo, for the caller to update and
