@@ -10,7 +10,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -95,7 +94,7 @@ func stableClassic(tb testing.TB, n int) (*ClassicGroup, []spec.MemberID, spec.G
 // partitions and heartbeats until every member is reconciled.
 func stableNextGen(tb testing.TB, n int) (*NextGenGroup, []spec.MemberID, []spec.Epoch) {
 	ctx := context.Background()
-	g, err := NewNextGenGroup(NextGenConfig{Coordinator: coordinator.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"t": int32(2 * n)}, SessionTimeout: 60000, HeartbeatInterval: 5000}})
+	g, err := NewNextGenGroup(NextGenConfig{Coordinator: nextgen.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"t": int32(2 * n)}, SessionTimeout: 60000, HeartbeatInterval: 5000}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -112,9 +111,9 @@ func stableNextGen(tb testing.TB, n int) (*NextGenGroup, []spec.MemberID, []spec
 		epochs[i], owned[i] = r.MemberEpoch, r.Assignment
 	}
 	for round := 0; ; round++ {
-		var st coordinator.GroupState
-		g.Inspect(ctx, func(c *coordinator.Coordinator) { st = c.State() })
-		if st == coordinator.Stable {
+		var st nextgen.GroupState
+		g.Inspect(ctx, func(c *nextgen.Coordinator) { st = c.State() })
+		if st == nextgen.Stable {
 			return g, ids, epochs
 		}
 		if round > 20 {

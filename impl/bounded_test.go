@@ -7,7 +7,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -36,7 +35,7 @@ func TestBoundedAssignor(t *testing.T) {
 		t.Fatalf("Assign = %v, want ErrAssignorTimeout", err)
 	}
 
-	c, err := coordinator.NewCoordinator(coordinator.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"t": 2}, ServerAssignors: []assign.Assignor{b}})
+	c, err := nextgen.NewCoordinator(nextgen.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"t": 2}, ServerAssignors: []assign.Assignor{b}})
 	if err != nil {
 		t.Fatal(err)
 	}

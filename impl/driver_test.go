@@ -13,7 +13,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -212,7 +211,7 @@ func TestNextGenGroup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		obs := &membershipLog{origin: time.Now()}
-		g, err := NewNextGenGroup(NextGenConfig{Coordinator: coordinator.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"t": 2}, SessionTimeout: 6000, HeartbeatInterval: 1000}, Observer: obs})
+		g, err := NewNextGenGroup(NextGenConfig{Coordinator: nextgen.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"t": 2}, SessionTimeout: 6000, HeartbeatInterval: 1000}, Observer: obs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +275,7 @@ func TestNextGenGroup(t *testing.T) {
 		// A goes silent: fenced after its 6 s session.
 		time.Sleep(5 * time.Second)
 		var members []spec.MemberID
-		g.Inspect(ctx, func(c *coordinator.Coordinator) { members = c.Members() })
+		g.Inspect(ctx, func(c *nextgen.Coordinator) { members = c.Members() })
 		if len(members) != 0 {
 			t.Fatalf("members after the session expired: %v", members)
 		}

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -16,7 +15,7 @@ import (
 type NextGenConfig struct {
 	// Coordinator configures the pure KIP-848 coordinator (GroupID is
 	// required; Topics is the initial metadata image).
-	Coordinator coordinator.CoordinatorConfig
+	Coordinator nextgen.CoordinatorConfig
 	// Clock is the driver's time; nil means SystemClock.
 	Clock Clock
 	// Observer, when set, is told every membership change.
@@ -26,7 +25,7 @@ type NextGenConfig struct {
 }
 
 // NextGenGroup runs one consumer group's KIP-848 coordinator
-// (model/nextgen/coordinator) on a goroutine of its own, as ClassicGroup
+// (nextgen.Coordinator) on a goroutine of its own, as ClassicGroup
 // does for the classic protocol. Every method is safe for concurrent use.
 type NextGenGroup struct {
 	group string
@@ -38,14 +37,14 @@ type NextGenGroup struct {
 // on the loop's goroutine.
 type nextgenNode struct {
 	nodeBase
-	core *coordinator.Coordinator
+	core *nextgen.Coordinator
 }
 
 // NewNextGenGroup starts the driver of a group that does not exist yet
 // (the first accepted join creates it). It returns the coordinator's error
 // for a nonsensical configuration.
 func NewNextGenGroup(cfg NextGenConfig) (*NextGenGroup, error) {
-	core, err := coordinator.NewCoordinator(cfg.Coordinator)
+	core, err := nextgen.NewCoordinator(cfg.Coordinator)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +179,7 @@ func (g *NextGenGroup) UpdateMetadata(ctx context.Context, topics spec.Topics) e
 // Inspect runs f on the driver's goroutine with the coordinator, for
 // describing the group and for tests (f must not keep the pointer or step
 // it).
-func (g *NextGenGroup) Inspect(ctx context.Context, f func(*coordinator.Coordinator)) error {
+func (g *NextGenGroup) Inspect(ctx context.Context, f func(*nextgen.Coordinator)) error {
 	return g.loop.do(ctx, func() { f(g.node.core) })
 }
 

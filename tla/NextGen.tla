@@ -2,8 +2,8 @@
 (***************************************************************************)
 (* The next-gen consumer group protocol (KIP-848) at the level of the Go   *)
 (* closed world model/nextgen/world, as `rebalance check --protocol        *)
-(* nextgen` explores it: one group coordinator                             *)
-(* (model/nextgen/coordinator), dynamic members (model/nextgen, member*.go)*)
+(* nextgen` explores it: one group coordinator (model/nextgen,             *)
+(* coordinator*.go), dynamic members (model/nextgen, member*.go)           *)
 (* that subscribe to every topic, the network (FIFO per member connection  *)
 (* for requests, any order for responses), the timers (fired in deadline   *)
 (* order, only when the network and the applications are idle: the         *)
@@ -262,7 +262,7 @@ UniformAssign(idset, prev) ==
     IN FillFree(ids, 1, minQ, kept.acc, kept.extras)
 
 (***************************************************************************)
-(* Coordinator (model/nextgen/coordinator, reconcile, validate).           *)
+(* Coordinator (model/nextgen coordinator*.go, reconcile, validate).       *)
 (***************************************************************************)
 \* Coordinator.partitionOwned (coordinator_heartbeat.go): a partition some
 \* member of the group holds, assigned or pending revocation (the owners

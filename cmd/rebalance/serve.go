@@ -18,7 +18,6 @@ import (
 	"github.com/rebalance-ref/rebalance/impl/kafkaserver"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -125,7 +124,7 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	}
 	cfg := kafkaserver.Config{
 		Classic: classic.CoordinatorConfig{MinSessionTimeout: classic.Millis(o.minSession.Milliseconds()), Faults: cfaults},
-		NextGen: coordinator.CoordinatorConfig{
+		NextGen: nextgen.CoordinatorConfig{
 			SessionTimeout:    coordinatorMillis(o.consumerSession),
 			HeartbeatInterval: coordinatorMillis(o.consumerHeartbeat),
 			Faults:            nfaults,

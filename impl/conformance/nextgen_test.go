@@ -13,7 +13,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/impl/kwire"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -48,7 +47,7 @@ type ngRun struct {
 	ctx   context.Context
 	f     *fake
 	group string
-	core  *coordinator.Coordinator
+	core  *nextgen.Coordinator
 	ids   kwire.TopicIDMap
 	topic spec.Topics
 	start time.Time
@@ -82,7 +81,7 @@ func newNGRun(ctx context.Context, t harnessT, f *fake, group string, faults nex
 	if err != nil {
 		t.Fatal(err)
 	}
-	core, err := coordinator.NewCoordinator(coordinator.CoordinatorConfig{
+	core, err := nextgen.NewCoordinator(nextgen.CoordinatorConfig{
 		GroupID: group, SessionTimeout: 30000, HeartbeatInterval: 5000, Topics: topics, Faults: faults,
 	})
 	if err != nil {

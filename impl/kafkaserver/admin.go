@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rebalance-ref/rebalance/impl/kwire"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -72,23 +72,23 @@ func listing(ctx context.Context, g *group) (groupListing, bool, error) {
 		d, err := cg.Describe(ctx)
 		return groupListing{id: g.id, protocolType: d.ProtocolType, state: d.State.String(), typ: "classic"}, true, err
 	case ng != nil:
-		var st coordinator.GroupState
-		err := ng.Inspect(ctx, func(c *coordinator.Coordinator) { st = c.State() })
+		var st nextgen.GroupState
+		err := ng.Inspect(ctx, func(c *nextgen.Coordinator) { st = c.State() })
 		return groupListing{id: g.id, protocolType: "consumer", state: consumerStateName(st), typ: "consumer"}, true, err
 	}
 	return groupListing{}, false, nil
 }
 
 // consumerStateName is Kafka's ConsumerGroupState.toString.
-func consumerStateName(st coordinator.GroupState) string {
+func consumerStateName(st nextgen.GroupState) string {
 	switch st {
-	case coordinator.Empty:
+	case nextgen.Empty:
 		return "Empty"
-	case coordinator.Assigning:
+	case nextgen.Assigning:
 		return "Assigning"
-	case coordinator.Reconciling:
+	case nextgen.Reconciling:
 		return "Reconciling"
-	case coordinator.Stable:
+	case nextgen.Stable:
 		return "Stable"
 	}
 	return "Dead"

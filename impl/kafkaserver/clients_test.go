@@ -16,7 +16,7 @@ import (
 	"github.com/rebalance-ref/rebalance/checker/ownership"
 	"github.com/rebalance-ref/rebalance/impl/kgotest"
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -130,9 +130,9 @@ func (g *clientGroup) converged(ctx context.Context) (bool, string) {
 		return true, ""
 	}
 	if n := g.e.server.NextGen("g"); n != nil {
-		var st coordinator.GroupState
+		var st nextgen.GroupState
 		var members int
-		n.Inspect(ctx, func(c *coordinator.Coordinator) {
+		n.Inspect(ctx, func(c *nextgen.Coordinator) {
 			st = c.State()
 			for _, id := range c.Members() {
 				if c.IsMember(id) {
@@ -140,7 +140,7 @@ func (g *clientGroup) converged(ctx context.Context) (bool, string) {
 				}
 			}
 		})
-		if st != coordinator.Stable || members != want {
+		if st != nextgen.Stable || members != want {
 			return false, fmt.Sprintf("consumer group %s with %d members, want STABLE with %d", st, members, want)
 		}
 		return true, ""
@@ -314,7 +314,7 @@ func TestRealClientsInstalled(t *testing.T) {
 func TestBrokenCoordinatorCaught(t *testing.T) {
 	rec := kgotest.NewRecorder("g", clientTopics).ObservesCoordinator()
 	dir := t.TempDir()
-	e := newEnvTopics(t, viaFront, envConfig{observer: rec, nextgen: coordinator.CoordinatorConfig{Faults: nextgenAssignBeforeRelease}}, clientTopics)
+	e := newEnvTopics(t, viaFront, envConfig{observer: rec, nextgen: nextgen.CoordinatorConfig{Faults: nextgenAssignBeforeRelease}}, clientTopics)
 	g := &clientGroup{t: t, topics: clientTopics, e: e, rec: rec, protocol: kgotest.NextGen, members: map[string]*kgotest.Member{}, static: map[string]string{}}
 	g.start("m0", "")
 	g.waitConverged("m0 joins")
@@ -355,7 +355,7 @@ func TestKgoStaticLeave(t *testing.T) {
 	var id spec.MemberID
 	var epoch spec.Epoch
 	n := g.e.server.NextGen("g")
-	n.Inspect(t.Context(), func(c *coordinator.Coordinator) {
+	n.Inspect(t.Context(), func(c *nextgen.Coordinator) {
 		for _, m := range c.Members() {
 			if s, _ := c.Member(m); s.InstanceID == "static-a" {
 				id, epoch = m, s.Epoch
@@ -363,9 +363,9 @@ func TestKgoStaticLeave(t *testing.T) {
 		}
 	})
 	g.leave("a")
-	var after coordinator.MemberSnapshot
+	var after nextgen.CoordinatorMemberSnapshot
 	var found bool
-	n.Inspect(t.Context(), func(c *coordinator.Coordinator) { after, found = c.Member(id) })
+	n.Inspect(t.Context(), func(c *nextgen.Coordinator) { after, found = c.Member(id) })
 	if !found || after.Epoch != epoch {
 		t.Fatalf("after kgo's static leave the member is %+v (found %t), want it still at epoch %d: kgo now leaves with its instance id", after, found, epoch)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/impl"
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -93,7 +93,7 @@ func states(t *testing.T, s *Server) map[string]string {
 			})
 		}
 		if n := s.NextGen(id); n != nil {
-			n.Inspect(context.Background(), func(c *coordinator.Coordinator) {
+			n.Inspect(context.Background(), func(c *nextgen.Coordinator) {
 				if err := c.CheckInvariants(); err != nil {
 					t.Fatal(err)
 				}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/impl/kwire"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -125,7 +124,7 @@ func (s *Server) consumerGroupDescribe(ctx context.Context, r *kmsg.ConsumerGrou
 			switch {
 			case g.nextgen != nil:
 				clients := maps.Clone(g.clients)
-				err = g.nextgen.Inspect(ctx, func(c *coordinator.Coordinator) {
+				err = g.nextgen.Inspect(ctx, func(c *nextgen.Coordinator) {
 					desc = kwire.DescribeConsumerGroup(c, id, clients)
 				})
 			case g.classic != nil:

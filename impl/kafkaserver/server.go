@@ -23,7 +23,7 @@ import (
 	"github.com/rebalance-ref/rebalance/impl"
 	"github.com/rebalance-ref/rebalance/impl/kwire"
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -38,7 +38,7 @@ type Config struct {
 	Classic classic.CoordinatorConfig
 	// NextGen is the configuration every consumer group's coordinator
 	// starts from; GroupID and Topics are set per group.
-	NextGen coordinator.CoordinatorConfig
+	NextGen nextgen.CoordinatorConfig
 	// Topics is where topic ids and partition counts come from. Required.
 	Topics TopicSource
 	// Clock is the drivers' time; nil means impl.SystemClock.
@@ -102,7 +102,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	probeN := cfg.NextGen
 	probeN.GroupID = "probe"
-	if _, err := coordinator.NewCoordinator(probeN); err != nil {
+	if _, err := nextgen.NewCoordinator(probeN); err != nil {
 		return nil, err
 	}
 	return &Server{cfg: cfg, topics: newTopicCache(cfg.Topics), groups: map[string]*group{}}, nil
@@ -296,7 +296,7 @@ func classicEmpty(ctx context.Context, c *impl.ClassicGroup) (bool, error) {
 // members parked at -2 count).
 func nextgenEmpty(ctx context.Context, n *impl.NextGenGroup) (bool, error) {
 	empty := false
-	err := n.Inspect(ctx, func(c *coordinator.Coordinator) { empty = len(c.Members()) == 0 })
+	err := n.Inspect(ctx, func(c *nextgen.Coordinator) { empty = len(c.Members()) == 0 })
 	return empty, err
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -197,7 +197,7 @@ func TestServerRouting(t *testing.T) {
 func TestNewServerRefuses(t *testing.T) {
 	for _, cfg := range []Config{
 		{},
-		{Topics: &tableTopics{}, NextGen: coordinator.CoordinatorConfig{SessionTimeout: 1000, HeartbeatInterval: 2000}},
+		{Topics: &tableTopics{}, NextGen: nextgen.CoordinatorConfig{SessionTimeout: 1000, HeartbeatInterval: 2000}},
 		{Topics: &tableTopics{}, MemberIDPrefix: "a-b"},
 	} {
 		if _, err := NewServer(cfg); err == nil {

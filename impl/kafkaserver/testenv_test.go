@@ -12,7 +12,6 @@ import (
 	"github.com/rebalance-ref/rebalance/impl"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -45,7 +44,7 @@ func (e endpoint) String() string {
 // allowed and the next-gen coordinator heartbeats every 200 ms.
 type envConfig struct {
 	observer impl.Observer
-	nextgen  coordinator.CoordinatorConfig
+	nextgen  nextgen.CoordinatorConfig
 }
 
 // newEnvTopics starts kfake with topics (name: partitions) and the

@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rebalance-ref/rebalance/impl/kgotest"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -42,15 +42,15 @@ func TestNextGenZombieCommitIsRejected(t *testing.T) {
 		if g == nil {
 			return nil, fmt.Errorf("no group ng yet")
 		}
-		var state coordinator.GroupState
-		err := g.Inspect(ctx, func(c *coordinator.Coordinator) {
+		var state nextgen.GroupState
+		err := g.Inspect(ctx, func(c *nextgen.Coordinator) {
 			state = c.State()
 			for _, id := range c.Members() {
 				m, _ := c.Member(id)
 				out[id] = m.Epoch
 			}
 		})
-		if err == nil && (state != coordinator.Stable || len(out) != want) {
+		if err == nil && (state != nextgen.Stable || len(out) != want) {
 			err = fmt.Errorf("group %s with %d members, want STABLE with %d", state, len(out), want)
 		}
 		return out, err
@@ -72,7 +72,7 @@ func TestNextGenZombieCommitIsRejected(t *testing.T) {
 	// the zombie's at liveEpoch, its own from before.
 	var taken, kept spec.Resource
 	var keptAt spec.Epoch
-	if err := e.server.NextGen("ng").Inspect(ctx, func(c *coordinator.Coordinator) {
+	if err := e.server.NextGen("ng").Inspect(ctx, func(c *nextgen.Coordinator) {
 		m, _ := c.Member(spec.MemberID(liveID))
 		for _, a := range m.AssignmentEpochs {
 			if a.Epoch == liveEpoch {

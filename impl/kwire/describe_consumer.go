@@ -6,13 +6,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
+	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // ConsumerGroupDescribe (API key 69, v0–v1) over a plain description of a
 // next-gen group (ConsumerGroupDescription), which DescribeConsumerGroup
-// fills from a *coordinator.Coordinator. GroupFound and
+// fills from a *nextgen.Coordinator. GroupFound and
 // AuthorizedOperationsNotRequested are in describe.go.
 
 // ConsumerGroupDescribe is a ConsumerGroupDescribeRequest: the group ids
@@ -254,11 +254,11 @@ func describedSet(group, member, field string, a kmsg.Assignment, ids TopicIDs) 
 
 // consumerStates maps the next-gen core's states to Kafka's names
 // (ConsumerGroup.ConsumerGroupState.toString).
-var consumerStates = map[coordinator.GroupState]string{
-	coordinator.Empty:       "Empty",
-	coordinator.Assigning:   "Assigning",
-	coordinator.Reconciling: "Reconciling",
-	coordinator.Stable:      "Stable",
+var consumerStates = map[nextgen.GroupState]string{
+	nextgen.Empty:       "Empty",
+	nextgen.Assigning:   "Assigning",
+	nextgen.Reconciling: "Reconciling",
+	nextgen.Stable:      "Stable",
 }
 
 // DescribeConsumerGroup describes c's group, named group, for
@@ -271,7 +271,7 @@ var consumerStates = map[coordinator.GroupState]string{
 // The coordinator does not record client ids and hosts: clients supplies
 // them per member (a member missing from it gets ""). A nil c, or one
 // whose group does not exist yet, is NotFound.
-func DescribeConsumerGroup(c *coordinator.Coordinator, group string, clients map[spec.MemberID]Client) ConsumerGroupDescription {
+func DescribeConsumerGroup(c *nextgen.Coordinator, group string, clients map[spec.MemberID]Client) ConsumerGroupDescription {
 	if c == nil || !c.Exists() {
 		return ConsumerGroupDescription{Group: group, Found: NotFound}
 	}

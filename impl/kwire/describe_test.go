@@ -10,7 +10,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -267,7 +266,7 @@ func TestDescribeConsumerGroup(t *testing.T) {
 	if d := DescribeConsumerGroup(nil, "g", nil); d.Found != NotFound || d.Group != "g" {
 		t.Fatalf("nil coordinator: %+v", d)
 	}
-	c, err := coordinator.NewCoordinator(coordinator.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"a": 2}})
+	c, err := nextgen.NewCoordinator(nextgen.CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"a": 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

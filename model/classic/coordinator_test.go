@@ -1,6 +1,7 @@
 package classic
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"reflect"
@@ -23,44 +24,22 @@ const (
 	coordRebalance Millis = 30000
 )
 
-// coordHarness steps one coordinator at a settable time and checks its
-// invariants after every step.
+// coordHarness steps one coordinator at a settable time (nodetest.Harness:
+// every step also checks the coordinator's invariants and its Fork against
+// a Clone, so every coordinator test checks Fork's sharing).
 type coordHarness struct {
-	t   *testing.T
-	c   *Coordinator
-	now Millis
+	*nodetest.Harness[*Coordinator, Output]
 }
 
 func newCoordHarness(t *testing.T, cfg CoordinatorConfig) *coordHarness {
-	t.Helper()
-	if cfg.GroupID == "" {
-		cfg.GroupID = "g"
-	}
-	return &coordHarness{t: t, c: nodetest.Must(NewCoordinator(cfg))}
+	cfg.GroupID = cmp.Or(cfg.GroupID, "g")
+	return &coordHarness{nodetest.NewHarness[*Coordinator, Output](t, nodetest.Must(NewCoordinator(cfg)), coordNorm)}
 }
 
-// step runs ev at h.now and returns the printed output. It steps a Fork
-// of the coordinator, which then replaces it, and checks it against the
-// reference, a Clone stepped alike: the same output, state and encoding,
-// and the coordinator forked from unchanged (every coordinator test thus
-// checks Fork's sharing).
+// step runs ev at h.Now and returns the printed output.
 func (h *coordHarness) step(ev node.Event) string {
-	h.t.Helper()
-	in := node.Input{Now: h.now, Event: ev}
-	orig, dump, enc := h.c, h.c.String(), coordEncoding(h.c)
-	ref := orig.Clone()
-	h.c = orig.Fork()
-	out := h.c.Step(in)
-	if err := h.c.CheckInvariants(); err != nil {
-		h.t.Fatalf("after %s: %v", ev, err)
-	}
-	if refOut := ref.Step(in); out.String() != refOut.String() || h.c.String() != ref.String() || coordEncoding(h.c) != coordEncoding(ref) {
-		h.t.Fatalf("after %s: the fork output\n%s\nand is\n%s\na clone output\n%s\nand is\n%s", ev, out, h.c, refOut, ref)
-	}
-	if err := orig.CheckInvariants(); err != nil || orig.String() != dump || coordEncoding(orig) != enc {
-		h.t.Fatalf("stepping a fork with %s changed the coordinator forked from (%v):\n%s\nwas\n%s", ev, err, orig, dump)
-	}
-	return out.String()
+	h.T.Helper()
+	return h.Step(ev).String()
 }
 
 // coordSameState reports whether a and b are deeply equal but for what
@@ -71,32 +50,9 @@ func coordSameState(a, b *Coordinator) bool {
 	return reflect.DeepEqual(&x, &y)
 }
 
-// coordEncoding is c's canonical encoding at clock 0.
-func coordEncoding(c *Coordinator) string {
-	return string(encoding(0, false, c.EncodeCanon))
-}
-
 func (h *coordHarness) recv(from string, msg Message) string {
-	h.t.Helper()
+	h.T.Helper()
 	return h.step(Receive{From: from, Msg: msg})
-}
-
-// expect runs ev at time at and compares its output with want.
-func (h *coordHarness) expect(at Millis, ev node.Event, want string) {
-	h.t.Helper()
-	h.now = at
-	got := h.step(ev)
-	if coordNorm(got) != coordNorm(want) {
-		h.t.Fatalf("at %d, %s:\ngot:\n%s\nwant:\n%s", at, ev, coordNorm(got), coordNorm(want))
-	}
-}
-
-// expectState compares the coordinator's dump with want.
-func (h *coordHarness) expectState(want string) {
-	h.t.Helper()
-	if got := h.c.String(); coordNorm(got) != coordNorm(want) {
-		h.t.Fatalf("state:\ngot:\n%s\nwant:\n%s", coordNorm(got), coordNorm(want))
-	}
 }
 
 // coordNorm trims every line and drops empty ones, so expected text can be
@@ -109,8 +65,8 @@ func coordNorm(s string) string {
 }
 
 func (h *coordHarness) fire(at Millis, t Timer, want string) {
-	h.t.Helper()
-	h.expect(at, TimerFired{Timer: t}, want)
+	h.T.Helper()
+	h.Expect(at, TimerFired{Timer: t}, want)
 }
 
 // coordProtos builds a protocol list from "name" (metadata "<name>-md") or
@@ -148,54 +104,54 @@ type coordMemberSpec struct {
 	protos         []string
 }
 
-// coordForm builds a Stable group at time h.now, the way Kafka's clients
+// coordForm builds a Stable group at time h.Now, the way Kafka's clients
 // would: every member joins in order (the first completes a one-member
 // generation at once, the second starts a rebalance), the first member
 // rejoins to complete the barrier, the followers sync and then the leader
 // syncs with assignment "asg-<id>" for each member. Member ids are
 // <node>-<n> in join order. It returns the ids.
 func coordForm(h *coordHarness, specs ...coordMemberSpec) []spec.MemberID {
-	h.t.Helper()
+	h.T.Helper()
 	for i, s := range specs {
 		h.recv(s.node, coordStaticJoin(1, s.node, s.instance, "", s.protos...))
-		if len(h.c.Members()) != i+1 {
-			h.t.Fatalf("coordForm: join of %s rejected\n%s", s.node, h.c)
+		if len(h.Node.Members()) != i+1 {
+			h.T.Fatalf("coordForm: join of %s rejected\n%s", s.node, h.Node)
 		}
 	}
-	ids := h.c.Members()
+	ids := h.Node.Members()
 	if len(specs) > 1 {
 		first := specs[0]
 		h.recv(first.node, coordStaticJoin(2, first.node, first.instance, coordIDOf(h, first.node), first.protos...))
 	}
-	if h.c.State() != GroupCompletingRebalance {
-		h.t.Fatalf("coordForm: state %s after the joins\n%s", h.c.State(), h.c)
+	if h.Node.State() != GroupCompletingRebalance {
+		h.T.Fatalf("coordForm: state %s after the joins\n%s", h.Node.State(), h.Node)
 	}
-	leader := h.c.Leader()
+	leader := h.Node.Leader()
 	var asg []MemberAssignment
 	for _, id := range ids {
 		asg = append(asg, MemberAssignment{MemberID: id, Assignment: Metadata("asg-" + id)})
 	}
 	for _, id := range ids {
 		if id != leader {
-			h.recv(h.c.MemberNode(id), SyncGroupRequest{Seq: 3, MemberID: id, InstanceID: h.c.members[id].instanceID, Generation: h.c.Generation()})
+			h.recv(h.Node.MemberNode(id), SyncGroupRequest{Seq: 3, MemberID: id, InstanceID: h.Node.members[id].instanceID, Generation: h.Node.Generation()})
 		}
 	}
-	h.recv(h.c.MemberNode(leader), SyncGroupRequest{Seq: 3, MemberID: leader, InstanceID: h.c.members[leader].instanceID, Generation: h.c.Generation(), Assignments: asg})
-	if h.c.State() != GroupStable {
-		h.t.Fatalf("coordForm: state %s after the syncs\n%s", h.c.State(), h.c)
+	h.recv(h.Node.MemberNode(leader), SyncGroupRequest{Seq: 3, MemberID: leader, InstanceID: h.Node.members[leader].instanceID, Generation: h.Node.Generation(), Assignments: asg})
+	if h.Node.State() != GroupStable {
+		h.T.Fatalf("coordForm: state %s after the syncs\n%s", h.Node.State(), h.Node)
 	}
 	return ids
 }
 
 // coordIDOf returns the member id node holds.
 func coordIDOf(h *coordHarness, node string) spec.MemberID {
-	h.t.Helper()
-	for _, id := range h.c.Members() {
-		if h.c.MemberNode(id) == node {
+	h.T.Helper()
+	for _, id := range h.Node.Members() {
+		if h.Node.MemberNode(id) == node {
 			return id
 		}
 	}
-	h.t.Fatalf("no member on node %s\n%s", node, h.c)
+	h.T.Fatalf("no member on node %s\n%s", node, h.Node)
 	return ""
 }
 
@@ -215,24 +171,24 @@ func coordABC() []coordMemberSpec {
 // handed out unread.
 func TestCoordinatorJoinSyncThreeMembers(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
-	h.expect(0, Receive{From: "A", Msg: coordJoin(1, "A", "", "range=A-sub")}, `
+	h.Expect(0, Receive{From: "A", Msg: coordJoin(1, "A", "", "range=A-sub")}, `
 		send coordinator->A JoinGroupResponse#1 gen=1 protocol=range leader=A-1 member=A-1 [A-1 A-sub]
 		set session(A-1)@10000
 	`)
-	if h.c.State() != GroupCompletingRebalance || h.c.Generation() != 1 || h.c.Leader() != "A-1" {
-		t.Fatalf("after the first join:\n%s", h.c)
+	if h.Node.State() != GroupCompletingRebalance || h.Node.Generation() != 1 || h.Node.Leader() != "A-1" {
+		t.Fatalf("after the first join:\n%s", h.Node)
 	}
-	h.expect(100, Receive{From: "B", Msg: coordJoin(1, "B", "", "range=B-sub")}, `
+	h.Expect(100, Receive{From: "B", Msg: coordJoin(1, "B", "", "range=B-sub")}, `
 		set session(B-2)@10100
 		set join@30100
 	`)
-	if h.c.State() != GroupPreparingRebalance {
-		t.Fatalf("a new member did not start a rebalance:\n%s", h.c)
+	if h.Node.State() != GroupPreparingRebalance {
+		t.Fatalf("a new member did not start a rebalance:\n%s", h.Node)
 	}
-	h.expect(200, Receive{From: "C", Msg: coordJoin(1, "C", "", "range=C-sub")}, `
+	h.Expect(200, Receive{From: "C", Msg: coordJoin(1, "C", "", "range=C-sub")}, `
 		set session(C-3)@10200
 	`)
-	h.expect(300, Receive{From: "A", Msg: coordJoin(2, "A", "A-1", "range=A-sub")}, `
+	h.Expect(300, Receive{From: "A", Msg: coordJoin(2, "A", "A-1", "range=A-sub")}, `
 		send coordinator->A JoinGroupResponse#2 gen=2 protocol=range leader=A-1 member=A-1 [A-1 A-sub] [B-2 B-sub] [C-3 C-sub]
 		send coordinator->B JoinGroupResponse#1 gen=2 protocol=range leader=A-1 member=B-2
 		send coordinator->C JoinGroupResponse#1 gen=2 protocol=range leader=A-1 member=C-3
@@ -241,21 +197,21 @@ func TestCoordinatorJoinSyncThreeMembers(t *testing.T) {
 		set session(B-2)@10300
 		set session(C-3)@10300
 	`)
-	h.expect(400, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, `
+	h.Expect(400, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, `
 		set session(B-2)@10400
 	`)
 	asg := []MemberAssignment{{MemberID: "A-1", Assignment: "\x01opaque:A"}, {MemberID: "B-2", Assignment: "opaque:B"}, {MemberID: "C-3", Assignment: "opaque:C"}}
-	h.expect(500, Receive{From: "A", Msg: SyncGroupRequest{Seq: 3, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
+	h.Expect(500, Receive{From: "A", Msg: SyncGroupRequest{Seq: 3, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
 		send coordinator->A SyncGroupResponse#3 `+"\x01"+`opaque:A
 		send coordinator->B SyncGroupResponse#2 opaque:B
 		set session(A-1)@10500
 		set session(B-2)@10500
 	`)
-	h.expect(600, Receive{From: "C", Msg: SyncGroupRequest{Seq: 2, MemberID: "C-3", Generation: 2}}, `
+	h.Expect(600, Receive{From: "C", Msg: SyncGroupRequest{Seq: 2, MemberID: "C-3", Generation: 2}}, `
 		send coordinator->C SyncGroupResponse#2 opaque:C
 		set session(C-3)@10600
 	`)
-	h.expectState(`
+	h.ExpectState(`
 		group g state=Stable gen=2 type=consumer protocol=range leader=A-1 join-timer=- next-id=4 next-arrival=5
 		member A-1 node=A client=A session=10000 rebalance=30000 session-timer=@10500 protocols=[range="A-sub"]
 		  assignment="\x01opaque:A"
@@ -265,7 +221,7 @@ func TestCoordinatorJoinSyncThreeMembers(t *testing.T) {
 		  assignment="opaque:C"
 	`)
 	// A follower's heartbeat in Stable restarts its session.
-	h.expect(700, Receive{From: "B", Msg: HeartbeatRequest{Seq: 3, MemberID: "B-2", Generation: 2}}, `
+	h.Expect(700, Receive{From: "B", Msg: HeartbeatRequest{Seq: 3, MemberID: "B-2", Generation: 2}}, `
 		send coordinator->B HeartbeatResponse#3 error=NONE gen=2
 		set session(B-2)@10700
 	`)
@@ -280,14 +236,14 @@ func TestCoordinatorLeaderSyncFillsAssignments(t *testing.T) {
 		h.recv(n, coordJoin(1, n, "", "range"))
 	}
 	h.recv("A", coordJoin(2, "A", "A-1", "range"))
-	h.expect(0, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, ``)
+	h.Expect(0, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, ``)
 	asg := []MemberAssignment{{MemberID: "A-1", Assignment: "x"}, {MemberID: "Z-9", Assignment: "z"}}
-	h.expect(0, Receive{From: "A", Msg: SyncGroupRequest{Seq: 3, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
+	h.Expect(0, Receive{From: "A", Msg: SyncGroupRequest{Seq: 3, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
 		send coordinator->A SyncGroupResponse#3 x
 		send coordinator->B SyncGroupResponse#2
 	`)
-	if h.c.State() != GroupStable || h.c.IsMember("Z-9") {
-		t.Fatalf("after the leader's sync:\n%s", h.c)
+	if h.Node.State() != GroupStable || h.Node.IsMember("Z-9") {
+		t.Fatalf("after the leader's sync:\n%s", h.Node)
 	}
 }
 
@@ -298,29 +254,29 @@ func TestCoordinatorLeaderSyncFillsAssignments(t *testing.T) {
 func TestCoordinatorRebalanceOnNewMember(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordABC()[:2]...) // A-1 (leader), B-2 at generation 2
-	h.expect(1000, Receive{From: "C", Msg: coordJoin(1, "C", "", "range")}, `
+	h.Expect(1000, Receive{From: "C", Msg: coordJoin(1, "C", "", "range")}, `
 		set session(C-3)@11000
 		set join@31000
 	`)
-	if h.c.State() != GroupPreparingRebalance || h.c.Generation() != 2 {
-		t.Fatalf("after C joined:\n%s", h.c)
+	if h.Node.State() != GroupPreparingRebalance || h.Node.Generation() != 2 {
+		t.Fatalf("after C joined:\n%s", h.Node)
 	}
-	h.expect(2000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
+	h.Expect(2000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
 		send coordinator->B HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS gen=2
 		set session(B-2)@12000
 	`)
 	// A SyncGroup during the rebalance is turned away.
-	h.expect(2100, Receive{From: "B", Msg: SyncGroupRequest{Seq: 5, MemberID: "B-2", Generation: 2}}, `
+	h.Expect(2100, Receive{From: "B", Msg: SyncGroupRequest{Seq: 5, MemberID: "B-2", Generation: 2}}, `
 		send coordinator->B SyncGroupResponse#5 error=REBALANCE_IN_PROGRESS
 	`)
-	h.expect(2500, Receive{From: "B", Msg: coordJoin(6, "B", "B-2", "range")}, `
+	h.Expect(2500, Receive{From: "B", Msg: coordJoin(6, "B", "B-2", "range")}, `
 		set session(B-2)@12500
 	`)
 	// A newer JoinGroup of a parked member replaces the older one.
-	h.expect(2600, Receive{From: "B", Msg: coordJoin(7, "B", "B-2", "range")}, `
+	h.Expect(2600, Receive{From: "B", Msg: coordJoin(7, "B", "B-2", "range")}, `
 		set session(B-2)@12600
 	`)
-	h.expect(3000, Receive{From: "A", Msg: coordJoin(4, "A", "A-1", "range")}, `
+	h.Expect(3000, Receive{From: "A", Msg: coordJoin(4, "A", "A-1", "range")}, `
 		send coordinator->A JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=A-1 [A-1 range-md] [B-2 range-md] [C-3 range-md]
 		send coordinator->B JoinGroupResponse#7 gen=3 protocol=range leader=A-1 member=B-2
 		send coordinator->C JoinGroupResponse#1 gen=3 protocol=range leader=A-1 member=C-3
@@ -329,11 +285,11 @@ func TestCoordinatorRebalanceOnNewMember(t *testing.T) {
 		set session(B-2)@13000
 		set session(C-3)@13000
 	`)
-	if h.c.State() != GroupCompletingRebalance || h.c.Generation() != 3 {
-		t.Fatalf("after everyone rejoined:\n%s", h.c)
+	if h.Node.State() != GroupCompletingRebalance || h.Node.Generation() != 3 {
+		t.Fatalf("after everyone rejoined:\n%s", h.Node)
 	}
 	// A heartbeat of the new generation while the leader assigns is fine.
-	h.expect(3100, Receive{From: "C", Msg: HeartbeatRequest{Seq: 2, MemberID: "C-3", Generation: 3}}, `
+	h.Expect(3100, Receive{From: "C", Msg: HeartbeatRequest{Seq: 2, MemberID: "C-3", Generation: 3}}, `
 		send coordinator->C HeartbeatResponse#2 error=NONE gen=3
 		set session(C-3)@13100
 	`)
@@ -347,34 +303,34 @@ func TestCoordinatorRejoinInStable(t *testing.T) {
 	t.Run("follower-same-protocols", func(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()...)
-		h.expect(1000, Receive{From: "B", Msg: coordJoin(9, "B", "B-2", "range")}, `
+		h.Expect(1000, Receive{From: "B", Msg: coordJoin(9, "B", "B-2", "range")}, `
 			send coordinator->B JoinGroupResponse#9 gen=2 protocol=range leader=A-1 member=B-2
 			set session(B-2)@11000
 		`)
-		if h.c.State() != GroupStable {
-			t.Fatalf("state %s", h.c.State())
+		if h.Node.State() != GroupStable {
+			t.Fatalf("state %s", h.Node.State())
 		}
 	})
 	t.Run("follower-new-protocols", func(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()...)
-		h.expect(1000, Receive{From: "B", Msg: coordJoin(9, "B", "B-2", "range=new-subscription")}, `
+		h.Expect(1000, Receive{From: "B", Msg: coordJoin(9, "B", "B-2", "range=new-subscription")}, `
 			set session(B-2)@11000
 			set join@31000
 		`)
-		if h.c.State() != GroupPreparingRebalance {
-			t.Fatalf("state %s", h.c.State())
+		if h.Node.State() != GroupPreparingRebalance {
+			t.Fatalf("state %s", h.Node.State())
 		}
 	})
 	t.Run("leader", func(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()...)
-		h.expect(1000, Receive{From: "A", Msg: coordJoin(9, "A", "A-1", "range")}, `
+		h.Expect(1000, Receive{From: "A", Msg: coordJoin(9, "A", "A-1", "range")}, `
 			set session(A-1)@11000
 			set join@31000
 		`)
-		if h.c.State() != GroupPreparingRebalance {
-			t.Fatalf("state %s", h.c.State())
+		if h.Node.State() != GroupPreparingRebalance {
+			t.Fatalf("state %s", h.Node.State())
 		}
 	})
 	t.Run("completing-lost-response", func(t *testing.T) {
@@ -384,16 +340,16 @@ func TestCoordinatorRejoinInStable(t *testing.T) {
 		h.recv("A", coordJoin(1, "A", "", "range"))
 		h.recv("B", coordJoin(1, "B", "", "range"))
 		h.recv("A", coordJoin(2, "A", "A-1", "range"))
-		h.expect(10, Receive{From: "B", Msg: coordJoin(2, "B", "B-2", "range")}, `
+		h.Expect(10, Receive{From: "B", Msg: coordJoin(2, "B", "B-2", "range")}, `
 			send coordinator->B JoinGroupResponse#2 gen=2 protocol=range leader=A-1 member=B-2
 			set session(B-2)@10010
 		`)
-		h.expect(20, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range")}, `
+		h.Expect(20, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range")}, `
 			send coordinator->A JoinGroupResponse#3 gen=2 protocol=range leader=A-1 member=A-1 [A-1 range-md] [B-2 range-md]
 			set session(A-1)@10020
 		`)
-		if h.c.State() != GroupCompletingRebalance {
-			t.Fatalf("state %s", h.c.State())
+		if h.Node.State() != GroupCompletingRebalance {
+			t.Fatalf("state %s", h.Node.State())
 		}
 	})
 	t.Run("completing-changed-protocols", func(t *testing.T) {
@@ -403,10 +359,10 @@ func TestCoordinatorRejoinInStable(t *testing.T) {
 		h.recv("A", coordJoin(1, "A", "", "range"))
 		h.recv("B", coordJoin(1, "B", "", "range"))
 		h.recv("A", coordJoin(2, "A", "A-1", "range"))
-		h.expect(10, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, `
+		h.Expect(10, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, `
 			set session(B-2)@10010
 		`)
-		h.expect(20, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range=changed")}, `
+		h.Expect(20, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range=changed")}, `
 			send coordinator->B SyncGroupResponse#2 error=REBALANCE_IN_PROGRESS
 			set session(A-1)@10020
 			set session(B-2)@10020
@@ -421,30 +377,30 @@ func TestCoordinatorRejoinInStable(t *testing.T) {
 func TestCoordinatorJoinTimerRemovesLaggards(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordABC()...) // A-1 leader, B-2, C-3 at generation 2
-	h.expect(1000, Receive{From: "D", Msg: coordJoin(1, "D", "", "range")}, `
+	h.Expect(1000, Receive{From: "D", Msg: coordJoin(1, "D", "", "range")}, `
 		set session(D-4)@11000
 		set join@31000
 	`)
-	h.expect(2000, Receive{From: "B", Msg: coordJoin(4, "B", "B-2", "range")}, `
+	h.Expect(2000, Receive{From: "B", Msg: coordJoin(4, "B", "B-2", "range")}, `
 		set session(B-2)@12000
 	`)
 	// The old leader A keeps heartbeating but never rejoins; C is silent.
 	// D's JoinGroup arrived first in this rebalance, so D will lead.
-	h.expect(9000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 4, MemberID: "A-1", Generation: 2}}, `
+	h.Expect(9000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 4, MemberID: "A-1", Generation: 2}}, `
 		send coordinator->A HeartbeatResponse#4 error=REBALANCE_IN_PROGRESS gen=2
 		set session(A-1)@19000
 	`)
 	// C's session expires before the JoinTimer: C is removed, the barrier
 	// still waits for A.
 	h.fire(10000, coordSessionTimer("C-3"), ``)
-	if h.c.IsMember("C-3") || h.c.State() != GroupPreparingRebalance {
-		t.Fatalf("after C's session expired:\n%s", h.c)
+	if h.Node.IsMember("C-3") || h.Node.State() != GroupPreparingRebalance {
+		t.Fatalf("after C's session expired:\n%s", h.Node)
 	}
 	// B and D are parked: their session timers firing does not remove them
 	// (Kafka's hasSatisfiedHeartbeat).
 	h.fire(12000, coordSessionTimer("B-2"), ``)
 	h.fire(12000, coordSessionTimer("D-4"), ``)
-	h.expect(18000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 5, MemberID: "A-1", Generation: 2}}, `
+	h.Expect(18000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 5, MemberID: "A-1", Generation: 2}}, `
 		send coordinator->A HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS gen=2
 		set session(A-1)@28000
 	`)
@@ -455,13 +411,13 @@ func TestCoordinatorJoinTimerRemovesLaggards(t *testing.T) {
 		set session(B-2)@41000
 		set session(D-4)@41000
 	`)
-	h.expectState(`
+	h.ExpectState(`
 		group g state=CompletingRebalance gen=3 type=consumer protocol=range leader=D-4 join-timer=- next-id=5 next-arrival=7
 		member B-2 node=B client=B session=10000 rebalance=30000 session-timer=@41000 protocols=[range="range-md"]
 		member D-4 node=D client=D session=10000 rebalance=30000 session-timer=@41000 protocols=[range="range-md"]
 	`)
 	// A is gone: its next heartbeat is UNKNOWN_MEMBER_ID.
-	h.expect(31001, Receive{From: "A", Msg: HeartbeatRequest{Seq: 6, MemberID: "A-1", Generation: 2}}, `
+	h.Expect(31001, Receive{From: "A", Msg: HeartbeatRequest{Seq: 6, MemberID: "A-1", Generation: 2}}, `
 		send coordinator->A HeartbeatResponse#6 error=UNKNOWN_MEMBER_ID gen=2
 	`)
 }
@@ -471,13 +427,13 @@ func TestCoordinatorJoinTimerRemovesLaggards(t *testing.T) {
 func TestCoordinatorJoinTimerNobodyRejoined(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordABC()[:2]...)
-	h.expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 9, MemberID: "A-1"}}, `
+	h.Expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 9, MemberID: "A-1"}}, `
 		send coordinator->A LeaveGroupResponse#9 error=NONE
 		cancel session(A-1)
 		set join@30100
 	`)
 	h.fire(30100, coordJoinTimer, `cancel session(B-2)`)
-	h.expectState(`group g state=Empty gen=3 type=- protocol=- leader=- join-timer=- next-id=3 next-arrival=4`)
+	h.ExpectState(`group g state=Empty gen=3 type=- protocol=- leader=- join-timer=- next-id=3 next-arrival=4`)
 }
 
 // TestCoordinatorSessionTimeout: a member whose session expires is removed
@@ -486,28 +442,28 @@ func TestCoordinatorJoinTimerNobodyRejoined(t *testing.T) {
 func TestCoordinatorSessionTimeout(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordABC()...) // sessions at 10000
-	h.expect(5000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
+	h.Expect(5000, Receive{From: "B", Msg: HeartbeatRequest{Seq: 4, MemberID: "B-2", Generation: 2}}, `
 		send coordinator->B HeartbeatResponse#4 error=NONE gen=2
 		set session(B-2)@15000
 	`)
-	h.expect(6000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 4, MemberID: "C-3", Generation: 2}}, `
+	h.Expect(6000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 4, MemberID: "C-3", Generation: 2}}, `
 		send coordinator->C HeartbeatResponse#4 error=NONE gen=2
 		set session(C-3)@16000
 	`)
 	h.fire(10000, coordSessionTimer("A-1"), `
 		set join@40000
 	`)
-	if h.c.IsMember("A-1") || h.c.State() != GroupPreparingRebalance || h.c.Leader() != "" {
-		t.Fatalf("after A's session expired:\n%s", h.c)
+	if h.Node.IsMember("A-1") || h.Node.State() != GroupPreparingRebalance || h.Node.Leader() != "" {
+		t.Fatalf("after A's session expired:\n%s", h.Node)
 	}
-	h.expect(11000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 5, MemberID: "C-3", Generation: 2}}, `
+	h.Expect(11000, Receive{From: "C", Msg: HeartbeatRequest{Seq: 5, MemberID: "C-3", Generation: 2}}, `
 		send coordinator->C HeartbeatResponse#5 error=REBALANCE_IN_PROGRESS gen=2
 		set session(C-3)@21000
 	`)
-	h.expect(11100, Receive{From: "C", Msg: coordJoin(6, "C", "C-3", "range")}, `
+	h.Expect(11100, Receive{From: "C", Msg: coordJoin(6, "C", "C-3", "range")}, `
 		set session(C-3)@21100
 	`)
-	h.expect(11200, Receive{From: "B", Msg: coordJoin(5, "B", "B-2", "range")}, `
+	h.Expect(11200, Receive{From: "B", Msg: coordJoin(5, "B", "B-2", "range")}, `
 		send coordinator->B JoinGroupResponse#5 gen=3 protocol=range leader=C-3 member=B-2
 		send coordinator->C JoinGroupResponse#6 gen=3 protocol=range leader=C-3 member=C-3 [B-2 range-md] [C-3 range-md]
 		set session(B-2)@21200
@@ -522,15 +478,15 @@ func TestCoordinatorLeaveGroup(t *testing.T) {
 	t.Run("stable", func(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()...)
-		h.expect(100, Receive{From: "B", Msg: LeaveGroupRequest{Seq: 4, MemberID: "B-2"}}, `
+		h.Expect(100, Receive{From: "B", Msg: LeaveGroupRequest{Seq: 4, MemberID: "B-2"}}, `
 			send coordinator->B LeaveGroupResponse#4 error=NONE
 			cancel session(B-2)
 			set join@30100
 		`)
-		h.expect(200, Receive{From: "A", Msg: coordJoin(4, "A", "A-1", "range")}, `
+		h.Expect(200, Receive{From: "A", Msg: coordJoin(4, "A", "A-1", "range")}, `
 			set session(A-1)@10200
 		`)
-		h.expect(300, Receive{From: "C", Msg: coordJoin(4, "C", "C-3", "range")}, `
+		h.Expect(300, Receive{From: "C", Msg: coordJoin(4, "C", "C-3", "range")}, `
 			send coordinator->A JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=A-1 [A-1 range-md] [C-3 range-md]
 			send coordinator->C JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=C-3
 			set session(C-3)@10300
@@ -544,7 +500,7 @@ func TestCoordinatorLeaveGroup(t *testing.T) {
 		coordForm(h, coordABC()...)
 		h.recv("A", coordJoin(4, "A", "A-1", "range"))
 		h.recv("B", coordJoin(4, "B", "B-2", "range"))
-		h.expect(100, Receive{From: "C", Msg: LeaveGroupRequest{Seq: 4, MemberID: "C-3"}}, `
+		h.Expect(100, Receive{From: "C", Msg: LeaveGroupRequest{Seq: 4, MemberID: "C-3"}}, `
 			send coordinator->C LeaveGroupResponse#4 error=NONE
 			send coordinator->A JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=A-1 [A-1 range-md] [B-2 range-md]
 			send coordinator->B JoinGroupResponse#4 gen=3 protocol=range leader=A-1 member=B-2
@@ -560,13 +516,13 @@ func TestCoordinatorLeaveGroup(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()...)
 		h.recv("A", coordJoin(4, "A", "A-1", "range"))
-		h.expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 5, MemberID: "A-1"}}, `
+		h.Expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 5, MemberID: "A-1"}}, `
 			send coordinator->A LeaveGroupResponse#5 error=NONE
 			send coordinator->A JoinGroupResponse#4 error=UNKNOWN_MEMBER_ID
 			cancel session(A-1)
 		`)
-		if h.c.Leader() != "" {
-			t.Fatalf("the leader left but is still leader:\n%s", h.c)
+		if h.Node.Leader() != "" {
+			t.Fatalf("the leader left but is still leader:\n%s", h.Node)
 		}
 	})
 	t.Run("completing", func(t *testing.T) {
@@ -578,7 +534,7 @@ func TestCoordinatorLeaveGroup(t *testing.T) {
 		h.recv("C", coordJoin(1, "C", "", "range"))
 		h.recv("A", coordJoin(2, "A", "A-1", "range"))
 		h.recv("B", SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2})
-		h.expect(100, Receive{From: "C", Msg: LeaveGroupRequest{Seq: 2, MemberID: "C-3"}}, `
+		h.Expect(100, Receive{From: "C", Msg: LeaveGroupRequest{Seq: 2, MemberID: "C-3"}}, `
 			send coordinator->C LeaveGroupResponse#2 error=NONE
 			send coordinator->B SyncGroupResponse#2 error=REBALANCE_IN_PROGRESS
 			cancel session(C-3)
@@ -591,13 +547,13 @@ func TestCoordinatorLeaveGroup(t *testing.T) {
 		// join of no members: the generation still advances.
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()[:1]...)
-		h.expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 4, MemberID: "A-1"}}, `
+		h.Expect(100, Receive{From: "A", Msg: LeaveGroupRequest{Seq: 4, MemberID: "A-1"}}, `
 			send coordinator->A LeaveGroupResponse#4 error=NONE
 			cancel session(A-1)
 		`)
-		h.expectState(`group g state=Empty gen=2 type=- protocol=- leader=- join-timer=- next-id=2 next-arrival=2`)
+		h.ExpectState(`group g state=Empty gen=2 type=- protocol=- leader=- join-timer=- next-id=2 next-arrival=2`)
 		// A new member starts generation 3 alone.
-		h.expect(200, Receive{From: "E", Msg: coordJoin(1, "E", "", "rr")}, `
+		h.Expect(200, Receive{From: "E", Msg: coordJoin(1, "E", "", "rr")}, `
 			send coordinator->E JoinGroupResponse#1 gen=3 protocol=rr leader=E-2 member=E-2 [E-2 rr-md]
 			set session(E-2)@10200
 		`)
@@ -607,7 +563,7 @@ func TestCoordinatorLeaveGroup(t *testing.T) {
 		// instance's member (KIP-345 administrative removal).
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordMemberSpec{node: "A", protos: []string{"range"}}, coordMemberSpec{node: "S", instance: "s", protos: []string{"range"}})
-		h.expect(100, Receive{From: "admin", Msg: LeaveGroupRequest{Seq: 1, InstanceID: "s"}}, `
+		h.Expect(100, Receive{From: "admin", Msg: LeaveGroupRequest{Seq: 1, InstanceID: "s"}}, `
 			send coordinator->admin LeaveGroupResponse#1 error=NONE
 			cancel session(S-2)
 			set join@30100
@@ -628,25 +584,25 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 	t.Run("follower", func(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, specs[1], specs[0]) // B-1 leads, S-2 follows
-		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+		h.Expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
 			send coordinator->S2 JoinGroupResponse#1 gen=2 protocol=range leader=B-1 member=S-3
 			cancel session(S-2)
 			set session(S-3)@11000
 		`)
-		if h.c.State() != GroupStable || h.c.IsMember("S-2") || h.c.MemberNode("S-3") != "S2" {
-			t.Fatalf("after the replacement:\n%s", h.c)
+		if h.Node.State() != GroupStable || h.Node.IsMember("S-2") || h.Node.MemberNode("S-3") != "S2" {
+			t.Fatalf("after the replacement:\n%s", h.Node)
 		}
 		// The old member id is fenced, with or without its instance id.
-		h.expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
+		h.Expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
 			send coordinator->S HeartbeatResponse#4 error=FENCED_INSTANCE_ID gen=2
 		`)
-		h.expect(1100, Receive{From: "S", Msg: SyncGroupRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
+		h.Expect(1100, Receive{From: "S", Msg: SyncGroupRequest{Seq: 4, MemberID: "S-2", InstanceID: "s", Generation: 2}}, `
 			send coordinator->S SyncGroupResponse#4 error=FENCED_INSTANCE_ID
 		`)
-		h.expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 5, MemberID: "S-2", Generation: 2}}, `
+		h.Expect(1100, Receive{From: "S", Msg: HeartbeatRequest{Seq: 5, MemberID: "S-2", Generation: 2}}, `
 			send coordinator->S HeartbeatResponse#5 error=UNKNOWN_MEMBER_ID gen=2
 		`)
-		h.expect(1200, Receive{From: "S2", Msg: SyncGroupRequest{Seq: 2, MemberID: "S-3", InstanceID: "s", Generation: 2}}, `
+		h.Expect(1200, Receive{From: "S2", Msg: SyncGroupRequest{Seq: 2, MemberID: "S-3", InstanceID: "s", Generation: 2}}, `
 			send coordinator->S2 SyncGroupResponse#2 asg-S-2
 			set session(S-3)@11200
 		`)
@@ -654,15 +610,15 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 	t.Run("leader", func(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, specs...) // S-1 leads, B-2 follows
-		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+		h.Expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
 			send coordinator->S2 JoinGroupResponse#1 gen=2 protocol=range leader=S-3 member=S-3 skip-assignment [B-2 range-md] [S-3 instance=s range-md]
 			cancel session(S-1)
 			set session(S-3)@11000
 		`)
-		if h.c.Leader() != "S-3" || h.c.State() != GroupStable {
-			t.Fatalf("after the leader's replacement:\n%s", h.c)
+		if h.Node.Leader() != "S-3" || h.Node.State() != GroupStable {
+			t.Fatalf("after the leader's replacement:\n%s", h.Node)
 		}
-		h.expect(1200, Receive{From: "S2", Msg: SyncGroupRequest{Seq: 2, MemberID: "S-3", InstanceID: "s", Generation: 2}}, `
+		h.Expect(1200, Receive{From: "S2", Msg: SyncGroupRequest{Seq: 2, MemberID: "S-3", InstanceID: "s", Generation: 2}}, `
 			send coordinator->S2 SyncGroupResponse#2 asg-S-1
 			set session(S-3)@11200
 		`)
@@ -672,13 +628,13 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 		// metadata under the same protocol does not rebalance.
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, specs...)
-		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range=new")}, `
+		h.Expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range=new")}, `
 			send coordinator->S2 JoinGroupResponse#1 gen=2 protocol=range leader=S-3 member=S-3 skip-assignment [B-2 range-md] [S-3 instance=s new]
 			cancel session(S-1)
 			set session(S-3)@11000
 		`)
-		if h.c.State() != GroupStable || h.c.Leader() != "S-3" {
-			t.Fatalf("after the replacement:\n%s", h.c)
+		if h.Node.State() != GroupStable || h.Node.Leader() != "S-3" {
+			t.Fatalf("after the replacement:\n%s", h.Node)
 		}
 	})
 	t.Run("changed-vote", func(t *testing.T) {
@@ -689,16 +645,16 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 			coordMemberSpec{node: "S", instance: "s", protos: []string{"range", "roundrobin"}},
 			coordMemberSpec{node: "B", protos: []string{"roundrobin", "range"}},
 			coordMemberSpec{node: "C", protos: []string{"range", "roundrobin"}})
-		if h.c.Protocol() != "range" {
-			t.Fatalf("vote before the restart: %s", h.c.Protocol())
+		if h.Node.Protocol() != "range" {
+			t.Fatalf("vote before the restart: %s", h.Node.Protocol())
 		}
-		h.expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "roundrobin", "range")}, `
+		h.Expect(1000, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "roundrobin", "range")}, `
 			cancel session(S-1)
 			set session(S-4)@11000
 			set join@31000
 		`)
-		if h.c.State() != GroupPreparingRebalance || h.c.Leader() != "S-4" {
-			t.Fatalf("after the replacement:\n%s", h.c)
+		if h.Node.State() != GroupPreparingRebalance || h.Node.Leader() != "S-4" {
+			t.Fatalf("after the replacement:\n%s", h.Node)
 		}
 	})
 	t.Run("completing-fences-parked-sync", func(t *testing.T) {
@@ -709,7 +665,7 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 		h.recv("S", coordStaticJoin(1, "S", "s", "", "range"))
 		h.recv("B", coordJoin(2, "B", "B-1", "range"))
 		h.recv("S", SyncGroupRequest{Seq: 2, MemberID: "S-2", InstanceID: "s", Generation: 2})
-		h.expect(100, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+		h.Expect(100, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
 			send coordinator->S SyncGroupResponse#2 error=FENCED_INSTANCE_ID
 			cancel session(S-2)
 			set session(S-3)@10100
@@ -721,15 +677,15 @@ func TestCoordinatorStaticReplacement(t *testing.T) {
 		coordForm(h, specs...)
 		h.recv("B", coordJoin(4, "B", "B-2", "range=changed"))
 		h.recv("S", coordStaticJoin(4, "S", "s", "S-1", "range"))
-		if h.c.State() != GroupCompletingRebalance {
-			t.Fatalf("state %s", h.c.State())
+		if h.Node.State() != GroupCompletingRebalance {
+			t.Fatalf("state %s", h.Node.State())
 		}
 		h.recv("S", coordStaticJoin(5, "S", "s", "S-1", "range=changed"))
-		if h.c.State() != GroupPreparingRebalance {
-			t.Fatalf("state %s", h.c.State())
+		if h.Node.State() != GroupPreparingRebalance {
+			t.Fatalf("state %s", h.Node.State())
 		}
 		// S's join is parked, B has not rejoined yet; S restarts.
-		h.expect(100, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
+		h.Expect(100, Receive{From: "S2", Msg: coordStaticJoin(1, "S", "s", "", "range")}, `
 			send coordinator->S JoinGroupResponse#5 error=FENCED_INSTANCE_ID
 			cancel session(S-1)
 			set session(S-3)@10100
@@ -760,8 +716,8 @@ func TestCoordinatorProtocolVote(t *testing.T) {
 				specs = append(specs, coordMemberSpec{node: string(rune('A' + i)), protos: p})
 			}
 			coordForm(h, specs...)
-			if got := h.c.Protocol(); got != tc.want {
-				t.Fatalf("protocol %q, want %q\n%s", got, tc.want, h.c)
+			if got := h.Node.Protocol(); got != tc.want {
+				t.Fatalf("protocol %q, want %q\n%s", got, tc.want, h.Node)
 			}
 		})
 	}
@@ -846,9 +802,9 @@ func TestCoordinatorBadRequests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newCoordHarness(t, tc.cfg)
 			tc.setup(h)
-			h.now = 5000
-			before, dump := h.c.Clone(), h.c.String()
-			out := h.c.Step(node.Input{Now: h.now, Event: Receive{From: "X", Msg: tc.msg}})
+			h.Now = 5000
+			before, dump := h.Node.Clone(), h.Node.String()
+			out := h.Node.Step(node.Input{Now: h.Now, Event: Receive{From: "X", Msg: tc.msg}})
 			if len(out.Messages) != 1 || len(out.Timers) != 0 || len(out.Callbacks) != 0 || out.Round != nil {
 				t.Fatalf("want exactly one response, got:\n%s", out)
 			}
@@ -873,11 +829,11 @@ func TestCoordinatorBadRequests(t *testing.T) {
 			if code != tc.want || seq != 9 {
 				t.Fatalf("got %s (seq %d), want %s (seq 9)", env.Msg, seq, tc.want)
 			}
-			if got := h.c.String(); got != dump {
+			if got := h.Node.String(); got != dump {
 				t.Fatalf("state changed:\nbefore:\n%s\nafter:\n%s", dump, got)
 			}
-			if !coordSameState(before, h.c) {
-				t.Fatalf("state changed (deep comparison with the clone):\n%s", h.c)
+			if !coordSameState(before, h.Node) {
+				t.Fatalf("state changed (deep comparison with the clone):\n%s", h.Node)
 			}
 		})
 	}
@@ -894,7 +850,7 @@ func TestCoordinatorStaleTimers(t *testing.T) {
 		timer Timer
 	}{
 		{"session-rearmed", func(h *coordHarness) {
-			h.now = 4000
+			h.Now = 4000
 			h.recv("A", HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 2})
 		}, 10000, coordSessionTimer("A-1")},
 		{"session-before-deadline", func(*coordHarness) {}, 9999, coordSessionTimer("A-1")},
@@ -918,13 +874,13 @@ func TestCoordinatorStaleTimers(t *testing.T) {
 			h := newCoordHarness(t, CoordinatorConfig{})
 			coordForm(h, coordABC()[:2]...)
 			tc.setup(h)
-			before, dump := h.c.Clone(), h.c.String()
+			before, dump := h.Node.Clone(), h.Node.String()
 			h.fire(tc.at, tc.timer, ``)
-			if got := h.c.String(); got != dump {
+			if got := h.Node.String(); got != dump {
 				t.Fatalf("state changed:\nbefore:\n%s\nafter:\n%s", dump, got)
 			}
-			if !coordSameState(before, h.c) {
-				t.Fatalf("state changed (deep comparison):\n%s", h.c)
+			if !coordSameState(before, h.Node) {
+				t.Fatalf("state changed (deep comparison):\n%s", h.Node)
 			}
 		})
 	}
@@ -940,11 +896,11 @@ func TestCoordinatorStaleTimers(t *testing.T) {
 func TestCoordinatorSkipGenerationCheck(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{Faults: SkipGenerationCheck})
 	coordForm(h, coordABC()[:2]...)
-	h.expect(100, Receive{From: "B", Msg: HeartbeatRequest{Seq: 9, MemberID: "B-2", Generation: 1}}, `
+	h.Expect(100, Receive{From: "B", Msg: HeartbeatRequest{Seq: 9, MemberID: "B-2", Generation: 1}}, `
 		send coordinator->B HeartbeatResponse#9 error=NONE gen=1
 		set session(B-2)@10100
 	`)
-	h.expect(200, Receive{From: "B", Msg: SyncGroupRequest{Seq: 10, MemberID: "B-2", Generation: 1}}, `
+	h.Expect(200, Receive{From: "B", Msg: SyncGroupRequest{Seq: 10, MemberID: "B-2", Generation: 1}}, `
 		send coordinator->B SyncGroupResponse#10 asg-B-2
 		set session(B-2)@10200
 	`)
@@ -956,24 +912,24 @@ func TestCoordinatorSkipGenerationCheck(t *testing.T) {
 func TestCoordinatorInconsistentProtocol(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordMemberSpec{node: "A", protos: []string{"rr", "range"}}, coordMemberSpec{node: "B", protos: []string{"rr", "range"}})
-	if h.c.Protocol() != "rr" {
-		t.Fatalf("protocol %s", h.c.Protocol())
+	if h.Node.Protocol() != "rr" {
+		t.Fatalf("protocol %s", h.Node.Protocol())
 	}
-	h.expect(100, Receive{From: "C", Msg: coordJoin(1, "C", "", "sticky")}, `
+	h.Expect(100, Receive{From: "C", Msg: coordJoin(1, "C", "", "sticky")}, `
 		send coordinator->C JoinGroupResponse#1 error=INCONSISTENT_GROUP_PROTOCOL
 	`)
-	h.expect(200, Receive{From: "C", Msg: coordJoin(2, "C", "", "sticky", "range")}, `
+	h.Expect(200, Receive{From: "C", Msg: coordJoin(2, "C", "", "sticky", "range")}, `
 		set session(C-3)@10200
 		set join@30200
 	`)
 	h.recv("A", coordJoin(4, "A", "A-1", "rr", "range"))
 	h.recv("B", coordJoin(4, "B", "B-2", "rr", "range"))
-	if h.c.Protocol() != "range" || h.c.Generation() != 3 {
-		t.Fatalf("after the rebalance:\n%s", h.c)
+	if h.Node.Protocol() != "range" || h.Node.Generation() != 3 {
+		t.Fatalf("after the rebalance:\n%s", h.Node)
 	}
 	// Now rr is no longer supported by everyone: a member offering only rr
 	// is inconsistent, even one already in the group.
-	h.expect(300, Receive{From: "A", Msg: coordJoin(5, "A", "A-1", "rr")}, `
+	h.Expect(300, Receive{From: "A", Msg: coordJoin(5, "A", "A-1", "rr")}, `
 		send coordinator->A JoinGroupResponse#5 error=INCONSISTENT_GROUP_PROTOCOL
 	`)
 }
@@ -987,11 +943,11 @@ func TestCoordinatorMemberIDs(t *testing.T) {
 	h.recv("p3", coordJoin(1, "app", "", "range")) // rejected: full
 	h.recv("p1", LeaveGroupRequest{Seq: 2, MemberID: "app-1"})
 	h.recv("p3", coordJoin(2, "app", "", "range"))
-	if got, want := h.c.Members(), []spec.MemberID{"app-2", "app-3"}; !reflect.DeepEqual(got, want) {
+	if got, want := h.Node.Members(), []spec.MemberID{"app-2", "app-3"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("members %v, want %v", got, want)
 	}
-	if h.c.MemberNode("app-3") != "p3" || h.c.MemberNode("app-1") != "" {
-		t.Fatalf("nodes:\n%s", h.c)
+	if h.Node.MemberNode("app-3") != "p3" || h.Node.MemberNode("app-1") != "" {
+		t.Fatalf("nodes:\n%s", h.Node)
 	}
 }
 
@@ -999,7 +955,7 @@ func TestCoordinatorMemberIDs(t *testing.T) {
 func TestCoordinatorClone(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordABC()...)
-	orig := h.c.Clone()
+	orig := h.Node.Clone()
 	dump := orig.String()
 	h.recv("D", coordJoin(1, "D", "", "range"))
 	h.recv("A", coordJoin(4, "A", "A-1", "range=changed"))
@@ -1019,9 +975,9 @@ func TestCoordinatorRequestsNotAliased(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	req := coordJoin(1, "A", "", "range")
 	h.recv("A", req)
-	dump := h.c.String()
+	dump := h.Node.String()
 	req.Protocols[0].Metadata = "mutated"
-	if h.c.String() != dump {
+	if h.Node.String() != dump {
 		t.Fatal("the coordinator aliases the request's protocols")
 	}
 }
@@ -1115,7 +1071,7 @@ func TestCoordinatorJoinTimerDeadline(t *testing.T) {
 	coordForm(h, coordABC()[:2]...)
 	slow := coordJoin(1, "C", "", "range")
 	slow.RebalanceTimeout = 45000
-	h.expect(1000, Receive{From: "C", Msg: slow}, `
+	h.Expect(1000, Receive{From: "C", Msg: slow}, `
 		set session(C-3)@11000
 		set join@46000
 	`)
@@ -1124,7 +1080,7 @@ func TestCoordinatorJoinTimerDeadline(t *testing.T) {
 	v0.RebalanceTimeout = 0
 	h2.recv("A", v0)
 	v0.ClientID = "B"
-	h2.expect(100, Receive{From: "B", Msg: v0}, `
+	h2.Expect(100, Receive{From: "B", Msg: v0}, `
 		set session(B-2)@10100
 		set join@10100
 	`)
@@ -1139,20 +1095,20 @@ func TestCoordinatorParkedSyncKeepsSession(t *testing.T) {
 	h.recv("A", coordJoin(1, "A", "", "range"))
 	h.recv("B", coordJoin(1, "B", "", "range"))
 	h.recv("A", coordJoin(2, "A", "A-1", "range"))
-	h.expect(0, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, ``)
-	h.expect(5000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 3, MemberID: "A-1", Generation: 2}}, `
+	h.Expect(0, Receive{From: "B", Msg: SyncGroupRequest{Seq: 2, MemberID: "B-2", Generation: 2}}, ``)
+	h.Expect(5000, Receive{From: "A", Msg: HeartbeatRequest{Seq: 3, MemberID: "A-1", Generation: 2}}, `
 		send coordinator->A HeartbeatResponse#3 error=NONE gen=2
 		set session(A-1)@15000
 	`)
 	h.fire(10000, coordSessionTimer("B-2"), ``)
-	h.expectState(`
+	h.ExpectState(`
 		group g state=CompletingRebalance gen=2 type=consumer protocol=range leader=A-1 join-timer=- next-id=3 next-arrival=4
 		member A-1 node=A client=A session=10000 rebalance=30000 session-timer=@15000 protocols=[range="range-md"]
 		member B-2 node=B client=B session=10000 rebalance=30000 session-timer=- protocols=[range="range-md"]
 		  awaiting-sync #2 from B
 	`)
 	asg := []MemberAssignment{{MemberID: "A-1", Assignment: "a"}, {MemberID: "B-2", Assignment: "b"}}
-	h.expect(11000, Receive{From: "A", Msg: SyncGroupRequest{Seq: 4, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
+	h.Expect(11000, Receive{From: "A", Msg: SyncGroupRequest{Seq: 4, MemberID: "A-1", Generation: 2, Assignments: asg}}, `
 		send coordinator->A SyncGroupResponse#4 a
 		send coordinator->B SyncGroupResponse#2 b
 		set session(A-1)@21000
@@ -1173,7 +1129,7 @@ func TestCoordinatorSessionTimeoutBounds(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		req := coordJoin(1, "A", "", "range")
 		req.SessionTimeout = tc.session
-		out := h.c.Step(node.Input{Now: 1000, Event: Receive{From: "A", Msg: req}})
+		out := h.Node.Step(node.Input{Now: 1000, Event: Receive{From: "A", Msg: req}})
 		invalid := false
 		for _, env := range out.Messages {
 			if r, ok := env.Msg.(JoinGroupResponse); ok && r.Error == spec.InvalidSessionTimeout {
@@ -1192,16 +1148,16 @@ func TestCoordinatorSessionTimeoutBounds(t *testing.T) {
 // departed (the closed world's truth for the Timely law's delay clause).
 func TestCoordinatorIssuedIDs(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
-	if got := h.c.IssuedIDs(); got != 0 {
+	if got := h.Node.IssuedIDs(); got != 0 {
 		t.Fatalf("a new coordinator has issued %d ids, want 0", got)
 	}
 	ids := coordForm(h, coordABC()...)
-	if got := h.c.IssuedIDs(); got != len(ids) {
+	if got := h.Node.IssuedIDs(); got != len(ids) {
 		t.Fatalf("after %d joins: %d ids issued, want %d", len(ids), got, len(ids))
 	}
 	h.recv("B", LeaveGroupRequest{Seq: 4, MemberID: coordIDOf(h, "B")})
 	h.recv("B", coordJoin(5, "B", "", "range"))
-	if got, members := h.c.IssuedIDs(), len(h.c.Members()); got != 4 || members != 3 {
+	if got, members := h.Node.IssuedIDs(), len(h.Node.Members()); got != 4 || members != 3 {
 		t.Fatalf("after B left and joined again: %d ids issued for %d members, want 4 for 3", got, members)
 	}
 }
@@ -1222,7 +1178,7 @@ func TestCoordinatorInvariantFastPaths(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h := newCoordHarness(t, CoordinatorConfig{})
 			coordForm(h, specs...)
-			c := h.c
+			c := h.Node
 			check := func(what string) {
 				t.Helper()
 				want := maps.Equal(c.supported, countSupported(c.members))
@@ -1284,8 +1240,8 @@ func TestAppendSortedIDs(t *testing.T) {
 			as[spec.MemberID(node)] = Assignment{}
 		}
 		prefix := []spec.MemberID{"zz", "aa"}
-		want := append(slices.Clone(prefix), slices.Sorted(maps.Keys(h.c.members))...)
-		if got := h.c.appendSortedIDs(slices.Clone(prefix)); !slices.Equal(got, want) {
+		want := append(slices.Clone(prefix), slices.Sorted(maps.Keys(h.Node.members))...)
+		if got := h.Node.appendSortedIDs(slices.Clone(prefix)); !slices.Equal(got, want) {
 			t.Errorf("%d members: appendSortedIDs = %v, want %v", n, got, want)
 		}
 		want = append(slices.Clone(prefix), slices.Sorted(maps.Keys(as))...)
@@ -1302,15 +1258,15 @@ func TestAppendSortedIDs(t *testing.T) {
 func TestCoordinatorHeartbeatMovesNode(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(h, coordABC()...)
-	h.now = 100
-	before := h.c
+	h.Now = 100
+	before := h.Node
 	h.recv("A", HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 2})
-	if h.c.MemberNode("A-1") != "A" || h.c.members["A-1"] != before.members["A-1"] {
-		t.Fatalf("a heartbeat from the member's own node wrote its record:\n%s", h.c)
+	if h.Node.MemberNode("A-1") != "A" || h.Node.members["A-1"] != before.members["A-1"] {
+		t.Fatalf("a heartbeat from the member's own node wrote its record:\n%s", h.Node)
 	}
 	h.recv("X", HeartbeatRequest{Seq: 10, MemberID: "A-1", Generation: 2})
-	if got := h.c.MemberNode("A-1"); got != "X" {
-		t.Fatalf("after a heartbeat from X, member A-1 is on node %q, want X:\n%s", got, h.c)
+	if got := h.Node.MemberNode("A-1"); got != "X" {
+		t.Fatalf("after a heartbeat from X, member A-1 is on node %q, want X:\n%s", got, h.Node)
 	}
 	if before.MemberNode("A-1") != "A" {
 		t.Fatal("the heartbeat from X moved the member in the coordinator forked from")

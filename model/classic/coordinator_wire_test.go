@@ -24,28 +24,28 @@ func coordJoinV4(seq uint64, client string, id spec.MemberID, protos ...string) 
 // nothing else; it joins when it sends that id back.
 func TestCoordinatorMemberIDRequired(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
-	h.expect(0, Receive{From: "A", Msg: coordJoinV4(1, "A", "", "range")}, `
+	h.Expect(0, Receive{From: "A", Msg: coordJoinV4(1, "A", "", "range")}, `
 		send coordinator->A JoinGroupResponse#1 error=MEMBER_ID_REQUIRED member=A-1
 		set session(A-1)@10000
 	`)
-	if h.c.State() != GroupEmpty || len(h.c.Members()) != 0 {
-		t.Fatalf("a pending id changed the group:\n%s", h.c)
+	if h.Node.State() != GroupEmpty || len(h.Node.Members()) != 0 {
+		t.Fatalf("a pending id changed the group:\n%s", h.Node)
 	}
-	h.expectState(`
+	h.ExpectState(`
 		group g state=Empty gen=0 type=- protocol=- leader=- join-timer=- next-id=2 next-arrival=1
 		pending A-1 session-timer=@10000
 	`)
-	h.expect(50, Receive{From: "A", Msg: coordJoinV4(2, "A", "A-1", "range")}, `
+	h.Expect(50, Receive{From: "A", Msg: coordJoinV4(2, "A", "A-1", "range")}, `
 		send coordinator->A JoinGroupResponse#2 gen=1 protocol=range leader=A-1 member=A-1 [A-1 range-md]
 		cancel session(A-1)
 		set session(A-1)@10050
 	`)
-	if d := h.c.Describe(); len(d.Pending) != 0 || len(d.Members) != 1 || d.Members[0].ID != "A-1" {
+	if d := h.Node.Describe(); len(d.Pending) != 0 || len(d.Members) != 1 || d.Members[0].ID != "A-1" {
 		t.Fatalf("after the join: %+v", d)
 	}
 	// A static member is never made to wait: it joins at once (Kafka's
 	// classicGroupJoinNewStaticMember).
-	h.expect(100, Receive{From: "S", Msg: func() JoinGroupRequest {
+	h.Expect(100, Receive{From: "S", Msg: func() JoinGroupRequest {
 		r := coordJoinV4(1, "S", "", "range")
 		r.InstanceID = "s1"
 		return r
@@ -64,27 +64,27 @@ func TestCoordinatorPendingIDs(t *testing.T) {
 	t.Run("barrier waits for a pending id until it expires", func(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()[:2]...)
-		h.expect(1000, Receive{From: "C", Msg: coordJoinV4(1, "C", "", "range")}, `
+		h.Expect(1000, Receive{From: "C", Msg: coordJoinV4(1, "C", "", "range")}, `
 			send coordinator->C JoinGroupResponse#1 error=MEMBER_ID_REQUIRED member=C-3
 			set session(C-3)@11000
 		`)
 		// A and B rejoin (the leader's join starts the rebalance), but C-3
 		// is pending, so the barrier stays up.
-		h.expect(1100, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range")}, `
+		h.Expect(1100, Receive{From: "A", Msg: coordJoin(3, "A", "A-1", "range")}, `
 			set session(A-1)@11100
 			set join@31100
 		`)
-		h.expect(1200, Receive{From: "B", Msg: coordJoin(2, "B", "B-2", "range")}, `
+		h.Expect(1200, Receive{From: "B", Msg: coordJoin(2, "B", "B-2", "range")}, `
 			set session(B-2)@11200
 		`)
-		if h.c.State() != GroupPreparingRebalance {
-			t.Fatalf("the barrier fell with a pending id:\n%s", h.c)
+		if h.Node.State() != GroupPreparingRebalance {
+			t.Fatalf("the barrier fell with a pending id:\n%s", h.Node)
 		}
 		// Heartbeat and SyncGroup from a pending id: it is not a member.
-		h.expect(1300, Receive{From: "C", Msg: HeartbeatRequest{Seq: 2, MemberID: "C-3", Generation: 2}}, `
+		h.Expect(1300, Receive{From: "C", Msg: HeartbeatRequest{Seq: 2, MemberID: "C-3", Generation: 2}}, `
 			send coordinator->C HeartbeatResponse#2 error=UNKNOWN_MEMBER_ID gen=2
 		`)
-		h.expect(1400, Receive{From: "C", Msg: SyncGroupRequest{Seq: 3, MemberID: "C-3", Generation: 2}}, `
+		h.Expect(1400, Receive{From: "C", Msg: SyncGroupRequest{Seq: 3, MemberID: "C-3", Generation: 2}}, `
 			send coordinator->C SyncGroupResponse#3 error=UNKNOWN_MEMBER_ID
 		`)
 		// The pending id expires: the barrier completes with A and B.
@@ -100,13 +100,13 @@ func TestCoordinatorPendingIDs(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{})
 		coordForm(h, coordABC()[:1]...)
 		h.recv("B", coordJoinV4(1, "B", "", "range"))
-		h.expect(500, Receive{From: "B", Msg: LeaveGroupRequest{Seq: 2, MemberID: "B-2"}}, `
+		h.Expect(500, Receive{From: "B", Msg: LeaveGroupRequest{Seq: 2, MemberID: "B-2"}}, `
 			send coordinator->B LeaveGroupResponse#2 error=NONE
 			cancel session(B-2)
 			set join@30500
 		`)
-		if h.c.State() != GroupPreparingRebalance {
-			t.Fatalf("state %s, want PreparingRebalance", h.c.State())
+		if h.Node.State() != GroupPreparingRebalance {
+			t.Fatalf("state %s, want PreparingRebalance", h.Node.State())
 		}
 	})
 	t.Run("a pending id with an instance id is refused", func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestCoordinatorPendingIDs(t *testing.T) {
 		h.recv("A", coordJoinV4(1, "A", "", "range"))
 		r := coordJoinV4(2, "A", "A-1", "range")
 		r.InstanceID = "i"
-		h.expect(10, Receive{From: "A", Msg: r}, `
+		h.Expect(10, Receive{From: "A", Msg: r}, `
 			send coordinator->A JoinGroupResponse#2 error=UNKNOWN_SERVER_ERROR
 		`)
 	})
@@ -122,11 +122,11 @@ func TestCoordinatorPendingIDs(t *testing.T) {
 		h := newCoordHarness(t, CoordinatorConfig{MaxSize: 1})
 		h.recv("B", coordJoinV4(1, "B", "", "range"))
 		h.recv("A", coordJoin(1, "A", "", "range"))
-		h.expect(10, Receive{From: "B", Msg: coordJoinV4(2, "B", "B-1", "range")}, `
+		h.Expect(10, Receive{From: "B", Msg: coordJoinV4(2, "B", "B-1", "range")}, `
 			send coordinator->B JoinGroupResponse#2 error=GROUP_MAX_SIZE_REACHED
 			cancel session(B-1)
 		`)
-		if d := h.c.Describe(); len(d.Pending) != 0 || len(d.Members) != 1 {
+		if d := h.Node.Describe(); len(d.Pending) != 0 || len(d.Members) != 1 {
 			t.Fatalf("after the refusal: %+v", d)
 		}
 	})
@@ -136,7 +136,7 @@ func TestCoordinatorPendingIDs(t *testing.T) {
 // prefix, and a prefix that would make ids ambiguous is refused.
 func TestCoordinatorMemberIDPrefix(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{MemberIDPrefix: "x7f"})
-	h.expect(0, Receive{From: "A", Msg: coordJoinV4(1, "kgo", "", "range")}, `
+	h.Expect(0, Receive{From: "A", Msg: coordJoinV4(1, "kgo", "", "range")}, `
 		send coordinator->A JoinGroupResponse#1 error=MEMBER_ID_REQUIRED member=kgo-x7f1
 		set session(kgo-x7f1)@10000
 	`)
@@ -166,8 +166,8 @@ func TestCoordinatorSyncProtocolChecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newCoordHarness(t, CoordinatorConfig{})
 			coordForm(h, coordABC()[:1]...)
-			h.now = 100
-			out := h.c.Step(node.Input{Now: 100, Event: Receive{From: "A", Msg: SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 1, ProtocolType: tc.typ, ProtocolName: tc.proto}}})
+			h.Now = 100
+			out := h.Node.Step(node.Input{Now: 100, Event: Receive{From: "A", Msg: SyncGroupRequest{Seq: 9, MemberID: "A-1", Generation: 1, ProtocolType: tc.typ, ProtocolName: tc.proto}}})
 			if len(out.Messages) != 1 || out.Messages[0].Msg.String() != tc.want {
 				t.Fatalf("got %s, want %s", out, tc.want)
 			}
@@ -224,11 +224,11 @@ func TestCoordinatorOffsetCommitFencing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newCoordHarness(t, CoordinatorConfig{})
 			tc.group(h)
-			before := h.c.String()
+			before := h.Node.String()
 			tc.req.Seq = 77
-			h.now = 5000
-			out := h.c.Step(node.Input{Now: h.now, Event: Receive{From: "X", Msg: tc.req}})
-			if err := h.c.CheckInvariants(); err != nil {
+			h.Now = 5000
+			out := h.Node.Step(node.Input{Now: h.Now, Event: Receive{From: "X", Msg: tc.req}})
+			if err := h.Node.CheckInvariants(); err != nil {
 				t.Fatal(err)
 			}
 			if len(out.Messages) != 1 {
@@ -242,13 +242,13 @@ func TestCoordinatorOffsetCommitFencing(t *testing.T) {
 			if restarted != tc.session || (!tc.session && len(out.Timers) != 0) {
 				t.Fatalf("timers %v, want session restart %t", out.Timers, tc.session)
 			}
-			if !tc.session && h.c.String() != before {
-				t.Fatalf("a commit changed the group:\nbefore:\n%s\nafter:\n%s", before, h.c)
+			if !tc.session && h.Node.String() != before {
+				t.Fatalf("a commit changed the group:\nbefore:\n%s\nafter:\n%s", before, h.Node)
 			}
 			// With AcceptStaleCommits every commit is accepted.
 			f := newCoordHarness(t, CoordinatorConfig{Faults: AcceptStaleCommits})
 			tc.group(f)
-			out = f.c.Step(node.Input{Now: 5000, Event: Receive{From: "X", Msg: tc.req}})
+			out = f.Node.Step(node.Input{Now: 5000, Event: Receive{From: "X", Msg: tc.req}})
 			if got := out.Messages[0].Msg.(OffsetCommitResponse); got.Error != spec.None {
 				t.Fatalf("accept-stale-commits: got %s", got)
 			}
@@ -265,7 +265,7 @@ func TestCoordinatorDescribe(t *testing.T) {
 	r.ClientHost = "/127.0.0.1"
 	h.recv("A", r)
 	h.recv("A", SyncGroupRequest{Seq: 2, MemberID: "A-1", Generation: 1, Assignments: []MemberAssignment{{MemberID: "A-1", Assignment: "asg"}}})
-	d := h.c.Describe()
+	d := h.Node.Describe()
 	if d.State != GroupStable || d.Generation != 1 || d.ProtocolType != "consumer" || d.Protocol != "range" || d.Leader != "A-1" || len(d.Members) != 1 {
 		t.Fatalf("group: %+v", d)
 	}
@@ -274,7 +274,7 @@ func TestCoordinatorDescribe(t *testing.T) {
 		t.Fatalf("member: %+v", m)
 	}
 	m.Protocols[0].Name = "changed"
-	if h.c.Describe().Members[0].Protocols[0].Name != "range" {
+	if h.Node.Describe().Members[0].Protocols[0].Name != "range" {
 		t.Fatal("Describe shares the protocol list with the coordinator")
 	}
 }

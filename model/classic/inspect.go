@@ -64,7 +64,7 @@ type CoordinatorMemberSnapshot struct {
 // records. It shares nothing mutable with the coordinator. It is also the
 // plain data the online migration between the classic and the consumer
 // group protocols converts (KIP-848): a consumer group is built from it
-// (model/nextgen/coordinator.FromClassicGroup, Kafka's
+// (nextgen.FromClassicGroup, Kafka's
 // ConsumerGroup.fromClassicGroup), and RestoreCoordinator builds a classic
 // coordinator from one (Kafka's ClassicGroup.fromConsumerGroup).
 type CoordinatorSnapshot struct {

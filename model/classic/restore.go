@@ -14,7 +14,7 @@ import (
 // downgrade of a consumer group to a classic group (KIP-848; Kafka's
 // GroupMetadataManager.convertToClassicGroup with
 // ClassicGroup.fromConsumerGroup), whose data
-// model/nextgen/coordinator.(*Coordinator).DowngradeTo gives.
+// nextgen.(*Coordinator).DowngradeTo gives.
 //
 // What it builds, as Kafka does:
 //

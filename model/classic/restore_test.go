@@ -14,14 +14,14 @@ import (
 func TestSnapshotHasTheGroup(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
 	ids := coordForm(h, coordABC()...)
-	g := h.c.Snapshot()
-	if g.State != GroupStable || g.Generation != h.c.Generation() || g.ProtocolType != "consumer" || g.Protocol != "range" ||
-		g.Leader != h.c.Leader() || g.NextMemberID != h.c.NextMemberID() || len(g.Members) != len(ids) {
-		t.Fatalf("snapshot %+v of\n%s", g, h.c)
+	g := h.Node.Snapshot()
+	if g.State != GroupStable || g.Generation != h.Node.Generation() || g.ProtocolType != "consumer" || g.Protocol != "range" ||
+		g.Leader != h.Node.Leader() || g.NextMemberID != h.Node.NextMemberID() || len(g.Members) != len(ids) {
+		t.Fatalf("snapshot %+v of\n%s", g, h.Node)
 	}
 	s := newCoordHarness(t, CoordinatorConfig{})
 	coordForm(s, coordMemberSpec{node: "A", instance: "a", protos: []string{"range"}})
-	if got := s.c.Snapshot().Instances; len(got) != 1 || got["a"] != "A-1" {
+	if got := s.Node.Snapshot().Instances; len(got) != 1 || got["a"] != "A-1" {
 		t.Fatalf("snapshot instances %v", got)
 	}
 	for i, m := range g.Members {
@@ -39,15 +39,15 @@ func TestSnapshotHasTheGroup(t *testing.T) {
 // plus the largest rebalance timeout, and every member must rejoin.
 func TestRestoreCoordinator(t *testing.T) {
 	h := newCoordHarness(t, CoordinatorConfig{})
-	h.now = 500
+	h.Now = 500
 	ids := coordForm(h, coordABC()...)
-	g := h.c.Snapshot()
+	g := h.Node.Snapshot()
 
 	c, out := RestoreCoordinator(CoordinatorConfig{GroupID: "g"}, g, 1000)
 	if err := c.CheckInvariants(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := c.Describe(), h.c.Describe(); !reflect.DeepEqual(got, want) {
+	if got, want := c.Describe(), h.Node.Describe(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("restored:\n%+v\nwant:\n%+v", got, want)
 	}
 	want := "set session(A-1)@11000\nset session(B-2)@11000\nset session(C-3)@11000"
@@ -60,8 +60,8 @@ func TestRestoreCoordinator(t *testing.T) {
 		t.Fatalf("sync: %s", got)
 	}
 	// The id counter goes on.
-	if c.NextMemberID() != h.c.NextMemberID() {
-		t.Fatalf("next member id %d, want %d", c.NextMemberID(), h.c.NextMemberID())
+	if c.NextMemberID() != h.Node.NextMemberID() {
+		t.Fatalf("next member id %d, want %d", c.NextMemberID(), h.Node.NextMemberID())
 	}
 
 	g.State, g.Leader, g.Protocol = GroupPreparingRebalance, "", ""
@@ -70,7 +70,7 @@ func TestRestoreCoordinator(t *testing.T) {
 	if err := c.CheckInvariants(); err != nil {
 		t.Fatal(err)
 	}
-	if c.State() != GroupPreparingRebalance || c.Leader() != ids[0] || c.Protocol() != "range" || c.Generation() != h.c.Generation() {
+	if c.State() != GroupPreparingRebalance || c.Leader() != ids[0] || c.Protocol() != "range" || c.Generation() != h.Node.Generation() {
 		t.Fatalf("restored in a rebalance:\n%s", c)
 	}
 	if got := strings.TrimSpace(out.String()); !strings.HasSuffix(got, "set join@46000") {

@@ -8,7 +8,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/sim"
@@ -149,12 +148,12 @@ func (classicFamily) metadataToCoordinator() bool {
 // assignor.
 type nextgenFamily struct{ t Timing }
 
-type nextgenCoord struct{ *coordinator.Coordinator }
+type nextgenCoord struct{ *nextgen.Coordinator }
 
-func (c nextgenCoord) Stable() bool { return c.State() == coordinator.Stable }
+func (c nextgenCoord) Stable() bool { return c.State() == nextgen.Stable }
 
 func (f nextgenFamily) newCoordinator(cfg Config, topics spec.Topics) (coordNode[nextgen.Message, nextgen.Timer, nextgen.Callback], error) {
-	c, err := coordinator.NewCoordinator(coordinator.CoordinatorConfig{
+	c, err := nextgen.NewCoordinator(nextgen.CoordinatorConfig{
 		GroupID:           groupID,
 		SessionTimeout:    f.t.NextgenSession,
 		HeartbeatInterval: f.t.NextgenHeartbeat,

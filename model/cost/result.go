@@ -18,7 +18,7 @@
 // embedded protocol of model/classic/policy (eager with the range
 // assignor, cooperative, deferred and incremental with Connect's delay
 // Timing.ConnectDelay); nextgen is the KIP-848 coordinator
-// (model/nextgen/coordinator, its default uniform assignor) with
+// (model/nextgen's coordinator, its default uniform assignor) with
 // next-gen members (model/nextgen). The group first comes up (every
 // member starts at time 0) and settles: the workload starts
 // Config.Margin after it first converged (Result.Start); the run stops

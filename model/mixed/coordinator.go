@@ -7,7 +7,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
@@ -19,7 +18,7 @@ import (
 // policy, and whose Topics the initial metadata image).
 type Config struct {
 	Classic  classic.CoordinatorConfig
-	Consumer coordinator.CoordinatorConfig
+	Consumer nextgen.CoordinatorConfig
 }
 
 // GroupType is the kind of group the coordinator holds (Kafka's
@@ -30,7 +29,7 @@ type GroupType uint8
 const (
 	// ClassicGroup: model/classic's coordinator runs the group.
 	ClassicGroup GroupType = iota + 1
-	// ConsumerGroup: model/nextgen/coordinator's coordinator runs it, its
+	// ConsumerGroup: model/nextgen's coordinator runs it, its
 	// classic members included.
 	ConsumerGroup
 )
@@ -48,7 +47,7 @@ type Coordinator struct {
 	cfg Config
 	// classicGroup runs a classic group; consumerGroup a consumer group.
 	classicGroup  *classic.Coordinator
-	consumerGroup *coordinator.Coordinator
+	consumerGroup *nextgen.Coordinator
 	// topics is the metadata image the coordinator has seen (a classic
 	// group takes none, but a conversion to a consumer group needs it).
 	topics spec.Topics
@@ -73,7 +72,7 @@ func NewCoordinator(cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	probe, err := coordinator.NewCoordinator(cfg.Consumer) // its configuration is checked now, not at the first conversion
+	probe, err := nextgen.NewCoordinator(cfg.Consumer) // its configuration is checked now, not at the first conversion
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +94,7 @@ func (c *Coordinator) Type() GroupType {
 func (c *Coordinator) ClassicGroup() *classic.Coordinator { return c.classicGroup }
 
 // ConsumerGroup: see ClassicGroup.
-func (c *Coordinator) ConsumerGroup() *coordinator.Coordinator { return c.consumerGroup }
+func (c *Coordinator) ConsumerGroup() *nextgen.Coordinator { return c.consumerGroup }
 
 // TimersReset reports whether the last Step converted the group: every
 // timer armed before it belongs to the other group and is void
@@ -156,7 +155,7 @@ func (c *Coordinator) heartbeatToClassicGroup(in node.Input, from string, r next
 	case validate.ReplaceEmptyClassic:
 		cfg := c.cfg.Consumer
 		cfg.Topics = maps.Clone(c.topics)
-		g, err := coordinator.NewCoordinator(cfg)
+		g, err := nextgen.NewCoordinator(cfg)
 		if err != nil {
 			panic(fmt.Sprintf("mixed: the consumer group's configuration was accepted once and is refused now: %v", err))
 		}
@@ -165,7 +164,7 @@ func (c *Coordinator) heartbeatToClassicGroup(in node.Input, from string, r next
 	case validate.OnlineUpgrade:
 		cfg := c.cfg.Consumer
 		cfg.Topics = maps.Clone(c.topics)
-		g, armed, err := coordinator.FromClassicGroup(cfg, snap, in.Now)
+		g, armed, err := nextgen.FromClassicGroup(cfg, snap, in.Now)
 		if err != nil {
 			panic(fmt.Sprintf("mixed: converting the classic group: %v", err))
 		}
@@ -292,7 +291,7 @@ func (c *Coordinator) Stable() bool {
 	if c.classicGroup != nil {
 		return c.classicGroup.State() == classic.GroupStable
 	}
-	return c.consumerGroup.State() == coordinator.Stable
+	return c.consumerGroup.State() == nextgen.Stable
 }
 
 // Protocol is the classic group's selected protocol, "" for a consumer

@@ -10,12 +10,13 @@
 // The coordinator node (Coordinator) holds the group as Kafka does: a
 // classic group (model/classic's coordinator, its members' leader
 // assigning) until the first ConsumerGroupHeartbeat converts it, then a
-// consumer group (model/nextgen/coordinator's, the server-side assignor
+// consumer group (model/nextgen's coordinator, the server-side assignor
 // assigning) that answers its classic members' JoinGroup, SyncGroup and
 // Heartbeat itself, until the last member of the consumer protocol leaves
-// and it converts back. The conversions and the admission rules are the
-// coordinator packages' and model/nextgen/validate's; this package only
-// switches between the two nodes and translates their vocabularies.
+// and it converts back. The conversions and the admission rules are
+// model/classic's, model/nextgen's and model/nextgen/validate's; this
+// package only switches between the two nodes and translates their
+// vocabularies.
 //
 // Messages are next-gen messages (nextgen.Message), a classic one carried
 // in nextgen.Classic; timers and callbacks are the unions Timer and

@@ -8,7 +8,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/script"
@@ -25,7 +24,7 @@ import (
 // group's smallest session timeout (group.min.session.timeout.ms).
 // upgrade-keeps-claims turns on the fix this project proposes for the
 // upgrade of a classic group whose stored assignments leave out what
-// members still own (coordinator.CoordinatorConfig.UpgradeKeepsClaims).
+// members still own (nextgen.CoordinatorConfig.UpgradeKeepsClaims).
 func (Family) Group(s *Script, args []core.Arg) error {
 	topics, err := script.Topics(args, "group")
 	if err != nil {
@@ -33,7 +32,7 @@ func (Family) Group(s *Script, args []core.Arg) error {
 	}
 	cfg := Config{
 		Classic:  classic.CoordinatorConfig{GroupID: "group"},
-		Consumer: coordinator.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors"), UpgradeKeepsClaims: script.Has(args, "upgrade-keeps-claims")},
+		Consumer: nextgen.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors"), UpgradeKeepsClaims: script.Has(args, "upgrade-keeps-claims")},
 	}
 	if p := script.Val(args, "policy"); p != "" {
 		if cfg.Consumer.Migration, err = validate.ParseMigrationPolicy(p); err != nil {

@@ -4,7 +4,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	core "github.com/rebalance-ref/rebalance/model/world"
 )
@@ -16,7 +15,7 @@ import (
 func DefaultConfig(p validate.MigrationPolicy) Config {
 	return Config{
 		Classic:  classic.CoordinatorConfig{GroupID: "g", MinSessionTimeout: 1000},
-		Consumer: coordinator.CoordinatorConfig{GroupID: "g", SessionTimeout: 10000, HeartbeatInterval: 1000, Topics: core.DefaultTopics(), Migration: p},
+		Consumer: nextgen.CoordinatorConfig{GroupID: "g", SessionTimeout: 10000, HeartbeatInterval: 1000, Topics: core.DefaultTopics(), Migration: p},
 	}
 }
 

@@ -13,18 +13,6 @@ type Millis = node.Millis
 // CoordinatorNode is the node name of the group coordinator in envelopes.
 const CoordinatorNode = node.CoordinatorNode
 
-// Message is a request or response of the protocol.
-type Message interface {
-	fmt.Stringer
-	isMessage()
-}
-
-func (HeartbeatRequest) isMessage()    {}
-func (HeartbeatResponse) isMessage()   {}
-func (OffsetCommitRequest) isMessage() {}
-func (OffsetFetchRequest) isMessage()  {}
-func (OffsetResponse) isMessage()      {}
-
 // The node vocabulary this family shares with every other is package
 // model/node's. The family names the instances of node's generic types with
 // its own messages, timers and callbacks (the block below); the input and

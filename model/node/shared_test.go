@@ -2,12 +2,10 @@ package node
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -185,15 +183,4 @@ func TestCallbackString(t *testing.T) {
 	if got, want := epoch.String(), "b "+res.String()+" epoch=3: why"; got != want {
 		t.Errorf("epoch callback = %q, want %q", got, want)
 	}
-}
-
-// TestTimerSlotEncoded: both families' member encoders write a TimerSlot
-// field by field (their timer loops in EncodeCanon); a field added here
-// must be written there.
-func TestTimerSlotEncoded(t *testing.T) {
-	nodetest.CheckEncoders(t, nodetest.Encoded{
-		Type:    reflect.TypeFor[TimerSlot](),
-		Encoder: "the timer loop of classic's and nextgen's Member.EncodeCanon",
-		Handled: 2,
-	})
 }

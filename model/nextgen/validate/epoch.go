@@ -1,7 +1,7 @@
 package validate
 
 import (
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -31,7 +31,7 @@ import (
 // An accepted heartbeat with an older epoch is then handled like any other:
 // the response carries the member's epoch after reconciliation, which hands
 // the lost bump back to the member.
-func MemberEpoch(info MemberInfo, r nextgen.HeartbeatRequest, sem Semantics) Rejection {
+func MemberEpoch(info MemberInfo, r message.HeartbeatRequest, sem Semantics) Rejection {
 	got := r.MemberEpoch
 	if got == 0 && !sem.BeforeKafka19233 {
 		return Rejection{}

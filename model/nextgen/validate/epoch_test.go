@@ -3,7 +3,7 @@ package validate
 import (
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -24,7 +24,7 @@ func TestMemberEpoch(t *testing.T) {
 	tests := []struct {
 		name string
 		info MemberInfo
-		r    nextgen.HeartbeatRequest
+		r    message.HeartbeatRequest
 		sem  Semantics
 		code spec.ErrorCode
 		msg  string

@@ -3,15 +3,15 @@ package validate
 import (
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
 func str(s string) *string { return &s }
 
 // join is a valid first heartbeat (epoch 0) of a dynamic member.
-func join(member spec.MemberID) nextgen.HeartbeatRequest {
-	return nextgen.HeartbeatRequest{
+func join(member spec.MemberID) message.HeartbeatRequest {
+	return message.HeartbeatRequest{
 		GroupID:              "g",
 		MemberID:             member,
 		MemberEpoch:          0,
@@ -23,24 +23,24 @@ func join(member spec.MemberID) nextgen.HeartbeatRequest {
 }
 
 // beat is a valid regular heartbeat that sends nothing but its epoch.
-func beat(member spec.MemberID, epoch spec.Epoch) nextgen.HeartbeatRequest {
-	return nextgen.HeartbeatRequest{GroupID: "g", MemberID: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
+func beat(member spec.MemberID, epoch spec.Epoch) message.HeartbeatRequest {
+	return message.HeartbeatRequest{GroupID: "g", MemberID: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
 }
 
 // owning returns r with TopicPartitions sent as owned.
-func owning(r nextgen.HeartbeatRequest, owned ...spec.Resource) nextgen.HeartbeatRequest {
+func owning(r message.HeartbeatRequest, owned ...spec.Resource) message.HeartbeatRequest {
 	r.OwnedSent = true
 	r.TopicPartitions = owned
 	return r
 }
 
 // static returns r as a static member's request with the instance id.
-func static(r nextgen.HeartbeatRequest, instance string) nextgen.HeartbeatRequest {
+func static(r message.HeartbeatRequest, instance string) message.HeartbeatRequest {
 	r.InstanceID = str(instance)
 	return r
 }
 
-func with(r nextgen.HeartbeatRequest, edit func(*nextgen.HeartbeatRequest)) nextgen.HeartbeatRequest {
+func with(r message.HeartbeatRequest, edit func(*message.HeartbeatRequest)) message.HeartbeatRequest {
 	edit(&r)
 	return r
 }

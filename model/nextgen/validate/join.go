@@ -3,7 +3,7 @@ package validate
 import (
 	"fmt"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -95,7 +95,7 @@ func (d Decision) String() string {
 // Join expects a request that Request accepted. It panics if
 // IsLeave(r.MemberEpoch) or the epoch is otherwise negative (a leave goes to
 // Leave), and if g names an instance holder it does not know.
-func Join(g Group, r nextgen.HeartbeatRequest, maxSize int, sem Semantics) (Decision, Rejection) {
+func Join(g Group, r message.HeartbeatRequest, maxSize int, sem Semantics) (Decision, Rejection) {
 	if r.MemberEpoch < 0 {
 		panic(fmt.Sprintf("validate.Join: member epoch %d is not a regular heartbeat; leaves go to Leave", r.MemberEpoch))
 	}
@@ -116,7 +116,7 @@ func Join(g Group, r nextgen.HeartbeatRequest, maxSize int, sem Semantics) (Deci
 	return joinStatic(g, r, *r.InstanceID, sem)
 }
 
-func joinDynamic(g Group, r nextgen.HeartbeatRequest, sem Semantics) (Decision, Rejection) {
+func joinDynamic(g Group, r message.HeartbeatRequest, sem Semantics) (Decision, Rejection) {
 	m, ok := g.Member(r.MemberID)
 	if !ok {
 		if r.MemberEpoch == 0 {
@@ -130,7 +130,7 @@ func joinDynamic(g Group, r nextgen.HeartbeatRequest, sem Semantics) (Decision, 
 	return Decision{Kind: ExistingMember, Member: m.ID}, Rejection{}
 }
 
-func joinStatic(g Group, r nextgen.HeartbeatRequest, instance string, sem Semantics) (Decision, Rejection) {
+func joinStatic(g Group, r message.HeartbeatRequest, instance string, sem Semantics) (Decision, Rejection) {
 	holder, held := g.InstanceOwner(instance)
 	if r.MemberEpoch == 0 {
 		if !held {
@@ -165,7 +165,7 @@ func joinStatic(g Group, r nextgen.HeartbeatRequest, instance string, sem Semant
 
 // staticHolder applies throwIfStaticMemberIsUnknown and
 // throwIfInstanceIdIsFenced, shared by Join and Leave.
-func staticHolder(g Group, r nextgen.HeartbeatRequest, instance string, holder spec.MemberID, held bool) (MemberInfo, Rejection) {
+func staticHolder(g Group, r message.HeartbeatRequest, instance string, holder spec.MemberID, held bool) (MemberInfo, Rejection) {
 	if !held {
 		return MemberInfo{}, reject(spec.UnknownMemberID, "Instance id %s is unknown.", instance)
 	}
@@ -176,7 +176,7 @@ func staticHolder(g Group, r nextgen.HeartbeatRequest, instance string, holder s
 	return mustMember(g, holder, instance), Rejection{}
 }
 
-func unknownMember(r nextgen.HeartbeatRequest) Rejection {
+func unknownMember(r message.HeartbeatRequest) Rejection {
 	return reject(spec.UnknownMemberID, "Member %s is not a member of group %s.", r.MemberID, r.GroupID)
 }
 

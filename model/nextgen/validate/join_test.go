@@ -3,7 +3,7 @@ package validate
 import (
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -33,7 +33,7 @@ func TestJoin(t *testing.T) {
 	tests := []struct {
 		name    string
 		g       Group
-		r       nextgen.HeartbeatRequest
+		r       message.HeartbeatRequest
 		maxSize int
 		sem     Semantics
 		want    Decision

@@ -3,7 +3,7 @@ package validate
 import (
 	"fmt"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -63,7 +63,7 @@ func (d LeaveDecision) String() string {
 // Leave expects a request that Request accepted (so epoch -2 comes with an
 // instance id). It panics if !IsLeave(r.MemberEpoch): a regular heartbeat
 // goes to Join.
-func Leave(g Group, r nextgen.HeartbeatRequest) (LeaveDecision, Rejection) {
+func Leave(g Group, r message.HeartbeatRequest) (LeaveDecision, Rejection) {
 	if !IsLeave(r.MemberEpoch) {
 		panic(fmt.Sprintf("validate.Leave: member epoch %d is not a leave; regular heartbeats go to Join", r.MemberEpoch))
 	}

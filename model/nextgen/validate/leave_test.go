@@ -3,7 +3,7 @@ package validate
 import (
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -13,7 +13,7 @@ func TestLeave(t *testing.T) {
 	tests := []struct {
 		name string
 		g    Group
-		r    nextgen.HeartbeatRequest
+		r    message.HeartbeatRequest
 		want LeaveDecision
 		code spec.ErrorCode
 		msg  string

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -188,7 +188,7 @@ func (k ConversionKind) String() string { return conversionKinds.Name(k) }
 // group whose members are the classic members (all of them Classic) or,
 // after ReplaceEmptyClassic, an empty one. HeartbeatToClassic panics if g
 // is Empty with members (a broken view).
-func HeartbeatToClassic(g ClassicGroupInfo, r nextgen.HeartbeatRequest, policy MigrationPolicy, consumerMaxSize int, sem Semantics) (ConversionKind, Rejection) {
+func HeartbeatToClassic(g ClassicGroupInfo, r message.HeartbeatRequest, policy MigrationPolicy, consumerMaxSize int, sem Semantics) (ConversionKind, Rejection) {
 	if g.Empty && g.Members != 0 {
 		panic(fmt.Sprintf("validate.HeartbeatToClassic: an Empty classic group with %d members", g.Members))
 	}
@@ -476,7 +476,7 @@ func ClassicJoin(g MixedGroup, r ClassicJoinRequest, policy MigrationPolicy, max
 		}
 		return Decision{Kind: ReplaceStatic, Member: holder}, Rejection{}
 	}
-	m, rej := staticHolder(g, nextgen.HeartbeatRequest{GroupID: r.GroupID, MemberID: r.MemberID}, instance, holder, held)
+	m, rej := staticHolder(g, message.HeartbeatRequest{GroupID: r.GroupID, MemberID: r.MemberID}, instance, holder, held)
 	if !rej.OK() {
 		return Decision{}, rej
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -30,7 +30,7 @@ import (
 //
 // This snapshot of the protocol has no SubscribedTopicRegex field (Kafka
 // then refused a non-null regex as "not supported yet").
-func Request(r nextgen.HeartbeatRequest, assignors []string) Rejection {
+func Request(r message.HeartbeatRequest, assignors []string) Rejection {
 	if blank(r.GroupID) {
 		return reject(spec.InvalidRequest, "GroupId can't be empty.")
 	}

@@ -33,7 +33,7 @@ package validate
 import (
 	"fmt"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
+	"github.com/rebalance-ref/rebalance/model/nextgen/message"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -58,8 +58,8 @@ func (r Rejection) String() string {
 
 // Response returns the heartbeat response that carries r, or the zero
 // response when r accepts the request.
-func (r Rejection) Response() nextgen.HeartbeatResponse {
-	return nextgen.HeartbeatResponse{Error: r.Code, ErrorMessage: r.Message}
+func (r Rejection) Response() message.HeartbeatResponse {
+	return message.HeartbeatResponse{Error: r.Code, ErrorMessage: r.Message}
 }
 
 func reject(code spec.ErrorCode, format string, args ...any) Rejection {

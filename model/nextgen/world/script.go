@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/script"
 )
@@ -31,7 +30,7 @@ func (f Family) Group(s *Script, args []core.Arg) error {
 	if err != nil {
 		return err
 	}
-	cfg := coordinator.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors")}
+	cfg := nextgen.CoordinatorConfig{GroupID: "group", Topics: topics, Assignors: script.Vals(args, "assignors")}
 	for _, a := range f.Assignors {
 		if len(cfg.Assignors) == 0 || slices.Contains(cfg.Assignors, a.Name()) {
 			cfg.ServerAssignors = append(cfg.ServerAssignors, a)

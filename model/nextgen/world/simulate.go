@@ -2,7 +2,6 @@ package world
 
 import (
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -16,8 +15,8 @@ func DefaultTopics() spec.Topics { return core.DefaultTopics() }
 // one lost message costs a retry and not the session (the Timely law; with
 // a 10 s session one lost response cost it), a 2 s heartbeat interval, and
 // today's semantics.
-func DefaultCoordinatorConfig() coordinator.CoordinatorConfig {
-	return coordinator.CoordinatorConfig{GroupID: "g", SessionTimeout: 45000, HeartbeatInterval: 2000, Topics: DefaultTopics()}
+func DefaultCoordinatorConfig() nextgen.CoordinatorConfig {
+	return nextgen.CoordinatorConfig{GroupID: "g", SessionTimeout: 45000, HeartbeatInterval: 2000, Topics: DefaultTopics()}
 }
 
 // DefaultBounds is the environment the property tests and rebalance

@@ -24,7 +24,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	"github.com/rebalance-ref/rebalance/model/nextgen/coordinator"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -48,7 +47,7 @@ type Family struct {
 	GroupID string
 	// Assignors are server-side assignors of the caller's (package fuzz
 	// runs them): the group verb gives them to the coordinator
-	// (coordinator.CoordinatorConfig.ServerAssignors), all of them when
+	// (nextgen.CoordinatorConfig.ServerAssignors), all of them when
 	// it names no assignors, else those it names; without assignors=(...)
 	// the first is the group's default.
 	Assignors []assign.Assignor
@@ -57,8 +56,8 @@ type Family struct {
 var _ core.Family[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig] = Family{}
 
 // New returns a world with a coordinator configured by cfg and no members.
-func New(cfg coordinator.CoordinatorConfig) (*World, error) {
-	c, err := coordinator.NewCoordinator(cfg)
+func New(cfg nextgen.CoordinatorConfig) (*World, error) {
+	c, err := nextgen.NewCoordinator(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +77,7 @@ func NewModel(cfg core.CheckConfig) (*Model, error) { return Family{}.NewModel(c
 func (f Family) NewModel(cfg core.CheckConfig) (*Model, error) { return core.NewModel(f, cfg) }
 
 // CoordinatorOf is the next-gen coordinator of w.
-func CoordinatorOf(w *World) *coordinator.Coordinator { return w.Coordinator.(coord).Coordinator }
+func CoordinatorOf(w *World) *nextgen.Coordinator { return w.Coordinator.(coord).Coordinator }
 
 // MemberOf is the next-gen member of p, nil while p is down.
 func MemberOf(p *core.Process[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]) *nextgen.Member {
@@ -259,13 +258,13 @@ func (Family) Rounds(_ int, prev, next spec.View) int { return core.GenerationBu
 func (Family) RoundUnit() string { return "member epoch bumps" }
 
 // coord is the next-gen coordinator as the world drives it.
-type coord struct{ *coordinator.Coordinator }
+type coord struct{ *nextgen.Coordinator }
 
 func (c coord) CloneCoordinator() core.Coordinator[nextgen.Message, nextgen.Timer, nextgen.Callback] {
 	return coord{c.Clone()}
 }
 func (c coord) Leader() spec.MemberID { return "" }
-func (c coord) Stable() bool          { return c.State() == coordinator.Stable }
+func (c coord) Stable() bool          { return c.State() == nextgen.Stable }
 func (c coord) Protocol() string      { return "" }
 func (c coord) Summary() string {
 	return fmt.Sprintf("group-epoch=%d target-epoch=%d state=%s", c.GroupEpoch(), c.TargetEpoch(), c.State())

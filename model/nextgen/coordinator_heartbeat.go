@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/target"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
@@ -39,7 +38,7 @@ func rejection(code spec.ErrorCode, format string, args ...any) validate.Rejecti
 //     another group gets NOT_COORDINATOR.
 //  2. Epoch -1 or -2: validate.Leave, then fence or park (handleLeave).
 //  3. Otherwise: the regular heartbeat (regularHeartbeat).
-func (c *Coordinator) handleHeartbeat(s *step, from string, r nextgen.HeartbeatRequest) {
+func (c *Coordinator) handleHeartbeat(s *step, from string, r HeartbeatRequest) {
 	if rej := validate.Request(r, c.cfg.Assignors); !rej.OK() {
 		s.reject(from, rej)
 		return
@@ -70,7 +69,7 @@ func (c *Coordinator) handleHeartbeat(s *step, from string, r nextgen.HeartbeatR
 	c.regularHeartbeat(s, from, r, owned)
 }
 
-func (c *Coordinator) notCoordinator(r nextgen.HeartbeatRequest) validate.Rejection {
+func (c *Coordinator) notCoordinator(r HeartbeatRequest) validate.Rejection {
 	return rejection(spec.NotCoordinator, "This coordinator runs group %s, not %s.", c.cfg.GroupID, r.GroupID)
 }
 
@@ -83,7 +82,7 @@ func blank(s string) bool {
 // (a dynamic member, or a static member with -1), answered with the
 // request's member id and epoch, or the static temporary leave (-2).
 // Leave responses carry no heartbeat interval, as in Kafka.
-func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatRequest) {
+func (c *Coordinator) handleLeave(s *step, from string, r HeartbeatRequest) {
 	var g validate.Group
 	if c.exists {
 		g = s.group(c)
@@ -96,10 +95,10 @@ func (c *Coordinator) handleLeave(s *step, from string, r nextgen.HeartbeatReque
 	switch dec.Kind {
 	case validate.Fence:
 		c.fence(s, dec.Member)
-		s.respond(from, nextgen.HeartbeatResponse{MemberID: r.MemberID, MemberEpoch: r.MemberEpoch})
+		s.respond(from, HeartbeatResponse{MemberID: r.MemberID, MemberEpoch: r.MemberEpoch})
 	case validate.StaticTemporaryLeave:
 		c.parkStatic(s, dec.Member)
-		s.respond(from, nextgen.HeartbeatResponse{MemberID: dec.Member, MemberEpoch: spec.StaticLeaveEpoch})
+		s.respond(from, HeartbeatResponse{MemberID: dec.Member, MemberEpoch: spec.StaticLeaveEpoch})
 	default:
 		panic(fmt.Sprintf("coordinator: validate.Leave accepted with decision %s", dec))
 	}
@@ -213,11 +212,11 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 // request (epoch 0, or rebalance timeout, subscription and owned
 // partitions all sent) or when its assigned partitions changed, the
 // assigned partitions (never those pending revocation).
-func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.HeartbeatRequest, owned spec.Set) {
+func (c *Coordinator) regularHeartbeat(s *step, from string, r HeartbeatRequest, owned spec.Set) {
 	var g validate.Group
 	if c.exists {
 		v := groupView{c: c}
-		if c.cfg.Faults.Has(nextgen.SkipEpochCheck) {
+		if c.cfg.Faults.Has(SkipEpochCheck) {
 			req := r
 			v.skipEpochCheck = &req
 		}
@@ -269,7 +268,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 		updated.rack = *r.RackID
 	}
 	if r.RebalanceTimeoutMs != -1 {
-		updated.rebalanceTimeout = nextgen.Millis(r.RebalanceTimeoutMs)
+		updated.rebalanceTimeout = Millis(r.RebalanceTimeoutMs)
 	}
 	if r.ServerAssignor != nil {
 		updated.assignor = *r.ServerAssignor
@@ -291,7 +290,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r nextgen.Heartbeat
 	}
 	next := upd.cur
 
-	resp := nextgen.HeartbeatResponse{
+	resp := HeartbeatResponse{
 		MemberID:            updated.id,
 		MemberEpoch:         next.Epoch,
 		HeartbeatIntervalMs: int32(c.cfg.HeartbeatInterval),
@@ -337,7 +336,7 @@ func knownState(s reconcile.State) bool {
 // With the AssignBeforeRelease fault, partitions held by other members
 // count as free.
 func (c *Coordinator) partitionOwned(id spec.MemberID, gone []spec.MemberID) func(spec.Resource) bool {
-	fault := c.cfg.Faults.Has(nextgen.AssignBeforeRelease)
+	fault := c.cfg.Faults.Has(AssignBeforeRelease)
 	// reconcile asks in resource order: rd looks each topic up once.
 	var rd rowReader
 	return func(p spec.Resource) bool {
@@ -451,7 +450,7 @@ func resubscribed(old, topics []string) []string {
 // parking).
 type groupView struct {
 	c              *Coordinator
-	skipEpochCheck *nextgen.HeartbeatRequest
+	skipEpochCheck *HeartbeatRequest
 }
 
 func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
@@ -615,14 +614,14 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(valid
 			PartitionOwned: c.partitionOwned(updated.id, gone),
 			Semantics:      reconcile.Semantics{BeforeKafka19449: c.cfg.Semantics.BeforeKafka19449},
 		}
-		if c.cfg.Faults.Has(nextgen.StraightToTarget) {
+		if c.cfg.Faults.Has(StraightToTarget) {
 			// The fault: the coordinator takes every partition the member
 			// must give up as already given up, so the member never waits
 			// in UNREVOKED_PARTITIONS and its revoked partitions are free
 			// at once while it still works on them.
 			in.Owned, in.OwnedSent = owned.Intersect(in.Target), true
 		}
-		restart := c.cfg.Faults.Has(nextgen.RestartOnNewTarget)
+		restart := c.cfg.Faults.Has(RestartOnNewTarget)
 		var n reconcile.Member
 		var err error
 		if restart && updated.targetMemberEpoch != tgtEpoch && knownState(updated.cur.State) {

@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"reflect"
@@ -120,7 +120,7 @@ func TestEncodingOfClassicMembers(t *testing.T) {
 		c.EncodeCanon(e)
 		return string(e.Finish())
 	}
-	base := enc(h.c)
+	base := enc(h.Node)
 	edits := map[string]func(c *Coordinator){
 		"classic ids": func(c *Coordinator) { c.classicIDs++ },
 		"exists":      func(c *Coordinator) { c.exists = false },
@@ -149,7 +149,7 @@ func TestEncodingOfClassicMembers(t *testing.T) {
 		}
 	}
 	for name, edit := range edits {
-		d := h.c.Clone()
+		d := h.Node.Clone()
 		edit(d)
 		if enc(d) == base {
 			t.Errorf("%s: the encoding did not change", name)

@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -19,13 +18,13 @@ import (
 // held and adding everything it holds, on every heartbeat. It is the
 // reference the owner map is checked against.
 type refOwners struct {
-	faults nextgen.Fault
+	faults Fault
 	owners map[spec.Resource][]holder
 }
 
 func (c *refOwners) updateHoldings(id spec.MemberID, old *reconcile.Member, next reconcile.Member) {
 	switch {
-	case !c.faults.Has(nextgen.PerSetEpochUpdate):
+	case !c.faults.Has(PerSetEpochUpdate):
 		if old != nil {
 			c.removeHoldings(id, old.Assigned.Union(old.PendingRevocation))
 		}
@@ -47,7 +46,7 @@ func (c *refOwners) updateHoldings(id spec.MemberID, old *reconcile.Member, next
 
 func (c *refOwners) removeHoldings(id spec.MemberID, ps spec.Set) {
 	for _, p := range ps {
-		if c.faults.Has(nextgen.PerSetEpochUpdate) {
+		if c.faults.Has(PerSetEpochUpdate) {
 			delete(c.owners, p)
 			continue
 		}
@@ -66,12 +65,12 @@ func (c *refOwners) removeHoldings(id spec.MemberID, ps spec.Set) {
 
 func (c *refOwners) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
 	for _, p := range ps {
-		if c.faults.Has(nextgen.PerSetEpochUpdate) {
+		if c.faults.Has(PerSetEpochUpdate) {
 			c.owners[p] = []holder{{member: id, epoch: e}}
 			continue
 		}
 		hs := c.owners[p]
-		if len(hs) > 0 && !c.faults.Has(nextgen.AssignBeforeRelease) {
+		if len(hs) > 0 && !c.faults.Has(AssignBeforeRelease) {
 			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, hs[0].member, hs[0].epoch))
 		}
 		if slices.ContainsFunc(hs, func(h holder) bool { return h.member == id }) {
@@ -119,12 +118,12 @@ var ownerUniverse = spec.NewSet(spec.Connector("c")).Union(spec.Range("c", 0, 1)
 // whenever the reference panics.
 func TestOwnerMapMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var faults nextgen.Fault
+		var faults Fault
 		if rapid.Bool().Draw(t, "assignBeforeRelease") {
-			faults |= nextgen.AssignBeforeRelease
+			faults |= AssignBeforeRelease
 		}
 		if rapid.Bool().Draw(t, "perSetEpochUpdate") {
-			faults |= nextgen.PerSetEpochUpdate
+			faults |= PerSetEpochUpdate
 		}
 		// The coordinator's member records give the holders' epochs.
 		c := &Coordinator{cfg: &CoordinatorConfig{Faults: faults}, members: map[spec.MemberID]*member{}}

@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/assign"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -26,16 +25,16 @@ func TestServerAssignorValues(t *testing.T) {
 	topics := spec.Topics{"foo": 2, "bar": 2}
 	mine := named{"mine", assign.ServerRange().Assign}
 	h := newHarness(t, CoordinatorConfig{Topics: topics, ServerAssignors: []assign.Assignor{mine}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
-	h.step(10, nextgen.Receive{From: "B", Msg: join("B", "foo", "bar")})
-	if got := h.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
+	h.step(0, Receive{From: "A", Msg: join("A", "foo", "bar")})
+	h.step(10, Receive{From: "B", Msg: join("B", "foo", "bar")})
+	if got := h.Node.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
 		t.Fatalf("target %s, want mine's (range's)", got)
 	}
 	// A value named "uniform" replaces the built-in uniform.
 	r := newHarness(t, CoordinatorConfig{Topics: topics, Assignors: []string{"uniform"}, ServerAssignors: []assign.Assignor{named{"uniform", assign.ServerRange().Assign}}})
-	r.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
-	r.step(10, nextgen.Receive{From: "B", Msg: join("B", "foo", "bar")})
-	if got := r.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
+	r.step(0, Receive{From: "A", Msg: join("A", "foo", "bar")})
+	r.step(10, Receive{From: "B", Msg: join("B", "foo", "bar")})
+	if got := r.Node.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
 		t.Fatalf("target %s, want the replacement's (range's)", got)
 	}
 }
@@ -66,26 +65,26 @@ func TestBadServerAssignorIsContained(t *testing.T) {
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}, Assignors: []string{"uniform", bad.name}, ServerAssignors: []assign.Assignor{bad}})
-			h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-			before := h.c.String()
+			h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+			before := h.Node.String()
 			r := join("B", "foo")
 			r.ServerAssignor = ptr(bad.name)
-			out := h.step(10, nextgen.Receive{From: "B", Msg: r})
-			resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse)
+			out := h.step(10, Receive{From: "B", Msg: r})
+			resp := out.Messages[0].Msg.(HeartbeatResponse)
 			if resp.Error != spec.UnknownServerError || !strings.Contains(resp.ErrorMessage, "Failed to compute a new target assignment") {
 				t.Fatalf("response %s, want UNKNOWN_SERVER_ERROR", resp)
 			}
-			if after := h.c.String(); after != before {
+			if after := h.Node.String(); after != before {
 				t.Fatalf("the failed heartbeat changed the coordinator:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
 			if len(out.Timers) != 0 {
 				t.Fatalf("the failed heartbeat touched timers: %v", out.Timers)
 			}
-			out = h.step(20, nextgen.Receive{From: "B", Msg: join("B", "foo")})
-			if resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse); resp.Error != spec.None {
+			out = h.step(20, Receive{From: "B", Msg: join("B", "foo")})
+			if resp := out.Messages[0].Msg.(HeartbeatResponse); resp.Error != spec.None {
 				t.Fatalf("B's next join: %s", resp)
 			}
-			if got := h.c.Target().String(); got != "A:{foo-0} B:{foo-1}" && got != "A:{foo-1} B:{foo-0}" {
+			if got := h.Node.Target().String(); got != "A:{foo-0} B:{foo-1}" && got != "A:{foo-1} B:{foo-0}" {
 				t.Fatalf("target %s after the good join", got)
 			}
 		})

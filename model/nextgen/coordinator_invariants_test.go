@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -214,7 +213,7 @@ var corruptions = []corruption{
 // faults that relax the owner-map invariants) and on copies of them broken
 // by one or two random corruptions.
 func TestInvariantsHoldAgreesWithCheck(t *testing.T) {
-	for _, f := range []nextgen.Fault{0, nextgen.AssignBeforeRelease, nextgen.PerSetEpochUpdate} {
+	for _, f := range []Fault{0, AssignBeforeRelease, PerSetEpochUpdate} {
 		t.Run(fmt.Sprint(f), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(f), 7))
 			broken, held := 0, 0
@@ -271,10 +270,10 @@ func TestInvariantsHoldAgreesWithCheck(t *testing.T) {
 // a coordinator whose invariants hold.
 func TestInvariantsHoldAllocatesNothing(t *testing.T) {
 	h := baseGroup(t, CoordinatorConfig{})
-	if !h.c.invariantsHold() {
+	if !h.Node.invariantsHold() {
 		t.Fatal("the base group's invariants do not hold")
 	}
-	if n := testing.AllocsPerRun(100, func() { _ = h.c.CheckInvariants() }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = h.Node.CheckInvariants() }); n != 0 {
 		t.Fatalf("CheckInvariants allocates %v times", n)
 	}
 }

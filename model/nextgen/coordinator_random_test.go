@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"fmt"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -42,9 +41,9 @@ type randomRun struct {
 	t      *testing.T
 	rng    *rand.Rand
 	c      *Coordinator
-	now    nextgen.Millis
+	now    Millis
 	procs  []*proc
-	timers map[nextgen.Timer]nextgen.Millis
+	timers map[Timer]Millis
 	log    []string
 	// catch makes fail panic with a randomFailure instead of failing the
 	// test, for runs that are expected to break a law.
@@ -73,7 +72,7 @@ func (w *randomRun) fail(format string, args ...any) {
 // thus checks what a fork shares copy-on-write. States are compared by
 // their canonical encodings, which hold every field of the state
 // (TestEncoderCoversEveryField) and cost much less than printing.
-func (w *randomRun) step(ev node.Event) nextgen.Output {
+func (w *randomRun) step(ev node.Event) Output {
 	w.t.Helper()
 	in := node.Input{Now: w.now, Event: ev}
 	orig, enc := w.c, encodeAt(w.c, w.now)
@@ -117,12 +116,12 @@ func (w *randomRun) step(ev node.Event) nextgen.Output {
 }
 
 // send delivers p's request and, unless lost, hands p the response.
-func (w *randomRun) send(p *proc, r nextgen.HeartbeatRequest, lose bool) {
-	out := w.step(nextgen.Receive{From: p.name, Msg: r})
+func (w *randomRun) send(p *proc, r HeartbeatRequest, lose bool) {
+	out := w.step(Receive{From: p.name, Msg: r})
 	if len(out.Messages) != 1 {
 		w.fail("%d responses", len(out.Messages))
 	}
-	resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse)
+	resp := out.Messages[0].Msg.(HeartbeatResponse)
 	if validateLeave(r.MemberEpoch) {
 		if resp.Error != spec.None && resp.Error != spec.UnknownMemberID {
 			w.fail("leave refused: %s", resp)
@@ -141,7 +140,7 @@ func (w *randomRun) send(p *proc, r nextgen.HeartbeatRequest, lose bool) {
 		// session expired.
 		p.joined, p.owned = false, nil
 		if p.instance != "" {
-			l := nextgen.HeartbeatRequest{GroupID: "g", MemberID: p.id, MemberEpoch: spec.StaticLeaveEpoch,
+			l := HeartbeatRequest{GroupID: "g", MemberID: p.id, MemberEpoch: spec.StaticLeaveEpoch,
 				RebalanceTimeoutMs: -1, InstanceID: &p.instance}
 			w.send(p, l, false)
 		}
@@ -165,8 +164,8 @@ func validateLeave(e spec.Epoch) bool { return e == spec.LeaveEpoch || e == spec
 // request is p's next heartbeat: a join (epoch 0, everything sent,
 // owning nothing) until p has an epoch, else its epoch and owned
 // partitions, with the other fields when full.
-func (w *randomRun) request(p *proc, full bool) nextgen.HeartbeatRequest {
-	r := nextgen.HeartbeatRequest{GroupID: "g", MemberID: p.id, MemberEpoch: p.epoch, RebalanceTimeoutMs: -1,
+func (w *randomRun) request(p *proc, full bool) HeartbeatRequest {
+	r := HeartbeatRequest{GroupID: "g", MemberID: p.id, MemberEpoch: p.epoch, RebalanceTimeoutMs: -1,
 		TopicPartitions: p.owned, OwnedSent: true}
 	if !p.joined || p.epoch == 0 {
 		p.joined, p.epoch, p.owned = true, 0, nil
@@ -232,7 +231,7 @@ func (w *randomRun) randomTopicsSub() []string {
 }
 
 func (w *randomRun) act() {
-	w.now += nextgen.Millis(w.rng.IntN(3000))
+	w.now += Millis(w.rng.IntN(3000))
 	p := w.procs[w.rng.IntN(len(w.procs))]
 	switch k := w.rng.IntN(20); {
 	case k < 12:
@@ -246,7 +245,7 @@ func (w *randomRun) act() {
 			if p.instance != "" && w.rng.IntN(3) > 0 {
 				e = spec.StaticLeaveEpoch
 			}
-			r := nextgen.HeartbeatRequest{GroupID: "g", MemberID: p.id, MemberEpoch: e, RebalanceTimeoutMs: -1}
+			r := HeartbeatRequest{GroupID: "g", MemberID: p.id, MemberEpoch: e, RebalanceTimeoutMs: -1}
 			if p.instance != "" {
 				r.InstanceID = &p.instance
 			}
@@ -277,7 +276,7 @@ func (w *randomRun) act() {
 		if len(w.timers) == 0 {
 			return
 		}
-		ts := slices.SortedFunc(maps.Keys(w.timers), func(a, b nextgen.Timer) int {
+		ts := slices.SortedFunc(maps.Keys(w.timers), func(a, b Timer) int {
 			if w.timers[a] != w.timers[b] {
 				return int(w.timers[a] - w.timers[b])
 			}
@@ -288,7 +287,7 @@ func (w *randomRun) act() {
 			w.now = at
 		}
 		delete(w.timers, t)
-		w.step(nextgen.TimerFired{Timer: t})
+		w.step(TimerFired{Timer: t})
 	}
 	w.checkOwnership()
 }
@@ -306,7 +305,7 @@ func compareStrings(a, b string) int {
 // fireDue fires, in deadline order, every armed timer due by now.
 func (w *randomRun) fireDue() {
 	for {
-		var due []nextgen.Timer
+		var due []Timer
 		for t, at := range w.timers {
 			if at <= w.now {
 				due = append(due, t)
@@ -315,14 +314,14 @@ func (w *randomRun) fireDue() {
 		if len(due) == 0 {
 			return
 		}
-		t := slices.MinFunc(due, func(a, b nextgen.Timer) int {
+		t := slices.MinFunc(due, func(a, b Timer) int {
 			if w.timers[a] != w.timers[b] {
 				return int(w.timers[a] - w.timers[b])
 			}
 			return compareStrings(a.String(), b.String())
 		})
 		delete(w.timers, t)
-		w.step(nextgen.TimerFired{Timer: t})
+		w.step(TimerFired{Timer: t})
 		w.checkOwnership()
 	}
 }
@@ -368,14 +367,14 @@ func (w *randomRun) quiesce() {
 }
 
 // runRandom runs one random run: 300 random actions, then the quiet rounds.
-func runRandom(t *testing.T, seed uint64, faults nextgen.Fault, catch bool) {
+func runRandom(t *testing.T, seed uint64, faults Fault, catch bool) {
 	runRandomObserved(t, seed, faults, catch, nil)
 }
 
 // runRandomObserved is runRandom calling onStep after every step.
-func runRandomObserved(t *testing.T, seed uint64, faults nextgen.Fault, catch bool, onStep func(*Coordinator)) {
+func runRandomObserved(t *testing.T, seed uint64, faults Fault, catch bool, onStep func(*Coordinator)) {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	sem := nextgen.Semantics{
+	sem := Semantics{
 		BeforeKafka19233: seed%3 == 0,
 		BeforeKafka19449: seed%4 == 0,
 		BeforeKafka18688: seed%5 == 0,
@@ -385,7 +384,7 @@ func runRandomObserved(t *testing.T, seed uint64, faults nextgen.Fault, catch bo
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &randomRun{t: t, rng: rng, c: c, timers: map[nextgen.Timer]nextgen.Millis{}, catch: catch, onStep: onStep}
+	w := &randomRun{t: t, rng: rng, c: c, timers: map[Timer]Millis{}, catch: catch, onStep: onStep}
 	for i, name := range []string{"A", "B", "C", "D"} {
 		p := &proc{name: name, id: spec.MemberID(name + ".0"), up: true}
 		if i%2 == 1 {
@@ -413,7 +412,7 @@ func TestRandomRuns(t *testing.T) {
 // some random run finds two current members owning one partition (or a
 // member owning what the coordinator no longer holds for it).
 func TestRandomRunsFindFaults(t *testing.T) {
-	for _, f := range []nextgen.Fault{nextgen.AssignBeforeRelease, nextgen.StraightToTarget} {
+	for _, f := range []Fault{AssignBeforeRelease, StraightToTarget} {
 		t.Run(f.String(), func(t *testing.T) {
 			for seed := uint64(1); seed <= 100; seed++ {
 				if msg, found := catchRandom(t, seed, f); found {
@@ -426,7 +425,7 @@ func TestRandomRunsFindFaults(t *testing.T) {
 	}
 }
 
-func catchRandom(t *testing.T, seed uint64, f nextgen.Fault) (msg string, found bool) {
+func catchRandom(t *testing.T, seed uint64, f Fault) (msg string, found bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			rf, ok := r.(randomFailure)
@@ -441,7 +440,7 @@ func catchRandom(t *testing.T, seed uint64, f nextgen.Fault) (msg string, found 
 }
 
 // encodeAt is c's canonical encoding at clock now.
-func encodeAt(c *Coordinator, now nextgen.Millis) string {
+func encodeAt(c *Coordinator, now Millis) string {
 	e := &canon.Encoder{Now: int64(now)}
 	c.EncodeCanon(e)
 	return string(e.Finish())

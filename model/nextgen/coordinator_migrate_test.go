@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -96,7 +95,7 @@ func TestClassicRevokesWhileNextGenWaits(t *testing.T) {
 }
 
 // mustSnapshot is Member for a test.
-func (c *Coordinator) mustSnapshot(t *testing.T, id spec.MemberID) MemberSnapshot {
+func (c *Coordinator) mustSnapshot(t *testing.T, id spec.MemberID) CoordinatorMemberSnapshot {
 	t.Helper()
 	m, ok := c.Member(id)
 	if !ok {
@@ -126,7 +125,7 @@ func TestUpgradeFromClassicCoordinator(t *testing.T) {
 		t.Fatalf("classic snapshot %+v", snap)
 	}
 
-	joinReq := nextgen.HeartbeatRequest{GroupID: "g", MemberID: "N1", RebalanceTimeoutMs: testRebalance, SubscribedTopicNames: []string{"foo"}, SubscriptionSent: true, OwnedSent: true}
+	joinReq := HeartbeatRequest{GroupID: "g", MemberID: "N1", RebalanceTimeoutMs: testRebalance, SubscribedTopicNames: []string{"foo"}, SubscriptionSent: true, OwnedSent: true}
 	info := validate.ClassicGroupInfo{Empty: false, Members: len(snap.Members), ProtocolType: snap.ProtocolType}
 	if kind, rej := validate.HeartbeatToClassic(info, joinReq, validate.PolicyBidirectional, 0, validate.Semantics{}); kind != validate.OnlineUpgrade || !rej.OK() {
 		t.Fatalf("HeartbeatToClassic: %s %v", kind, rej)
@@ -162,7 +161,7 @@ func TestUpgradeFromClassicCoordinator(t *testing.T) {
 
 	// The world switches coordinators: the classic coordinator's timers go.
 	for k := range w.timers {
-		if k.node == nextgen.CoordinatorNode {
+		if k.node == CoordinatorNode {
 			delete(w.timers, k)
 		}
 	}
@@ -219,7 +218,7 @@ func TestUpgradeDuringClassicRebalance(t *testing.T) {
 	}
 	// The group goes on as a consumer group and converges.
 	for k := range w.timers {
-		if k.node == nextgen.CoordinatorNode {
+		if k.node == CoordinatorNode {
 			delete(w.timers, k)
 		}
 	}
@@ -347,15 +346,15 @@ func TestDowngradeToClassicCoordinator(t *testing.T) {
 // only one that reports it.
 func TestDowngradeData(t *testing.T) {
 	h := mixed(t, CoordinatorConfig{})
-	if _, ok := h.c.DowngradeTo(); ok {
+	if _, ok := h.Node.DowngradeTo(); ok {
 		t.Fatal("a downgrade reported before any")
 	}
 	h.hb(1000, leave("A", spec.LeaveEpoch), `
 		send coordinator->A HeartbeatResponse member=A epoch=-1 assignment=null
 		cancel session(A)`)
-	g, ok := h.c.DowngradeTo()
+	g, ok := h.Node.DowngradeTo()
 	if !ok {
-		t.Fatalf("no downgrade:\n%s", h.c)
+		t.Fatalf("no downgrade:\n%s", h.Node)
 	}
 	want := classic.CoordinatorSnapshot{
 		State: classic.GroupPreparingRebalance, Generation: 2, ProtocolType: "consumer", NextMemberID: 2,
@@ -370,7 +369,7 @@ func TestDowngradeData(t *testing.T) {
 		t.Fatalf("DowngradeTo:\n%+v\nwant:\n%+v", g, want)
 	}
 	g.Members[0].Protocols[0].Name = "changed"
-	if again, _ := h.c.DowngradeTo(); again.Members[0].Protocols[0].Name != "range" {
+	if again, _ := h.Node.DowngradeTo(); again.Members[0].Protocols[0].Name != "range" {
 		t.Fatal("DowngradeTo shares its members with the coordinator")
 	}
 	cc, out := classic.RestoreCoordinator(classic.CoordinatorConfig{GroupID: "g"}, g, 1000)
@@ -385,10 +384,10 @@ func TestDowngradeData(t *testing.T) {
 		send coordinator->C classic HeartbeatResponse#9 error=REBALANCE_IN_PROGRESS gen=2
 		set session(C-1)@11100
 		set classic-join(C-1)@31100`)
-	if _, ok := h.c.DowngradeTo(); ok {
+	if _, ok := h.Node.DowngradeTo(); ok {
 		t.Fatal("the downgrade is still reported a step later")
 	}
-	if got := fmt.Sprint(h.c.ArmedTimers()); got != "[set session(C-1)@11100 set classic-join(C-1)@31100]" {
+	if got := fmt.Sprint(h.Node.ArmedTimers()); got != "[set session(C-1)@11100 set classic-join(C-1)@31100]" {
 		t.Fatalf("ArmedTimers() = %s", got)
 	}
 }
@@ -401,9 +400,9 @@ func TestDowngradeOnReplace(t *testing.T) {
 	for _, p := range []validate.MigrationPolicy{validate.PolicyBidirectional, validate.PolicyUpgrade} {
 		t.Run(p.String(), func(t *testing.T) {
 			h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}, Migration: p})
-			h.step(0, nextgen.Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
+			h.step(0, Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
 			h.clStep(100, "C", cjoin(1, "C", "", "{}", "foo"))
-			h.step(200, nextgen.Receive{From: "S", Msg: withInstance(hbOwned("S", 1, "{foo-0}"), "i")})
+			h.step(200, Receive{From: "S", Msg: withInstance(hbOwned("S", 1, "{foo-0}"), "i")})
 			h.clStep(300, "C", cjoin(2, "C", "C-1", "{}", "foo"))
 			h.expectGroup(2, 2, Stable)
 			h.cl(400, "S2", staticCJoin(3, "S2", "", "i", "{}", "foo"), `
@@ -411,7 +410,7 @@ func TestDowngradeOnReplace(t *testing.T) {
 				cancel session(S)
 				set session(S2-2)@10400
 				set classic-sync(S2-2)@30400`)
-			g, ok := h.c.DowngradeTo()
+			g, ok := h.Node.DowngradeTo()
 			if ok != (p == validate.PolicyBidirectional) {
 				t.Fatalf("downgraded=%t under %s", ok, p)
 			}
@@ -436,8 +435,8 @@ func TestDowngradeOnReplace(t *testing.T) {
 // generation (it must rejoin), and ILLEGAL_GENERATION at another.
 func TestRestoreThenRejoin(t *testing.T) {
 	h := mixed(t, CoordinatorConfig{})
-	h.step(1000, nextgen.Receive{From: "A", Msg: leave("A", spec.LeaveEpoch)})
-	g, _ := h.c.DowngradeTo()
+	h.step(1000, Receive{From: "A", Msg: leave("A", spec.LeaveEpoch)})
+	g, _ := h.Node.DowngradeTo()
 	cc, _ := classic.RestoreCoordinator(classic.CoordinatorConfig{GroupID: "g"}, g, 1000)
 	for gen, want := range map[spec.Generation]spec.ErrorCode{2: spec.RebalanceInProgress, 1: spec.IllegalGeneration} {
 		out := cc.Clone().Step(node.Input{Now: 1100, Event: classic.Receive{From: "C", Msg: cheartbeat(1, "C-1", gen)}})

@@ -1,9 +1,8 @@
-package coordinator
+package nextgen
 
 import (
 	"slices"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -37,7 +36,7 @@ func (c *Coordinator) invariantsHold() bool {
 		!c.exists && (len(c.members) > 0 || c.groupEpoch != 0) {
 		return false
 	}
-	perSet := c.cfg.Faults.Has(nextgen.PerSetEpochUpdate)
+	perSet := c.cfg.Faults.Has(PerSetEpochUpdate)
 	statics, holdings := 0, 0
 	for id, m := range c.members {
 		if m.id != id || id == "" {
@@ -109,7 +108,7 @@ func (c *Coordinator) invariantsHold() bool {
 // member id, stored without an epoch, and one per partition unless the
 // AssignBeforeRelease fault lets several share it.
 func (c *Coordinator) ownersMatch(holdings int) bool {
-	several := c.cfg.Faults.Has(nextgen.AssignBeforeRelease)
+	several := c.cfg.Faults.Has(AssignBeforeRelease)
 	n := 0
 	for _, row := range c.owners.topics {
 		for _, s := range row {

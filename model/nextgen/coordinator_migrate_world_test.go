@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"cmp"
@@ -11,17 +11,16 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // A small closed world for the migration tests: one group coordinator,
 // which is a consumer-group Coordinator or a classic.Coordinator, real
-// classic members (classic.Member) and next-gen members (nextgen.Member),
+// classic members (classic.Member) and next-gen members (Member),
 // a network that delivers every message in send order, and timers fired
 // in deadline order when nothing is in flight. Classic members' messages
-// reach a consumer-group coordinator as nextgen.Classic and its answers
+// reach a consumer-group coordinator as Classic and its answers
 // are unwrapped. The world switches coordinators as model/mixed will:
 // after a step whose DowngradeTo reports a classic group, the consumer
 // coordinator's timers are dropped and classic.RestoreCoordinator takes
@@ -31,15 +30,15 @@ import (
 
 type mworld struct {
 	t      *testing.T
-	now    nextgen.Millis
+	now    Millis
 	topics spec.Topics
 	cg     *Coordinator         // the consumer-group coordinator, or nil
 	cc     *classic.Coordinator // the classic coordinator, or nil
 	ccfg   classic.CoordinatorConfig
 	cms    map[string]*classic.Member
-	ngs    map[string]*nextgen.Member
+	ngs    map[string]*Member
 	queue  []mmsg
-	timers map[mtimer]nextgen.Millis
+	timers map[mtimer]Millis
 	log    []string
 	steps  int
 }
@@ -48,20 +47,20 @@ type mworld struct {
 // member.
 type mmsg struct {
 	from, to string
-	msg      fmt.Stringer // classic.Message or nextgen.Message
+	msg      fmt.Stringer // classic.Message or Message
 }
 
 // mtimer is an armed timer of a node.
 type mtimer struct {
 	node string
-	t    fmt.Stringer // classic.Timer or nextgen.Timer
+	t    fmt.Stringer // classic.Timer or Timer
 }
 
 func newMWorld(t *testing.T, topics spec.Topics) *mworld {
 	return &mworld{
 		t: t, topics: topics, ccfg: classic.CoordinatorConfig{GroupID: "g"},
-		cms: map[string]*classic.Member{}, ngs: map[string]*nextgen.Member{},
-		timers: map[mtimer]nextgen.Millis{},
+		cms: map[string]*classic.Member{}, ngs: map[string]*Member{},
+		timers: map[mtimer]Millis{},
 	}
 }
 
@@ -79,7 +78,7 @@ func (w *mworld) addClassic(name string, p classic.Protocol) {
 // addNextGen starts a next-gen member process named name (member id
 // name).
 func (w *mworld) addNextGen(name string) {
-	m, err := nextgen.NewMember(nextgen.MemberConfig{Name: name, GroupID: "g", MemberID: spec.MemberID(name), Topics: w.topics.Names(), RebalanceTimeout: testRebalance})
+	m, err := NewMember(MemberConfig{Name: name, GroupID: "g", MemberID: spec.MemberID(name), Topics: w.topics.Names(), RebalanceTimeout: testRebalance})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -114,7 +113,7 @@ func (w *mworld) memberOut(name string, out any) {
 				w.t.Fatalf("classic member %s failed: %s\n%s", name, cb, strings.Join(w.log, "\n"))
 			}
 		}
-	case nextgen.Output:
+	case Output:
 		for _, e := range o.Messages {
 			w.queue = append(w.queue, mmsg{from: e.From, to: e.To, msg: e.Msg})
 		}
@@ -124,9 +123,9 @@ func (w *mworld) memberOut(name string, out any) {
 		for _, cb := range o.Callbacks {
 			w.logf("%s callback %s", name, cb)
 			switch cb.Kind {
-			case nextgen.Revoke:
-				w.memberOut(name, w.ngs[name].Step(node.Input{Now: w.now, Event: nextgen.RevocationDone{Resources: cb.Resources}}))
-			case nextgen.Fatal:
+			case Revoke:
+				w.memberOut(name, w.ngs[name].Step(node.Input{Now: w.now, Event: RevocationDone{Resources: cb.Resources}}))
+			case Fatal:
 				w.t.Fatalf("next-gen member %s failed: %s\n%s", name, cb, strings.Join(w.log, "\n"))
 			}
 		}
@@ -135,7 +134,7 @@ func (w *mworld) memberOut(name string, out any) {
 	}
 }
 
-func (w *mworld) setTimer(n string, t fmt.Stringer, at nextgen.Millis, cancel bool) {
+func (w *mworld) setTimer(n string, t fmt.Stringer, at Millis, cancel bool) {
 	if cancel {
 		delete(w.timers, mtimer{n, t})
 		return
@@ -145,12 +144,12 @@ func (w *mworld) setTimer(n string, t fmt.Stringer, at nextgen.Millis, cancel bo
 
 // coordOut applies the consumer coordinator's output, then switches to a
 // classic coordinator if the step downgraded the group.
-func (w *mworld) coordOut(out nextgen.Output) {
+func (w *mworld) coordOut(out Output) {
 	for _, e := range out.Messages {
 		w.queue = append(w.queue, mmsg{from: e.From, to: e.To, msg: e.Msg})
 	}
 	for _, tc := range out.Timers {
-		w.setTimer(nextgen.CoordinatorNode, tc.Timer, tc.At, tc.Cancel)
+		w.setTimer(CoordinatorNode, tc.Timer, tc.At, tc.Cancel)
 	}
 	if err := w.cg.CheckInvariants(); err != nil {
 		w.t.Fatalf("%v\n%s", err, strings.Join(w.log, "\n"))
@@ -165,8 +164,8 @@ func (w *mworld) coordOut(out nextgen.Output) {
 func (w *mworld) restore(g classic.CoordinatorSnapshot) {
 	armed := w.cg.ArmedTimers()
 	for k := range w.timers {
-		if k.node == nextgen.CoordinatorNode {
-			if !slices.ContainsFunc(armed, func(tc nextgen.TimerCmd) bool { return fmt.Sprint(tc.Timer) == fmt.Sprint(k.t) }) {
+		if k.node == CoordinatorNode {
+			if !slices.ContainsFunc(armed, func(tc TimerCmd) bool { return fmt.Sprint(tc.Timer) == fmt.Sprint(k.t) }) {
 				w.t.Fatalf("the world holds coordinator timer %s, which ArmedTimers does not list: %v", k.t, armed)
 			}
 			delete(w.timers, k)
@@ -182,7 +181,7 @@ func (w *mworld) classicOut(out classic.Output) {
 		w.queue = append(w.queue, mmsg{from: e.From, to: e.To, msg: e.Msg})
 	}
 	for _, tc := range out.Timers {
-		w.setTimer(nextgen.CoordinatorNode, tc.Timer, tc.At, tc.Cancel)
+		w.setTimer(CoordinatorNode, tc.Timer, tc.At, tc.Cancel)
 	}
 	if err := w.cc.CheckInvariants(); err != nil {
 		w.t.Fatalf("%v\n%s", err, strings.Join(w.log, "\n"))
@@ -192,30 +191,30 @@ func (w *mworld) classicOut(out classic.Output) {
 // deliver delivers m.
 func (w *mworld) deliver(m mmsg) {
 	w.logf("%s -> %s %s", m.from, m.to, m.msg)
-	if m.to == nextgen.CoordinatorNode {
+	if m.to == CoordinatorNode {
 		switch msg := m.msg.(type) {
 		case classic.Message:
 			switch {
 			case w.cg != nil:
-				w.coordOut(w.cg.Step(node.Input{Now: w.now, Event: nextgen.Receive{From: m.from, Msg: nextgen.Classic{Msg: msg}}}))
+				w.coordOut(w.cg.Step(node.Input{Now: w.now, Event: Receive{From: m.from, Msg: Classic{Msg: msg}}}))
 			case w.cc != nil:
 				w.classicOut(w.cc.Step(node.Input{Now: w.now, Event: classic.Receive{From: m.from, Msg: msg}}))
 			}
-		case nextgen.Message:
+		case Message:
 			if w.cg != nil {
-				w.coordOut(w.cg.Step(node.Input{Now: w.now, Event: nextgen.Receive{From: m.from, Msg: msg}}))
+				w.coordOut(w.cg.Step(node.Input{Now: w.now, Event: Receive{From: m.from, Msg: msg}}))
 			}
 		}
 		return
 	}
 	switch msg := m.msg.(type) {
-	case nextgen.Classic:
+	case Classic:
 		w.deliverClassic(m.from, m.to, msg.Msg)
 	case classic.Message:
 		w.deliverClassic(m.from, m.to, msg)
-	case nextgen.Message:
+	case Message:
 		if ng := w.ngs[m.to]; ng != nil {
-			w.memberOut(m.to, ng.Step(node.Input{Now: w.now, Event: nextgen.Receive{From: m.from, Msg: msg}}))
+			w.memberOut(m.to, ng.Step(node.Input{Now: w.now, Event: Receive{From: m.from, Msg: msg}}))
 		}
 	}
 }
@@ -240,16 +239,16 @@ func (w *mworld) fire() bool {
 	w.logf("fire %s %s", k.node, k.t)
 	switch t := k.t.(type) {
 	case classic.Timer:
-		if k.node == nextgen.CoordinatorNode {
+		if k.node == CoordinatorNode {
 			w.classicOut(w.cc.Step(node.Input{Now: w.now, Event: classic.TimerFired{Timer: t}}))
 		} else {
 			w.memberOut(k.node, w.cms[k.node].Step(node.Input{Now: w.now, Event: classic.TimerFired{Timer: t}}))
 		}
-	case nextgen.Timer:
-		if k.node == nextgen.CoordinatorNode {
-			w.coordOut(w.cg.Step(node.Input{Now: w.now, Event: nextgen.TimerFired{Timer: t}}))
+	case Timer:
+		if k.node == CoordinatorNode {
+			w.coordOut(w.cg.Step(node.Input{Now: w.now, Event: TimerFired{Timer: t}}))
 		} else {
-			w.memberOut(k.node, w.ngs[k.node].Step(node.Input{Now: w.now, Event: nextgen.TimerFired{Timer: t}}))
+			w.memberOut(k.node, w.ngs[k.node].Step(node.Input{Now: w.now, Event: TimerFired{Timer: t}}))
 		}
 	}
 	return true
@@ -342,4 +341,4 @@ func nodeMust[T any](v T, err error) T {
 	return v
 }
 
-func nodeInput(at nextgen.Millis, ev node.Event) node.Input { return node.Input{Now: at, Event: ev} }
+func nodeInput(at Millis, ev node.Event) node.Input { return node.Input{Now: at, Event: ev} }

@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -45,19 +44,19 @@ func cheartbeat(seq uint64, id string, gen spec.Generation) classic.HeartbeatReq
 
 // cl delivers the classic request msg from node from at at and compares
 // the output with want.
-func (h *harness) cl(at nextgen.Millis, from string, msg classic.Message, want string) {
-	h.t.Helper()
-	h.expect(at, nextgen.Receive{From: from, Msg: nextgen.Classic{Msg: msg}}, want)
+func (h *harness) cl(at Millis, from string, msg classic.Message, want string) {
+	h.T.Helper()
+	h.Expect(at, Receive{From: from, Msg: Classic{Msg: msg}}, want)
 }
 
 // clStep delivers the classic request msg from node from at at.
-func (h *harness) clStep(at nextgen.Millis, from string, msg classic.Message) nextgen.Output {
-	h.t.Helper()
-	return h.step(at, nextgen.Receive{From: from, Msg: nextgen.Classic{Msg: msg}})
+func (h *harness) clStep(at Millis, from string, msg classic.Message) Output {
+	h.T.Helper()
+	return h.step(at, Receive{From: from, Msg: Classic{Msg: msg}})
 }
 
-func classicJoinT(id string) nextgen.Timer { return classicJoinTimer(spec.MemberID(id)) }
-func classicSyncT(id string) nextgen.Timer { return classicSyncTimer(spec.MemberID(id)) }
+func classicJoinT(id string) Timer { return classicJoinTimer(spec.MemberID(id)) }
+func classicSyncT(id string) Timer { return classicSyncTimer(spec.MemberID(id)) }
 
 // TestClassicMemberJoinsConsumerGroup: a classic member joins a consumer
 // group whose only member, A, owns every partition. Its JoinGroup is
@@ -69,7 +68,7 @@ func classicSyncT(id string) nextgen.Timer { return classicSyncTimer(spec.Member
 // partition, and the SyncGroup hands it out.
 func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
 
 	h.cl(100, "C", cjoin(1, "C", "", "{}", "foo"), `
 		send coordinator->C classic JoinGroupResponse#1 gen=2 protocol=range leader= member=C-1
@@ -96,8 +95,8 @@ func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 		set session(C-1)@10300`)
 
 	// A revokes foo-2.
-	h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
-	h.step(500, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(400, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+	h.step(500, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 	h.expectMember("A", 2, reconcile.Stable, "{foo-0 foo-1}", "{}")
 
 	// foo-2 is free: C-1 must rejoin to get it.
@@ -123,7 +122,7 @@ func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 	h.cl(1000, "C", cheartbeat(8, "C-1", 2), `
 		send coordinator->C classic HeartbeatResponse#8 error=NONE gen=2
 		set session(C-1)@11000`)
-	h.expectState(`
+	h.ExpectState(`
 		group g exists=true epoch=2 target-epoch=2 state=STABLE metadata-expired=false classic-ids=1
 		metadata=[foo:3] subscribed=[foo:3] target-metadata=[foo:3]
 		member A node=A instance=- epoch=2 previous=1 state=STABLE assigned={foo-0 foo-1} pending-revocation={} assigned-at=[foo-0@1 foo-1@1] target={foo-0 foo-1} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45500 rebalance-timer=-
@@ -140,15 +139,15 @@ func mixed(t *testing.T, cfg CoordinatorConfig) *harness {
 		cfg.Topics = spec.Topics{"foo": 3}
 	}
 	h := newHarness(t, cfg)
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
 	h.clStep(100, "C", cjoin(1, "C", "", "{}", "foo"))
-	h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
-	h.step(500, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(400, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+	h.step(500, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 	h.clStep(800, "C", cjoin(6, "C", "C-1", "{}", "foo"))
 	h.clStep(900, "C", csync(7, "C-1", 2))
 	h.expectGroup(2, 2, Stable)
 	h.expectMember("C-1", 2, reconcile.Stable, "{foo-2}", "{}")
-	h.now = 1000
+	h.Now = 1000
 	return h
 }
 
@@ -206,17 +205,17 @@ func TestClassicRejections(t *testing.T) {
 		{name: "commit unknown", msg: classic.OffsetCommitRequest{Seq: 1, MemberID: "X", Generation: 2}, want: "OffsetCommitResponse#1 error=UNKNOWN_MEMBER_ID"},
 		{name: "commit consumer member", msg: classic.OffsetCommitRequest{Seq: 1, MemberID: "A", Generation: 2}, want: "OffsetCommitResponse#1 error=UNSUPPORTED_VERSION"},
 		{name: "commit", msg: classic.OffsetCommitRequest{Seq: 1, MemberID: "C-1", Generation: 2}, want: "OffsetCommitResponse#1 error=NONE"},
-		{name: "commit accepted by the fault", cfg: CoordinatorConfig{Faults: nextgen.AcceptStaleCommits}, msg: classic.OffsetCommitRequest{Seq: 1, MemberID: "X", Generation: 7}, want: "OffsetCommitResponse#1 error=NONE"},
+		{name: "commit accepted by the fault", cfg: CoordinatorConfig{Faults: AcceptStaleCommits}, msg: classic.OffsetCommitRequest{Seq: 1, MemberID: "X", Generation: 7}, want: "OffsetCommitResponse#1 error=NONE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := mixed(t, tc.cfg)
-			before := h.c.String()
+			before := h.Node.String()
 			from := tc.from
 			if from == "" {
 				from = "D"
 			}
 			h.cl(1000, from, tc.msg, "send coordinator->"+from+" classic "+tc.want)
-			if after := h.c.String(); after != before {
+			if after := h.Node.String(); after != before {
 				t.Fatalf("a refused request changed the group:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
 		})
@@ -231,7 +230,7 @@ func TestClassicMemberIDRequired(t *testing.T) {
 	r := cjoin(1, "D", "", "{}", "foo")
 	r.RequireKnownMemberID = true
 	h.cl(1000, "D", r, `send coordinator->D classic JoinGroupResponse#1 error=MEMBER_ID_REQUIRED member=D-2`)
-	if h.c.IsMember("D-2") {
+	if h.Node.IsMember("D-2") {
 		t.Fatal("MEMBER_ID_REQUIRED made a member")
 	}
 	r.Seq, r.MemberID = 2, "D-2"
@@ -260,14 +259,14 @@ func staticCJoin(seq uint64, client, id, instance, owned string, topics ...strin
 // removed by a LeaveGroup naming its instance id alone.
 func TestClassicStaticMember(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-	h.step(10, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+	h.step(10, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 	h.cl(100, "S", staticCJoin(1, "S", "", "i", "{}", "foo"), `
 		send coordinator->S classic JoinGroupResponse#1 gen=2 protocol=range leader= member=S-1
 		set session(S-1)@10100
 		set classic-sync(S-1)@30100`)
-	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
-	h.step(300, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0}")})
+	h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(300, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0}")})
 	h.clStep(400, "S", staticCJoin(2, "S", "S-1", "i", "{}", "foo"))
 	h.expectMember("S-1", 2, reconcile.Stable, "{foo-1}", "{}")
 
@@ -294,7 +293,7 @@ func TestClassicStaticMember(t *testing.T) {
 		set classic-sync(S-2)@30600`)
 	h.expectGroup(2, 2, Stable)
 	h.expectMember("S-2", 2, reconcile.Stable, "{foo-1}", "{}")
-	if _, ok := h.c.Member("S-1"); ok {
+	if _, ok := h.Node.Member("S-1"); ok {
 		t.Fatal("the replaced member id is still a member")
 	}
 
@@ -304,8 +303,8 @@ func TestClassicStaticMember(t *testing.T) {
 		cancel session(S-2)
 		cancel classic-sync(S-2)`)
 	h.expectGroup(3, 2, Assigning)
-	if h.c.IsMember("S-2") || len(h.c.Members()) != 1 {
-		t.Fatalf("after the leave: %v", h.c.Members())
+	if h.Node.IsMember("S-2") || len(h.Node.Members()) != 1 {
+		t.Fatalf("after the leave: %v", h.Node.Members())
 	}
 }
 
@@ -320,14 +319,14 @@ func TestClassicTimeouts(t *testing.T) {
 		h.fire(10899, sessionT("C-1"), ``)
 		h.fire(10900, sessionT("C-1"), ``)
 		h.expectGroup(3, 2, Assigning)
-		if h.c.IsMember("C-1") {
+		if h.Node.IsMember("C-1") {
 			t.Fatal("the session expired, the member stays")
 		}
 	})
 	t.Run("join", func(t *testing.T) {
 		h := mixed(t, CoordinatorConfig{})
 		// B joins: the group epoch moves past C-1's, which must rejoin.
-		h.step(1000, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.step(1000, Receive{From: "B", Msg: join("B", "foo")})
 		h.cl(1100, "C", cheartbeat(9, "C-1", 2), `
 			send coordinator->C classic HeartbeatResponse#9 error=REBALANCE_IN_PROGRESS gen=2
 			set session(C-1)@11100
@@ -340,7 +339,7 @@ func TestClassicTimeouts(t *testing.T) {
 		h.fire(31099, classicJoinT("C-1"), ``)
 		h.fire(31100, classicJoinT("C-1"), `
 			cancel session(C-1)`)
-		if h.c.IsMember("C-1") {
+		if h.Node.IsMember("C-1") {
 			t.Fatal("the join timer fired, the member stays")
 		}
 		h.expectGroup(4, 3, Assigning)
@@ -352,7 +351,7 @@ func TestClassicTimeouts(t *testing.T) {
 		h.clStep(10000, "C", cheartbeat(10, "C-1", 2))
 		h.fire(31000, classicSyncT("C-1"), `
 			cancel session(C-1)`)
-		if h.c.IsMember("C-1") {
+		if h.Node.IsMember("C-1") {
 			t.Fatal("the sync timer fired, the member stays")
 		}
 	})
@@ -361,13 +360,13 @@ func TestClassicTimeouts(t *testing.T) {
 		h.clStep(1000, "C", cjoin(9, "C", "C-1", "{foo-2}", "foo"))
 		h.clStep(2000, "C", csync(10, "C-1", 2))
 		h.fire(31000, classicSyncT("C-1"), ``)
-		if !h.c.IsMember("C-1") {
+		if !h.Node.IsMember("C-1") {
 			t.Fatal("a cancelled sync timer fenced the member")
 		}
 	})
 	t.Run("sync REBALANCE_IN_PROGRESS arms the join timer", func(t *testing.T) {
 		h := mixed(t, CoordinatorConfig{})
-		h.step(1000, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h.step(1000, Receive{From: "B", Msg: join("B", "foo")})
 		h.cl(1100, "C", csync(9, "C-1", 2), `
 			send coordinator->C classic SyncGroupResponse#9 error=REBALANCE_IN_PROGRESS
 			set classic-join(C-1)@31100`)
@@ -383,10 +382,10 @@ func TestClassicPolicy(t *testing.T) {
 	for _, p := range []validate.MigrationPolicy{validate.PolicyBidirectional, validate.PolicyUpgrade, validate.PolicyDowngrade, validate.PolicyDisabled} {
 		t.Run(p.String(), func(t *testing.T) {
 			h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Migration: p})
-			h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+			h.step(0, Receive{From: "A", Msg: join("A", "foo")})
 			out := h.clStep(100, "C", cjoin(1, "C", "", "{}", "foo")).String()
 			refused := strings.Contains(out, "error=GROUP_ID_NOT_FOUND")
-			if refused != (p == validate.PolicyDisabled) || h.c.IsMember("C-1") == refused {
+			if refused != (p == validate.PolicyDisabled) || h.Node.IsMember("C-1") == refused {
 				t.Fatalf("policy %s: %s", p, out)
 			}
 		})
@@ -399,7 +398,7 @@ func TestClassicPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := c.Members()[0]
-	out := c.Step(nodeInput(100, nextgen.Receive{From: "x", Msg: nextgen.Classic{Msg: cjoin(1, "x", string(id), "{}", "foo")}}))
+	out := c.Step(nodeInput(100, Receive{From: "x", Msg: Classic{Msg: cjoin(1, "x", string(id), "{}", "foo")}}))
 	if got := out.String(); !strings.Contains(got, "JoinGroupResponse#1 error=GROUP_ID_NOT_FOUND") {
 		t.Fatalf("rejoin under disabled: %s", got)
 	}
@@ -411,7 +410,7 @@ func TestClassicPolicy(t *testing.T) {
 // already has (here a next-gen member's, whose ids its client makes up).
 func TestClassicJoinDetails(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
-	h.step(0, nextgen.Receive{From: "C-1", Msg: join("C-1", "foo")})
+	h.step(0, Receive{From: "C-1", Msg: join("C-1", "foo")})
 	r := cjoin(1, "C", "", "{}", "foo")
 	r.RebalanceTimeout = 0
 	h.cl(100, "C", r, `
@@ -467,7 +466,7 @@ func TestClassicSyncTimerRestarts(t *testing.T) {
 		set session(C-1)@12000
 		set classic-sync(C-1)@32000`)
 	h.fire(31000, classicSyncT("C-1"), ``)
-	if !h.c.IsMember("C-1") {
+	if !h.Node.IsMember("C-1") {
 		t.Fatal("a sync timer that was moved fenced the member")
 	}
 }
@@ -498,16 +497,16 @@ func TestClassicRecordInvariants(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := mixed(t, CoordinatorConfig{})
-			m := *h.c.members["C-1"]
+			m := *h.Node.members["C-1"]
 			edit(&m)
-			h.c.members["C-1"] = &m
-			if err := h.c.CheckInvariants(); err == nil {
-				t.Fatalf("no error for\n%s", h.c)
+			h.Node.members["C-1"] = &m
+			if err := h.Node.CheckInvariants(); err == nil {
+				t.Fatalf("no error for\n%s", h.Node)
 			}
 		})
 	}
 	h := mixed(t, CoordinatorConfig{})
-	if err := h.c.CheckInvariants(); err != nil {
+	if err := h.Node.CheckInvariants(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,11 +1,10 @@
-package coordinator
+package nextgen
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -26,9 +25,9 @@ import (
 // REBALANCE_IN_PROGRESS on its heartbeat.
 
 // classicAnswer sends the classic response msg to from, as a
-// nextgen.Classic message.
+// Classic message.
 func (s *step) classicAnswer(from string, msg classic.Message) {
-	s.send(from, nextgen.Classic{Msg: msg})
+	s.send(from, Classic{Msg: msg})
 }
 
 // handleClassic runs one request of the classic protocol from node from:
@@ -423,7 +422,7 @@ func (c *Coordinator) classicLeave(s *step, from string, req classic.LeaveGroupR
 // accepted.
 func (c *Coordinator) classicCommit(s *step, from string, req classic.OffsetCommitRequest) {
 	var rej validate.Rejection
-	if !c.cfg.Faults.Has(nextgen.AcceptStaleCommits) {
+	if !c.cfg.Faults.Has(AcceptStaleCommits) {
 		rej, _ = validate.OffsetCommit(s.group(c), req.MemberID, spec.Epoch(req.Generation), 8, nil,
 			validate.Semantics{BeforeKafka20066: c.cfg.Semantics.BeforeKafka20066})
 	}

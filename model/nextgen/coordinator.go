@@ -1,34 +1,4 @@
-// Package coordinator is the KIP-848 (next-generation consumer group)
-// group coordinator as a pure node: Kafka's GroupMetadataManager
-// (consumerGroupHeartbeat, consumerGroupLeave, the session and rebalance
-// timeouts) for one group, composed from the pure sub-algorithms of
-// model/nextgen: validate (request validation, join and leave decisions,
-// epoch fencing), target (the target assignment) and reconcile (the member
-// reconciliation state machine), with the server-side assignors of
-// model/assign ("uniform", "range").
-//
-// A consumer group may hold members that use the classic protocol, as
-// Kafka's does during an online migration (KIP-848's upgrade and
-// downgrade paths): they speak JoinGroup, SyncGroup, Heartbeat, LeaveGroup
-// and OffsetCommit, carried as nextgen.Classic messages, and are reconciled
-// like the others (classic.go). FromClassicGroup builds the consumer group
-// an upgrade makes of a classic group, and DowngradeTo reports the classic
-// group a step downgraded the group to (migrate.go); switching the group
-// from one coordinator node to the other is the caller's.
-//
-// It is a package of its own, not part of package nextgen, because
-// nextgen/validate imports nextgen (for the wire types): a coordinator in
-// package nextgen calling validate would be an import cycle.
-//
-//	out := c.Step(nextgen.Input{Now: now, Event: ev})
-//
-// The coordinator reads no clock (time is Input.Now), performs nothing
-// (Output is data: responses, timer commands), and changes only in Step.
-// Facts follow the apache/kafka group-coordinator source (October 2024
-// snapshot, heading for 4.0); later upstream fixes are selectable through
-// nextgen.Semantics. Where this model departs from Kafka, the comment at the
-// spot says so.
-package coordinator
+package nextgen
 
 import (
 	"cmp"
@@ -41,19 +11,47 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
+// This file holds the group coordinator (Coordinator), the KIP-848
+// consumer group coordinator as a pure node: Kafka's GroupMetadataManager
+// (consumerGroupHeartbeat, consumerGroupLeave, the session and rebalance
+// timeouts) for one group, composed from the pure sub-algorithms of
+// validate (request validation, join and leave decisions, epoch fencing),
+// target (the target assignment) and reconcile (the member reconciliation
+// state machine), with the server-side assignors of model/assign
+// ("uniform", "range"). The heartbeat's handlers live in
+// coordinator_heartbeat.go.
+//
+// A consumer group may hold members that use the classic protocol, as
+// Kafka's does during an online migration (KIP-848's upgrade and downgrade
+// paths): they speak JoinGroup, SyncGroup, Heartbeat, LeaveGroup and
+// OffsetCommit, carried as Classic messages, and are reconciled like the
+// others (coordinator_classic.go). FromClassicGroup builds the consumer
+// group an upgrade makes of a classic group, and DowngradeTo reports the
+// classic group a step downgraded the group to (coordinator_migrate.go);
+// switching the group from one coordinator node to the other is the
+// caller's.
+//
+//	out := c.Step(Input{Now: now, Event: ev})
+//
+// The coordinator reads no clock (time is Input.Now), performs nothing
+// (Output is data: responses, timer commands), and changes only in Step.
+// Facts follow the apache/kafka group-coordinator source (October 2024
+// snapshot, heading for 4.0); later upstream fixes are selectable through
+// Semantics. Where this model departs from Kafka, the comment at the spot
+// says so.
+
 // Kafka's defaults for the coordinator settings.
 const (
 	// DefaultSessionTimeout is group.consumer.session.timeout.ms.
-	DefaultSessionTimeout nextgen.Millis = 45000
+	DefaultSessionTimeout Millis = 45000
 	// DefaultHeartbeatInterval is group.consumer.heartbeat.interval.ms.
-	DefaultHeartbeatInterval nextgen.Millis = 5000
+	DefaultHeartbeatInterval Millis = 5000
 )
 
 // DefaultAssignors is group.consumer.assignors: the server-side assignors a
@@ -68,11 +66,11 @@ type CoordinatorConfig struct {
 	GroupID string
 	// SessionTimeout is group.consumer.session.timeout.ms (default 45000
 	// when 0): a member with no accepted heartbeat for this long is fenced.
-	SessionTimeout nextgen.Millis `canon:"duration"`
+	SessionTimeout Millis `canon:"duration"`
 	// HeartbeatInterval is group.consumer.heartbeat.interval.ms (default
 	// 5000 when 0), sent to members in every accepted heartbeat response.
 	// It must be below SessionTimeout, as Kafka requires.
-	HeartbeatInterval nextgen.Millis `canon:"duration"`
+	HeartbeatInterval Millis `canon:"duration"`
 	// MaxSize is group.consumer.max.size; 0 means unlimited.
 	MaxSize int
 	// Assignors names the supported server-side assignors
@@ -97,11 +95,11 @@ type CoordinatorConfig struct {
 	// Semantics selects behaviour from before named Kafka fixes:
 	// BeforeKafka19233 (validate), BeforeKafka19449 (reconcile),
 	// BeforeKafka18688 (the uniform assignor).
-	Semantics nextgen.Semantics
+	Semantics Semantics
 	// Faults are fault switches; the coordinator honours
 	// AssignBeforeRelease, SkipEpochCheck, StraightToTarget,
 	// RestartOnNewTarget and PerSetEpochUpdate.
-	Faults nextgen.Fault
+	Faults Fault
 	// UpgradeKeepsClaims is a fix this project proposes, not Kafka's
 	// behaviour: an online upgrade of a classic group in
 	// PreparingRebalance or Stable gives each member, besides its stored
@@ -210,7 +208,7 @@ func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
 		errs = append(errs, err)
 	}
 	cfg.Topics = copyTopics(cfg.Topics)
-	if extra := cfg.Faults &^ nextgen.FaultList.All(); extra != 0 {
+	if extra := cfg.Faults &^ FaultList.All(); extra != 0 {
 		errs = append(errs, fmt.Errorf("unknown fault bits %#x", uint32(extra)))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -220,7 +218,7 @@ func (cfg CoordinatorConfig) normalized() (CoordinatorConfig, error) {
 }
 
 // newAssignor returns the server-side assignor called name.
-func newAssignor(name string, sem nextgen.Semantics) (assign.Assignor, bool) {
+func newAssignor(name string, sem Semantics) (assign.Assignor, bool) {
 	switch name {
 	case "uniform":
 		return assign.UniformWith(assign.UniformOptions{BeforeKafka18688: sem.BeforeKafka18688}), true
@@ -372,7 +370,7 @@ type member struct {
 	rack       string // "" when not sent
 	assignor   string // ServerAssignor, "" when never sent
 	// rebalanceTimeout is the member's RebalanceTimeoutMs.
-	rebalanceTimeout nextgen.Millis `canon:"duration"`
+	rebalanceTimeout Millis `canon:"duration"`
 	// subscription is SubscribedTopicNames, sorted and distinct.
 	subscription []string
 	// node is the From of the member's last accepted regular heartbeat.
@@ -401,10 +399,10 @@ type member struct {
 	// member that uses the classic protocol never has one (Kafka's
 	// maybeReconcile), it has the join and sync timers of cl instead.
 	sessionArmed   bool
-	sessionAt      nextgen.Millis `canon:"instant"` // 0 while not armed
+	sessionAt      Millis `canon:"instant"` // 0 while not armed
 	rebalanceArmed bool
 	rebalanceEpoch spec.Epoch
-	rebalanceAt    nextgen.Millis `canon:"instant"` // 0 while not armed
+	rebalanceAt    Millis `canon:"instant"` // 0 while not armed
 }
 
 // classicMember is what a member that uses the classic protocol adds to
@@ -418,19 +416,19 @@ type classicMember struct {
 	// sessionTimeout is the SessionTimeout of the member's last JoinGroup
 	// (or of its classic group, for a member carried over by an upgrade):
 	// its session timer runs for it instead of the group's.
-	sessionTimeout nextgen.Millis `canon:"duration"`
+	sessionTimeout Millis `canon:"duration"`
 	// protocols are the member's JoinGroup protocols with their metadata,
 	// in its order; the first is the protocol name of its JoinGroup
 	// responses.
 	protocols []classic.ProtocolMetadata
 	// clientID and clientHost are the JoinGroup's (kept for a downgrade).
 	clientID, clientHost string
-	// The join timer (nextgen.ClassicJoinTimer) and the sync timer
-	// (nextgen.ClassicSyncTimer), with their deadlines (0 while not armed).
+	// The join timer (ClassicJoinTimer) and the sync timer
+	// (ClassicSyncTimer), with their deadlines (0 while not armed).
 	joinArmed bool
-	joinAt    nextgen.Millis `canon:"instant"`
+	joinAt    Millis `canon:"instant"`
 	syncArmed bool
-	syncAt    nextgen.Millis `canon:"instant"`
+	syncAt    Millis `canon:"instant"`
 }
 
 // holds returns the partitions m holds: assigned ∪ pending revocation.
@@ -444,8 +442,8 @@ type holder struct {
 
 // step collects the output of one Step.
 type step struct {
-	now nextgen.Millis `canon:"instant"`
-	out nextgen.Output
+	now Millis `canon:"instant"`
+	out Output
 	// seq is the correlation id of the request being handled; every
 	// response echoes it.
 	seq uint64 `canon:"seq"`
@@ -454,19 +452,19 @@ type step struct {
 	// gives, and view and joinView hold the coordinator as validate sees
 	// it (see group and joinGroup): a step is allocated anyway, and they
 	// would be allocations of their own.
-	msgs           [1]nextgen.Envelope
-	timers         [2]nextgen.TimerCmd
+	msgs           [1]Envelope
+	timers         [2]TimerCmd
 	view, joinView groupView
 }
 
 // send sends msg to to. A HeartbeatResponse goes through respond instead.
-func (s *step) send(to string, msg nextgen.Message) {
-	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: to, Msg: msg})
+func (s *step) send(to string, msg Message) {
+	s.out.Messages = append(s.out.Messages, Envelope{From: CoordinatorNode, To: to, Msg: msg})
 }
 
 // respond sends r to to, echoing the correlation id of the request being
 // handled.
-func (s *step) respond(to string, r nextgen.HeartbeatResponse) {
+func (s *step) respond(to string, r HeartbeatResponse) {
 	r.Seq = s.seq
 	s.send(to, r)
 }
@@ -542,34 +540,34 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 //
 // Any other event or message, or a MetadataUpdate with an empty topic name
 // or a negative count, is a driver bug and panics.
-func (c *Coordinator) Step(in node.Input) nextgen.Output {
+func (c *Coordinator) Step(in node.Input) Output {
 	s := &step{now: in.Now}
 	s.out.Messages, s.out.Timers = s.msgs[:0], s.timers[:0]
 	c.downgrade = nil
 	switch ev := in.Event.(type) {
-	case nextgen.Receive:
+	case Receive:
 		switch req := ev.Msg.(type) {
-		case nextgen.Classic:
+		case Classic:
 			c.handleClassic(s, ev.From, req.Msg)
-		case nextgen.HeartbeatRequest:
+		case HeartbeatRequest:
 			s.seq = req.Seq
 			c.handleHeartbeat(s, ev.From, req)
-		case nextgen.OffsetCommitRequest:
+		case OffsetCommitRequest:
 			sem := validate.Semantics{BeforeKafka20066: c.cfg.Semantics.BeforeKafka20066}
 			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) (validate.Rejection, spec.Set) {
-				if c.cfg.Faults.Has(nextgen.AcceptStaleCommits) {
+				if c.cfg.Faults.Has(AcceptStaleCommits) {
 					return validate.Rejection{}, nil
 				}
 				return validate.OffsetCommit(g, req.MemberID, req.MemberEpoch, req.Version, req.Partitions, sem)
 			})
-		case nextgen.OffsetFetchRequest:
+		case OffsetFetchRequest:
 			c.handleOffsets(s, ev.From, req.Seq, req.GroupID, func(g validate.Group) (validate.Rejection, spec.Set) {
 				return validate.OffsetFetch(g, req.MemberID, req.MemberEpoch), nil
 			})
 		default:
 			panic(fmt.Sprintf("coordinator: Step: %T is not a request a coordinator takes", ev.Msg))
 		}
-	case nextgen.TimerFired:
+	case TimerFired:
 		c.handleTimer(s, ev.Timer)
 	case node.MetadataUpdate:
 		c.handleMetadata(ev.Topics)
@@ -599,8 +597,8 @@ func (c *Coordinator) handleOffsets(s *step, from string, seq uint64, group stri
 	default:
 		rej, stale = rule(s.group(c))
 	}
-	s.out.Messages = append(s.out.Messages, nextgen.Envelope{From: nextgen.CoordinatorNode, To: from,
-		Msg: nextgen.OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message, StalePartitions: stale}})
+	s.out.Messages = append(s.out.Messages, Envelope{From: CoordinatorNode, To: from,
+		Msg: OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message, StalePartitions: stale}})
 }
 
 // PreferredAssignor returns the server-side assignor the group would use
@@ -611,9 +609,9 @@ func (c *Coordinator) PreferredAssignor() string {
 }
 
 // handleTimer fires t if it is armed and due, and ignores it otherwise.
-func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
+func (c *Coordinator) handleTimer(s *step, t Timer) {
 	switch t.Kind {
-	case nextgen.SessionTimer, nextgen.RebalanceTimer, nextgen.ClassicJoinTimer, nextgen.ClassicSyncTimer:
+	case SessionTimer, RebalanceTimer, ClassicJoinTimer, ClassicSyncTimer:
 	default:
 		panic(fmt.Sprintf("coordinator: Step: %s is not a coordinator timer", t))
 	}
@@ -622,7 +620,7 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		return // the member is gone: its timers were cancelled
 	}
 	switch t.Kind {
-	case nextgen.SessionTimer:
+	case SessionTimer:
 		if t != sessionTimer(m.id) || !m.sessionArmed || s.now < m.sessionAt {
 			return
 		}
@@ -632,7 +630,7 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		m.sessionArmed = false
 		c.setRecord(m)
 		c.fence(s, m.id)
-	case nextgen.RebalanceTimer:
+	case RebalanceTimer:
 		if !m.rebalanceArmed || m.rebalanceEpoch != t.Epoch || s.now < m.rebalanceAt {
 			return
 		}
@@ -645,7 +643,7 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		if m.cur.Epoch == t.Epoch {
 			c.fence(s, m.id)
 		}
-	case nextgen.ClassicJoinTimer:
+	case ClassicJoinTimer:
 		if t != classicJoinTimer(m.id) || !m.cl.joinArmed || s.now < m.cl.joinAt {
 			return
 		}
@@ -653,7 +651,7 @@ func (c *Coordinator) handleTimer(s *step, t nextgen.Timer) {
 		m.cl.joinArmed, m.cl.joinAt = false, 0
 		c.setRecord(m)
 		c.fence(s, m.id)
-	case nextgen.ClassicSyncTimer:
+	case ClassicSyncTimer:
 		if t != classicSyncTimer(m.id) || !m.cl.syncArmed || s.now < m.cl.syncAt {
 			return
 		}
@@ -717,28 +715,28 @@ func (c *Coordinator) updateState() {
 	}
 }
 
-func sessionTimer(id spec.MemberID) nextgen.Timer {
-	return nextgen.Timer{Kind: nextgen.SessionTimer, Member: id}
+func sessionTimer(id spec.MemberID) Timer {
+	return Timer{Kind: SessionTimer, Member: id}
 }
 
-func rebalanceTimer(id spec.MemberID, e spec.Epoch) nextgen.Timer {
-	return nextgen.Timer{Kind: nextgen.RebalanceTimer, Member: id, Epoch: e}
+func rebalanceTimer(id spec.MemberID, e spec.Epoch) Timer {
+	return Timer{Kind: RebalanceTimer, Member: id, Epoch: e}
 }
 
 // armSession (re)starts m's session timer at at; re-arming it to the
 // deadline it already has emits nothing.
-func (s *step) armSession(m *member, at nextgen.Millis) {
+func (s *step) armSession(m *member, at Millis) {
 	if m.sessionArmed && m.sessionAt == at {
 		return
 	}
 	m.sessionArmed, m.sessionAt = true, at
-	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: sessionTimer(m.id), At: at})
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: sessionTimer(m.id), At: at})
 }
 
 // armRebalance (re)starts m's rebalance timer for epoch e at at. Kafka
 // keys the timer by member only, so a timer for another epoch is replaced
 // (cancelled here).
-func (s *step) armRebalance(m *member, e spec.Epoch, at nextgen.Millis) {
+func (s *step) armRebalance(m *member, e spec.Epoch, at Millis) {
 	if m.rebalanceArmed && m.rebalanceEpoch == e && m.rebalanceAt == at {
 		return
 	}
@@ -746,7 +744,7 @@ func (s *step) armRebalance(m *member, e spec.Epoch, at nextgen.Millis) {
 		s.cancelRebalance(m)
 	}
 	m.rebalanceArmed, m.rebalanceEpoch, m.rebalanceAt = true, e, at
-	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: rebalanceTimer(m.id, e), At: at})
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: rebalanceTimer(m.id, e), At: at})
 }
 
 // cancelSession cancels m's session timer if it is armed.
@@ -755,21 +753,21 @@ func (s *step) cancelSession(m *member) {
 		return
 	}
 	m.sessionArmed, m.sessionAt = false, 0
-	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: sessionTimer(m.id), Cancel: true})
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: sessionTimer(m.id), Cancel: true})
 }
 
-func classicJoinTimer(id spec.MemberID) nextgen.Timer {
-	return nextgen.Timer{Kind: nextgen.ClassicJoinTimer, Member: id}
+func classicJoinTimer(id spec.MemberID) Timer {
+	return Timer{Kind: ClassicJoinTimer, Member: id}
 }
 
-func classicSyncTimer(id spec.MemberID) nextgen.Timer {
-	return nextgen.Timer{Kind: nextgen.ClassicSyncTimer, Member: id}
+func classicSyncTimer(id spec.MemberID) Timer {
+	return Timer{Kind: ClassicSyncTimer, Member: id}
 }
 
 // sessionTimeout is how long m's session lasts without an accepted
 // request: its classic session timeout if it uses the classic protocol,
 // the group's (group.consumer.session.timeout.ms) otherwise.
-func (c *Coordinator) sessionTimeout(m *member) nextgen.Millis {
+func (c *Coordinator) sessionTimeout(m *member) Millis {
 	if m.cl.use {
 		return m.cl.sessionTimeout
 	}
@@ -778,23 +776,23 @@ func (c *Coordinator) sessionTimeout(m *member) nextgen.Millis {
 
 // armJoinIfAbsent arms m's classic join timer for d unless it is armed
 // (Kafka's scheduleConsumerGroupJoinTimeoutIfAbsent).
-func (s *step) armJoinIfAbsent(m *member, d nextgen.Millis) {
+func (s *step) armJoinIfAbsent(m *member, d Millis) {
 	if m.cl.joinArmed {
 		return
 	}
 	m.cl.joinArmed, m.cl.joinAt = true, s.now+max(d, 0)
-	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicJoinTimer(m.id), At: m.cl.joinAt})
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: classicJoinTimer(m.id), At: m.cl.joinAt})
 }
 
 // armSync (re)starts m's classic sync timer for d (Kafka's
 // scheduleConsumerGroupSyncTimeout replaces an armed one).
-func (s *step) armSync(m *member, d nextgen.Millis) {
+func (s *step) armSync(m *member, d Millis) {
 	at := s.now + max(d, 0)
 	if m.cl.syncArmed && m.cl.syncAt == at {
 		return
 	}
 	m.cl.syncArmed, m.cl.syncAt = true, at
-	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicSyncTimer(m.id), At: at})
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: classicSyncTimer(m.id), At: at})
 }
 
 // cancelClassicTimers cancels m's classic join and sync timers if armed.
@@ -807,7 +805,7 @@ func (s *step) cancelClassicTimers(m *member) {
 func (s *step) cancelJoin(m *member) {
 	if m.cl.joinArmed {
 		m.cl.joinArmed, m.cl.joinAt = false, 0
-		s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicJoinTimer(m.id), Cancel: true})
+		s.out.Timers = append(s.out.Timers, TimerCmd{Timer: classicJoinTimer(m.id), Cancel: true})
 	}
 }
 
@@ -815,7 +813,7 @@ func (s *step) cancelJoin(m *member) {
 func (s *step) cancelSync(m *member) {
 	if m.cl.syncArmed {
 		m.cl.syncArmed, m.cl.syncAt = false, 0
-		s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: classicSyncTimer(m.id), Cancel: true})
+		s.out.Timers = append(s.out.Timers, TimerCmd{Timer: classicSyncTimer(m.id), Cancel: true})
 	}
 }
 
@@ -826,7 +824,7 @@ func (s *step) cancelRebalance(m *member) {
 	}
 	t := rebalanceTimer(m.id, m.rebalanceEpoch)
 	m.rebalanceArmed, m.rebalanceEpoch, m.rebalanceAt = false, 0, 0
-	s.out.Timers = append(s.out.Timers, nextgen.TimerCmd{Timer: t, Cancel: true})
+	s.out.Timers = append(s.out.Timers, TimerCmd{Timer: t, Cancel: true})
 }
 
 // subscribedNames returns, sorted, every topic some member subscribes to,
@@ -902,7 +900,7 @@ func (c *Coordinator) refreshedMetadata(names []string) spec.Topics {
 // deleted by the second, so the map forgets that the member holds it.
 func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, next reconcile.Member) {
 	switch {
-	case !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate):
+	case !c.cfg.Faults.Has(PerSetEpochUpdate):
 		if old == nil {
 			c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
 			return
@@ -974,7 +972,7 @@ func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
 			c.take(s, id, p)
 			continue
 		}
-		if s.rest != nil && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+		if s.rest != nil && !c.cfg.Faults.Has(AssignBeforeRelease) {
 			// addHoldings would find the other holders once id's
 			// entry is gone.
 			others := slices.DeleteFunc(c.holders(*s), func(h holder) bool { return h.member == id })
@@ -992,7 +990,7 @@ func (c *Coordinator) removeHoldings(id spec.MemberID, ps spec.Set) {
 	var w rowWriter
 	for _, p := range ps {
 		s := w.at(&c.owners, p)
-		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+		if c.cfg.Faults.Has(PerSetEpochUpdate) {
 			*s = slot{}
 			continue
 		}
@@ -1013,7 +1011,7 @@ func (c *Coordinator) addHoldings(id spec.MemberID, e spec.Epoch, ps spec.Set) {
 	var w rowWriter
 	for _, p := range ps {
 		s := w.at(&c.owners, p)
-		if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+		if c.cfg.Faults.Has(PerSetEpochUpdate) {
 			*s = slot{first: holder{member: id, epoch: e}}
 			continue
 		}
@@ -1031,7 +1029,7 @@ func (c *Coordinator) take(s *slot, id spec.MemberID, p spec.Resource) {
 		*s = slot{first: holder{member: id}}
 		return
 	}
-	if !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+	if !c.cfg.Faults.Has(AssignBeforeRelease) {
 		first := c.holders(*s)[0]
 		panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, first.member, first.epoch))
 	}
@@ -1047,7 +1045,7 @@ func (c *Coordinator) take(s *slot, id spec.MemberID, p spec.Resource) {
 // PerSetEpochUpdate fault, their member records' otherwise (see ownerMap).
 func (c *Coordinator) holders(s slot) []holder {
 	hs := s.holders()
-	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+	if !c.cfg.Faults.Has(PerSetEpochUpdate) {
 		for i := range hs {
 			hs[i].epoch = c.epochOf(hs[i].member)
 		}
@@ -1108,7 +1106,7 @@ func (c *Coordinator) setRecord(m member) {
 
 // HeartbeatInterval is the interval the coordinator gives its members
 // (CoordinatorConfig.HeartbeatInterval, defaulted).
-func (c *Coordinator) HeartbeatInterval() nextgen.Millis { return c.cfg.HeartbeatInterval }
+func (c *Coordinator) HeartbeatInterval() Millis { return c.cfg.HeartbeatInterval }
 
 // MemberNode returns the node name the member's last accepted regular
 // heartbeat came from, or "" for an unknown member.
@@ -1119,9 +1117,10 @@ func (c *Coordinator) MemberNode(id spec.MemberID) string {
 	return ""
 }
 
-// MemberSnapshot is a copy of what the coordinator records about one
-// member. It shares nothing mutable with the coordinator.
-type MemberSnapshot struct {
+// CoordinatorMemberSnapshot is a copy of what the coordinator records
+// about one member (named as package classic names its own, beside the
+// member node's Member). It shares nothing mutable with the coordinator.
+type CoordinatorMemberSnapshot struct {
 	ID spec.MemberID
 	// InstanceID is the static instance id; "" for a dynamic member.
 	InstanceID    string
@@ -1143,7 +1142,7 @@ type MemberSnapshot struct {
 	// ServerAssignor, Rack: "" when never sent.
 	ServerAssignor   string
 	Rack             string
-	RebalanceTimeout nextgen.Millis `canon:"duration"`
+	RebalanceTimeout Millis `canon:"duration"`
 	// Node is the From of the member's last accepted regular heartbeat (or
 	// JoinGroup, for a member that uses the classic protocol).
 	Node string
@@ -1153,18 +1152,18 @@ type MemberSnapshot struct {
 	// (its JoinGroup's protocols with their metadata, in its order) are
 	// its classic record; zero for a member of the consumer protocol.
 	Classic               bool
-	ClassicSessionTimeout nextgen.Millis `canon:"duration"`
+	ClassicSessionTimeout Millis `canon:"duration"`
 	ClassicProtocols      []classic.ProtocolMetadata
 }
 
 // Member returns a snapshot of the member id, including a static member
 // parked at -2.
-func (c *Coordinator) Member(id spec.MemberID) (MemberSnapshot, bool) {
+func (c *Coordinator) Member(id spec.MemberID) (CoordinatorMemberSnapshot, bool) {
 	m, ok := c.recordOf(id)
 	if !ok {
-		return MemberSnapshot{}, false
+		return CoordinatorMemberSnapshot{}, false
 	}
-	return MemberSnapshot{
+	return CoordinatorMemberSnapshot{
 		ID: m.id, InstanceID: m.instanceID,
 		Epoch: m.cur.Epoch, PreviousEpoch: m.cur.PreviousEpoch, State: m.cur.State,
 		Assigned: m.cur.Assigned, PendingRevocation: m.cur.PendingRevocation,
@@ -1463,7 +1462,7 @@ func (c *Coordinator) checkInvariants() error {
 	if spec.Duplicated(targeted) {
 		return fail("target gives %s twice", c.targetTwice())
 	}
-	if c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+	if c.cfg.Faults.Has(PerSetEpochUpdate) {
 		// The fault is a broken owner map: entries go missing or name the
 		// wrong holder, and two members may end up holding a partition.
 		// The ownership laws report what that does to the group.
@@ -1481,7 +1480,7 @@ func (c *Coordinator) checkInvariants() error {
 		if slices.ContainsFunc(stored.holders(), func(h holder) bool { return h.epoch != 0 }) {
 			return fail("owner map stores epochs for %s: %v (they are the members')", p, stored.holders())
 		}
-		if len(want) > 1 && !c.cfg.Faults.Has(nextgen.AssignBeforeRelease) {
+		if len(want) > 1 && !c.cfg.Faults.Has(AssignBeforeRelease) {
 			return fail("partition %s held by %v", p, want)
 		}
 	}

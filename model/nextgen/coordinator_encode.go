@@ -1,8 +1,7 @@
-package coordinator
+package nextgen
 
 import (
 	"github.com/rebalance-ref/rebalance/model/canon"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -56,7 +55,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 // member's.
 func (c *Coordinator) encodeHolder(e *canon.Encoder, h holder) {
 	e.String(string(h.member))
-	if !c.cfg.Faults.Has(nextgen.PerSetEpochUpdate) {
+	if !c.cfg.Faults.Has(PerSetEpochUpdate) {
 		h.epoch = c.epochOf(h.member)
 	}
 	e.Int(int64(h.epoch))

@@ -1,11 +1,10 @@
-package coordinator
+package nextgen
 
 import (
 	"fmt"
 	"sync"
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -22,7 +21,7 @@ const (
 // benchGroup is a coordinator with its clients' view of the group.
 type benchGroup struct {
 	c      *Coordinator
-	now    nextgen.Millis
+	now    Millis
 	ids    []spec.MemberID
 	topics []string
 	epoch  map[spec.MemberID]spec.Epoch
@@ -32,15 +31,15 @@ type benchGroup struct {
 // heartbeat sends id's heartbeat (a full join at epoch 0) and takes the
 // response as a client would.
 func (g *benchGroup) heartbeat(tb testing.TB, id spec.MemberID) {
-	r := nextgen.HeartbeatRequest{GroupID: "g", MemberID: id, MemberEpoch: g.epoch[id], RebalanceTimeoutMs: -1,
+	r := HeartbeatRequest{GroupID: "g", MemberID: id, MemberEpoch: g.epoch[id], RebalanceTimeoutMs: -1,
 		TopicPartitions: g.owned[id], OwnedSent: true}
 	if r.MemberEpoch == 0 {
 		r.RebalanceTimeoutMs = 30000
 		r.SubscribedTopicNames, r.SubscriptionSent = g.topics, true
 	}
 	g.now++
-	out := g.c.Step(node.Input{Now: g.now, Event: nextgen.Receive{From: string(id), Msg: r}})
-	resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse)
+	out := g.c.Step(node.Input{Now: g.now, Event: Receive{From: string(id), Msg: r}})
+	resp := out.Messages[0].Msg.(HeartbeatResponse)
 	if resp.Error != spec.None {
 		tb.Fatalf("%s: %s", id, resp)
 	}
@@ -108,7 +107,7 @@ func stableLargeGroup(tb testing.TB) *benchGroup {
 // STABLE group of 1,000 members over 100,000 partitions: nothing changes,
 // so it should cost nothing per partition the group or the member has.
 //
-//	go test -run '^$' -bench HeartbeatStable -benchmem ./model/nextgen/coordinator/
+//	go test -run '^$' -bench HeartbeatStable -benchmem ./model/nextgen/
 func BenchmarkHeartbeatStable(b *testing.B) {
 	g := stableLargeGroup(b)
 	b.ReportAllocs()
@@ -127,7 +126,7 @@ func BenchmarkHeartbeatStable(b *testing.B) {
 // target, then about one heartbeat per member to move to its epoch, and a
 // few more for the members that take over the leaver's partitions).
 //
-//	go test -run '^$' -bench RebalanceAfterLeave -benchmem ./model/nextgen/coordinator/
+//	go test -run '^$' -bench RebalanceAfterLeave -benchmem ./model/nextgen/
 func BenchmarkRebalanceAfterLeave(b *testing.B) {
 	base := stableLargeGroup(b)
 	b.ReportAllocs()
@@ -137,9 +136,9 @@ func BenchmarkRebalanceAfterLeave(b *testing.B) {
 		b.StartTimer()
 		leaver := g.ids[0]
 		g.ids = g.ids[1:]
-		out := g.c.Step(node.Input{Now: g.now + 1, Event: nextgen.Receive{From: string(leaver),
-			Msg: nextgen.HeartbeatRequest{GroupID: "g", MemberID: leaver, MemberEpoch: spec.LeaveEpoch, RebalanceTimeoutMs: -1}}})
-		if resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse); resp.Error != spec.None {
+		out := g.c.Step(node.Input{Now: g.now + 1, Event: Receive{From: string(leaver),
+			Msg: HeartbeatRequest{GroupID: "g", MemberID: leaver, MemberEpoch: spec.LeaveEpoch, RebalanceTimeoutMs: -1}}})
+		if resp := out.Messages[0].Msg.(HeartbeatResponse); resp.Error != spec.None {
 			b.Fatalf("leave: %s", resp)
 		}
 		g.settle(b)

@@ -1,12 +1,12 @@
-package coordinator
+package nextgen
 
 import (
+	"cmp"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/model/node"
@@ -15,96 +15,81 @@ import (
 )
 
 // The tests drive a Coordinator with Inputs and compare each Step's Output,
-// printed with Output.String, with the expected text. The harness checks
-// the coordinator's invariants after every step.
+// printed with Output.String, with the expected text. The harness
+// (nodetest.Harness) checks the coordinator's invariants after every step,
+// and steps a Fork of it beside a Clone, so every coordinator test checks
+// Fork's sharing.
 
 const testRebalance = 30000
 
 type harness struct {
-	t   *testing.T
-	c   *Coordinator
-	now nextgen.Millis
+	*nodetest.Harness[*Coordinator, Output]
 }
 
 func newHarness(t *testing.T, cfg CoordinatorConfig) *harness {
-	t.Helper()
-	if cfg.GroupID == "" {
-		cfg.GroupID = "g"
-	}
-	return &harness{t: t, c: nodetest.Must(NewCoordinator(cfg))}
+	cfg.GroupID = cmp.Or(cfg.GroupID, "g")
+	return &harness{nodetest.NewHarness[*Coordinator, Output](t, nodetest.Must(NewCoordinator(cfg)), norm)}
+}
+
+// sameState reports whether a and b are deeply equal but for what they
+// share with the coordinators they were forked from.
+func sameState(a, b *Coordinator) bool {
+	x, y := *a, *b
+	x.shared, y.shared = 0, 0
+	return reflect.DeepEqual(&x, &y)
 }
 
 // step runs ev at time at and returns the output.
-func (h *harness) step(at nextgen.Millis, ev node.Event) nextgen.Output {
-	h.t.Helper()
-	h.now = at
-	out := h.c.Step(node.Input{Now: at, Event: ev})
-	if err := h.c.CheckInvariants(); err != nil {
-		h.t.Fatalf("after %s at %d: %v", ev, at, err)
-	}
-	return out
-}
-
-// expect runs ev at time at and compares the printed output with want.
-func (h *harness) expect(at nextgen.Millis, ev node.Event, want string) {
-	h.t.Helper()
-	got := h.step(at, ev).String()
-	if norm(got) != norm(want) {
-		h.t.Fatalf("at %d, %s:\ngot:\n%s\nwant:\n%s", at, ev, norm(got), norm(want))
-	}
+func (h *harness) step(at Millis, ev node.Event) Output {
+	h.T.Helper()
+	h.Now = at
+	return h.Step(ev)
 }
 
 // hb delivers r from node from (the member id, unless r has none) at at.
-func (h *harness) hb(at nextgen.Millis, r nextgen.HeartbeatRequest, want string) {
-	h.t.Helper()
-	h.expect(at, nextgen.Receive{From: nodeOf(r), Msg: r}, want)
+func (h *harness) hb(at Millis, r HeartbeatRequest, want string) {
+	h.T.Helper()
+	h.Expect(at, Receive{From: nodeOf(r), Msg: r}, want)
 }
 
-func (h *harness) fire(at nextgen.Millis, t nextgen.Timer, want string) {
-	h.t.Helper()
-	h.expect(at, nextgen.TimerFired{Timer: t}, want)
-}
-
-func (h *harness) expectState(want string) {
-	h.t.Helper()
-	if got := h.c.String(); norm(got) != norm(want) {
-		h.t.Fatalf("state:\ngot:\n%s\nwant:\n%s", norm(got), norm(want))
-	}
+func (h *harness) fire(at Millis, t Timer, want string) {
+	h.T.Helper()
+	h.Expect(at, TimerFired{Timer: t}, want)
 }
 
 // expectGroup checks the group epoch, target epoch and state.
 func (h *harness) expectGroup(epoch, targetEpoch spec.Epoch, state GroupState) {
-	h.t.Helper()
-	if h.c.GroupEpoch() != epoch || h.c.TargetEpoch() != targetEpoch || h.c.State() != state {
-		h.t.Fatalf("group epoch=%d target=%d state=%s, want %d %d %s\n%s",
-			h.c.GroupEpoch(), h.c.TargetEpoch(), h.c.State(), epoch, targetEpoch, state, h.c)
+	h.T.Helper()
+	if h.Node.GroupEpoch() != epoch || h.Node.TargetEpoch() != targetEpoch || h.Node.State() != state {
+		h.T.Fatalf("group epoch=%d target=%d state=%s, want %d %d %s\n%s",
+			h.Node.GroupEpoch(), h.Node.TargetEpoch(), h.Node.State(), epoch, targetEpoch, state, h.Node)
 	}
 }
 
 // expectMember checks a member's epoch, state, assigned and pending sets.
 func (h *harness) expectMember(id spec.MemberID, epoch spec.Epoch, state reconcile.State, assigned, pending string) {
-	h.t.Helper()
-	m, ok := h.c.Member(id)
+	h.T.Helper()
+	m, ok := h.Node.Member(id)
 	if !ok {
-		h.t.Fatalf("no member %s\n%s", id, h.c)
+		h.T.Fatalf("no member %s\n%s", id, h.Node)
 	}
 	if m.Epoch != epoch || m.State != state || m.Assigned.String() != assigned || m.PendingRevocation.String() != pending {
-		h.t.Fatalf("member %s: epoch=%d %s assigned=%s pending=%s, want epoch=%d %s assigned=%s pending=%s\n%s",
-			id, m.Epoch, m.State, m.Assigned, m.PendingRevocation, epoch, state, assigned, pending, h.c)
+		h.T.Fatalf("member %s: epoch=%d %s assigned=%s pending=%s, want epoch=%d %s assigned=%s pending=%s\n%s",
+			id, m.Epoch, m.State, m.Assigned, m.PendingRevocation, epoch, state, assigned, pending, h.Node)
 	}
 }
 
 // mustMember returns the snapshot of member id.
-func (h *harness) mustMember(id spec.MemberID) MemberSnapshot {
-	h.t.Helper()
-	m, ok := h.c.Member(id)
+func (h *harness) mustMember(id spec.MemberID) CoordinatorMemberSnapshot {
+	h.T.Helper()
+	m, ok := h.Node.Member(id)
 	if !ok {
-		h.t.Fatalf("no member %s\n%s", id, h.c)
+		h.T.Fatalf("no member %s\n%s", id, h.Node)
 	}
 	return m
 }
 
-func nodeOf(r nextgen.HeartbeatRequest) string {
+func nodeOf(r HeartbeatRequest) string {
 	if r.MemberID == "" {
 		return "client"
 	}
@@ -126,8 +111,8 @@ func ptr(s string) *string { return &s }
 
 // join is the first heartbeat of a dynamic member: epoch 0, every field
 // sent, owning nothing.
-func join(id string, topics ...string) nextgen.HeartbeatRequest {
-	return nextgen.HeartbeatRequest{
+func join(id string, topics ...string) HeartbeatRequest {
+	return HeartbeatRequest{
 		GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: 0,
 		RebalanceTimeoutMs:   testRebalance,
 		SubscribedTopicNames: topics, SubscriptionSent: true,
@@ -136,7 +121,7 @@ func join(id string, topics ...string) nextgen.HeartbeatRequest {
 }
 
 // staticJoin is join for a static member.
-func staticJoin(id, instance string, topics ...string) nextgen.HeartbeatRequest {
+func staticJoin(id, instance string, topics ...string) HeartbeatRequest {
 	r := join(id, topics...)
 	r.InstanceID = ptr(instance)
 	return r
@@ -144,31 +129,31 @@ func staticJoin(id, instance string, topics ...string) nextgen.HeartbeatRequest 
 
 // hbOwned is a regular heartbeat that reports owned (a set like "{foo-0}")
 // and sends nothing else.
-func hbOwned(id string, epoch spec.Epoch, owned string) nextgen.HeartbeatRequest {
-	return nextgen.HeartbeatRequest{
+func hbOwned(id string, epoch spec.Epoch, owned string) HeartbeatRequest {
+	return HeartbeatRequest{
 		GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch,
 		RebalanceTimeoutMs: -1, TopicPartitions: set(owned), OwnedSent: true,
 	}
 }
 
 // hbNull is a regular heartbeat that sends no optional field.
-func hbNull(id string, epoch spec.Epoch) nextgen.HeartbeatRequest {
-	return nextgen.HeartbeatRequest{GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch, RebalanceTimeoutMs: -1}
+func hbNull(id string, epoch spec.Epoch) HeartbeatRequest {
+	return HeartbeatRequest{GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch, RebalanceTimeoutMs: -1}
 }
 
 // withInstance returns r with the static instance id set.
-func withInstance(r nextgen.HeartbeatRequest, instance string) nextgen.HeartbeatRequest {
+func withInstance(r HeartbeatRequest, instance string) HeartbeatRequest {
 	r.InstanceID = ptr(instance)
 	return r
 }
 
-func leave(id string, epoch spec.Epoch) nextgen.HeartbeatRequest {
-	return nextgen.HeartbeatRequest{GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch, RebalanceTimeoutMs: -1}
+func leave(id string, epoch spec.Epoch) HeartbeatRequest {
+	return HeartbeatRequest{GroupID: "g", MemberID: spec.MemberID(id), MemberEpoch: epoch, RebalanceTimeoutMs: -1}
 }
 
-func sessionT(id string) nextgen.Timer { return sessionTimer(spec.MemberID(id)) }
+func sessionT(id string) Timer { return sessionTimer(spec.MemberID(id)) }
 
-func rebalanceT(id string, e spec.Epoch) nextgen.Timer { return rebalanceTimer(spec.MemberID(id), e) }
+func rebalanceT(id string, e spec.Epoch) Timer { return rebalanceTimer(spec.MemberID(id), e) }
 
 // TestSeedWalkthrough is the seed scenario at the coordinator level: A owns
 // foo-0..2 at epoch 1; B joins (group epoch 2); A must first revoke foo-2,
@@ -176,7 +161,7 @@ func rebalanceT(id string, e spec.Epoch) nextgen.Timer { return rebalanceTimer(s
 func TestSeedWalkthrough(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
 	h.expectGroup(0, 0, Empty)
-	if h.c.Exists() {
+	if h.Node.Exists() {
 		t.Fatal("the group exists before anyone joined")
 	}
 
@@ -219,16 +204,16 @@ func TestSeedWalkthrough(t *testing.T) {
 		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-2}
 		set session(B)@45500`)
 	h.expectGroup(2, 2, Stable)
-	h.expectState(`
+	h.ExpectState(`
 		group g exists=true epoch=2 target-epoch=2 state=STABLE metadata-expired=false
 		metadata=[foo:3] subscribed=[foo:3] target-metadata=[foo:3]
 		member A node=A instance=- epoch=2 previous=1 state=STABLE assigned={foo-0 foo-1} pending-revocation={} assigned-at=[foo-0@1 foo-1@1] target={foo-0 foo-1} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45400 rebalance-timer=-
 		member B node=B instance=- epoch=2 previous=2 state=STABLE assigned={foo-2} pending-revocation={} assigned-at=[foo-2@2] target={foo-2} subscription=[foo] assignor=- rack=- rebalance-timeout=30000 session-timer=@45500 rebalance-timer=-
 		owners foo-0=A@2 foo-1=A@2 foo-2=B@2`)
-	if !h.c.Exists() || h.c.MemberNode("A") != "A" || h.c.MemberNode("X") != "" {
-		t.Fatalf("Exists=%t MemberNode(A)=%q MemberNode(X)=%q", h.c.Exists(), h.c.MemberNode("A"), h.c.MemberNode("X"))
+	if !h.Node.Exists() || h.Node.MemberNode("A") != "A" || h.Node.MemberNode("X") != "" {
+		t.Fatalf("Exists=%t MemberNode(A)=%q MemberNode(X)=%q", h.Node.Exists(), h.Node.MemberNode("A"), h.Node.MemberNode("X"))
 	}
-	if got := h.c.Members(); !reflect.DeepEqual(got, []spec.MemberID{"A", "B"}) {
+	if got := h.Node.Members(); !reflect.DeepEqual(got, []spec.MemberID{"A", "B"}) {
 		t.Fatalf("Members() = %v", got)
 	}
 }
@@ -242,7 +227,7 @@ func TestImpossibleTransitionPanics(t *testing.T) {
 			t.Fatal("EMPTY -> ASSIGNING did not panic")
 		}
 	}()
-	h.c.transitionTo(Assigning)
+	h.Node.transitionTo(Assigning)
 }
 
 // twoMembers runs the seed walkthrough to its end: A:{foo-0 foo-1} and
@@ -253,11 +238,11 @@ func twoMembers(t *testing.T, cfg CoordinatorConfig) *harness {
 		cfg.Topics = spec.Topics{"foo": 3}
 	}
 	h := newHarness(t, cfg)
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-	h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
-	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
-	h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
-	h.step(500, nextgen.Receive{From: "B", Msg: hbOwned("B", 2, "{}")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, Receive{From: "B", Msg: join("B", "foo")})
+	h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+	h.step(400, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(500, Receive{From: "B", Msg: hbOwned("B", 2, "{}")})
 	h.expectGroup(2, 2, Stable)
 	h.expectMember("A", 2, reconcile.Stable, "{foo-0 foo-1}", "{}")
 	h.expectMember("B", 2, reconcile.Stable, "{foo-2}", "{}")
@@ -269,12 +254,12 @@ func twoMembers(t *testing.T, cfg CoordinatorConfig) *harness {
 // new member id without a group epoch bump.
 func TestStaticMemberComesBack(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
 	h.hb(100, staticJoin("S1", "i", "foo"), `
 		send coordinator->S1 HeartbeatResponse member=S1 epoch=2 assignment={}
 		set session(S1)@45100`)
-	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}")})
-	h.step(300, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}")})
+	h.step(300, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 	h.hb(400, withInstance(hbOwned("S1", 2, "{}"), "i"), `
 		send coordinator->S1 HeartbeatResponse member=S1 epoch=2 assignment={foo-2 foo-3}
 		set session(S1)@45400`)
@@ -285,10 +270,10 @@ func TestStaticMemberComesBack(t *testing.T) {
 		send coordinator->S1 HeartbeatResponse member=S1 epoch=-2 assignment=null`)
 	h.expectGroup(2, 2, Reconciling)
 	h.expectMember("S1", spec.StaticLeaveEpoch, reconcile.Stable, "{foo-2 foo-3}", "{}")
-	if h.c.IsMember("S1") || !h.c.IsMember("A") {
-		t.Fatalf("IsMember(S1)=%t IsMember(A)=%t, want false true", h.c.IsMember("S1"), h.c.IsMember("A"))
+	if h.Node.IsMember("S1") || !h.Node.IsMember("A") {
+		t.Fatalf("IsMember(S1)=%t IsMember(A)=%t, want false true", h.Node.IsMember("S1"), h.Node.IsMember("A"))
 	}
-	if got := h.c.Owners()["S1"].String(); got != "{foo-2 foo-3}" {
+	if got := h.Node.Owners()["S1"].String(); got != "{foo-2 foo-3}" {
 		t.Fatalf("S1 holds %s while parked, want {foo-2 foo-3}", got)
 	}
 	// A heartbeats meanwhile: nothing moves.
@@ -307,11 +292,11 @@ func TestStaticMemberComesBack(t *testing.T) {
 		cancel session(S1)
 		set session(S2)@48000`)
 	h.expectGroup(2, 2, Stable)
-	if h.c.IsMember("S1") {
+	if h.Node.IsMember("S1") {
 		t.Fatal("S1 is still a member after its replacement")
 	}
 	h.expectMember("S2", 2, reconcile.Stable, "{foo-2 foo-3}", "{}")
-	if m, _ := h.c.Member("S2"); m.PreviousEpoch != 0 || m.InstanceID != "i" || m.Target.String() != "{foo-2 foo-3}" {
+	if m, _ := h.Node.Member("S2"); m.PreviousEpoch != 0 || m.InstanceID != "i" || m.Target.String() != "{foo-2 foo-3}" {
 		t.Fatalf("S2 = %+v, want previous epoch 0, instance i, target {foo-2 foo-3}", m)
 	}
 }
@@ -322,21 +307,21 @@ func TestStaticMemberComesBack(t *testing.T) {
 // released and its session timer cancelled.
 func TestStaticReplacementUnderAnotherMembersID(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-	h.step(100, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
-	h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}")})
-	h.step(300, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
-	h.step(400, nextgen.Receive{From: "S1", Msg: withInstance(hbOwned("S1", 2, "{}"), "i")})
-	h.step(1000, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3}")})
+	h.step(300, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+	h.step(400, Receive{From: "S1", Msg: withInstance(hbOwned("S1", 2, "{}"), "i")})
+	h.step(1000, Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
 	h.hb(3000, staticJoin("A", "i", "foo"), `
 		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-2 foo-3}
 		cancel session(S1)
 		cancel session(A)
 		set session(A)@48000`)
-	if got := h.c.Owners().String(); got != "A:{foo-2 foo-3}" {
+	if got := h.Node.Owners().String(); got != "A:{foo-2 foo-3}" {
 		t.Fatalf("owners %s, want only S1's partitions, now A's", got)
 	}
-	if got := h.c.Members(); len(got) != 1 || got[0] != "A" {
+	if got := h.Node.Members(); len(got) != 1 || got[0] != "A" {
 		t.Fatalf("members %v, want [A]", got)
 	}
 }
@@ -362,8 +347,8 @@ func TestStaticMemberChangesInstanceID(t *testing.T) {
 // back with a different subscription bumps the group epoch.
 func TestStaticReplacementWithNewSubscription(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
-	h.step(0, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
-	h.step(10, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.step(0, Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(10, Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
 	h.expectGroup(1, 1, Reconciling)
 	// The replacement reports owning nothing (epoch 0), so foo is dropped
 	// without a revocation step and bar is free: it gets bar at once.
@@ -372,7 +357,7 @@ func TestStaticReplacementWithNewSubscription(t *testing.T) {
 		cancel session(S1)
 		set session(S2)@45020`)
 	h.expectGroup(2, 2, Stable)
-	if got := h.c.Owners().String(); got != "S2:{bar-0 bar-1}" {
+	if got := h.Node.Owners().String(); got != "S2:{bar-0 bar-1}" {
 		t.Fatalf("owners %s", got)
 	}
 }
@@ -382,17 +367,17 @@ func TestStaticReplacementWithNewSubscription(t *testing.T) {
 // other member.
 func TestSlowRevokerFencedByRebalanceTimeout(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-	h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, Receive{From: "B", Msg: join("B", "foo")})
 	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1}
 		set rebalance(A@1)@30200
 		set session(A)@45200`)
 	// A keeps heartbeating but never lets go of foo-2: the rebalance timer
 	// is not moved.
-	for _, at := range []nextgen.Millis{10000, 20000} {
-		h.step(at, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
-		h.step(at, nextgen.Receive{From: "B", Msg: hbOwned("B", 2, "{}")})
+	for _, at := range []Millis{10000, 20000} {
+		h.step(at, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.step(at, Receive{From: "B", Msg: hbOwned("B", 2, "{}")})
 	}
 	h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
 	h.expectMember("B", 2, reconcile.UnreleasedPartitions, "{}", "{}")
@@ -400,7 +385,7 @@ func TestSlowRevokerFencedByRebalanceTimeout(t *testing.T) {
 	// Firing early is stale.
 	h.fire(30199, rebalanceT("A", 1), ``)
 	h.fire(30200, rebalanceT("A", 1), `cancel session(A)`)
-	if h.c.IsMember("A") {
+	if h.Node.IsMember("A") {
 		t.Fatal("A is still a member")
 	}
 	h.expectGroup(3, 2, Assigning)
@@ -452,7 +437,7 @@ func TestFullHeartbeat(t *testing.T) {
 func TestLostResponse(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		req  nextgen.HeartbeatRequest
+		req  HeartbeatRequest
 		want string
 	}{
 		{"owned subset", hbOwned("A", 1, "{foo-0 foo-1}"),
@@ -476,27 +461,27 @@ func TestLostResponse(t *testing.T) {
 // epochs behind and is fenced.
 func TestTwoLostResponses(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
 
 	// foo grows: the metadata expires and A's next heartbeat bumps the
 	// epoch. The response is lost.
-	h.expect(100, node.MetadataUpdate{Topics: spec.Topics{"foo": 4}}, ``)
+	h.Expect(100, node.MetadataUpdate{Topics: spec.Topics{"foo": 4}}, ``)
 	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1 foo-2 foo-3}
 		set session(A)@45200`)
 	// foo grows again; A heartbeats at epoch 1 (its previous epoch, owning a
 	// subset): accepted and bumped to 3. This response is lost too.
-	h.expect(300, node.MetadataUpdate{Topics: spec.Topics{"foo": 5}}, ``)
+	h.Expect(300, node.MetadataUpdate{Topics: spec.Topics{"foo": 5}}, ``)
 	h.hb(400, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2 foo-3 foo-4}
 		set session(A)@45400`)
 	h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2 foo-3 foo-4}", "{}")
 	// Epoch 1 is neither the current (3) nor the previous (2) epoch.
-	before := h.c.Clone()
+	before := h.Node.Clone()
 	h.hb(500, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 		send coordinator->A HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a smaller member epoch (1) than the one known by the group coordinator (3). The member must abandon all its partitions and rejoin.`)
-	if !reflect.DeepEqual(before, h.c) {
-		t.Fatalf("a fenced heartbeat changed the state:\n%s\nwas:\n%s", h.c, before)
+	if !sameState(before, h.Node) {
+		t.Fatalf("a fenced heartbeat changed the state:\n%s\nwas:\n%s", h.Node, before)
 	}
 }
 
@@ -505,8 +490,8 @@ func TestTwoLostResponses(t *testing.T) {
 // timer of the epoch it left is stale.
 func TestTwoTargetEpochsBehind(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 6}})
-	h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-	h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+	h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+	h.step(100, Receive{From: "B", Msg: join("B", "foo")})
 	h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3 foo-4 foo-5}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1 foo-2}
 		set rebalance(A@1)@30200
@@ -517,7 +502,7 @@ func TestTwoTargetEpochsBehind(t *testing.T) {
 		send coordinator->C HeartbeatResponse member=C epoch=3 assignment={}
 		set session(C)@45300`)
 	h.expectGroup(3, 3, Reconciling)
-	if got := h.c.Target().String(); got != "A:{foo-0 foo-1} B:{foo-3 foo-4} C:{foo-2 foo-5}" {
+	if got := h.Node.Target().String(); got != "A:{foo-0 foo-1} B:{foo-3 foo-4} C:{foo-2 foo-5}" {
 		t.Fatalf("target %s", got)
 	}
 
@@ -531,10 +516,10 @@ func TestTwoTargetEpochsBehind(t *testing.T) {
 	h.expectMember("A", 2, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
 
 	// The timer of epoch 1 is stale.
-	before := h.c.String()
+	before := h.Node.String()
 	h.fire(30200, rebalanceT("A", 1), ``)
-	if h.c.String() != before {
-		t.Fatalf("stale timer changed the state:\n%s\nwas:\n%s", h.c, before)
+	if h.Node.String() != before {
+		t.Fatalf("stale timer changed the state:\n%s\nwas:\n%s", h.Node, before)
 	}
 
 	h.hb(30300, hbOwned("A", 2, "{foo-0 foo-1}"), `
@@ -562,10 +547,10 @@ func TestSessionTimeout(t *testing.T) {
 	h.fire(45000, sessionT("B"), ``)
 	h.fire(45500, sessionT("B"), ``) // B's deadline; no timer to cancel
 	h.expectGroup(3, 2, Assigning)
-	if h.c.IsMember("B") {
+	if h.Node.IsMember("B") {
 		t.Fatal("B is still a member")
 	}
-	if got := h.c.Owners().String(); got != "A:{foo-0 foo-1}" {
+	if got := h.Node.Owners().String(); got != "A:{foo-0 foo-1}" {
 		t.Fatalf("owners %s", got)
 	}
 	// B's timers are gone: another firing is stale.
@@ -580,12 +565,12 @@ func TestSessionTimeout(t *testing.T) {
 
 	// A static member parked at -2 that does not come back in time.
 	s := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
-	s.step(0, nextgen.Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
-	s.step(1000, nextgen.Receive{From: "S", Msg: withInstance(leave("S", spec.StaticLeaveEpoch), "i")})
+	s.step(0, Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
+	s.step(1000, Receive{From: "S", Msg: withInstance(leave("S", spec.StaticLeaveEpoch), "i")})
 	s.fire(45000, sessionT("S"), ``) // the leave did not reset the session
 	s.expectGroup(2, 1, Empty)
-	if len(s.c.Owners()) != 0 || len(s.c.Members()) != 0 {
-		t.Fatalf("after the session expired:\n%s", s.c)
+	if len(s.Node.Owners()) != 0 || len(s.Node.Members()) != 0 {
+		t.Fatalf("after the session expired:\n%s", s.Node)
 	}
 	// The instance id is free again.
 	s.hb(46000, staticJoin("S2", "i", "foo"), `
@@ -605,7 +590,7 @@ func TestLeave(t *testing.T) {
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2}
 		set session(A)@45700`)
 	// A static member leaving with -1 is fenced too.
-	h.step(800, nextgen.Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
+	h.step(800, Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
 	h.expectGroup(4, 4, Reconciling)
 	h.hb(900, withInstance(leave("S", spec.LeaveEpoch), "i"), `
 		send coordinator->S HeartbeatResponse member=S epoch=-1 assignment=null
@@ -622,7 +607,7 @@ func TestRejoinAtEpochZero(t *testing.T) {
 		set session(A)@45600`)
 	h.expectGroup(2, 2, Stable)
 
-	old := twoMembers(t, CoordinatorConfig{Semantics: nextgen.Semantics{BeforeKafka19233: true}})
+	old := twoMembers(t, CoordinatorConfig{Semantics: Semantics{BeforeKafka19233: true}})
 	old.hb(600, join("A", "foo"), `
 		send coordinator->A HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a smaller member epoch (0) than the one known by the group coordinator (2). The member must abandon all its partitions and rejoin.`)
 }
@@ -631,24 +616,24 @@ func TestRejoinAtEpochZero(t *testing.T) {
 // epoch, and only on the next heartbeat.
 func TestMetadataUpdate(t *testing.T) {
 	h := twoMembers(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3, "bar": 1}})
-	h.expect(600, node.MetadataUpdate{Topics: spec.Topics{"foo": 3, "bar": 5}}, ``)
+	h.Expect(600, node.MetadataUpdate{Topics: spec.Topics{"foo": 3, "bar": 5}}, ``)
 	h.hb(700, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
 		set session(A)@45700`)
 	h.expectGroup(2, 2, Stable)
 
-	h.expect(800, node.MetadataUpdate{Topics: spec.Topics{"foo": 4, "bar": 5}}, ``)
+	h.Expect(800, node.MetadataUpdate{Topics: spec.Topics{"foo": 4, "bar": 5}}, ``)
 	h.expectGroup(2, 2, Stable)
 	h.hb(900, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment=null
 		set session(A)@45900`)
 	h.expectGroup(3, 3, Reconciling)
-	if got := h.c.Target().String(); got != "A:{foo-0 foo-1} B:{foo-2 foo-3}" {
+	if got := h.Node.Target().String(); got != "A:{foo-0 foo-1} B:{foo-2 foo-3}" {
 		t.Fatalf("target %s", got)
 	}
 
 	// A deleted topic: its partitions leave the target and are revoked.
-	h.expect(1000, node.MetadataUpdate{Topics: spec.Topics{"bar": 5}}, ``)
+	h.Expect(1000, node.MetadataUpdate{Topics: spec.Topics{"bar": 5}}, ``)
 	h.hb(1100, hbOwned("B", 2, "{foo-2}"), `
 		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={}
 		set rebalance(B@2)@31100
@@ -666,29 +651,29 @@ func TestPreferredAssignor(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
 	r := join("A", "foo", "bar")
 	r.ServerAssignor = ptr("range")
-	h.step(0, nextgen.Receive{From: "A", Msg: r})
-	h.step(10, nextgen.Receive{From: "B", Msg: join("B", "foo", "bar")})
+	h.step(0, Receive{From: "A", Msg: r})
+	h.step(10, Receive{From: "B", Msg: join("B", "foo", "bar")})
 	// Range gives A foo-0 and bar-0, where uniform would keep A's first two.
-	if got := h.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
+	if got := h.Node.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
 		t.Fatalf("target %s, want range's", got)
 	}
-	if got := h.c.PreferredAssignor(); got != "range" {
+	if got := h.Node.PreferredAssignor(); got != "range" {
 		t.Fatalf("PreferredAssignor = %q, want range", got)
 	}
 	u := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
-	u.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
-	u.step(10, nextgen.Receive{From: "B", Msg: join("B", "foo", "bar")})
-	if got := u.c.Target().String(); got != "A:{bar-0 bar-1} B:{foo-0 foo-1}" {
+	u.step(0, Receive{From: "A", Msg: join("A", "foo", "bar")})
+	u.step(10, Receive{From: "B", Msg: join("B", "foo", "bar")})
+	if got := u.Node.Target().String(); got != "A:{bar-0 bar-1} B:{foo-0 foo-1}" {
 		t.Fatalf("target %s, want uniform's", got)
 	}
 	// The heartbeating member's own choice counts: B's join, asking for
 	// range, makes range the preferred assignor of the target it computes.
 	b := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
-	b.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo", "bar")})
+	b.step(0, Receive{From: "A", Msg: join("A", "foo", "bar")})
 	r = join("B", "foo", "bar")
 	r.ServerAssignor = ptr("range")
-	b.step(10, nextgen.Receive{From: "B", Msg: r})
-	if got := b.c.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
+	b.step(10, Receive{From: "B", Msg: r})
+	if got := b.Node.Target().String(); got != "A:{bar-0 foo-0} B:{bar-1 foo-1}" {
 		t.Fatalf("target %s, want range's", got)
 	}
 }
@@ -700,10 +685,10 @@ func baseGroup(t *testing.T, cfg CoordinatorConfig) *harness {
 	t.Helper()
 	cfg.Topics = spec.Topics{"foo": 4}
 	h := newHarness(t, cfg)
-	step := func(at nextgen.Millis, r nextgen.HeartbeatRequest) {
+	step := func(at Millis, r HeartbeatRequest) {
 		t.Helper()
-		out := h.step(at, nextgen.Receive{From: nodeOf(r), Msg: r})
-		if resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse); resp.Error != spec.None {
+		out := h.step(at, Receive{From: nodeOf(r), Msg: r})
+		if resp := out.Messages[0].Msg.(HeartbeatResponse); resp.Error != spec.None {
 			t.Fatalf("setup %s: %s", r, resp)
 		}
 	}
@@ -724,7 +709,7 @@ func baseGroup(t *testing.T, cfg CoordinatorConfig) *harness {
 // TestRejectedRequestsChangeNothing: every malformed or refused request
 // gets its error code and changes nothing, timers included.
 func TestRejectedRequestsChangeNothing(t *testing.T) {
-	mod := func(r nextgen.HeartbeatRequest, f func(*nextgen.HeartbeatRequest)) nextgen.HeartbeatRequest {
+	mod := func(r HeartbeatRequest, f func(*HeartbeatRequest)) HeartbeatRequest {
 		f(&r)
 		return r
 	}
@@ -732,27 +717,27 @@ func TestRejectedRequestsChangeNothing(t *testing.T) {
 		name  string
 		cfg   CoordinatorConfig
 		fresh bool // a coordinator whose group does not exist yet
-		req   nextgen.HeartbeatRequest
+		req   HeartbeatRequest
 		code  spec.ErrorCode
 	}{
-		{name: "empty group id", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.GroupID = "" }), code: spec.InvalidRequest},
+		{name: "empty group id", req: mod(hbOwned("A", 3, "{}"), func(r *HeartbeatRequest) { r.GroupID = "" }), code: spec.InvalidRequest},
 		{name: "empty instance id", req: withInstance(hbOwned("S", 3, "{}"), ""), code: spec.InvalidRequest},
-		{name: "blank rack id", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.RackID = ptr("  ") }), code: spec.InvalidRequest},
+		{name: "blank rack id", req: mod(hbOwned("A", 3, "{}"), func(r *HeartbeatRequest) { r.RackID = ptr("  ") }), code: spec.InvalidRequest},
 		{name: "epoch > 0 without member id", req: hbOwned("", 3, "{}"), code: spec.InvalidRequest},
 		{name: "leave without member id", req: leave("", spec.LeaveEpoch), code: spec.InvalidRequest},
-		{name: "join without rebalance timeout", req: mod(join("C", "foo"), func(r *nextgen.HeartbeatRequest) { r.RebalanceTimeoutMs = -1 }), code: spec.InvalidRequest},
-		{name: "join without owned", req: mod(join("C", "foo"), func(r *nextgen.HeartbeatRequest) { r.OwnedSent = false }), code: spec.InvalidRequest},
-		{name: "join owning something", req: mod(join("C", "foo"), func(r *nextgen.HeartbeatRequest) { r.TopicPartitions = set("{foo-0}") }), code: spec.InvalidRequest},
-		{name: "join without subscription", req: mod(join("C"), func(r *nextgen.HeartbeatRequest) { r.SubscriptionSent = false }), code: spec.InvalidRequest},
+		{name: "join without rebalance timeout", req: mod(join("C", "foo"), func(r *HeartbeatRequest) { r.RebalanceTimeoutMs = -1 }), code: spec.InvalidRequest},
+		{name: "join without owned", req: mod(join("C", "foo"), func(r *HeartbeatRequest) { r.OwnedSent = false }), code: spec.InvalidRequest},
+		{name: "join owning something", req: mod(join("C", "foo"), func(r *HeartbeatRequest) { r.TopicPartitions = set("{foo-0}") }), code: spec.InvalidRequest},
+		{name: "join without subscription", req: mod(join("C"), func(r *HeartbeatRequest) { r.SubscriptionSent = false }), code: spec.InvalidRequest},
 		{name: "join with empty subscription", req: join("C"), code: spec.InvalidRequest},
 		{name: "join without member id (KIP-1082)", req: join("", "foo"), code: spec.InvalidRequest},
 		{name: "join with a space for member id", req: join(" ", "foo"), code: spec.InvalidRequest},
 		{name: "static leave without instance id", req: leave("S", spec.StaticLeaveEpoch), code: spec.InvalidRequest},
 		{name: "epoch -3", req: hbOwned("A", -3, "{}"), code: spec.InvalidRequest},
-		{name: "invalid owned partition", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.TopicPartitions = spec.Set{{Topic: "foo", Partition: -5}} }), code: spec.InvalidRequest},
-		{name: "unsupported assignor", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.ServerAssignor = ptr("sticky") }), code: spec.UnsupportedAssignor},
-		{name: "other group", req: mod(hbOwned("A", 3, "{}"), func(r *nextgen.HeartbeatRequest) { r.GroupID = "other" }), code: spec.NotCoordinator},
-		{name: "other group leave", req: mod(leave("A", spec.LeaveEpoch), func(r *nextgen.HeartbeatRequest) { r.GroupID = "other" }), code: spec.NotCoordinator},
+		{name: "invalid owned partition", req: mod(hbOwned("A", 3, "{}"), func(r *HeartbeatRequest) { r.TopicPartitions = spec.Set{{Topic: "foo", Partition: -5}} }), code: spec.InvalidRequest},
+		{name: "unsupported assignor", req: mod(hbOwned("A", 3, "{}"), func(r *HeartbeatRequest) { r.ServerAssignor = ptr("sticky") }), code: spec.UnsupportedAssignor},
+		{name: "other group", req: mod(hbOwned("A", 3, "{}"), func(r *HeartbeatRequest) { r.GroupID = "other" }), code: spec.NotCoordinator},
+		{name: "other group leave", req: mod(leave("A", spec.LeaveEpoch), func(r *HeartbeatRequest) { r.GroupID = "other" }), code: spec.NotCoordinator},
 		{name: "no group yet", fresh: true, req: hbOwned("A", 3, "{}"), code: spec.GroupIDNotFound},
 		{name: "no group yet, leave", fresh: true, req: leave("A", spec.LeaveEpoch), code: spec.GroupIDNotFound},
 		{name: "unknown member", req: hbOwned("X", 3, "{}"), code: spec.UnknownMemberID},
@@ -767,7 +752,7 @@ func TestRejectedRequestsChangeNothing(t *testing.T) {
 		{name: "static leave from another member id", req: withInstance(leave("X", spec.StaticLeaveEpoch), "i"), code: spec.FencedInstanceID},
 		{name: "instance in use", req: staticJoin("S2", "i", "foo"), code: spec.UnreleasedInstanceID},
 		{name: "group full", cfg: CoordinatorConfig{MaxSize: 2}, req: join("C", "foo"), code: spec.GroupMaxSizeReached},
-		{name: "rejoin at epoch 0 before KAFKA-19233", cfg: CoordinatorConfig{Semantics: nextgen.Semantics{BeforeKafka19233: true}}, req: join("A", "foo"), code: spec.FencedMemberEpoch},
+		{name: "rejoin at epoch 0 before KAFKA-19233", cfg: CoordinatorConfig{Semantics: Semantics{BeforeKafka19233: true}}, req: join("A", "foo"), code: spec.FencedMemberEpoch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h *harness
@@ -776,20 +761,20 @@ func TestRejectedRequestsChangeNothing(t *testing.T) {
 			} else {
 				h = baseGroup(t, tc.cfg)
 			}
-			before, dump := h.c.Clone(), h.c.String()
-			out := h.step(1000, nextgen.Receive{From: "client", Msg: tc.req})
+			before, dump := h.Node.Clone(), h.Node.String()
+			out := h.step(1000, Receive{From: "client", Msg: tc.req})
 			if len(out.Messages) != 1 || len(out.Timers) != 0 || len(out.Callbacks) != 0 {
 				t.Fatalf("output:\n%s", out)
 			}
-			resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse)
+			resp := out.Messages[0].Msg.(HeartbeatResponse)
 			if out.Messages[0].To != "client" || resp.Error != tc.code || resp.ErrorMessage == "" {
 				t.Fatalf("got %s to %s, want %s", resp, out.Messages[0].To, tc.code)
 			}
-			if h.c.String() != dump {
-				t.Fatalf("state changed:\n%s\nwas:\n%s", h.c, dump)
+			if h.Node.String() != dump {
+				t.Fatalf("state changed:\n%s\nwas:\n%s", h.Node, dump)
 			}
-			if !reflect.DeepEqual(before, h.c) {
-				t.Fatalf("state changed (not equal to its clone):\n%s", h.c)
+			if !sameState(before, h.Node) {
+				t.Fatalf("state changed (not equal to its clone):\n%s", h.Node)
 			}
 		})
 	}
@@ -798,57 +783,64 @@ func TestRejectedRequestsChangeNothing(t *testing.T) {
 // TestCloneIsIndependent: stepping a clone leaves the original as it was.
 func TestCloneIsIndependent(t *testing.T) {
 	h := twoMembers(t, CoordinatorConfig{})
-	orig := h.c.Clone()
-	dump := h.c.String()
-	cl := &harness{t: t, c: h.c.Clone()}
-	cl.step(600, nextgen.Receive{From: "C", Msg: join("C", "foo")})
-	cl.step(700, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")})
-	cl.step(800, node.MetadataUpdate{Topics: spec.Topics{"foo": 9}})
-	cl.step(900, nextgen.TimerFired{Timer: sessionT("B")})
-	cl.fire(45500, sessionT("B"), ``)
-	if h.c.String() != dump || !reflect.DeepEqual(orig, h.c) {
-		t.Fatalf("original changed:\n%s\nwas:\n%s", h.c, dump)
+	orig := h.Node.Clone()
+	dump := h.Node.String()
+	cl := h.Node.Clone() // stepped itself, not through the harness's forks
+	for _, in := range []node.Input{
+		{Now: 600, Event: Receive{From: "C", Msg: join("C", "foo")}},
+		{Now: 700, Event: Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")}},
+		{Now: 800, Event: node.MetadataUpdate{Topics: spec.Topics{"foo": 9}}},
+		{Now: 900, Event: TimerFired{Timer: sessionT("B")}},
+		{Now: 45500, Event: TimerFired{Timer: sessionT("B")}},
+	} {
+		cl.Step(in)
+	}
+	if cl.String() == dump {
+		t.Fatalf("the steps changed nothing in the clone:\n%s", cl)
+	}
+	if h.Node.String() != dump || !sameState(orig, h.Node) {
+		t.Fatalf("original changed:\n%s\nwas:\n%s", h.Node, dump)
 	}
 }
 
 // TestFaults: each fault switch breaks its rule.
 func TestFaults(t *testing.T) {
 	t.Run("assign-before-release", func(t *testing.T) {
-		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: nextgen.AssignBeforeRelease})
-		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: AssignBeforeRelease})
+		h.step(0, Receive{From: "A", Msg: join("A", "foo")})
 		h.hb(100, join("B", "foo"), `
 			send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-2}
 			set session(B)@45100`)
-		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2} B:{foo-2}" {
+		if got := h.Node.Owners().String(); got != "A:{foo-0 foo-1 foo-2} B:{foo-2}" {
 			t.Fatalf("owners %s", got)
 		}
 		// A gives foo-2 up: B stays its only holder.
-		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
-		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1} B:{foo-2}" {
+		h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		if got := h.Node.Owners().String(); got != "A:{foo-0 foo-1} B:{foo-2}" {
 			t.Fatalf("owners %s after A's release", got)
 		}
 	})
 	t.Run("skip-epoch-check", func(t *testing.T) {
-		h := twoMembers(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck})
+		h := twoMembers(t, CoordinatorConfig{Faults: SkipEpochCheck})
 		h.hb(600, hbOwned("A", 7, "{foo-0 foo-1}"), `
 			send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
 			set session(A)@45600`)
 		// A static member's epoch is not checked either.
-		s := baseGroup(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck})
+		s := baseGroup(t, CoordinatorConfig{Faults: SkipEpochCheck})
 		s.hb(1000, withInstance(hbOwned("S", 7, "{foo-2 foo-3 foo-5}"), "i"), `
 			send coordinator->S HeartbeatResponse member=S epoch=3 assignment=null
 			set session(S)@46000`)
 		// Nor a dynamic member's rejoin at epoch 0, which is fenced
 		// before KAFKA-19233 without the fault (TestRejoinAtEpochZero).
-		old := twoMembers(t, CoordinatorConfig{Faults: nextgen.SkipEpochCheck, Semantics: nextgen.Semantics{BeforeKafka19233: true}})
+		old := twoMembers(t, CoordinatorConfig{Faults: SkipEpochCheck, Semantics: Semantics{BeforeKafka19233: true}})
 		old.hb(600, join("A", "foo"), `
 			send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
 			set session(A)@45600`)
 	})
 	t.Run("straight-to-target", func(t *testing.T) {
-		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: nextgen.StraightToTarget})
-		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-		h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: StraightToTarget})
+		h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+		h.step(100, Receive{From: "B", Msg: join("B", "foo")})
 		h.hb(200, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
 			send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
 			set session(A)@45200`)
@@ -866,38 +858,38 @@ func TestFaults(t *testing.T) {
 // revocation again, and A's later heartbeats, which carry no owned
 // partitions, never release it.
 func TestRestartOnNewTarget(t *testing.T) {
-	run := func(t *testing.T, faults nextgen.Fault) *harness {
+	run := func(t *testing.T, faults Fault) *harness {
 		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: faults})
-		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-		h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
-		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+		h.step(100, Receive{From: "B", Msg: join("B", "foo")})
+		h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
 		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
-		h.step(300, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+		h.step(300, Receive{From: "C", Msg: join("C", "foo")})
 		h.expectGroup(3, 3, Reconciling)
-		h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
-		h.step(500, nextgen.Receive{From: "A", Msg: hbNull("A", h.mustMember("A").Epoch)})
+		h.step(400, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		h.step(500, Receive{From: "A", Msg: hbNull("A", h.mustMember("A").Epoch)})
 		return h
 	}
 	t.Run("today", func(t *testing.T) {
 		h := run(t, 0)
 		h.expectMember("A", 2, reconcile.UnrevokedPartitions, "{foo-0}", "{foo-1}")
-		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1}" {
+		if got := h.Node.Owners().String(); got != "A:{foo-0 foo-1}" {
 			t.Fatalf("owners %s, want foo-2 released", got)
 		}
 	})
 	t.Run("restart-on-new-target", func(t *testing.T) {
-		h := run(t, nextgen.RestartOnNewTarget)
+		h := run(t, RestartOnNewTarget)
 		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0}", "{foo-1 foo-2}")
 		if got := h.mustMember("A").PreviousEpoch; got != 0 {
 			t.Errorf("A's previous epoch %d, want 0: going back to revoking keeps the epochs", got)
 		}
-		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
+		if got := h.Node.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
 			t.Fatalf("owners %s, want foo-2 still held by A", got)
 		}
 		// The restart at 400 changed A's record (its target epoch), so
 		// its rebalance timer, armed at 200 for epoch 1, was re-armed.
-		if !strings.Contains(h.c.String(), "rebalance-timer=1@30400") {
-			t.Fatalf("A's rebalance timer not re-armed at 400:\n%s", h.c)
+		if !strings.Contains(h.Node.String(), "rebalance-timer=1@30400") {
+			t.Fatalf("A's rebalance timer not re-armed at 400:\n%s", h.Node)
 		}
 	})
 	// An UNRELEASED_PARTITIONS member is restarted too. B has foo-2 and
@@ -905,20 +897,20 @@ func TestRestartOnNewTarget(t *testing.T) {
 	// (the one that installs the new target) reports owning nothing.
 	// Today foo-2 is simply dropped (B waits for foo-1 at epoch 4); with
 	// the fault the report is ignored and B must revoke foo-2.
-	unreleased := func(t *testing.T, faults nextgen.Fault) *harness {
+	unreleased := func(t *testing.T, faults Fault) *harness {
 		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 6}, Faults: faults})
-		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-		h.step(10, nextgen.Receive{From: "C", Msg: join("C", "foo")})
-		h.step(20, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3 foo-4 foo-5}")})
-		h.step(30, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
-		h.step(40, nextgen.Receive{From: "C", Msg: hbOwned("C", 2, "{}")})
-		h.step(50, nextgen.Receive{From: "B", Msg: join("B", "foo")})
-		h.step(60, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1 foo-2}")})
-		h.step(70, nextgen.Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")})
-		h.step(80, nextgen.Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
+		h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+		h.step(10, Receive{From: "C", Msg: join("C", "foo")})
+		h.step(20, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2 foo-3 foo-4 foo-5}")})
+		h.step(30, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.step(40, Receive{From: "C", Msg: hbOwned("C", 2, "{}")})
+		h.step(50, Receive{From: "B", Msg: join("B", "foo")})
+		h.step(60, Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1 foo-2}")})
+		h.step(70, Receive{From: "A", Msg: hbOwned("A", 2, "{foo-0 foo-1}")})
+		h.step(80, Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
 		h.expectMember("B", 3, reconcile.UnreleasedPartitions, "{foo-2}", "{}")
 		h.step(90, node.MetadataUpdate{Topics: spec.Topics{"foo": 2}})
-		h.step(100, nextgen.Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
+		h.step(100, Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
 		h.expectGroup(4, 4, Reconciling)
 		return h
 	}
@@ -926,7 +918,7 @@ func TestRestartOnNewTarget(t *testing.T) {
 		unreleased(t, 0).expectMember("B", 4, reconcile.UnreleasedPartitions, "{}", "{}")
 	})
 	t.Run("restart-on-new-target, unreleased", func(t *testing.T) {
-		unreleased(t, nextgen.RestartOnNewTarget).expectMember("B", 3, reconcile.UnrevokedPartitions, "{}", "{foo-2}")
+		unreleased(t, RestartOnNewTarget).expectMember("B", 3, reconcile.UnrevokedPartitions, "{}", "{foo-2}")
 	})
 }
 
@@ -938,27 +930,27 @@ func TestRestartOnNewTarget(t *testing.T) {
 // written: foo-2 looks free while A holds it, and C, joining, is given it
 // at once.
 func TestPerSetEpochUpdate(t *testing.T) {
-	run := func(t *testing.T, faults nextgen.Fault) *harness {
+	run := func(t *testing.T, faults Fault) *harness {
 		h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}, Faults: faults})
-		h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-		h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
-		h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+		h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+		h.step(100, Receive{From: "B", Msg: join("B", "foo")})
+		h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
 		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
-		h.step(300, nextgen.Receive{From: "B", Msg: leave("B", -1)})
-		h.step(400, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
+		h.step(300, Receive{From: "B", Msg: leave("B", -1)})
+		h.step(400, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 		h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
-		h.step(500, nextgen.Receive{From: "C", Msg: join("C", "foo")})
+		h.step(500, Receive{From: "C", Msg: join("C", "foo")})
 		return h
 	}
 	t.Run("today", func(t *testing.T) {
 		h := run(t, 0)
 		h.expectMember("C", 4, reconcile.UnreleasedPartitions, "{}", "{}")
-		if got := h.c.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
+		if got := h.Node.Owners().String(); got != "A:{foo-0 foo-1 foo-2}" {
 			t.Fatalf("owners %s", got)
 		}
 	})
 	t.Run("per-set-epoch-update", func(t *testing.T) {
-		h := run(t, nextgen.PerSetEpochUpdate)
+		h := run(t, PerSetEpochUpdate)
 		h.expectMember("C", 4, reconcile.Stable, "{foo-2}", "{}")
 		h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
 	})
@@ -996,8 +988,8 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 		t.Fatalf("heartbeat interval MaxInt32: %v", err)
 	}
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 1}})
-	out := h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
-	if resp := out.Messages[0].Msg.(nextgen.HeartbeatResponse); resp.HeartbeatIntervalMs != 5000 {
+	out := h.step(0, Receive{From: "A", Msg: join("A", "foo")})
+	if resp := out.Messages[0].Msg.(HeartbeatResponse); resp.HeartbeatIntervalMs != 5000 {
 		t.Fatalf("heartbeat interval %d, want the default 5000", resp.HeartbeatIntervalMs)
 	}
 	if out.Timers[0].At != 45000 {
@@ -1011,33 +1003,33 @@ func TestNewCoordinatorRejectsBadConfig(t *testing.T) {
 func TestOffsetRequests(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
 	both := spec.Range("foo", 0, 1)
-	commit := func(group, member string, epoch spec.Epoch) nextgen.OffsetCommitRequest {
-		return nextgen.OffsetCommitRequest{Seq: 7, GroupID: group, MemberID: spec.MemberID(member), MemberEpoch: epoch, Version: 9, Partitions: both}
+	commit := func(group, member string, epoch spec.Epoch) OffsetCommitRequest {
+		return OffsetCommitRequest{Seq: 7, GroupID: group, MemberID: spec.MemberID(member), MemberEpoch: epoch, Version: 9, Partitions: both}
 	}
-	h.expect(0, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `
+	h.Expect(0, Receive{From: "A", Msg: commit("g", "A", 1)}, `
 		send coordinator->A OffsetResponse#7 error=GROUP_ID_NOT_FOUND Group g does not exist.`)
 	h.hb(10, join("A", "foo"), `
 		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1}
 		set session(A)@45010`)
-	before := h.c.String()
-	h.expect(20, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `send coordinator->A OffsetResponse#7 error=NONE`)
+	before := h.Node.String()
+	h.Expect(20, Receive{From: "A", Msg: commit("g", "A", 1)}, `send coordinator->A OffsetResponse#7 error=NONE`)
 	// KIP-1251: an older epoch is judged partition by partition; A was
 	// assigned both at epoch 1.
-	h.expect(30, nextgen.Receive{From: "A", Msg: commit("g", "A", 0)}, `
+	h.Expect(30, Receive{From: "A", Msg: commit("g", "A", 0)}, `
 		send coordinator->A OffsetResponse#7 error=NONE stale={foo-0 foo-1}`)
-	h.expect(35, nextgen.Receive{From: "A", Msg: commit("g", "A", 2)}, `
+	h.Expect(35, Receive{From: "A", Msg: commit("g", "A", 2)}, `
 		send coordinator->A OffsetResponse#7 error=STALE_MEMBER_EPOCH The received member epoch 2 is newer than the current member epoch 1.`)
-	h.expect(40, nextgen.Receive{From: "A", Msg: commit("other", "A", 1)}, `
+	h.Expect(40, Receive{From: "A", Msg: commit("other", "A", 1)}, `
 		send coordinator->A OffsetResponse#7 error=NOT_COORDINATOR This coordinator runs group g, not other.`)
 	id := spec.MemberID("A")
-	h.expect(50, nextgen.Receive{From: "A", Msg: nextgen.OffsetFetchRequest{Seq: 8, GroupID: "g", MemberID: &id, MemberEpoch: 1}}, `
+	h.Expect(50, Receive{From: "A", Msg: OffsetFetchRequest{Seq: 8, GroupID: "g", MemberID: &id, MemberEpoch: 1}}, `
 		send coordinator->A OffsetResponse#8 error=NONE`)
-	h.expect(60, nextgen.Receive{From: "A", Msg: nextgen.OffsetFetchRequest{Seq: 8, GroupID: "g", MemberID: &id, MemberEpoch: 2}}, `
+	h.Expect(60, Receive{From: "A", Msg: OffsetFetchRequest{Seq: 8, GroupID: "g", MemberID: &id, MemberEpoch: 2}}, `
 		send coordinator->A OffsetResponse#8 error=STALE_MEMBER_EPOCH The received member epoch 2 does not match the expected member epoch 1.`)
-	if h.c.String() != before {
-		t.Fatalf("offset requests changed the group:\n%s\nwas:\n%s", h.c, before)
+	if h.Node.String() != before {
+		t.Fatalf("offset requests changed the group:\n%s\nwas:\n%s", h.Node, before)
 	}
-	if got := h.c.PreferredAssignor(); got != "uniform" {
+	if got := h.Node.PreferredAssignor(); got != "uniform" {
 		t.Fatalf("PreferredAssignor = %q, want uniform", got)
 	}
 
@@ -1059,16 +1051,16 @@ func TestOffsetRequests(t *testing.T) {
 	h.hb(400, hbOwned("B", 2, "{}"), `
 		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-1}
 		set session(B)@45400`)
-	h.expect(500, nextgen.Receive{From: "A", Msg: commit("g", "A", 1)}, `send coordinator->A OffsetResponse#7 error=NONE stale={foo-1}`)
-	h.expect(510, nextgen.Receive{From: "B", Msg: commit("g", "B", 1)}, `send coordinator->B OffsetResponse#7 error=NONE stale={foo-0 foo-1}`)
-	h.expect(520, nextgen.Receive{From: "B", Msg: commit("g", "B", 2)}, `send coordinator->B OffsetResponse#7 error=NONE`)
+	h.Expect(500, Receive{From: "A", Msg: commit("g", "A", 1)}, `send coordinator->A OffsetResponse#7 error=NONE stale={foo-1}`)
+	h.Expect(510, Receive{From: "B", Msg: commit("g", "B", 1)}, `send coordinator->B OffsetResponse#7 error=NONE stale={foo-0 foo-1}`)
+	h.Expect(520, Receive{From: "B", Msg: commit("g", "B", 2)}, `send coordinator->B OffsetResponse#7 error=NONE`)
 
 	// Before KAFKA-20066 the epoch must be the member's exactly.
-	old := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}, Semantics: nextgen.Semantics{BeforeKafka20066: true}})
+	old := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}, Semantics: Semantics{BeforeKafka20066: true}})
 	old.hb(10, join("A", "foo"), `
 		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1}
 		set session(A)@45010`)
-	old.expect(20, nextgen.Receive{From: "A", Msg: commit("g", "A", 0)}, `
+	old.Expect(20, Receive{From: "A", Msg: commit("g", "A", 0)}, `
 		send coordinator->A OffsetResponse#7 error=STALE_MEMBER_EPOCH The received member epoch 0 does not match the expected member epoch 1.`)
 }
 
@@ -1079,11 +1071,11 @@ func TestOffsetRequests(t *testing.T) {
 // neither.
 func TestObserverOutputs(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
-	out := h.step(0, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	out := h.step(0, Receive{From: "A", Msg: join("A", "foo")})
 	if out.Target == nil || !out.Target.Sticky || !out.Target.Assigned["A"].Equal(spec.Range("foo", 0, 2)) || out.Withheld != nil {
 		t.Fatalf("A joins: target %+v, withheld %+v", out.Target, out.Withheld)
 	}
-	out = h.step(100, nextgen.Receive{From: "B", Msg: join("B", "foo")})
+	out = h.step(100, Receive{From: "B", Msg: join("B", "foo")})
 	if out.Target == nil || !out.Target.Claims["A"].Equal(spec.Range("foo", 0, 2)) {
 		t.Fatalf("B joins: target %+v, want A's previous target as its claims", out.Target)
 	}
@@ -1094,7 +1086,7 @@ func TestObserverOutputs(t *testing.T) {
 	if vs := spec.CheckNoNeedlessWait(*w); len(vs) > 0 {
 		t.Errorf("B waits for a partition A holds: %v", vs)
 	}
-	out = h.step(200, nextgen.Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
+	out = h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
 	if out.Target != nil || out.Withheld != nil {
 		t.Errorf("A revokes: target %+v, withheld %+v, want neither", out.Target, out.Withheld)
 	}
@@ -1141,7 +1133,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := baseGroup(t, CoordinatorConfig{})
-			c := h.c.Clone()
+			c := h.Node.Clone()
 			tc.corrupt(c)
 			if tc.name != "recorded state" {
 				c.state = c.derivedState()
@@ -1163,17 +1155,17 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 // with a rebalance timer for epoch 0. With SkipEpochCheck too, its next
 // heartbeat passes whatever epoch it carries.
 func TestRestartedReplacementAtEpochZero(t *testing.T) {
-	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}, Faults: nextgen.RestartOnNewTarget | nextgen.SkipEpochCheck})
-	h.step(0, nextgen.Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
-	h.step(100, nextgen.Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
-	h.step(200, nextgen.Receive{From: "A", Msg: join("A", "foo")})
+	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 4}, Faults: RestartOnNewTarget | SkipEpochCheck})
+	h.step(0, Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
+	h.step(100, Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
+	h.step(200, Receive{From: "A", Msg: join("A", "foo")})
 	h.hb(300, staticJoin("S2", "i", "foo"), `
 		send coordinator->S2 HeartbeatResponse member=S2 epoch=0 assignment={foo-0 foo-1}
 		cancel session(S1)
 		set rebalance(S2@0)@30300
 		set session(S2)@45300`)
 	h.expectMember("S2", 0, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2 foo-3}")
-	if !h.c.IsMember("S2") {
+	if !h.Node.IsMember("S2") {
 		t.Fatal("S2 at epoch 0 is not a current member")
 	}
 	h.hb(400, withInstance(hbOwned("S2", 5, "{foo-0 foo-1}"), "i"), `

@@ -1,4 +1,4 @@
-package coordinator
+package nextgen
 
 import (
 	"cmp"
@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
-	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -76,13 +75,13 @@ import (
 // subscription or assignment (Kafka: GROUP_ID_NOT_FOUND, "the embedded
 // consumer protocol is malformed"), and assignments that give a partition
 // to two members (Kafka's partition epochs refuse it).
-func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now nextgen.Millis) (*Coordinator, nextgen.Output, error) {
+func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now Millis) (*Coordinator, Output, error) {
 	c, err := NewCoordinator(cfg)
 	if err != nil {
-		return nil, nextgen.Output{}, err
+		return nil, Output{}, err
 	}
-	fail := func(format string, args ...any) (*Coordinator, nextgen.Output, error) {
-		return nil, nextgen.Output{}, fmt.Errorf("coordinator: cannot upgrade classic group %s: "+format, append([]any{c.cfg.GroupID}, args...)...)
+	fail := func(format string, args ...any) (*Coordinator, Output, error) {
+		return nil, Output{}, fmt.Errorf("coordinator: cannot upgrade classic group %s: "+format, append([]any{c.cfg.GroupID}, args...)...)
 	}
 	if len(g.Members) == 0 {
 		return fail("it has no members (an empty classic group is replaced, not converted)")
@@ -341,21 +340,21 @@ func (c *Coordinator) classicGroup(leaving spec.MemberID, joining *member, st cl
 // ArmedTimers returns every timer the coordinator has armed, with its
 // deadline, sorted by member then kind: what a driver that drops the
 // coordinator (after a downgrade) cancels.
-func (c *Coordinator) ArmedTimers() []nextgen.TimerCmd {
-	var out []nextgen.TimerCmd
+func (c *Coordinator) ArmedTimers() []TimerCmd {
+	var out []TimerCmd
 	for _, id := range c.Members() {
 		m := c.members[id]
 		if m.sessionArmed {
-			out = append(out, nextgen.TimerCmd{Timer: sessionTimer(id), At: m.sessionAt})
+			out = append(out, TimerCmd{Timer: sessionTimer(id), At: m.sessionAt})
 		}
 		if m.rebalanceArmed {
-			out = append(out, nextgen.TimerCmd{Timer: rebalanceTimer(id, m.rebalanceEpoch), At: m.rebalanceAt})
+			out = append(out, TimerCmd{Timer: rebalanceTimer(id, m.rebalanceEpoch), At: m.rebalanceAt})
 		}
 		if m.cl.joinArmed {
-			out = append(out, nextgen.TimerCmd{Timer: classicJoinTimer(id), At: m.cl.joinAt})
+			out = append(out, TimerCmd{Timer: classicJoinTimer(id), At: m.cl.joinAt})
 		}
 		if m.cl.syncArmed {
-			out = append(out, nextgen.TimerCmd{Timer: classicSyncTimer(id), At: m.cl.syncAt})
+			out = append(out, TimerCmd{Timer: classicSyncTimer(id), At: m.cl.syncAt})
 		}
 	}
 	return out
