@@ -45,8 +45,9 @@ type World struct {
 
 // Bounds say where Protocol and CoordinatorAssignor run a protocol. The
 // zero value is DefaultCheckWorld for the model checker, DefaultRandomWorld
-// for the random runs, DefaultSteps steps a run, spec.CheckBalance as the
-// balance law, and counterexamples under testdata/rebalance.
+// for the random runs, DefaultSteps steps a run, the protocol's own balance
+// law (classic.Balancer) or else spec.CheckBalance, and counterexamples
+// under testdata/rebalance.
 type Bounds struct {
 	// Check is the world the model checker explores exhaustively, safety
 	// and liveness (zero means DefaultCheckWorld).
@@ -64,8 +65,9 @@ type Bounds struct {
 	// (classic.RoundBounder); it overrides a stated one when positive.
 	MaxRounds int
 	// Balance is the balance law a converged group must satisfy, with
-	// Coverage: nil means spec.CheckBalance; NoBalance judges coverage
-	// alone.
+	// Coverage: nil means the law the protocol states, when it is a
+	// classic.Balancer (Protocol only), and spec.CheckBalance otherwise;
+	// NoBalance judges coverage alone.
 	Balance   core.Balance
 	NoBalance bool
 	// Dir is where counterexamples are written as scenario files (""
@@ -198,6 +200,9 @@ func FindProtocol(p classic.Protocol, b Bounds) ([]ProtocolFailure, error) {
 func checkProtocol(p classic.Protocol, b Bounds, logf func(string, ...any)) ([]ProtocolFailure, error) {
 	if p == nil {
 		return nil, errors.New("fuzz: nil protocol")
+	}
+	if bl, ok := p.(classic.Balancer); ok && b.Balance == nil && !b.NoBalance {
+		b.Balance = bl.Balance
 	}
 	b, err := b.normalized(false)
 	if err != nil {

@@ -3,6 +3,7 @@ package fuzz_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // small is a world the tests explore in a second or two.
@@ -38,6 +40,37 @@ type tightBound struct{ classic.Protocol }
 
 func (tightBound) Name() string                      { return "cooperative-in-one" }
 func (tightBound) RoundBound(classic.GroupShape) int { return 1 }
+
+// topicBalanced is range's eager protocol under a name of its own, stating
+// range's balance law (each topic spread within one over its subscribers),
+// which its assignments keep, though the members' totals may differ by
+// more.
+type topicBalanced struct{ renamed }
+
+func (topicBalanced) Balance(v spec.View) []spec.Violation { return spec.CheckTopicBalance(v) }
+
+// TestProtocolStatesItsBalance: a protocol that states its balance law
+// (classic.Balancer) is judged by it, not by spec.CheckBalance: eager
+// range passes as topicBalanced; stating nothing, it fails Balance in the
+// random runs, whose four members share two topics of three partitions
+// (range leaves the fourth member with nothing).
+func TestProtocolStatesItsBalance(t *testing.T) {
+	b := small
+	b.Dir = t.TempDir()
+	eagerRange := renamed{policy.Eager(assign.Range()), "my-range"}
+	fuzz.Protocol(t, topicBalanced{eagerRange}, b)
+	fs, err := fuzz.FindProtocol(eagerRange, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var laws []string
+	for _, f := range fs {
+		laws = append(laws, string(f.Law))
+	}
+	if !slices.Contains(laws, string(spec.Balance)) {
+		t.Fatalf("eager range judged by spec.CheckBalance: want a Balance failure, got %v", laws)
+	}
+}
 
 // TestProtocolHolds: the project's cooperative protocol, under a name of
 // its own (so the world runs the value given, not the built-in), passes.

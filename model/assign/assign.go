@@ -80,7 +80,6 @@ type Group struct {
 	ReplicaRacks map[string][][]string
 }
 
-// Assignor computes an assignment for a group.
 // StickyAssignor is an Assignor that may claim stickiness: when
 // KeepsClaims reports true, given one subscription for every member and
 // claims that do not conflict, it keeps as many claims as a balanced
@@ -92,6 +91,18 @@ type StickyAssignor interface {
 	KeepsClaims() bool
 }
 
+// BalancedAssignor is an Assignor that states the balance its assignments
+// promise, as a law over the owners' view once the group has converged
+// (spec.View): Balance returns how v breaks it. Range promises each topic
+// spread over its subscribers within one (spec.CheckTopicBalance); Sticky
+// and CooperativeSticky promise the members' totals (spec.CheckBalance,
+// Kafka's AbstractStickyAssignorTest verifyValidityAndBalance).
+type BalancedAssignor interface {
+	Assignor
+	Balance(v spec.View) []spec.Violation
+}
+
+// Assignor computes an assignment for a group.
 type Assignor interface {
 	// Name is the assignor's protocol name ("range", "roundrobin",
 	// "sticky", "cooperative-sticky", ...).

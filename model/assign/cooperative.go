@@ -89,6 +89,9 @@ type cooperativeStickyAssignor struct{ opts CooperativeOptions }
 
 func (cooperativeStickyAssignor) Name() string { return "cooperative-sticky" }
 
+// Balance is spec.CheckBalance (BalancedAssignor).
+func (cooperativeStickyAssignor) Balance(v spec.View) []spec.Violation { return spec.CheckBalance(v) }
+
 func (c cooperativeStickyAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err

@@ -66,6 +66,10 @@ type rangeAssignor struct{}
 
 func (rangeAssignor) Name() string { return "range" }
 
+// Balance is spec.CheckTopicBalance: range spreads each topic over its
+// subscribers, not the members' totals (BalancedAssignor).
+func (rangeAssignor) Balance(v spec.View) []spec.Violation { return spec.CheckTopicBalance(v) }
+
 func (rangeAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err

@@ -133,6 +133,9 @@ type stickyAssignor struct{}
 
 func (stickyAssignor) Name() string { return "sticky" }
 
+// Balance is spec.CheckBalance (BalancedAssignor).
+func (stickyAssignor) Balance(v spec.View) []spec.Violation { return spec.CheckBalance(v) }
+
 func (stickyAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err

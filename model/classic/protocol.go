@@ -62,6 +62,15 @@ type DelayBounder interface {
 	DelayBound(g GroupShape) Millis
 }
 
+// Balancer is a Protocol that states the balance its assignments promise
+// once the group has converged: Balance returns the violations of that
+// promise in view v (none when it holds). The closed world judges it,
+// with Coverage, on a group that converged (EventuallyConverged); a
+// protocol that states none is judged on Coverage alone.
+type Balancer interface {
+	Balance(v spec.View) []spec.Violation
+}
+
 // StickyProtocol is a Protocol that may claim stickiness: when KeepsClaims
 // reports true, given claims that do not conflict and one subscription for
 // everyone, a round keeps as many claims as a balanced assignment can. The

@@ -68,6 +68,10 @@ func (cooperative) RoundBound(g classic.GroupShape) int {
 	return 1 + max(0, min(g.Members-1, g.Resources))
 }
 
+// Balance is spec.CheckBalance, cooperative-sticky's balance of the
+// members' totals (classic.Balancer).
+func (cooperative) Balance(v spec.View) []spec.Violation { return spec.CheckBalance(v) }
+
 func (cooperative) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
 	return cooperativeRound(in, assign.CooperativeStickyWith(assign.CooperativeOptions{
 		NoWithholding:            in.Faults.Has(classic.CooperativeNoWithholding),

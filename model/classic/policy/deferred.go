@@ -230,6 +230,12 @@ func (p connectPolicy) RoundBound(g classic.GroupShape) int {
 	return b
 }
 
+// Balance is spec.CheckConnectBalance (classic.Balancer): Connect's
+// assignor balances connectors and tasks separately and, since
+// KAFKA-17049, each connector's tasks; without connectors it is
+// spec.CheckBalance.
+func (connectPolicy) Balance(v spec.View) []spec.Violation { return spec.CheckConnectBalance(v) }
+
 // DelayBound is one scheduled delay (MaxDelay: a departure the group
 // learns of once quiet starts a fresh one, and one already pending has at
 // most that much left) plus, for Design II, a revocation back-off in each

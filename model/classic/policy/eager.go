@@ -17,7 +17,9 @@ import (
 // each member Assignment{Assigned: a's set for it, Leader: the round's
 // leader}, with nothing revoked and no delay.
 //
-// Guarantees: exactly those of a. The result is complete and
+// Guarantees: exactly those of a. The protocol states a's balance law
+// (it is a classic.Balancer) exactly when a states one
+// (assign.BalancedAssignor). The result is complete and
 // subscription-respecting when a is; the round is not cooperative, so
 // spec.CheckRound does not apply CooperativeHandoff. Convergence: one round
 // per membership or subscription change (everything may move every round).
@@ -25,7 +27,12 @@ import (
 // Assign returns an error when a is nil, when a returns one, or when a
 // assigns to a member that is not in the round. The LeaderResult carries no
 // memory (eager keeps none).
-func Eager(a assign.Assignor) classic.Protocol { return eager{a: a} }
+func Eager(a assign.Assignor) classic.Protocol {
+	if b, ok := a.(assign.BalancedAssignor); ok {
+		return balancedEager{eager{a: a}, b}
+	}
+	return eager{a: a}
+}
 
 type eager struct{ a assign.Assignor }
 
@@ -39,6 +46,16 @@ func (eager) Cooperative() bool { return false }
 // follow-up. (Where the environment acts only on a quiet network, no round
 // is under way and the checker measures 1.)
 func (eager) RoundBound(classic.GroupShape) int { return 2 }
+
+// balancedEager is eager over an assignor that states its balance law:
+// the protocol states the same one (classic.Balancer).
+type balancedEager struct {
+	eager
+	b assign.BalancedAssignor
+}
+
+// Balance is the assignor's balance law.
+func (p balancedEager) Balance(v spec.View) []spec.Violation { return p.b.Balance(v) }
 
 func (p eager) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
 	if p.a == nil {

@@ -719,8 +719,8 @@ func TestDefault(t *testing.T) {
 	if p, _ := Default("incremental"); p.(connectPolicy).maxMoves != 1 || p.(connectPolicy).stepDelay != 1000 {
 		t.Errorf("incremental defaults: %+v", p)
 	}
-	if p, _ := Default("eager"); p.(eager).a.Name() != "range" {
-		t.Errorf("eager default assignor: %s", p.(eager).a.Name())
+	if p, _ := Default("eager"); p.(balancedEager).a.Name() != "range" {
+		t.Errorf("eager default assignor: %s", p.(balancedEager).a.Name())
 	}
 	_, err := Default("sticky")
 	if err == nil || !strings.Contains(err.Error(), "eager, cooperative, deferred, incremental") {

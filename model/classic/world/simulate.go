@@ -63,22 +63,25 @@ func ConnectorBounds(protocol string, faults classic.Faults) (core.Bounds[classi
 	return b, nil
 }
 
-// BalanceOf is the balance law the named protocol's default assignor
-// promises, judged with Coverage once the group converges: eager runs
-// range, which spreads each topic over its subscribers within one
-// (spec.CheckTopicBalance); cooperative-sticky balances the members'
-// totals (spec.CheckBalance); the deferred and incremental designs run
-// Connect's assignor, which balances connectors and tasks separately and,
-// since KAFKA-17049, each connector's tasks (spec.CheckConnectBalance,
-// which is spec.CheckBalance in a world without connectors).
+// BalanceOf is the balance law the named protocol (built in, with its
+// default configuration) states as a classic.Balancer, judged with
+// Coverage once the group converges: eager runs range, which spreads each
+// topic over its subscribers within one (spec.CheckTopicBalance);
+// cooperative-sticky balances the members' totals (spec.CheckBalance); the
+// deferred and incremental designs run Connect's assignor, which balances
+// connectors and tasks separately and, since KAFKA-17049, each connector's
+// tasks (spec.CheckConnectBalance, which is spec.CheckBalance in a world
+// without connectors). It is nil (Coverage alone) for a protocol that
+// states none, and for a name no built-in protocol has.
 func BalanceOf(protocol string) core.Balance {
-	switch protocol {
-	case "eager":
-		return spec.CheckTopicBalance
-	case "deferred", "incremental":
-		return spec.CheckConnectBalance
+	protos, err := Protocols([]string{protocol}, ProtocolOptions{})
+	if err != nil || len(protos) != 1 {
+		return nil
 	}
-	return spec.CheckBalance
+	if b, ok := protos[0].(classic.Balancer); ok {
+		return b.Balance
+	}
+	return nil
 }
 
 // RejoinStaleStatic makes every live static member that the last
