@@ -767,20 +767,3 @@ func TestMemberString(t *testing.T) {
 		}
 	}
 }
-
-// TestHeartbeatResponseString: an error response prints its code and
-// message, a success its member, epoch and assignment.
-func TestHeartbeatResponseString(t *testing.T) {
-	for _, c := range []struct {
-		r    HeartbeatResponse
-		want string
-	}{
-		{HeartbeatResponse{Seq: 4, Error: spec.FencedMemberEpoch, ErrorMessage: "boom", MemberID: "A-1", MemberEpoch: 3},
-			"HeartbeatResponse#4 error=FENCED_MEMBER_EPOCH boom"},
-		{HeartbeatResponse{MemberID: "A-1", MemberEpoch: 3}, "HeartbeatResponse member=A-1 epoch=3 assignment=null"},
-	} {
-		if got := c.r.String(); got != c.want {
-			t.Errorf("String() = %q, want %q", got, c.want)
-		}
-	}
-}
