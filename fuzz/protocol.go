@@ -65,8 +65,10 @@ type Bounds struct {
 	// (classic.RoundBounder); it overrides a stated one when positive.
 	MaxRounds int
 	// Balance is the balance law a converged group must satisfy, with
-	// Coverage: nil means the law the protocol states, when it is a
-	// classic.Balancer (Protocol only), and spec.CheckBalance otherwise;
+	// Coverage: nil means the law the protocol or the assignor states,
+	// when it is a classic.Balancer (Protocol) or an
+	// assign.BalancedAssignor (CoordinatorAssignor), and spec.CheckBalance
+	// otherwise;
 	// NoBalance judges coverage alone.
 	Balance   core.Balance
 	NoBalance bool
@@ -243,6 +245,9 @@ func FindCoordinatorAssignor(a assign.Assignor, b Bounds) ([]ProtocolFailure, er
 func checkAssignor(a assign.Assignor, b Bounds, logf func(string, ...any)) ([]ProtocolFailure, error) {
 	if a == nil {
 		return nil, errors.New("fuzz: nil assignor")
+	}
+	if bl, ok := a.(assign.BalancedAssignor); ok && b.Balance == nil && !b.NoBalance {
+		b.Balance = bl.Balance
 	}
 	b, err := b.normalized(true)
 	if err != nil {

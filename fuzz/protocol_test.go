@@ -72,6 +72,30 @@ func TestProtocolStatesItsBalance(t *testing.T) {
 	}
 }
 
+// strictUniform is the uniform assignor stating a balance law no
+// assignment meets.
+type strictUniform struct{ assign.Assignor }
+
+func (strictUniform) Balance(spec.View) []spec.Violation {
+	return []spec.Violation{{Law: spec.Balance, Detail: "the stated law"}}
+}
+
+// TestCoordinatorAssignorStatesItsBalance: a server-side assignor that
+// states its balance law (assign.BalancedAssignor) is judged by it:
+// uniform, which passes with its own (TestCoordinatorAssignorHolds), fails
+// with one nothing meets (with the hook cut out, it passes).
+func TestCoordinatorAssignorStatesItsBalance(t *testing.T) {
+	b := small
+	b.Dir = t.TempDir()
+	fs, err := fuzz.FindCoordinatorAssignor(strictUniform{assign.Uniform()}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) == 0 || !strings.Contains(fs[0].Error(), "the stated law") {
+		t.Fatalf("want the stated law broken, got %v", fs)
+	}
+}
+
 // TestProtocolHolds: the project's cooperative protocol, under a name of
 // its own (so the world runs the value given, not the built-in), passes.
 func TestProtocolHolds(t *testing.T) {

@@ -383,7 +383,7 @@ func randomNextgen(o randomOptions, faults nextgen.Fault) (simResult, error) {
 	cfg.Faults = faults
 	return randomRuns("nextgen", o, simRun[nextgen.Message, nextgen.Timer, nextgen.Callback, nextgen.MemberConfig]{
 		newWorld: func() (*ngworld.World, error) { return ngworld.New(cfg) },
-		bounds:   ngworld.DefaultBounds(faults), horizon: 300000, balance: spec.CheckBalance,
+		bounds:   ngworld.DefaultBounds(faults), horizon: 300000, balance: ngworld.DefaultBalance(),
 		rounds: func(w *ngworld.World) int { return int(ngworld.CoordinatorOf(w).TargetEpoch()) },
 	})
 }

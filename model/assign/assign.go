@@ -94,9 +94,10 @@ type StickyAssignor interface {
 // BalancedAssignor is an Assignor that states the balance its assignments
 // promise, as a law over the owners' view once the group has converged
 // (spec.View): Balance returns how v breaks it. Range promises each topic
-// spread over its subscribers within one (spec.CheckTopicBalance); Sticky
-// and CooperativeSticky promise the members' totals (spec.CheckBalance,
-// Kafka's AbstractStickyAssignorTest verifyValidityAndBalance).
+// spread over its subscribers within one (spec.CheckTopicBalance); Sticky,
+// CooperativeSticky and the server-side Uniform promise the members'
+// totals (spec.CheckBalance, Kafka's AbstractStickyAssignorTest
+// verifyValidityAndBalance).
 type BalancedAssignor interface {
 	Assignor
 	Balance(v spec.View) []spec.Violation

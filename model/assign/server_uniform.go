@@ -207,6 +207,10 @@ type uniformAssignor struct{ opts UniformOptions }
 
 func (uniformAssignor) Name() string { return "uniform" }
 
+// Balance is spec.CheckBalance (BalancedAssignor): as balanced as the
+// subscriptions allow, so that no single move could improve it.
+func (uniformAssignor) Balance(v spec.View) []spec.Violation { return spec.CheckBalance(v) }
+
 // KeepsClaims is true: the uniform assignor keeps as many of the previous
 // targets as balance allows. Before KAFKA-18688 (UniformOptions) it claimed
 // so but did not: StableWhenBalanced catches that.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	core "github.com/rebalance-ref/rebalance/model/world"
-	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // CheckOptions are the knobs of the mixed world rebalance check explores
@@ -82,7 +82,7 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 		return fmt.Sprintf("add-member %s protocol=%s protocols=(%s) topics=(%s) session=%d heartbeat=%d rebalance=%d request=%d",
 			core.MemberName(i), p, classicProtocols, strings.Join(topicNames, ","), checkTiming.Session, checkTiming.Heartbeat, checkTiming.Rebalance, checkRequest)
 	}
-	cfg := o.Config("mixed", MaxRoundsOf(o), spec.CheckBalance)
+	cfg := o.Config("mixed", MaxRoundsOf(o), ngworld.DefaultBalance())
 	policy := o.MigrationPolicy
 	if policy == "" {
 		policy = DefaultCheckPolicy

@@ -6,6 +6,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/assign"
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/policy"
+	"github.com/rebalance-ref/rebalance/model/node/nodetest"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -15,18 +16,7 @@ import (
 // members' totals, one the totals but not each topic, one the totals but
 // not a connector's tasks.
 func TestBalanceOf(t *testing.T) {
-	view := func(topics spec.Topics, owns ...string) spec.View {
-		v := spec.View{Topics: topics}
-		for i, o := range owns {
-			set, err := spec.ParseSet(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := string(rune('A' + i))
-			v.Members = append(v.Members, spec.MemberView{Name: n, ID: spec.MemberID(n + "-1"), Current: true, Subscription: topics.Names(), Owns: set})
-		}
-		return v.Sort()
-	}
+	view := func(topics spec.Topics, owns ...string) spec.View { return nodetest.View(t, topics, owns...) }
 	views := map[string]spec.View{
 		"topics balanced, totals not": view(spec.Topics{"a": 1, "b": 1}, "{a-0 b-0}", "{}"),
 		"totals balanced, topics not": view(spec.Topics{"a": 2, "b": 2}, "{a-0 a-1}", "{b-0 b-1}"),

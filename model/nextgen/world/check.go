@@ -8,7 +8,6 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	core "github.com/rebalance-ref/rebalance/model/world"
-	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // CheckOptions are the knobs of the closed world rebalance check explores
@@ -134,7 +133,7 @@ func CheckWorld(o CheckOptions) (core.CheckConfig, error) {
 	member := func(i int) string {
 		return fmt.Sprintf("add-member %s topics=(%s) rebalance=%d request=%d%s", core.MemberName(i), strings.Join(topicNames, ","), checkTiming.Rebalance, checkRequest, faults)
 	}
-	cfg := o.Config("nextgen", MaxRoundsOf(o), spec.CheckBalance)
+	cfg := o.Config("nextgen", MaxRoundsOf(o), DefaultBalance())
 	// The environment acts while messages are in flight too: next-gen
 	// members heartbeat on their own timers, and a change that lands
 	// between a heartbeat and its response is the protocol's everyday case.

@@ -88,8 +88,23 @@ func MemberOf(p *core.Process[nextgen.Message, nextgen.Timer, nextgen.Callback, 
 }
 
 // CheckConverged returns the convergence violations of w: coverage, and
-// per-subscription balance (the uniform assignor's guarantee).
-func CheckConverged(w *World) []spec.Violation { return w.CheckConverged(spec.CheckBalance) }
+// the balance the coordinator's default assignor states (BalanceOf
+// uniform: per-subscription balance).
+func CheckConverged(w *World) []spec.Violation { return w.CheckConverged(DefaultBalance()) }
+
+// DefaultBalance is the balance law a converged group is judged by when
+// its coordinator runs its default assignor, uniform (BalanceOf).
+func DefaultBalance() core.Balance { return BalanceOf(assign.Uniform()) }
+
+// BalanceOf is the balance law a converged group must meet when its
+// coordinator runs assignor a: the one a states (assign.BalancedAssignor),
+// judged with Coverage; nil (Coverage alone) when a states none.
+func BalanceOf(a assign.Assignor) core.Balance {
+	if b, ok := a.(assign.BalancedAssignor); ok {
+		return b.Balance
+	}
+	return nil
+}
 
 // Name is "nextgen".
 func (Family) Name() string { return "nextgen" }

@@ -34,6 +34,19 @@ func Set(t testing.TB, s string) spec.Set {
 	return out
 }
 
+// View is the ownership view of current members A, B, C, ... (member ids
+// A-1, B-1, ...), each subscribed to every topic of topics and owning the
+// set written in owns, in order: for tests of the balance laws.
+func View(t testing.TB, topics spec.Topics, owns ...string) spec.View {
+	t.Helper()
+	v := spec.View{Topics: topics}
+	for i, o := range owns {
+		n := string(rune('A' + i))
+		v.Members = append(v.Members, spec.MemberView{Name: n, ID: spec.MemberID(n + "-1"), Current: true, Subscription: topics.Names(), Owns: Set(t, o)})
+	}
+	return v.Sort()
+}
+
 // Trim trims the white space around every line of s and drops the empty
 // lines, so that expected text can be indented in the test source. A line
 // that indented reports true for (a detail line of a node's dump) keeps a

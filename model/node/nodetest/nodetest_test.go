@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // TestTrim: lines trimmed, empty ones dropped, detail lines indented.
@@ -80,5 +82,17 @@ func TestCheckEncoders(t *testing.T) {
 		case c.want != "" && (len(f.got) != 1 || !strings.Contains(f.got[0], c.want)):
 			t.Errorf("%s: failures %q, want one containing %q", c.name, f.got, c.want)
 		}
+	}
+}
+
+// TestView: current members A, B, ... with ids A-1, B-1, ..., each
+// subscribed to every topic and owning its set.
+func TestView(t *testing.T) {
+	v := View(t, spec.Topics{"b": 1, "a": 2}, "{a-0 b-0}", "{}")
+	if got, want := fmt.Sprint(v.Members), fmt.Sprint([]spec.MemberView{
+		{Name: "A", ID: "A-1", Current: true, Subscription: []string{"a", "b"}, Owns: Set(t, "{a-0 b-0}")},
+		{Name: "B", ID: "B-1", Current: true, Subscription: []string{"a", "b"}, Owns: Set(t, "{}")},
+	}); got != want || len(v.Topics) != 2 {
+		t.Errorf("View = %s, want %s", got, want)
 	}
 }
