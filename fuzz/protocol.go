@@ -45,9 +45,9 @@ type World struct {
 
 // Bounds say where Protocol and CoordinatorAssignor run a protocol. The
 // zero value is DefaultCheckWorld for the model checker, DefaultRandomWorld
-// for the random runs, DefaultSteps steps a run, the protocol's own balance
-// law (classic.Balancer) or else spec.CheckBalance, and counterexamples
-// under testdata/rebalance.
+// for the random runs, DefaultSteps steps a run, the balance law the
+// protocol or assignor states (or else spec.CheckBalance), and
+// counterexamples under testdata/rebalance.
 type Bounds struct {
 	// Check is the world the model checker explores exhaustively, safety
 	// and liveness (zero means DefaultCheckWorld).
@@ -68,8 +68,7 @@ type Bounds struct {
 	// Coverage: nil means the law the protocol or the assignor states,
 	// when it is a classic.Balancer (Protocol) or an
 	// assign.BalancedAssignor (CoordinatorAssignor), and spec.CheckBalance
-	// otherwise;
-	// NoBalance judges coverage alone.
+	// otherwise; NoBalance judges coverage alone.
 	Balance   core.Balance
 	NoBalance bool
 	// Dir is where counterexamples are written as scenario files (""
