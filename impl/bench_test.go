@@ -113,7 +113,7 @@ func stableNextGen(tb testing.TB, n int) (*NextGenGroup, []spec.MemberID, []spec
 	for round := 0; ; round++ {
 		var st nextgen.GroupState
 		g.Inspect(ctx, func(c *nextgen.Coordinator) { st = c.State() })
-		if st == nextgen.Stable {
+		if st == nextgen.GroupStable {
 			return g, ids, epochs
 		}
 		if round > 20 {

@@ -82,13 +82,13 @@ func listing(ctx context.Context, g *group) (groupListing, bool, error) {
 // consumerStateName is Kafka's ConsumerGroupState.toString.
 func consumerStateName(st nextgen.GroupState) string {
 	switch st {
-	case nextgen.Empty:
+	case nextgen.GroupEmpty:
 		return "Empty"
-	case nextgen.Assigning:
+	case nextgen.GroupAssigning:
 		return "Assigning"
-	case nextgen.Reconciling:
+	case nextgen.GroupReconciling:
 		return "Reconciling"
-	case nextgen.Stable:
+	case nextgen.GroupStable:
 		return "Stable"
 	}
 	return "Dead"

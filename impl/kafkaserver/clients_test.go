@@ -140,7 +140,7 @@ func (g *clientGroup) converged(ctx context.Context) (bool, string) {
 				}
 			}
 		})
-		if st != nextgen.Stable || members != want {
+		if st != nextgen.GroupStable || members != want {
 			return false, fmt.Sprintf("consumer group %s with %d members, want STABLE with %d", st, members, want)
 		}
 		return true, ""

@@ -50,7 +50,7 @@ func TestNextGenZombieCommitIsRejected(t *testing.T) {
 				out[id] = m.Epoch
 			}
 		})
-		if err == nil && (state != nextgen.Stable || len(out) != want) {
+		if err == nil && (state != nextgen.GroupStable || len(out) != want) {
 			err = fmt.Errorf("group %s with %d members, want STABLE with %d", state, len(out), want)
 		}
 		return out, err

@@ -255,10 +255,10 @@ func describedSet(group, member, field string, a kmsg.Assignment, ids TopicIDs) 
 // consumerStates maps the next-gen core's states to Kafka's names
 // (ConsumerGroup.ConsumerGroupState.toString).
 var consumerStates = map[nextgen.GroupState]string{
-	nextgen.Empty:       "Empty",
-	nextgen.Assigning:   "Assigning",
-	nextgen.Reconciling: "Reconciling",
-	nextgen.Stable:      "Stable",
+	nextgen.GroupEmpty:       "Empty",
+	nextgen.GroupAssigning:   "Assigning",
+	nextgen.GroupReconciling: "Reconciling",
+	nextgen.GroupStable:      "Stable",
 }
 
 // DescribeConsumerGroup describes c's group, named group, for

@@ -150,7 +150,7 @@ type nextgenFamily struct{ t Timing }
 
 type nextgenCoord struct{ *nextgen.Coordinator }
 
-func (c nextgenCoord) Stable() bool { return c.State() == nextgen.Stable }
+func (c nextgenCoord) Stable() bool { return c.State() == nextgen.GroupStable }
 
 func (f nextgenFamily) newCoordinator(cfg Config, topics spec.Topics) (coordNode[nextgen.Message, nextgen.Timer, nextgen.Callback], error) {
 	c, err := nextgen.NewCoordinator(nextgen.CoordinatorConfig{

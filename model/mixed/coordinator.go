@@ -291,7 +291,7 @@ func (c *Coordinator) Stable() bool {
 	if c.classicGroup != nil {
 		return c.classicGroup.State() == classic.GroupStable
 	}
-	return c.consumerGroup.State() == nextgen.Stable
+	return c.consumerGroup.State() == nextgen.GroupStable
 }
 
 // Protocol is the classic group's selected protocol, "" for a consumer

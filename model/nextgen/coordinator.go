@@ -257,16 +257,16 @@ type GroupState uint8
 
 // The group states.
 const (
-	// Empty: no members.
-	Empty GroupState = iota
-	// Assigning: the group epoch is ahead of the target assignment epoch;
+	// GroupEmpty: no members.
+	GroupEmpty GroupState = iota
+	// GroupAssigning: the group epoch is ahead of the target assignment epoch;
 	// the next heartbeat of any member computes a new target.
-	Assigning
-	// Reconciling: some member is not yet reconciled to the target (not
+	GroupAssigning
+	// GroupReconciling: some member is not yet reconciled to the target (not
 	// STABLE at the target epoch), including a static member parked at -2.
-	Reconciling
-	// Stable: every member is STABLE at the target epoch.
-	Stable
+	GroupReconciling
+	// GroupStable: every member is STABLE at the target epoch.
+	GroupStable
 )
 
 // groupStates names the group states and holds every state change one
@@ -278,10 +278,10 @@ var groupStates = node.Machine[GroupState]{
 	Enum:  node.Enum[GroupState]{Type: "GroupState", Names: []string{"EMPTY", "ASSIGNING", "RECONCILING", "STABLE"}},
 	Owner: "coordinator: group",
 	Moves: []uint32{
-		Empty:       1<<Reconciling | 1<<Stable,
-		Assigning:   1<<Empty | 1<<Reconciling | 1<<Stable,
-		Reconciling: 1<<Empty | 1<<Assigning | 1<<Stable,
-		Stable:      1<<Empty | 1<<Assigning | 1<<Reconciling,
+		GroupEmpty:       1<<GroupReconciling | 1<<GroupStable,
+		GroupAssigning:   1<<GroupEmpty | 1<<GroupReconciling | 1<<GroupStable,
+		GroupReconciling: 1<<GroupEmpty | 1<<GroupAssigning | 1<<GroupStable,
+		GroupStable:      1<<GroupEmpty | 1<<GroupAssigning | 1<<GroupReconciling,
 	},
 }
 
@@ -499,7 +499,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 	c := &Coordinator{
 		cfg:       &cfg,
 		assignors: map[string]assign.Assignor{},
-		state:     Empty,
+		state:     GroupEmpty,
 		topics:    cfg.Topics,
 		members:   map[spec.MemberID]*member{},
 		instances: map[string]spec.MemberID{},
@@ -696,16 +696,16 @@ func (c *Coordinator) transitionTo(next GroupState) {
 func (c *Coordinator) derivedState() GroupState {
 	switch {
 	case len(c.members) == 0:
-		return Empty
+		return GroupEmpty
 	case c.groupEpoch > c.targetEpoch:
-		return Assigning
+		return GroupAssigning
 	}
 	for _, m := range c.members {
 		if !m.cur.IsReconciledTo(c.targetEpoch) {
-			return Reconciling
+			return GroupReconciling
 		}
 	}
-	return Stable
+	return GroupStable
 }
 
 // updateState moves the group to its derived state if it changed.

@@ -51,7 +51,7 @@ func (g *benchGroup) heartbeat(tb testing.TB, id spec.MemberID) {
 
 // settle heartbeats every member in turn until the group is STABLE.
 func (g *benchGroup) settle(tb testing.TB) {
-	for g.c.State() != Stable {
+	for g.c.State() != GroupStable {
 		for _, id := range g.ids {
 			g.heartbeat(tb, id)
 		}
@@ -116,7 +116,7 @@ func BenchmarkHeartbeatStable(b *testing.B) {
 		g.heartbeat(b, g.ids[i%len(g.ids)])
 		i++
 	}
-	if g.c.State() != Stable {
+	if g.c.State() != GroupStable {
 		b.Fatalf("group %s after keep-alives", g.c.State())
 	}
 }

@@ -74,7 +74,7 @@ func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 		send coordinator->C classic JoinGroupResponse#1 gen=2 protocol=range leader= member=C-1
 		set session(C-1)@10100
 		set classic-sync(C-1)@30100`)
-	h.expectGroup(2, 2, Reconciling)
+	h.expectGroup(2, 2, GroupReconciling)
 	h.expectMember("C-1", 2, reconcile.UnreleasedPartitions, "{}", "{}")
 	m := h.mustMember("C-1")
 	if !m.Classic || m.ClassicSessionTimeout != classicSession || len(m.ClassicProtocols) != 1 || m.ClassicProtocols[0].Name != "range" ||
@@ -114,7 +114,7 @@ func TestClassicMemberJoinsConsumerGroup(t *testing.T) {
 		cancel classic-join(C-1)
 		set classic-sync(C-1)@30800`)
 	h.expectMember("C-1", 2, reconcile.Stable, "{foo-2}", "{}")
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	h.cl(900, "C", csync(7, "C-1", 2), `
 		send coordinator->C classic SyncGroupResponse#7 assigned={foo-2};revoked={};delay=0;leader=-;error=0
 		cancel classic-sync(C-1)
@@ -145,7 +145,7 @@ func mixed(t *testing.T, cfg CoordinatorConfig) *harness {
 	h.step(500, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 	h.clStep(800, "C", cjoin(6, "C", "C-1", "{}", "foo"))
 	h.clStep(900, "C", csync(7, "C-1", 2))
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	h.expectMember("C-1", 2, reconcile.Stable, "{foo-2}", "{}")
 	h.Now = 1000
 	return h
@@ -291,7 +291,7 @@ func TestClassicStaticMember(t *testing.T) {
 		cancel classic-sync(S-1)
 		set session(S-2)@10600
 		set classic-sync(S-2)@30600`)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	h.expectMember("S-2", 2, reconcile.Stable, "{foo-1}", "{}")
 	if _, ok := h.Node.Member("S-1"); ok {
 		t.Fatal("the replaced member id is still a member")
@@ -302,7 +302,7 @@ func TestClassicStaticMember(t *testing.T) {
 		send coordinator->admin classic LeaveGroupResponse#7 error=NONE
 		cancel session(S-2)
 		cancel classic-sync(S-2)`)
-	h.expectGroup(3, 2, Assigning)
+	h.expectGroup(3, 2, GroupAssigning)
 	if h.Node.IsMember("S-2") || len(h.Node.Members()) != 1 {
 		t.Fatalf("after the leave: %v", h.Node.Members())
 	}
@@ -318,7 +318,7 @@ func TestClassicTimeouts(t *testing.T) {
 		h := mixed(t, CoordinatorConfig{})
 		h.fire(10899, sessionT("C-1"), ``)
 		h.fire(10900, sessionT("C-1"), ``)
-		h.expectGroup(3, 2, Assigning)
+		h.expectGroup(3, 2, GroupAssigning)
 		if h.Node.IsMember("C-1") {
 			t.Fatal("the session expired, the member stays")
 		}
@@ -342,7 +342,7 @@ func TestClassicTimeouts(t *testing.T) {
 		if h.Node.IsMember("C-1") {
 			t.Fatal("the join timer fired, the member stays")
 		}
-		h.expectGroup(4, 3, Assigning)
+		h.expectGroup(4, 3, GroupAssigning)
 		h.fire(31100, classicJoinT("C-1"), ``)
 	})
 	t.Run("sync", func(t *testing.T) {

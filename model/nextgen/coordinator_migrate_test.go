@@ -137,7 +137,7 @@ func TestUpgradeFromClassicCoordinator(t *testing.T) {
 	if err := cg.CheckInvariants(); err != nil {
 		t.Fatal(err)
 	}
-	if cg.GroupEpoch() != spec.Epoch(gen) || cg.TargetEpoch() != spec.Epoch(gen) || cg.State() != Stable {
+	if cg.GroupEpoch() != spec.Epoch(gen) || cg.TargetEpoch() != spec.Epoch(gen) || cg.State() != GroupStable {
 		t.Fatalf("converted group: %s", cg)
 	}
 	var wantTimers []string
@@ -404,7 +404,7 @@ func TestDowngradeOnReplace(t *testing.T) {
 			h.clStep(100, "C", cjoin(1, "C", "", "{}", "foo"))
 			h.step(200, Receive{From: "S", Msg: withInstance(hbOwned("S", 1, "{foo-0}"), "i")})
 			h.clStep(300, "C", cjoin(2, "C", "C-1", "{}", "foo"))
-			h.expectGroup(2, 2, Stable)
+			h.expectGroup(2, 2, GroupStable)
 			h.cl(400, "S2", staticCJoin(3, "S2", "", "i", "{}", "foo"), `
 				send coordinator->S2 classic JoinGroupResponse#3 gen=2 protocol=range leader= member=S2-2
 				cancel session(S)

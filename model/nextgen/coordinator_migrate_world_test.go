@@ -302,7 +302,7 @@ func (w *mworld) converged() bool {
 	}
 	switch {
 	case w.cg != nil:
-		return w.cg.State() == Stable
+		return w.cg.State() == GroupStable
 	case w.cc != nil:
 		return w.cc.State() == classic.GroupStable
 	}

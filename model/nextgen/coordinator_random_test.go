@@ -344,7 +344,7 @@ func (w *randomRun) quiesce() {
 			w.checkOwnership()
 		}
 	}
-	if w.c.State() != Stable {
+	if w.c.State() != GroupStable {
 		w.fail("not stable after quiet rounds")
 	}
 	tgt := w.c.Target()

@@ -160,7 +160,7 @@ func rebalanceT(id string, e spec.Epoch) Timer { return rebalanceTimer(spec.Memb
 // and B gets it only once A has released it.
 func TestSeedWalkthrough(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 3}})
-	h.expectGroup(0, 0, Empty)
+	h.expectGroup(0, 0, GroupEmpty)
 	if h.Node.Exists() {
 		t.Fatal("the group exists before anyone joined")
 	}
@@ -168,7 +168,7 @@ func TestSeedWalkthrough(t *testing.T) {
 	h.hb(0, join("A", "foo"), `
 		send coordinator->A HeartbeatResponse member=A epoch=1 assignment={foo-0 foo-1 foo-2}
 		set session(A)@45000`)
-	h.expectGroup(1, 1, Stable)
+	h.expectGroup(1, 1, GroupStable)
 	h.expectMember("A", 1, reconcile.Stable, "{foo-0 foo-1 foo-2}", "{}")
 
 	// B joins: the group epoch moves to 2 and the target to A:{foo-0 foo-1}
@@ -176,7 +176,7 @@ func TestSeedWalkthrough(t *testing.T) {
 	h.hb(100, join("B", "foo"), `
 		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={}
 		set session(B)@45100`)
-	h.expectGroup(2, 2, Reconciling)
+	h.expectGroup(2, 2, GroupReconciling)
 	h.expectMember("B", 2, reconcile.UnreleasedPartitions, "{}", "{}")
 
 	// A's next heartbeat: it must revoke foo-2 and stays at epoch 1.
@@ -203,7 +203,7 @@ func TestSeedWalkthrough(t *testing.T) {
 	h.hb(500, hbOwned("B", 2, "{}"), `
 		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={foo-2}
 		set session(B)@45500`)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	h.ExpectState(`
 		group g exists=true epoch=2 target-epoch=2 state=STABLE metadata-expired=false
 		metadata=[foo:3] subscribed=[foo:3] target-metadata=[foo:3]
@@ -227,7 +227,7 @@ func TestImpossibleTransitionPanics(t *testing.T) {
 			t.Fatal("EMPTY -> ASSIGNING did not panic")
 		}
 	}()
-	h.Node.transitionTo(Assigning)
+	h.Node.transitionTo(GroupAssigning)
 }
 
 // twoMembers runs the seed walkthrough to its end: A:{foo-0 foo-1} and
@@ -243,7 +243,7 @@ func twoMembers(t *testing.T, cfg CoordinatorConfig) *harness {
 	h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
 	h.step(400, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 	h.step(500, Receive{From: "B", Msg: hbOwned("B", 2, "{}")})
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	h.expectMember("A", 2, reconcile.Stable, "{foo-0 foo-1}", "{}")
 	h.expectMember("B", 2, reconcile.Stable, "{foo-2}", "{}")
 	return h
@@ -263,12 +263,12 @@ func TestStaticMemberComesBack(t *testing.T) {
 	h.hb(400, withInstance(hbOwned("S1", 2, "{}"), "i"), `
 		send coordinator->S1 HeartbeatResponse member=S1 epoch=2 assignment={foo-2 foo-3}
 		set session(S1)@45400`)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 
 	// S1 leaves temporarily: epoch -2, no bump, its partitions stay held.
 	h.hb(1000, withInstance(leave("S1", spec.StaticLeaveEpoch), "i"), `
 		send coordinator->S1 HeartbeatResponse member=S1 epoch=-2 assignment=null`)
-	h.expectGroup(2, 2, Reconciling)
+	h.expectGroup(2, 2, GroupReconciling)
 	h.expectMember("S1", spec.StaticLeaveEpoch, reconcile.Stable, "{foo-2 foo-3}", "{}")
 	if h.Node.IsMember("S1") || !h.Node.IsMember("A") {
 		t.Fatalf("IsMember(S1)=%t IsMember(A)=%t, want false true", h.Node.IsMember("S1"), h.Node.IsMember("A"))
@@ -291,7 +291,7 @@ func TestStaticMemberComesBack(t *testing.T) {
 		send coordinator->S2 HeartbeatResponse member=S2 epoch=2 assignment={foo-2 foo-3}
 		cancel session(S1)
 		set session(S2)@48000`)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	if h.Node.IsMember("S1") {
 		t.Fatal("S1 is still a member after its replacement")
 	}
@@ -349,14 +349,14 @@ func TestStaticReplacementWithNewSubscription(t *testing.T) {
 	h := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2, "bar": 2}})
 	h.step(0, Receive{From: "S1", Msg: staticJoin("S1", "i", "foo")})
 	h.step(10, Receive{From: "S1", Msg: withInstance(leave("S1", spec.StaticLeaveEpoch), "i")})
-	h.expectGroup(1, 1, Reconciling)
+	h.expectGroup(1, 1, GroupReconciling)
 	// The replacement reports owning nothing (epoch 0), so foo is dropped
 	// without a revocation step and bar is free: it gets bar at once.
 	h.hb(20, staticJoin("S2", "i", "bar"), `
 		send coordinator->S2 HeartbeatResponse member=S2 epoch=2 assignment={bar-0 bar-1}
 		cancel session(S1)
 		set session(S2)@45020`)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	if got := h.Node.Owners().String(); got != "S2:{bar-0 bar-1}" {
 		t.Fatalf("owners %s", got)
 	}
@@ -388,12 +388,12 @@ func TestSlowRevokerFencedByRebalanceTimeout(t *testing.T) {
 	if h.Node.IsMember("A") {
 		t.Fatal("A is still a member")
 	}
-	h.expectGroup(3, 2, Assigning)
+	h.expectGroup(3, 2, GroupAssigning)
 
 	h.hb(30300, hbOwned("B", 2, "{}"), `
 		send coordinator->B HeartbeatResponse member=B epoch=3 assignment={foo-0 foo-1 foo-2}
 		set session(B)@75300`)
-	h.expectGroup(3, 3, Stable)
+	h.expectGroup(3, 3, GroupStable)
 
 	// The fenced member is unknown now and must rejoin with epoch 0.
 	h.hb(30400, hbOwned("A", 1, "{foo-0 foo-1 foo-2}"), `
@@ -501,7 +501,7 @@ func TestTwoTargetEpochsBehind(t *testing.T) {
 	h.hb(300, join("C", "foo"), `
 		send coordinator->C HeartbeatResponse member=C epoch=3 assignment={}
 		set session(C)@45300`)
-	h.expectGroup(3, 3, Reconciling)
+	h.expectGroup(3, 3, GroupReconciling)
 	if got := h.Node.Target().String(); got != "A:{foo-0 foo-1} B:{foo-3 foo-4} C:{foo-2 foo-5}" {
 		t.Fatalf("target %s", got)
 	}
@@ -535,7 +535,7 @@ func TestTwoTargetEpochsBehind(t *testing.T) {
 	h.hb(30600, hbOwned("C", 3, "{}"), `
 		send coordinator->C HeartbeatResponse member=C epoch=3 assignment={foo-2 foo-5}
 		set session(C)@75600`)
-	h.expectGroup(3, 3, Stable)
+	h.expectGroup(3, 3, GroupStable)
 }
 
 // TestSessionTimeout: a member with no accepted heartbeat within the
@@ -546,7 +546,7 @@ func TestSessionTimeout(t *testing.T) {
 	// B's session runs until 45500; firing earlier is stale.
 	h.fire(45000, sessionT("B"), ``)
 	h.fire(45500, sessionT("B"), ``) // B's deadline; no timer to cancel
-	h.expectGroup(3, 2, Assigning)
+	h.expectGroup(3, 2, GroupAssigning)
 	if h.Node.IsMember("B") {
 		t.Fatal("B is still a member")
 	}
@@ -558,17 +558,17 @@ func TestSessionTimeout(t *testing.T) {
 	h.hb(45700, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2}
 		set session(A)@90700`)
-	h.expectGroup(3, 3, Stable)
+	h.expectGroup(3, 3, GroupStable)
 	// The last member goes: the group is empty and keeps its epoch.
 	h.fire(90700, sessionT("A"), ``)
-	h.expectGroup(4, 3, Empty)
+	h.expectGroup(4, 3, GroupEmpty)
 
 	// A static member parked at -2 that does not come back in time.
 	s := newHarness(t, CoordinatorConfig{Topics: spec.Topics{"foo": 2}})
 	s.step(0, Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
 	s.step(1000, Receive{From: "S", Msg: withInstance(leave("S", spec.StaticLeaveEpoch), "i")})
 	s.fire(45000, sessionT("S"), ``) // the leave did not reset the session
-	s.expectGroup(2, 1, Empty)
+	s.expectGroup(2, 1, GroupEmpty)
 	if len(s.Node.Owners()) != 0 || len(s.Node.Members()) != 0 {
 		t.Fatalf("after the session expired:\n%s", s.Node)
 	}
@@ -585,17 +585,17 @@ func TestLeave(t *testing.T) {
 	h.hb(600, leave("B", spec.LeaveEpoch), `
 		send coordinator->B HeartbeatResponse member=B epoch=-1 assignment=null
 		cancel session(B)`)
-	h.expectGroup(3, 2, Assigning)
+	h.expectGroup(3, 2, GroupAssigning)
 	h.hb(700, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment={foo-0 foo-1 foo-2}
 		set session(A)@45700`)
 	// A static member leaving with -1 is fenced too.
 	h.step(800, Receive{From: "S", Msg: staticJoin("S", "i", "foo")})
-	h.expectGroup(4, 4, Reconciling)
+	h.expectGroup(4, 4, GroupReconciling)
 	h.hb(900, withInstance(leave("S", spec.LeaveEpoch), "i"), `
 		send coordinator->S HeartbeatResponse member=S epoch=-1 assignment=null
 		cancel session(S)`)
-	h.expectGroup(5, 4, Assigning)
+	h.expectGroup(5, 4, GroupAssigning)
 }
 
 // TestRejoinAtEpochZero: since KAFKA-19233 an existing member that rejoins
@@ -605,7 +605,7 @@ func TestRejoinAtEpochZero(t *testing.T) {
 	h.hb(600, join("A", "foo"), `
 		send coordinator->A HeartbeatResponse member=A epoch=2 assignment={foo-0 foo-1}
 		set session(A)@45600`)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 
 	old := twoMembers(t, CoordinatorConfig{Semantics: Semantics{BeforeKafka19233: true}})
 	old.hb(600, join("A", "foo"), `
@@ -620,14 +620,14 @@ func TestMetadataUpdate(t *testing.T) {
 	h.hb(700, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=2 assignment=null
 		set session(A)@45700`)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 
 	h.Expect(800, node.MetadataUpdate{Topics: spec.Topics{"foo": 4, "bar": 5}}, ``)
-	h.expectGroup(2, 2, Stable)
+	h.expectGroup(2, 2, GroupStable)
 	h.hb(900, hbOwned("A", 2, "{foo-0 foo-1}"), `
 		send coordinator->A HeartbeatResponse member=A epoch=3 assignment=null
 		set session(A)@45900`)
-	h.expectGroup(3, 3, Reconciling)
+	h.expectGroup(3, 3, GroupReconciling)
 	if got := h.Node.Target().String(); got != "A:{foo-0 foo-1} B:{foo-2 foo-3}" {
 		t.Fatalf("target %s", got)
 	}
@@ -638,7 +638,7 @@ func TestMetadataUpdate(t *testing.T) {
 		send coordinator->B HeartbeatResponse member=B epoch=2 assignment={}
 		set rebalance(B@2)@31100
 		set session(B)@46100`)
-	h.expectGroup(4, 4, Reconciling)
+	h.expectGroup(4, 4, GroupReconciling)
 	h.hb(1200, hbOwned("B", 2, "{}"), `
 		send coordinator->B HeartbeatResponse member=B epoch=4 assignment=null
 		cancel rebalance(B@2)
@@ -700,7 +700,7 @@ func baseGroup(t *testing.T, cfg CoordinatorConfig) *harness {
 	h.step(50, node.MetadataUpdate{Topics: spec.Topics{"foo": 6}})
 	step(60, hbOwned("A", 2, "{foo-0 foo-1}"))
 	step(70, withInstance(hbOwned("S", 2, "{foo-2 foo-3}"), "i"))
-	h.expectGroup(3, 3, Stable)
+	h.expectGroup(3, 3, GroupStable)
 	h.expectMember("A", 3, reconcile.Stable, "{foo-0 foo-1 foo-4}", "{}")
 	h.expectMember("S", 3, reconcile.Stable, "{foo-2 foo-3 foo-5}", "{}")
 	return h
@@ -865,7 +865,7 @@ func TestRestartOnNewTarget(t *testing.T) {
 		h.step(200, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1 foo-2}")})
 		h.expectMember("A", 1, reconcile.UnrevokedPartitions, "{foo-0 foo-1}", "{foo-2}")
 		h.step(300, Receive{From: "C", Msg: join("C", "foo")})
-		h.expectGroup(3, 3, Reconciling)
+		h.expectGroup(3, 3, GroupReconciling)
 		h.step(400, Receive{From: "A", Msg: hbOwned("A", 1, "{foo-0 foo-1}")})
 		h.step(500, Receive{From: "A", Msg: hbNull("A", h.mustMember("A").Epoch)})
 		return h
@@ -911,7 +911,7 @@ func TestRestartOnNewTarget(t *testing.T) {
 		h.expectMember("B", 3, reconcile.UnreleasedPartitions, "{foo-2}", "{}")
 		h.step(90, node.MetadataUpdate{Topics: spec.Topics{"foo": 2}})
 		h.step(100, Receive{From: "B", Msg: hbOwned("B", 3, "{}")})
-		h.expectGroup(4, 4, Reconciling)
+		h.expectGroup(4, 4, GroupReconciling)
 		return h
 	}
 	t.Run("today, unreleased", func(t *testing.T) {
@@ -1107,7 +1107,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		corrupt func(c *Coordinator)
 		want    string
 	}{
-		{"recorded state", func(c *Coordinator) { c.state = Reconciling }, "state RECONCILING, but the group is STABLE"},
+		{"recorded state", func(c *Coordinator) { c.state = GroupReconciling }, "state RECONCILING, but the group is STABLE"},
 		{"group epoch behind the target", func(c *Coordinator) { c.groupEpoch = 2 }, "group epoch 2, target epoch 3"},
 		{"member under another id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "X" }) }, `member "A" recorded as "X"`},
 		{"instance mapped elsewhere", func(c *Coordinator) { c.instances["i"] = "A" }, "instance i of S maps to"},

@@ -279,7 +279,7 @@ func (c coord) CloneCoordinator() core.Coordinator[nextgen.Message, nextgen.Time
 	return coord{c.Clone()}
 }
 func (c coord) Leader() spec.MemberID { return "" }
-func (c coord) Stable() bool          { return c.State() == nextgen.Stable }
+func (c coord) Stable() bool          { return c.State() == nextgen.GroupStable }
 func (c coord) Protocol() string      { return "" }
 func (c coord) Summary() string {
 	return fmt.Sprintf("group-epoch=%d target-epoch=%d state=%s", c.GroupEpoch(), c.TargetEpoch(), c.State())
