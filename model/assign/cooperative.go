@@ -96,6 +96,11 @@ func (c cooperativeStickyAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
+	return c.assignValid(g)
+}
+
+// assignValid is Assign on a group ValidateGroup accepted (AssignValid).
+func (c cooperativeStickyAssignor) assignValid(g Group) (spec.Assignment, error) {
 	claims := resolveClaims(g, claimFaults{keepTied: c.opts.KeepSameGenerationClaims, dropStale: c.opts.DropStaleClaims})
 	if c.opts.NoWithholding {
 		return stickyTarget(g, claims, false), nil

@@ -70,10 +70,15 @@ func (rangeAssignor) Name() string { return "range" }
 // subscribers, not the members' totals (BalancedAssignor).
 func (rangeAssignor) Balance(v spec.View) []spec.Violation { return spec.CheckTopicBalance(v) }
 
-func (rangeAssignor) Assign(g Group) (spec.Assignment, error) {
+func (r rangeAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
+	return r.assignValid(g)
+}
+
+// assignValid is Assign on a group ValidateGroup accepted (AssignValid).
+func (rangeAssignor) assignValid(g Group) (spec.Assignment, error) {
 	order := kafkaOrder(g.Members)
 	if len(g.ReplicaRacks) > 0 && hasRack(g.Members) {
 		if got, use := rangeWithRacks(g, order, true); use {

@@ -34,10 +34,15 @@ type roundRobinAssignor struct{}
 
 func (roundRobinAssignor) Name() string { return "roundrobin" }
 
-func (roundRobinAssignor) Assign(g Group) (spec.Assignment, error) {
+func (r roundRobinAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
+	return r.assignValid(g)
+}
+
+// assignValid is Assign on a group ValidateGroup accepted (AssignValid).
+func (roundRobinAssignor) assignValid(g Group) (spec.Assignment, error) {
 	got := make([][]spec.Resource, len(g.Members))
 	order := kafkaOrder(g.Members)
 	next := 0

@@ -40,10 +40,15 @@ type serverRangeAssignor struct{}
 
 func (serverRangeAssignor) Name() string { return "range" }
 
-func (serverRangeAssignor) Assign(g Group) (spec.Assignment, error) {
+func (r serverRangeAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
+	return r.assignValid(g)
+}
+
+// assignValid is Assign on a group ValidateGroup accepted (AssignValid).
+func (serverRangeAssignor) assignValid(g Group) (spec.Assignment, error) {
 	// Kafka walks members in order and, for each, its topics, handing out
 	// the next range of each topic; per topic that is the same as walking
 	// the topic's subscribers in member order.

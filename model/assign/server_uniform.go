@@ -220,6 +220,11 @@ func (u uniformAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
+	return u.assignValid(g)
+}
+
+// assignValid is Assign on a group ValidateGroup accepted (AssignValid).
+func (u uniformAssignor) assignValid(g Group) (spec.Assignment, error) {
 	if topics, ok := serverHomogeneous(g); ok {
 		if u.opts.RackAware {
 			if a, ok, err := uniformHomogeneousRacks(g, topics, u.opts.BeforeKafka18688); ok {

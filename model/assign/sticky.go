@@ -136,10 +136,15 @@ func (stickyAssignor) Name() string { return "sticky" }
 // Balance is spec.CheckBalance (BalancedAssignor).
 func (stickyAssignor) Balance(v spec.View) []spec.Violation { return spec.CheckBalance(v) }
 
-func (stickyAssignor) Assign(g Group) (spec.Assignment, error) {
+func (s stickyAssignor) Assign(g Group) (spec.Assignment, error) {
 	if err := ValidateGroup(g); err != nil {
 		return nil, err
 	}
+	return s.assignValid(g)
+}
+
+// assignValid is Assign on a group ValidateGroup accepted (AssignValid).
+func (stickyAssignor) assignValid(g Group) (spec.Assignment, error) {
 	return stickyTarget(g, resolveClaims(g, claimFaults{}), false), nil
 }
 

@@ -87,7 +87,7 @@ func cooperativeRound(in classic.LeaderInput, a assign.Assignor) (classic.Leader
 	if err != nil {
 		return classic.LeaderResult{}, err
 	}
-	assigned, err := a.Assign(r.group)
+	assigned, err := assign.AssignValid(a, r.group)
 	if err != nil {
 		return classic.LeaderResult{}, fmt.Errorf("policy: cooperative: assignor %s: %w", a.Name(), err)
 	}

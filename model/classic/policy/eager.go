@@ -65,12 +65,18 @@ func (p eager) Assign(in classic.LeaderInput) (classic.LeaderResult, error) {
 	if err != nil {
 		return classic.LeaderResult{}, err
 	}
-	g := assign.Group{Topics: r.group.Topics, Members: make([]assign.Member, len(r.group.Members))}
-	for i, m := range r.group.Members {
+	// The round's group without claims: what was valid stays valid.
+	group := r.group.Group()
+	g := assign.Group{Topics: group.Topics, Members: make([]assign.Member, len(group.Members))}
+	for i, m := range group.Members {
 		m.Owned, m.Generation = nil, spec.NoGeneration
 		g.Members[i] = m
 	}
-	a, err := p.a.Assign(g)
+	valid, err := assign.ValidatePruned(g)
+	if err != nil {
+		return classic.LeaderResult{}, fmt.Errorf("policy: eager: %w", err)
+	}
+	a, err := assign.AssignValid(p.a, valid)
 	if err != nil {
 		return classic.LeaderResult{}, fmt.Errorf("policy: eager: assignor %s: %w", p.a.Name(), err)
 	}

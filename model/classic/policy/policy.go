@@ -93,8 +93,8 @@ type round struct {
 	// resources that do not exist).
 	owned spec.Assignment
 	// group is the assignor input: the members with their claims pruned to
-	// resources that exist.
-	group assign.Group
+	// resources that exist, validated (assign.ValidatePruned).
+	group assign.ValidGroup
 }
 
 // newRound validates in (see the package documentation) and decodes it.
@@ -107,8 +107,8 @@ func newRound(in classic.LeaderInput) (round, error) {
 		ids:   make([]spec.MemberID, len(in.Members)),
 		subs:  make([][]string, len(in.Members)),
 		owned: make(spec.Assignment, len(in.Members)),
-		group: assign.Group{Topics: in.Topics, Members: make([]assign.Member, len(in.Members))},
 	}
+	g := assign.Group{Topics: in.Topics, Members: make([]assign.Member, len(in.Members))}
 	for i, j := range in.Members {
 		owned, err := assign.ValidPruned(in.Topics, j.Subscription.Owned)
 		if err != nil {
@@ -117,16 +117,19 @@ func newRound(in classic.LeaderInput) (round, error) {
 		r.ids[i] = j.ID
 		r.subs[i] = j.Subscription.Topics
 		r.owned[j.ID] = j.Subscription.Owned
-		r.group.Members[i] = assign.Member{
+		g.Members[i] = assign.Member{
 			ID:         j.ID,
 			InstanceID: j.InstanceID,
-			Topics:     slices.Clone(j.Subscription.Topics),
+			// Shared: assign.AssignValid gives an assignor that is not
+			// one of package assign's a copy, and those never write.
+			Topics:     j.Subscription.Topics,
 			Owned:      owned,
 			Generation: j.Subscription.Generation,
 		}
 	}
 	// Every Owned set was validated above, then pruned.
-	if err := assign.ValidatePrunedGroup(r.group); err != nil {
+	var err error
+	if r.group, err = assign.ValidatePruned(g); err != nil {
 		return round{}, fmt.Errorf("policy: %w", err)
 	}
 	if _, ok := slices.BinarySearch(r.ids, in.Leader); !ok {

@@ -14,7 +14,9 @@ import (
 )
 
 // buildReference is Build as it was first written: each previous target
-// filtered resource by resource (Topics.Existing), each subscription
+// validated, then filtered resource by resource (Topics.Existing) into a
+// copy, the group checked whole (assign.ValidateGroup) and checked again
+// by the assignor's Assign, on a copy of the universe, each subscription
 // sorted into a slice of its own, and the subscription type counted
 // topic by topic (SubscriptionTypeOf). It is the reference Build is
 // checked against.
@@ -50,7 +52,14 @@ func buildReference(in Input) (Result, error) {
 	if err := assign.ValidateGroup(g); err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
-	out, err := callAssignor(in.Assignor, g)
+	out, err := func() (out spec.Assignment, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				out, err = nil, &PanicError{Value: p}
+			}
+		}()
+		return in.Assignor.Assign(g)
+	}()
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (%s): %w", ErrAssignorFailed, in.Assignor.Name(), err)
 	}

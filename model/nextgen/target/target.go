@@ -161,14 +161,15 @@ type PanicError struct {
 // Error says that the assignor panicked, and with what.
 func (e *PanicError) Error() string { return fmt.Sprintf("the assignor panicked: %v", e.Value) }
 
-// callAssignor runs a on g, turning a panic into a *PanicError.
-func callAssignor(a assign.Assignor, g assign.Group) (out spec.Assignment, err error) {
+// callAssignor runs a on g (assign.AssignValid), turning a panic into a
+// *PanicError.
+func callAssignor(a assign.Assignor, g assign.ValidGroup) (out spec.Assignment, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, &PanicError{Value: p}
 		}
 	}()
-	return a.Assign(g)
+	return assign.AssignValid(a, g)
 }
 
 // ErrIllegalAssignment is what an *IllegalAssignmentError unwraps to.
@@ -231,24 +232,39 @@ func Build(in Input) (Result, error) {
 		topics = spec.Topics{}
 	}
 
-	// The assignor gets its own copy of the universe: one that writes to
-	// its input cannot reach the coordinator's metadata image.
-	g := assign.Group{Topics: maps.Clone(topics), Members: make([]assign.Member, len(group))}
+	// The group shares the universe and the previous sets with the input:
+	// assign.AssignValid gives an assignor that is not one of package
+	// assign's (which never write to their input) a copy of the group, so
+	// none can reach the coordinator's metadata image or targets.
+	g := assign.Group{Topics: topics, Members: make([]assign.Member, len(group))}
 	subs := make(map[spec.MemberID][]string, len(group))
 	homogeneous := true
+	// pruned: every Owned set is a valid set of existing partitions, as
+	// assign.ValidatePruned takes them; false when some previous target
+	// named a partition that no longer exists.
+	pruned := true
 	for i, m := range group {
 		from := m.ID
 		if d, ok := inherited[m.ID]; ok {
 			from = d
 		}
 		prev := in.Previous[from]
-		if err := prev.Validate(); err != nil {
+		// One pass validates prev and finds whether all of it exists
+		// (then owned is prev itself).
+		owned, err := assign.ValidPruned(topics, prev)
+		if err != nil {
 			return Result{}, fmt.Errorf("%w: previous target of %s: %v", ErrInvalidInput, from, err)
+		}
+		if len(owned) != len(prev) {
+			// Some partition is gone: drop it as topics.Existing does
+			// (which, unlike ValidPruned, keeps a connector of a connector
+			// universe, for ValidateGroup to reject).
+			owned, pruned = topics.Existing(prev), false
 		}
 		g.Members[i] = assign.Member{
 			ID:         m.ID,
 			InstanceID: m.InstanceID,
-			Owned:      existing(topics, prev),
+			Owned:      owned,
 			Generation: 0,
 			Rack:       m.Rack,
 		}
@@ -271,11 +287,16 @@ func Build(in Input) (Result, error) {
 		}
 		subs[m.ID] = g.Members[i].Topics
 	}
-	if err := assign.ValidateGroup(g); err != nil {
+	validate := assign.Validate
+	if pruned {
+		validate = assign.ValidatePruned
+	}
+	valid, err := validate(g)
+	if err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 
-	out, err := callAssignor(in.Assignor, g)
+	out, err := callAssignor(in.Assignor, valid)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (%s): %w", ErrAssignorFailed, in.Assignor.Name(), err)
 	}
@@ -391,27 +412,4 @@ func distinct(topics []string) []string {
 		return slices.Clone(topics) // already sorted and distinct
 	}
 	return slices.Compact(slices.Sorted(slices.Values(topics)))
-}
-
-// existing is topics.Existing(s): the resources of s that topics has, in a
-// new set, nil when there are none. When they all exist (a previous target
-// on unchanged metadata, the common case) it copies s whole instead of
-// resource by resource.
-func existing(topics spec.Topics, s spec.Set) spec.Set {
-	var topic string
-	var count int32
-	known := false
-	for i, r := range s {
-		if i == 0 || r.Topic != topic {
-			topic = r.Topic
-			count, known = topics[topic]
-		}
-		if !known || r.Partition < 0 || r.Partition >= count {
-			return topics.Existing(s)
-		}
-	}
-	if len(s) == 0 {
-		return nil
-	}
-	return slices.Clone(s)
 }

@@ -2,6 +2,7 @@ package target
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 
@@ -410,5 +411,55 @@ func checkRoundOf(t *testing.T, in Input, res Result) {
 	}
 	if vs := spec.CheckRound(r); len(vs) > 0 {
 		t.Errorf("the round is not legal: %v", vs)
+	}
+}
+
+// scribbler is an assignor of a caller's that writes over the universe
+// and every member's subscription and owned set it is given, then assigns
+// nothing.
+type scribbler struct{}
+
+func (scribbler) Name() string { return "fake-scribbler" }
+
+func (scribbler) Assign(g assign.Group) (spec.Assignment, error) {
+	for t := range g.Topics {
+		g.Topics[t] = 0
+	}
+	for _, m := range g.Members {
+		for k := range m.Topics {
+			m.Topics[k] = "scribbled"
+		}
+		for k := range m.Owned {
+			m.Owned[k] = spec.Resource{Topic: "scribbled"}
+		}
+	}
+	return spec.Assignment{}, nil
+}
+
+// TestBuildAssignorCannotWriteInput: Build shares the universe and the
+// previous targets with the group it validates, so an assignor that writes
+// to its input must get a copy (assign.AssignValid): the coordinator's
+// metadata image and targets stay as they were.
+func TestBuildAssignorCannotWriteInput(t *testing.T) {
+	in := Input{
+		Members:  []Member{m1, {ID: "m2", Topics: []string{"a", "b"}}},
+		Previous: spec.Assignment{"m1": set("{a-0 a-2}"), "m2": set("{a-1 b-0}")},
+		Topics:   spec.Topics{"a": 4, "b": 2},
+		Assignor: scribbler{},
+	}
+	before := cloneInput(in)
+	universe := maps.Clone(in.Topics)
+	got, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(before, in, cmpopts.IgnoreFields(Input{}, "Assignor", "Topics")); d != "" {
+		t.Fatalf("the assignor wrote through Build into its input:\n%s", d)
+	}
+	if !maps.Equal(universe, in.Topics) {
+		t.Fatalf("the assignor wrote through Build into the universe: %v, was %v", in.Topics, universe)
+	}
+	if want := (spec.Assignment{"m1": nil, "m2": nil}); !got.Target.Equal(want) {
+		t.Fatalf("target %s, want %s", got.Target, want)
 	}
 }
