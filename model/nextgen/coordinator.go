@@ -1404,6 +1404,9 @@ func (c *Coordinator) checkInvariants() error {
 		if err := m.cur.Validate(); err != nil {
 			return fail("member %s: %v", id, err)
 		}
+		if !assignedAtMatches(m) {
+			return fail("member %s holds %s and %s, but its assignment epochs name %s", id, m.cur.Assigned, m.cur.PendingRevocation, assignedAtString(m.assignedAt))
+		}
 		e := m.cur.Epoch
 		switch {
 		case e == spec.StaticLeaveEpoch:

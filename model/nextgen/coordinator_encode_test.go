@@ -100,12 +100,21 @@ func TestAssignmentEpochs(t *testing.T) {
 		{"a new one first", reconcile.Member{Epoch: 6, Assigned: spec.NewSet(t0, t1), PendingRevocation: spec.NewSet(spec.TP("S", 0))}, "S-0@6 T-0@1 T-1@2"},
 		{"nothing", reconcile.Member{Epoch: 3}, ""},
 	} {
-		if got := assignedAtString(assignmentEpochs(prev, c.next)); got != c.want {
+		// was holds t0 and t1 in sets of its own: next's are other slices.
+		was := reconcile.Member{Epoch: 2, Assigned: spec.NewSet(t0, t1)}
+		if got := assignedAtString(assignmentEpochs(prev, was, c.next)); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
-	if got := assignmentEpochs(prev, reconcile.Member{Epoch: 9, Assigned: spec.NewSet(t0, t1)}); &got[0] != &prev[0] {
+	was := reconcile.Member{Epoch: 2, Assigned: spec.NewSet(t0, t1)}
+	if got := assignmentEpochs(prev, was, reconcile.Member{Epoch: 9, Assigned: spec.NewSet(t0, t1)}); &got[0] != &prev[0] {
 		t.Errorf("the same partitions are copied")
+	}
+	// The very sets was held: prev, whatever it names (the shortcut does
+	// not look; the coordinator's invariants check that prev describes
+	// was).
+	if got := assignmentEpochs(prev[:1], was, reconcile.Member{Epoch: 9, Assigned: was.Assigned}); len(got) != 1 {
+		t.Errorf("the very sets of was: got %s, want prev itself", assignedAtString(got))
 	}
 }
 
@@ -165,5 +174,42 @@ func TestEncodingOfClassicMembers(t *testing.T) {
 	c.classicIDs = 3
 	if got := enc(c); got[0] != 3 || got[1] != 3 {
 		t.Errorf("exists with classic ids encodes as %v", []byte(got[:2]))
+	}
+}
+
+// TestAssignedAtMatches: the invariant that assignment epochs name
+// exactly the partitions a member holds, assigned and pending revocation
+// merged in order, holds only for that list.
+func TestAssignedAtMatches(t *testing.T) {
+	s0, t0, t1, t2 := spec.TP("S", 0), spec.TP("T", 0), spec.TP("T", 1), spec.TP("T", 2)
+	cur := reconcile.Member{Epoch: 3, State: reconcile.UnrevokedPartitions, Assigned: spec.NewSet(s0, t2), PendingRevocation: spec.NewSet(t0, t1)}
+	at := func(ps ...spec.Resource) []validate.AssignmentEpoch {
+		out := make([]validate.AssignmentEpoch, len(ps))
+		for i, p := range ps {
+			out[i] = validate.AssignmentEpoch{Partition: p, Epoch: 1}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		at   []validate.AssignmentEpoch
+		want bool
+	}{
+		{"every holding in order", at(s0, t0, t1, t2), true},
+		{"the last one missing", at(s0, t0, t1), false},
+		{"the first one missing", at(t0, t1, t2), false},
+		{"one more", at(s0, t0, t1, t2, spec.TP("U", 0)), false},
+		{"out of order", at(s0, t1, t0, t2), false},
+		{"pending before assigned", at(t0, s0, t1, t2), false},
+		{"one named twice", at(s0, t0, t0, t2), false},
+		{"one not held", at(s0, t0, t1, spec.TP("T", 3)), false},
+		{"one not held in a pending one's place", at(s0, spec.TP("S", 1), t1, t2), false},
+	} {
+		if got := assignedAtMatches(&member{cur: cur, assignedAt: c.at}); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	if !assignedAtMatches(&member{}) {
+		t.Errorf("a member holding nothing, with no assignment epochs, does not match")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // assignmentEpochs returns the assignment epochs (KIP-1251) of a member
@@ -17,7 +18,15 @@ import (
 // longer holds is forgotten, so one it is given back later counts from
 // then. prev itself is returned when the member holds the same partitions,
 // so a heartbeat that changes nothing copies nothing.
-func assignmentEpochs(prev []validate.AssignmentEpoch, next reconcile.Member) []validate.AssignmentEpoch {
+//
+// was is the member prev was computed for (the zero Member for a nil
+// prev): when next holds the very sets was held (the same slices, as a
+// heartbeat that moves nothing leaves them; sets are never modified in
+// place), prev is returned without a look at the partitions.
+func assignmentEpochs(prev []validate.AssignmentEpoch, was, next reconcile.Member) []validate.AssignmentEpoch {
+	if sameSlice(was.Assigned, next.Assigned) && sameSlice(was.PendingRevocation, next.PendingRevocation) {
+		return prev
+	}
 	holds := next.Assigned.Union(next.PendingRevocation)
 	if len(holds) == len(prev) {
 		same := true
@@ -44,6 +53,37 @@ func assignmentEpochs(prev []validate.AssignmentEpoch, next reconcile.Member) []
 		out = append(out, validate.AssignmentEpoch{Partition: r, Epoch: at})
 	}
 	return out
+}
+
+// assignedAtMatches reports whether m's assignment epochs name exactly the
+// partitions it holds (assigned or pending revocation, which a valid
+// member keeps disjoint), in order: what assignmentEpochs keeps, and what
+// its shortcut for unchanged sets relies on. It does not allocate.
+func assignedAtMatches(m *member) bool {
+	a, p := m.cur.Assigned, m.cur.PendingRevocation
+	if len(m.assignedAt) != len(a)+len(p) {
+		return false
+	}
+	for i, at := range m.assignedAt {
+		if i > 0 && !m.assignedAt[i-1].Partition.Less(at.Partition) {
+			return false
+		}
+		switch {
+		case len(a) > 0 && at.Partition == a[0]:
+			a = a[1:]
+		case len(p) > 0 && at.Partition == p[0]:
+			p = p[1:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// sameSlice reports whether a and b are the same slice: both empty, or the
+// same length from the same first element.
+func sameSlice(a, b spec.Set) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // assignedAtString prints assignment epochs as "T-0@3 T-1@5", in

@@ -119,7 +119,7 @@ func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 	old := m.cur
 	m.cur.Epoch = spec.StaticLeaveEpoch
 	m.cur.PendingRevocation = nil
-	m.assignedAt = assignmentEpochs(m.assignedAt, m.cur)
+	m.assignedAt = assignmentEpochs(m.assignedAt, old, m.cur)
 	c.updateHoldings(id, &old, m.cur)
 	s.cancelRebalance(&m)
 	c.setRecord(m)
@@ -664,8 +664,10 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(valid
 	// Kafka's record then carries the new targetMemberEpoch: the rebalance
 	// timer is re-armed.
 	changed := !sameMember(updated.cur, next) || updated.targetMemberEpoch != base.targetMemberEpoch
+	// updated.cur holds what the record's did (only its epochs may have
+	// changed since), which updated.assignedAt describes.
+	updated.assignedAt = assignmentEpochs(updated.assignedAt, updated.cur, next)
 	updated.cur = next
-	updated.assignedAt = assignmentEpochs(updated.assignedAt, next)
 	c.updateHoldings(updated.id, prev, next)
 	if updated.instanceID != "" && c.instances[updated.instanceID] != updated.id {
 		c.ownInstances()

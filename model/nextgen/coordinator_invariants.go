@@ -48,7 +48,7 @@ func (c *Coordinator) invariantsHold() bool {
 				return false
 			}
 		}
-		if m.cur.Validate() != nil {
+		if m.cur.Validate() != nil || !assignedAtMatches(m) {
 			return false
 		}
 		e := m.cur.Epoch

@@ -153,7 +153,7 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 		if m.rebalanceTimeout <= 0 {
 			m.rebalanceTimeout = ms.SessionTimeout
 		}
-		m.assignedAt = assignmentEpochs(nil, m.cur)
+		m.assignedAt = assignmentEpochs(nil, reconcile.Member{}, m.cur)
 		for _, p := range assigned {
 			if !c.owners.get(p).empty() {
 				return fail("partition %s is assigned to %s and to %s", p, c.owners.get(p).first.member, m.id)
