@@ -83,7 +83,7 @@ type proc[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	// stopping: told to leave; it goes down once its member is done.
 	// leaving: and it does not come back (scale-in).
 	stopping, leaving bool
-	timers            map[T]*timerEntry
+	timers            *timerTable[T]
 	held              []event[M, T]
 	// busyUntil is when the application finishes the revocations it was
 	// handed; revEpoch invalidates pending revocation completions (a
@@ -101,7 +101,7 @@ type engine[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	fam      family[M, T, C]
 	blocking bool // revocations block the member's sends (classic)
 	coord    coordNode[M, T, C]
-	ctimers  map[T]*timerEntry
+	ctimers  *timerTable[T]
 	procs    []*proc[M, T, C]
 	addrs    map[string][2]int32 // node address -> process, incarnation
 	topics   spec.Topics
@@ -134,7 +134,7 @@ const (
 
 func run[M fmt.Stringer, T sim.Timer, C fmt.Stringer](cfg Config, f family[M, T, C]) (Result, error) {
 	_, blocking := any(f).(classicFamily)
-	e := &engine[M, T, C]{cfg: cfg, fam: f, blocking: blocking, ctimers: map[T]*timerEntry{}, addrs: map[string][2]int32{}, quietSince: -1, rolling: -1}
+	e := &engine[M, T, C]{cfg: cfg, fam: f, blocking: blocking, ctimers: &timerTable[T]{}, addrs: map[string][2]int32{}, quietSince: -1, rolling: -1}
 	e.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	var names []string
 	e.topics, names = spec.NumberedTopics(topicFormat, cfg.Topics, int32(cfg.Partitions))
@@ -192,7 +192,7 @@ func (e *engine[M, T, C]) start(p *proc[M, T, C]) error {
 	e.addrs[p.addr] = [2]int32{p.ix, p.inc}
 	p.st = up
 	p.stopping = false
-	p.timers = map[T]*timerEntry{}
+	p.timers = &timerTable[T]{}
 	p.held = nil
 	p.busyUntil = e.now
 	p.revEpoch++
@@ -448,15 +448,15 @@ func (e *engine[M, T, C]) scheduleKeepAlive(p *proc[M, T, C]) {
 
 // due reports whether a timer firing is the one the node armed (not a
 // stale or superseded one), re-queueing it when its deadline moved later.
-func (e *engine[M, T, C]) due(m map[T]*timerEntry, ev event[M, T], proc, inc int32) bool {
-	ent := m[ev.timer]
+func (e *engine[M, T, C]) due(m *timerTable[T], ev event[M, T], proc, inc int32) bool {
+	ent := m.get(ev.timer)
 	if ent == nil || !ent.hasPending || ent.pending != ev.at {
 		return false
 	}
 	ent.hasPending = false
 	switch {
 	case !ent.armed:
-		delete(m, ev.timer)
+		m.del(ev.timer)
 		return false
 	case ent.at > ev.at:
 		ent.pending, ent.hasPending = ent.at, true
@@ -472,9 +472,9 @@ func (e *engine[M, T, C]) due(m map[T]*timerEntry, ev event[M, T], proc, inc int
 }
 
 // setTimers applies a node's timer commands.
-func (e *engine[M, T, C]) setTimers(m map[T]*timerEntry, cmds []node.TimerCmd[T], proc, inc int32) {
+func (e *engine[M, T, C]) setTimers(m *timerTable[T], cmds []node.TimerCmd[T], proc, inc int32) {
 	for _, tc := range cmds {
-		ent := m[tc.Timer]
+		ent := m.get(tc.Timer)
 		if tc.Cancel {
 			if ent != nil {
 				ent.armed = false
@@ -483,7 +483,7 @@ func (e *engine[M, T, C]) setTimers(m map[T]*timerEntry, cmds []node.TimerCmd[T]
 		}
 		if ent == nil {
 			ent = &timerEntry{}
-			m[tc.Timer] = ent
+			m.put(tc.Timer, ent)
 		}
 		ent.armed, ent.at = true, tc.At
 		if !ent.hasPending || ent.pending > tc.At {
@@ -532,7 +532,7 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 			e.tracef("%s: callback %s", p.addr, cb)
 		}
 	}
-	cache := int32(-1)
+	cache := newTopicCursor()
 	revoked := 0
 	for _, cb := range out.Callbacks {
 		kind, rs := e.fam.classify(cb)

@@ -104,15 +104,33 @@ func (t *tracker) addProcess(name string) int32 {
 	return int32(len(t.procs) - 1)
 }
 
-// index returns the number of resource r, -1 for one outside the universe.
-func (t *tracker) index(r spec.Resource, cache *int32) int32 {
-	ti := *cache
-	if ti < 0 || t.topics[ti] != r.Topic {
-		var ok bool
-		if ti, ok = t.topicIx[r.Topic]; !ok {
-			return -1
+// topicCursor remembers, along one walk of a set, the topic index of the
+// last resource looked up and that resource's topic string: a set keeps
+// one string for a run of one topic (spec.ParseSet), so the next resource
+// of the run finds the same string, which compares equal at once, where
+// the tracker's own copy of the name would be compared byte by byte.
+type topicCursor struct {
+	ti    int32 // -1 before the first lookup
+	topic string
+}
+
+func newTopicCursor() topicCursor { return topicCursor{ti: -1} }
+
+// index returns the number of resource r, -1 for one outside the
+// universe. At a new topic it tries the topic after the cursor's first (a
+// set is sorted by topic, and so are the run's topics), and only then the
+// map.
+func (t *tracker) index(r spec.Resource, c *topicCursor) int32 {
+	ti := c.ti
+	if ti < 0 || c.topic != r.Topic {
+		ti++
+		if int(ti) >= len(t.topics) || t.topics[ti] != r.Topic {
+			var ok bool
+			if ti, ok = t.topicIx[r.Topic]; !ok {
+				return -1
+			}
 		}
-		*cache = ti
+		c.ti, c.topic = ti, r.Topic
 	}
 	if r.Partition < 0 || r.Partition >= t.parts[ti] {
 		return -1

@@ -111,8 +111,8 @@ func TestAssignmentEpochs(t *testing.T) {
 		t.Errorf("the same partitions are copied")
 	}
 	// The very sets was held: prev, whatever it names (the shortcut does
-	// not look; the coordinator's invariants check that prev describes
-	// was).
+	// not look at prev; the coordinator's invariants check that prev
+	// describes was).
 	if got := assignmentEpochs(prev[:1], was, reconcile.Member{Epoch: 9, Assigned: was.Assigned}); len(got) != 1 {
 		t.Errorf("the very sets of was: got %s, want prev itself", assignedAtString(got))
 	}

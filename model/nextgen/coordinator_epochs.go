@@ -7,7 +7,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/model/nextgen/validate"
-	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // assignmentEpochs returns the assignment epochs (KIP-1251) of a member
@@ -20,11 +19,11 @@ import (
 // so a heartbeat that changes nothing copies nothing.
 //
 // was is the member prev was computed for (the zero Member for a nil
-// prev): when next holds the very sets was held (the same slices, as a
-// heartbeat that moves nothing leaves them; sets are never modified in
-// place), prev is returned without a look at the partitions.
+// prev): when next holds the sets was held (at once when they are the
+// same slices, as a heartbeat that moves nothing leaves them), prev is
+// returned without a look at its partitions.
 func assignmentEpochs(prev []validate.AssignmentEpoch, was, next reconcile.Member) []validate.AssignmentEpoch {
-	if sameSlice(was.Assigned, next.Assigned) && sameSlice(was.PendingRevocation, next.PendingRevocation) {
+	if sameSet(was.Assigned, next.Assigned) && sameSet(was.PendingRevocation, next.PendingRevocation) {
 		return prev
 	}
 	holds := next.Assigned.Union(next.PendingRevocation)
@@ -78,12 +77,6 @@ func assignedAtMatches(m *member) bool {
 		}
 	}
 	return true
-}
-
-// sameSlice reports whether a and b are the same slice: both empty, or the
-// same length from the same first element.
-func sameSlice(a, b spec.Set) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // assignedAtString prints assignment epochs as "T-0@3 T-1@5", in
