@@ -627,7 +627,11 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(valid
 		if restart && updated.targetMemberEpoch != tgtEpoch && knownState(updated.cur.State) {
 			n, err = restartReconciliation(updated.cur, in)
 		} else {
-			n, err = reconcile.Next(updated.cur, in)
+			// The record is valid (CheckInvariants), the target came
+			// out of target.Build, and the owned partitions were
+			// validated on arrival (a heartbeat's in handleHeartbeat, a
+			// classic member's when its subscription was decoded).
+			n, err = reconcile.NextValid(updated.cur, in)
 		}
 		if restart {
 			updated.targetMemberEpoch = tgtEpoch

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -182,6 +183,33 @@ func TestNextConverges(t *testing.T) {
 		}
 		if !m.Assigned.Equal(in.Target) {
 			t.Fatalf("reconciled with %s, target %s", m.Assigned, in.Target)
+		}
+	})
+}
+
+// TestNextValidIsNext: on valid members and sets NextValid returns exactly
+// what Next returns, and the same error, including the misuse it still
+// checks (a target epoch behind the member, owned partitions not sent, no
+// ownership function).
+func TestNextValidIsNext(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := genMember(t, []State{Stable, UnrevokedPartitions, UnreleasedPartitions, Unknown, State(42)})
+		in, _ := genInput(t, m)
+		switch rapid.IntRange(0, 5).Draw(t, "misuse") {
+		case 0:
+			in.TargetEpoch = m.Epoch - 1
+		case 1:
+			in.OwnedSent, in.Owned = false, genSubset(t, universe, "unsent")
+		case 2:
+			in.PartitionOwned = nil
+		}
+		got, err := NextValid(m, in)
+		want, wantErr := Next(m, in)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("error %v, Next's %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: NextValid %#v, Next %#v", m, got, want)
 		}
 	})
 }
