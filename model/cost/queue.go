@@ -42,15 +42,25 @@ type event[M, T any] struct {
 	set   spec.Set
 }
 
-// queue is a four-ary min-heap of events by (at, seq): half the levels
-// of a binary heap, so a pop moves fewer keys (a group of a thousand
-// members keeps a few thousand events queued and pops tens of millions).
-// The heap orders small keys; the events themselves (large: a message, a
-// timer, a set) stay in slots of a pool and never move while the heap
-// sifts. (at, seq) is a total order, so the heap's shape does not change
-// which event comes next.
+// queue hands out events by (at, seq). It keeps them in two orders: a
+// FIFO of message deliveries, and a four-ary min-heap of the rest (half
+// the levels of a binary heap, so a pop moves fewer keys: a group of a
+// thousand members keeps a few thousand events queued and pops tens of
+// millions). Every message takes the same latency, so deliveries are
+// nearly always pushed in the order they fall due, and most of the
+// events a run pops (two messages for every heartbeat) then cost a FIFO's
+// append and a comparison of the two heads instead of a heap's sifting. A
+// delivery due before the FIFO's last one (a message a busy member sends
+// late) goes to the heap. Each structure holds its events in (at, seq)
+// order and a pop takes the earlier head, so the split does not change
+// which event comes next: (at, seq) is a total order.
+//
+// The heap and the FIFO order small keys; the events themselves (large: a
+// message, a timer, a set) stay in slots of a pool and never move.
 type queue[M, T any] struct {
 	h    []queueKey
+	fifo []queueKey // fifo[head:], in (at, seq) order
+	head int
 	pool []event[M, T]
 	free []int32 // slots of pool not in use
 	seq  uint64
@@ -84,6 +94,19 @@ func (q *queue[M, T]) push(ev event[M, T]) {
 		q.pool = append(q.pool, ev)
 	}
 	k := queueKey{at: ev.at, seq: ev.seq, slot: slot}
+	if ev.kind == evDeliver && (q.head == len(q.fifo) || q.fifo[len(q.fifo)-1].at <= k.at) {
+		// Due no earlier than the last delivery queued, and numbered
+		// after it: the FIFO stays in (at, seq) order.
+		if q.head == len(q.fifo) {
+			q.fifo, q.head = q.fifo[:0], 0
+		} else if q.head > len(q.fifo)/2 && q.head >= 64 {
+			// Slide the live keys down instead of growing for ever.
+			n := copy(q.fifo, q.fifo[q.head:])
+			q.fifo, q.head = q.fifo[:n], 0
+		}
+		q.fifo = append(q.fifo, k)
+		return
+	}
 	q.h = append(q.h, k)
 	// Sift the new key up through a hole: parents move down, the key is
 	// written once where it stops.
@@ -99,18 +122,38 @@ func (q *queue[M, T]) push(ev event[M, T]) {
 	q.h[i] = k
 }
 
-func (q *queue[M, T]) len() int { return len(q.h) }
+func (q *queue[M, T]) len() int { return len(q.h) + len(q.fifo) - q.head }
+
+// fifoFirst reports whether the next event is the FIFO's head; the queue
+// must not be empty.
+func (q *queue[M, T]) fifoFirst() bool {
+	return q.head < len(q.fifo) && (len(q.h) == 0 || q.fifo[q.head].before(&q.h[0]))
+}
 
 // peek returns the time of the next event.
-func (q *queue[M, T]) peek() node.Millis { return q.h[0].at }
+func (q *queue[M, T]) peek() node.Millis {
+	if q.fifoFirst() {
+		return q.fifo[q.head].at
+	}
+	return q.h[0].at
+}
 
-// pop removes and returns the next event.
-func (q *queue[M, T]) pop() event[M, T] {
-	slot := q.h[0].slot
-	top := q.pool[slot]
+// take returns the event in slot and frees the slot.
+func (q *queue[M, T]) take(slot int32) event[M, T] {
+	ev := q.pool[slot]
 	var zero event[M, T]
 	q.pool[slot] = zero // let go of its message and set
 	q.free = append(q.free, slot)
+	return ev
+}
+
+// pop removes and returns the next event.
+func (q *queue[M, T]) pop() event[M, T] {
+	if q.fifoFirst() {
+		q.head++
+		return q.take(q.fifo[q.head-1].slot)
+	}
+	top := q.take(q.h[0].slot)
 	n := len(q.h) - 1
 	k := q.h[n]
 	q.h = q.h[:n]

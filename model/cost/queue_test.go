@@ -13,15 +13,28 @@ import (
 // TestQueueOrder: whatever the interleaving of pushes and pops, the queue
 // hands events out by time, and events of one time in the order they were
 // pushed, each exactly once and intact (checked against a sorted list).
+// Some events are deliveries, most of them due no earlier than the last
+// one (the FIFO's case), some earlier (the heap's).
 func TestQueueOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var q queue[string, int]
 		var pending []event[string, int] // the oracle: what was pushed, not yet popped
 		pushed := 0
+		last := node.Millis(0) // the latest delivery time pushed
 		for range rapid.IntRange(0, 200).Draw(t, "ops") {
 			if len(pending) == 0 || rapid.Bool().Draw(t, "push") {
 				pushed++
-				ev := event[string, int]{at: node.Millis(rapid.IntRange(0, 20).Draw(t, "at")), timer: pushed}
+				ev := event[string, int]{at: node.Millis(rapid.IntRange(0, 20).Draw(t, "at")), timer: pushed, kind: evTimer}
+				switch rapid.IntRange(0, 3).Draw(t, "kind") {
+				case 0, 1:
+					ev.kind = evDeliver
+					ev.at = last + node.Millis(rapid.IntRange(0, 3).Draw(t, "later"))
+				case 2:
+					ev.kind = evDeliver
+				}
+				if ev.kind == evDeliver {
+					last = max(last, ev.at)
+				}
 				q.push(ev)
 				ev.seq = uint64(pushed)
 				pending = append(pending, ev)
@@ -54,10 +67,17 @@ func TestQueueOrderLarge(t *testing.T) {
 	var q queue[string, int]
 	var pending []event[string, int]
 	pushed := 0
+	last := node.Millis(0) // the latest delivery time pushed
 	for op := 0; op < 20000; op++ {
 		if len(pending) == 0 || rng.IntN(5) < 3 {
 			pushed++
-			ev := event[string, int]{at: node.Millis(rng.IntN(1000)), timer: pushed}
+			ev := event[string, int]{at: node.Millis(rng.IntN(1000)), timer: pushed, kind: evTimer}
+			if rng.IntN(3) > 0 {
+				// A delivery, due at most a little before the
+				// last one (the FIFO takes those not before it).
+				ev.kind, ev.at = evDeliver, last+node.Millis(rng.IntN(8))-1
+				last = max(last, ev.at)
+			}
 			q.push(ev)
 			ev.seq = uint64(pushed)
 			pending = append(pending, ev)
