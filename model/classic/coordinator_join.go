@@ -493,8 +493,10 @@ func (c *Coordinator) maybeCompleteJoin(s *coordStep) {
 //     group moves to GroupCompletingRebalance.
 func (c *Coordinator) completeJoin(s *coordStep) {
 	c.disarm(s, coordJoinTimer)
+	// One sort serves both passes: the first only drops members.
 	var ids idBuffer
-	for _, id := range c.appendSortedIDs(ids[:0]) {
+	sorted := c.appendSortedIDs(ids[:0])
+	for _, id := range sorted {
 		if m := c.members[id]; !m.join.ok {
 			c.dropMember(s, m)
 		}
@@ -509,8 +511,11 @@ func (c *Coordinator) completeJoin(s *coordStep) {
 	if !c.IsMember(c.leader) {
 		c.leader = c.firstArrival()
 	}
-	for _, id := range c.appendSortedIDs(ids[:0]) {
-		m := c.members[id]
+	for _, id := range sorted {
+		m, ok := c.members[id]
+		if !ok {
+			continue // dropped above
+		}
 		s.send(m.join.from, c.currentJoinResponse(m.join.seq, id, id == c.leader, false))
 		m.join = coordParked{}
 		m.assignment = ""
