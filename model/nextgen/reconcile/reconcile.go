@@ -309,8 +309,10 @@ func next(m Member, in Input) (Member, error) {
 	}
 }
 
-// check returns the caller-misuse error of Next, if any: the sets' first,
-// in Next's order, then checkInput's.
+// check returns the caller-misuse error of Next, if any, the first in this
+// order: the member, a target epoch behind it, the target and owned sets,
+// then the rest of checkInput's (which reports the epoch itself when the
+// sets were skipped for it).
 func check(m Member, in Input) error {
 	if err := m.Validate(); err != nil {
 		return err
