@@ -377,31 +377,33 @@ func withEveryMember(as map[spec.MemberID]Assignment, joined []Joined) map[spec.
 // delay. Sorted by member id; empty when there are none. A leader sends
 // nothing that CheckRound or Malformed reports.
 func Malformed(as map[spec.MemberID]Assignment) []string {
-	// A leader asks at every round, and nearly always there is nothing to
-	// report: a first pass in map order finds out without sorting.
-	clean := true
-	for _, a := range as {
-		if a.Revoked.Validate() != nil || !a.Assigned.Intersect(a.Revoked).IsEmpty() || a.Delay < 0 {
-			clean = false
-			break
-		}
+	// One pass in map order, then only the members with something to
+	// report are sorted: a leader asks at every round, and nearly always
+	// there is nothing to report.
+	type report struct {
+		id       spec.MemberID
+		problems []string
 	}
-	if clean {
-		return nil
-	}
-	var out []string
-	var buf [8]spec.MemberID
-	for _, id := range spec.AppendSortedKeys(buf[:0], as) {
-		a := as[id]
+	var reports []report
+	for id, a := range as {
+		var problems []string
 		if err := a.Revoked.Validate(); err != nil {
-			out = append(out, fmt.Sprintf("member %s: revoked: %v", id, err))
+			problems = append(problems, fmt.Sprintf("member %s: revoked: %v", id, err))
 		}
 		if x := a.Assigned.Intersect(a.Revoked); !x.IsEmpty() {
-			out = append(out, fmt.Sprintf("member %s: %s both assigned and revoked", id, x))
+			problems = append(problems, fmt.Sprintf("member %s: %s both assigned and revoked", id, x))
 		}
 		if a.Delay < 0 {
-			out = append(out, fmt.Sprintf("member %s: negative delay %d", id, a.Delay))
+			problems = append(problems, fmt.Sprintf("member %s: negative delay %d", id, a.Delay))
 		}
+		if len(problems) > 0 {
+			reports = append(reports, report{id, problems})
+		}
+	}
+	slices.SortFunc(reports, func(a, b report) int { return strings.Compare(string(a.id), string(b.id)) })
+	var out []string
+	for _, r := range reports {
+		out = append(out, r.problems...)
 	}
 	return out
 }
