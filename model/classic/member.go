@@ -301,6 +301,7 @@ func (m *Member) Step(in node.Input) Output {
 	if memberStates.Final(m.state) {
 		return out
 	}
+	out = node.Buffered[Message, Timer, Callback]()
 	now := in.Now
 	switch e := in.Event.(type) {
 	case Receive:
@@ -322,6 +323,7 @@ func (m *Member) Step(in node.Input) Output {
 	default:
 		panic(fmt.Sprintf("classic: member %s: unknown event %T", m.cfg.Name, in.Event))
 	}
+	out.NilEmpty()
 	return out
 }
 

@@ -294,8 +294,7 @@ func (m *Member) Step(in node.Input) Output {
 	if memberStates.Final(m.state) {
 		return out
 	}
-	buf := new(outputBuffer)
-	out.Messages, out.Timers, out.Callbacks = buf.messages[:0], buf.timers[:0], buf.callbacks[:0]
+	out = node.Buffered[Message, Timer, Callback]()
 	now := in.Now
 	switch e := in.Event.(type) {
 	case Receive:
@@ -320,15 +319,6 @@ func (m *Member) Step(in node.Input) Output {
 	}
 	out.NilEmpty()
 	return out
-}
-
-// outputBuffer backs the output of one member step: one allocation for
-// the message, the timer commands and the callback a step usually gives,
-// instead of one for each.
-type outputBuffer struct {
-	messages  [1]Envelope
-	timers    [2]TimerCmd
-	callbacks [1]Callback
 }
 
 // callback queues an application callback.

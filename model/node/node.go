@@ -167,6 +167,25 @@ func (o *Output[M, T, C]) Send(from, to string, msg M) {
 	o.Messages = append(o.Messages, Envelope[M]{From: from, To: to, Msg: msg})
 }
 
+// Buffered returns an empty Output whose lists are backed by one
+// allocation that holds a message, two timer commands and a callback:
+// what a member's step usually gives (a request and its timer, or a
+// response's timers), where appending to nil lists would allocate each
+// list on its own. A group of a thousand members heartbeats hundreds of
+// times a simulated second. A step that starts from it calls NilEmpty
+// before it returns.
+func Buffered[M, T, C fmt.Stringer]() Output[M, T, C] {
+	buf := new(outputBuffer[M, T, C])
+	return Output[M, T, C]{Messages: buf.messages[:0], Timers: buf.timers[:0], Callbacks: buf.callbacks[:0]}
+}
+
+// outputBuffer is the backing of a Buffered output.
+type outputBuffer[M, T, C fmt.Stringer] struct {
+	messages  [1]Envelope[M]
+	timers    [2]TimerCmd[T]
+	callbacks [1]C
+}
+
 // NilEmpty sets each empty list of o (messages, timers, callbacks) to
 // nil, as an output built by appending to nil lists has them: for a step
 // that backs its lists with a buffer of its own, so that its outputs
