@@ -67,6 +67,11 @@ type timerEntry struct {
 	armed      bool
 	pending    node.Millis
 	hasPending bool
+	// fired is the node.TimerFired of this entry's timer, boxed at its
+	// first firing and handed to every later one: an entry outlives its
+	// firings (due), and a member's heartbeat timer fires every interval.
+	// Nil until the first firing.
+	fired node.Event
 }
 
 // proc is one member process: a name and configuration that survive
@@ -359,8 +364,8 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 		case evDeliver:
 			e.stepCoordinator(node.Receive[M]{From: ev.from, Msg: ev.msg})
 		case evTimer:
-			if e.due(e.ctimers, ev, -1, 0) {
-				e.stepCoordinator(node.TimerFired[T]{Timer: ev.timer})
+			if fired := e.due(e.ctimers, ev, -1, 0); fired != nil {
+				e.stepCoordinator(fired)
 			}
 		}
 		return nil
@@ -374,11 +379,10 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 	case evDeliver:
 		in = node.Receive[M]{From: node.CoordinatorNode, Msg: ev.msg}
 	case evTimer:
-		if !e.due(p.timers, ev, ev.proc, ev.inc) {
+		if in = e.due(p.timers, ev, ev.proc, ev.inc); in == nil {
 			return nil
 		}
 		ev.kind = evHeldTimer
-		in = node.TimerFired[T]{Timer: ev.timer}
 	case evHeldTimer:
 		in = node.TimerFired[T]{Timer: ev.timer}
 	case evRevoked:
@@ -446,29 +450,33 @@ func (e *engine[M, T, C]) scheduleKeepAlive(p *proc[M, T, C]) {
 	e.q.push(event[M, T]{at: at, kind: evKeepAlive, proc: p.ix, inc: p.inc})
 }
 
-// due reports whether a timer firing is the one the node armed (not a
-// stale or superseded one), re-queueing it when its deadline moved later.
-func (e *engine[M, T, C]) due(m *timerTable[T], ev event[M, T], proc, inc int32) bool {
+// due returns the node.TimerFired event of a timer firing that is the
+// one the node armed, nil for a stale or superseded one, re-queueing it
+// when its deadline moved later.
+func (e *engine[M, T, C]) due(m *timerTable[T], ev event[M, T], proc, inc int32) node.Event {
 	ent := m.get(ev.timer)
 	if ent == nil || !ent.hasPending || ent.pending != ev.at {
-		return false
+		return nil
 	}
 	ent.hasPending = false
 	switch {
 	case !ent.armed:
 		m.del(ev.timer)
-		return false
+		return nil
 	case ent.at > ev.at:
 		ent.pending, ent.hasPending = ent.at, true
 		e.q.push(event[M, T]{at: ent.at, kind: evTimer, proc: proc, inc: inc, timer: ev.timer})
-		return false
+		return nil
 	}
 	// Fired: the entry stays, disarmed, for the node to arm again (a
 	// member re-arms its heartbeat at every response), without a new one
 	// each time. One that is never armed again stays too, a few bytes for
 	// each timer a node ever fired.
 	ent.armed = false
-	return true
+	if ent.fired == nil {
+		ent.fired = node.TimerFired[T]{Timer: ev.timer}
+	}
+	return ent.fired
 }
 
 // setTimers applies a node's timer commands.
