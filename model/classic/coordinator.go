@@ -423,19 +423,28 @@ type idBuffer [8]spec.MemberID
 // (UNKNOWN_MEMBER_ID). A request without an instance id is checked on its
 // member id alone.
 func (c *Coordinator) validateMember(id spec.MemberID, instanceID string) spec.ErrorCode {
+	_, code := c.validMember(id, instanceID)
+	return code
+}
+
+// validMember is validateMember that also returns the member when the
+// request is valid (nil otherwise): a heartbeat goes on to restart that
+// member's session, without looking it up again.
+func (c *Coordinator) validMember(id spec.MemberID, instanceID string) (*coordMember, spec.ErrorCode) {
 	if instanceID != "" {
 		current, ok := c.instances[instanceID]
 		if !ok {
-			return spec.UnknownMemberID
+			return nil, spec.UnknownMemberID
 		}
 		if current != id {
-			return spec.FencedInstanceID
+			return nil, spec.FencedInstanceID
 		}
 	}
-	if _, ok := c.members[id]; !ok {
-		return spec.UnknownMemberID
+	m, ok := c.members[id]
+	if !ok {
+		return nil, spec.UnknownMemberID
 	}
-	return spec.None
+	return m, spec.None
 }
 
 // State returns the group state.

@@ -113,7 +113,8 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 	answer := func(code spec.ErrorCode) {
 		s.send(from, HeartbeatResponse{Seq: req.Seq, Error: code, Generation: req.Generation})
 	}
-	if code := c.validateMember(req.MemberID, req.InstanceID); code != spec.None {
+	m, code := c.validMember(req.MemberID, req.InstanceID)
+	if code != spec.None {
 		answer(code)
 		return
 	}
@@ -121,7 +122,6 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 		answer(spec.IllegalGeneration)
 		return
 	}
-	m := c.members[req.MemberID]
 	if m.node != from {
 		c.ownMembers()
 		m = c.members[req.MemberID]

@@ -32,7 +32,22 @@ func compareTimers(a, b Timer) int {
 
 // find returns where t is, or would be inserted, and whether it is armed.
 func (ts coordTimers) find(t Timer) (int, bool) {
-	return slices.BinarySearchFunc(ts, t, func(a armedTimer, t Timer) int { return compareTimers(a.timer, t) })
+	// A binary search with the order written out (compareTimers) rather
+	// than slices.BinarySearchFunc with a comparison function: every
+	// heartbeat re-arms a session timer, and the function call at each of
+	// a thousand-member group's eleven levels cost more than the
+	// comparing.
+	lo, hi := 0, len(ts)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		a := &ts[mid].timer
+		if a.Kind < t.Kind || (a.Kind == t.Kind && a.Member < t.Member) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(ts) && ts[lo].timer.Kind == t.Kind && ts[lo].timer.Member == t.Member
 }
 
 // get returns t's deadline and whether t is armed.
