@@ -90,3 +90,50 @@ func TestTrackerIndex(t *testing.T) {
 		}
 	})
 }
+
+// TestTrackerLongestOutageTie: of outages of equal length, the longest
+// outage is the one of the first resource in spec.Resource order (topic
+// name, then partition), whatever order the tracker numbers its topics
+// in; a longer outage ending later still wins.
+func TestTrackerLongestOutageTie(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		topics []string
+		ends   []spec.Resource // outages ended together, in this order
+		want   spec.Resource
+	}{
+		{"sorted topics", []string{"a", "b"}, []spec.Resource{{Topic: "b", Partition: 0}, {Topic: "a", Partition: 1}}, spec.Resource{Topic: "a", Partition: 1}},
+		{"topics numbered against their names", []string{"b", "a"}, []spec.Resource{{Topic: "b", Partition: 0}, {Topic: "a", Partition: 1}}, spec.Resource{Topic: "a", Partition: 1}},
+		{"the smaller ended first", []string{"b", "a"}, []spec.Resource{{Topic: "a", Partition: 0}, {Topic: "b", Partition: 1}}, spec.Resource{Topic: "a", Partition: 0}},
+		{"partitions of one topic", []string{"c", "b", "a"}, []spec.Resource{{Topic: "b", Partition: 1}, {Topic: "b", Partition: 0}}, spec.Resource{Topic: "b", Partition: 0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := newTracker(c.topics, 2, 2, false)
+			for ti := range c.topics {
+				tr.setSubscribed(int32(ti), true)
+			}
+			p := tr.addProcess("m")
+			tr.setRunning(p, true)
+			tr.begin()
+			tr.advance(1000)
+			cur := newTopicCursor()
+			for _, r := range c.ends {
+				cur = newTopicCursor()
+				tr.add(tr.index(r, &cur), p)
+			}
+			if tr.longest != 1000 || tr.longestRes != c.want {
+				t.Fatalf("longest outage %d ms of %s, want 1000 ms of %s", tr.longest, tr.longestRes, c.want)
+			}
+			// A longer outage wins whatever its resource.
+			tr.advance(3000)
+			last := spec.Resource{Topic: c.topics[0], Partition: 1}
+			if !slices.Contains(c.ends, last) {
+				cur = newTopicCursor()
+				tr.add(tr.index(last, &cur), p)
+				if tr.longest != 3000 || tr.longestRes != last {
+					t.Fatalf("longest outage %d ms of %s, want 3000 ms of %s", tr.longest, tr.longestRes, last)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -63,6 +64,8 @@ type tracker struct {
 	moves      int
 	longest    node.Millis
 	longestRes spec.Resource
+	longestIx  int32   // longestRes's number, while longest > 0
+	topicRank  []int32 // topicRank[ti] is topics[ti]'s place among the sorted names
 	samples    []Sample
 	keep       bool
 	open       map[[2]int32]node.Millis // (resource, process) -> From
@@ -76,6 +79,15 @@ func newTracker(topics []string, parts, stride int32, keep bool) *tracker {
 	t.subscribed = make([]bool, len(topics))
 	t.avail = make([]int32, len(topics))
 	t.good = make([]int32, len(topics))
+	byName := make([]int32, len(topics))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(topics[a], topics[b]) })
+	t.topicRank = make([]int32, len(topics))
+	for rank, ti := range byName {
+		t.topicRank[ti] = int32(rank)
+	}
 	for i, tp := range topics {
 		t.topicIx[tp] = int32(i)
 		t.parts[i] = parts
@@ -222,9 +234,17 @@ func (t *tracker) endOutage(ix int32) {
 		return
 	}
 	from := max(t.since[ix], t.start)
-	if d := t.now - from; d > t.longest || (d == t.longest && d > 0 && t.resource(ix).Less(t.longestRes)) {
-		t.longest, t.longestRes = d, t.resource(ix)
+	if d := t.now - from; d > t.longest || (d == t.longest && d > 0 && t.order(ix) < t.order(t.longestIx)) {
+		t.longest, t.longestIx, t.longestRes = d, ix, t.resource(ix)
 	}
+}
+
+// order is resource ix's place in spec.Resource order (topic name, then
+// partition), as a number: equal outages are frequent (an eager round
+// ends thousands of them at one instant), and the longest outage's tie
+// break compared two resources' topic names at each.
+func (t *tracker) order(ix int32) int64 {
+	return int64(t.topicRank[ix/t.stride])*int64(t.stride) + int64(ix%t.stride)
 }
 
 // holds reports whether process p holds resource ix.
