@@ -936,48 +936,46 @@ func sameSet(a, b spec.Set) bool {
 
 // moveHoldings is removeHoldings(id, from) followed by addHoldings(id, e,
 // to), without the PerSetEpochUpdate fault, in one walk of each set: a
-// partition of both keeps its entry. It panics where the two would, on the
-// same partition and with the same message: first for a partition of from
-// that id does not hold, then for a partition of to that another member
-// holds (unless the AssignBeforeRelease fault is on).
+// partition of both keeps its entry, unread. It panics where the two
+// would for the partitions it changes, on the same partition and with the
+// same message: first for a partition of from only that id does not hold,
+// then for a partition of to only that another member holds (unless the
+// AssignBeforeRelease fault is on). A partition of both it does not look
+// up: in an owner map that matches the member records (CheckInvariants,
+// which the tests and the model checker run after every step) id holds
+// it, alone without AssignBeforeRelease, and a
+// member's heartbeat usually keeps all but a few of its partitions (at
+// 200 members over 20,000 partitions, looking up the kept ones was a
+// sixth of the next-gen simulation).
 func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
 	c.ownOwners()
-	// Removal: every partition of from must be id's; those not in to are
-	// released.
+	// Removal: every partition of from only must be id's, and is released.
 	var w rowWriter
 	j := 0
 	for _, p := range from {
 		for j < len(to) && to[j].Less(p) {
 			j++
 		}
-		kept := j < len(to) && to[j] == p
+		if j < len(to) && to[j] == p {
+			continue
+		}
 		s := w.at(&c.owners, p)
 		i := s.index(id)
 		if i < 0 {
 			panic(fmt.Sprintf("coordinator: partition %s is not held by %s (holders %v)", p, id, c.holders(*s)))
 		}
-		if !kept {
-			*s = s.without(i)
-		}
+		*s = s.without(i)
 	}
-	// Addition: every partition of to is taken, or kept if id held it.
+	// Addition: every partition of to only is taken.
 	j = 0
 	for _, p := range to {
 		for j < len(from) && from[j].Less(p) {
 			j++
 		}
-		kept := j < len(from) && from[j] == p
-		s := w.at(&c.owners, p)
-		if !kept {
-			c.take(s, id, p)
+		if j < len(from) && from[j] == p {
 			continue
 		}
-		if s.rest != nil && !c.cfg.Faults.Has(AssignBeforeRelease) {
-			// addHoldings would find the other holders once id's
-			// entry is gone.
-			others := slices.DeleteFunc(c.holders(*s), func(h holder) bool { return h.member == id })
-			panic(fmt.Sprintf("coordinator: %s would take %s, which %s still holds at epoch %d", id, p, others[0].member, others[0].epoch))
-		}
+		c.take(w.at(&c.owners, p), id, p)
 	}
 }
 

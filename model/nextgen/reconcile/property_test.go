@@ -151,6 +151,11 @@ func TestNextProperties(t *testing.T) {
 		if reconciled && got.State == Stable && (got.Epoch != in.TargetEpoch || !got.Assigned.Equal(in.Target)) {
 			t.Fatalf("STABLE off target %d %s: %s -> %s", in.TargetEpoch, in.Target, m, got)
 		}
+		// A member that reaches its target holds the target set itself
+		// (the coordinator's next heartbeat compares by identity first).
+		if reconciled && got.State == Stable && len(got.Assigned) > 0 && &got.Assigned[0] != &in.Target[0] {
+			t.Fatalf("STABLE on a copy of the target %s: %s -> %s", in.Target, m, got)
+		}
 	})
 }
 

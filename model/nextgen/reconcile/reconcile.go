@@ -406,18 +406,27 @@ func computeNext(m Member, in Input, epoch spec.Epoch) Member {
 		// 2. Free partitions to add: they join the assigned set at once,
 		// and the member moves to the target epoch, waiting in
 		// UNRELEASED_PARTITIONS if part of its target is still held.
-		next.Assigned = assigned.Union(pending)
 		next.State = Stable
 		if !unreleased.IsEmpty() {
+			next.Assigned = assigned.Union(pending)
 			next.State = UnreleasedPartitions
+		} else {
+			// Assigned ∪ Pending = (A ∩ T) ∪ (T − A) = T: the target
+			// set itself, which the coordinator then finds by identity
+			// when it compares the member with its target.
+			next.Assigned = in.Target
 		}
 	case !unreleased.IsEmpty():
 		// 3. Nothing to revoke or add yet, but part of the target is
 		// still held elsewhere: move to the target epoch and wait.
 		next.State = UnreleasedPartitions
 	default:
-		// 4. Converged: the member holds exactly its target.
+		// 4. Converged: the member holds exactly its target (nothing is
+		// missing, so A ∩ T = T): the target set itself, as in 2.
 		next.State = Stable
+		if len(in.Target) > 0 {
+			next.Assigned = in.Target
+		}
 	}
 	return next
 }

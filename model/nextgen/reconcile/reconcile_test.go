@@ -327,3 +327,34 @@ func TestStringsAreKafkas(t *testing.T) {
 		t.Error("IsReconciledTo: want STABLE and epoch == target")
 	}
 }
+
+// TestNextHoldsTheTargetItself: a member that ends STABLE on its target
+// holds the target set itself, not a copy, whichever way it got there
+// (the coordinator compares a member's assignment with its target at
+// every heartbeat, by identity first).
+func TestNextHoldsTheTargetItself(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		member Member
+		target spec.Set
+		owned  spec.Set
+	}{
+		{"already holding an equal copy", Member{Epoch: 1, PreviousEpoch: 0, State: Stable, Assigned: mk(ps(0, 1), nil)}, mk(ps(0, 1), nil), mk(ps(0, 1), nil)},
+		{"free partitions added", Member{Epoch: 1, PreviousEpoch: 0, State: Stable, Assigned: mk(ps(0), nil)}, mk(ps(0, 1), ps(0)), mk(ps(0), nil)},
+		{"revoked partitions already released", Member{Epoch: 1, PreviousEpoch: 0, State: Stable, Assigned: mk(ps(0, 1), ps(2))}, mk(ps(1), nil), mk(ps(1), nil)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			owned, isSent := sent(c.owned)
+			got, err := Next(c.member, Input{TargetEpoch: 2, Target: c.target, Owned: owned, OwnedSent: isSent, PartitionOwned: c.owned.Contains})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.State != Stable || got.Epoch != 2 || !got.Assigned.Equal(c.target) {
+				t.Fatalf("%s -> %s, want STABLE at epoch 2 on %s", c.member, got, c.target)
+			}
+			if &got.Assigned[0] != &c.target[0] {
+				t.Errorf("%s -> %s: a copy of the target, not the target itself", c.member, got)
+			}
+		})
+	}
+}

@@ -320,10 +320,18 @@ func Build(in Input) (Result, error) {
 	}
 	for _, m := range group {
 		next := out[m.ID]
-		res.Target[m.ID] = next
-		if prev, ok := in.Previous[m.ID]; !ok || !prev.Equal(next) {
+		prev, ok := in.Previous[m.ID]
+		switch {
+		case !ok || !prev.Equal(next):
 			res.Changed = append(res.Changed, m.ID)
+		case len(next) > 0:
+			// Unchanged: keep the previous set itself (sets are
+			// immutable), so that the coordinator, which compares a
+			// member's assignment with its target at every heartbeat,
+			// finds the very slice it holds and compares no resources.
+			next = prev
 		}
+		res.Target[m.ID] = next
 	}
 	return res, nil
 }
