@@ -305,6 +305,23 @@ func ParseSet(s string) (Set, error) {
 		if f == "" {
 			continue
 		}
+		if n := len(rs); n > 0 {
+			// The next partition of the last resource's topic, as String
+			// prints a run of one topic: "topic-N", N of one to nine
+			// digits, is what ParseResource would read (the last dash is
+			// the topic's end, and the topic is valid), without its
+			// search for suffixes and dashes. A leader reads every
+			// member's set in each round.
+			last := rs[n-1]
+			t := last.Topic
+			if len(f) > len(t)+1 && f[len(t)] == '-' && f[:len(t)] == t {
+				if p, ok := smallDecimal(f[len(t)+1:]); ok {
+					sorted = sorted && last.Partition < p
+					rs = append(rs, Resource{Topic: t, Partition: p})
+					continue
+				}
+			}
+		}
 		r, err := ParseResource(f)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -69,6 +70,49 @@ func TestTopicsExisting(t *testing.T) {
 		s := NewSet(rs...)
 		if got, want := topics.Existing(s), s.Filter(topics.Has); !reflect.DeepEqual(got, want) {
 			t.Fatalf("Existing(%v) = %#v, want %#v", s, got, want)
+		}
+	}
+}
+
+// TestParseSetRunFastPath: the next partition of the last resource's
+// topic is read without ParseResource; inputs that only look like one
+// (a longer topic sharing the name as a prefix, a partition that is not
+// one to nine digits, a connector's name followed by a partition) read
+// as ParseResource reads each item, and errors stay errors.
+func TestParseSetRunFastPath(t *testing.T) {
+	reference := func(s string) (Set, error) {
+		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "{"), "}")
+		var rs []Resource
+		for _, f := range strings.FieldsFunc(inner, func(r rune) bool { return r == ' ' || r == ',' }) {
+			r, err := ParseResource(f)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, r)
+		}
+		out := NewSet(rs...)
+		if len(out) != len(rs) {
+			return nil, errors.New("duplicate")
+		}
+		if len(out) == 0 {
+			return nil, nil
+		}
+		return out, nil
+	}
+	for _, s := range []string{
+		"{t-1 t-2 t-10}", "{t-2 t-1}", "{t-1 t-01}", "{t-1 t-1}",
+		"{a-1 a-1-2}", "{a-1 a-12-3 a-2}", "{t-1 t-1x}", "{t-1 t-}", "{t-1 t--1}",
+		"{t-1 t-999999999}", "{t-1 t-1000000000}", "{t-1 t-99999999999}",
+		"{c/connector c-0 c-1}", "{c-0 c/connector}", "{t-5 tt-1 t-6}", "{ab-1 a-2}", "{t-1 t12}",
+	} {
+		got, err := ParseSet(s)
+		want, wantErr := reference(s)
+		if (err != nil) != (wantErr != nil) {
+			t.Errorf("ParseSet(%q) error %v; each item read alone: %v", s, err, wantErr)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseSet(%q) = %#v; each item read alone: %#v", s, got, want)
 		}
 	}
 }
