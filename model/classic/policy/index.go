@@ -151,20 +151,25 @@ type locator struct {
 	u     *universe
 	valid bool
 	topic string
-	t     int32 // position in u.topics, -1 when the topic has none
+	t     int32 // position in u.topics, -1 when the topic has none (or before the first)
 }
 
-func (u *universe) locator() locator { return locator{u: u} }
+func (u *universe) locator() locator { return locator{u: u, t: -1} }
 
-// index returns the index of x and whether x is configured.
+// index returns the index of x and whether x is configured. At a new
+// topic it tries the universe's topic after the last one found before it
+// searches: a member's set is sorted by topic, as the universe is, and
+// its next run is most often of the next topic.
 func (l *locator) index(x spec.Resource) (int32, bool) {
 	if !l.valid || x.Topic != l.topic {
 		l.valid, l.topic = true, x.Topic
-		t, ok := l.u.position(x.Topic)
-		if !ok {
-			t = -1
+		if next := l.t + 1; int(next) < len(l.u.topics) && l.u.topics[next].name == x.Topic {
+			l.t = next
+		} else if t, ok := l.u.position(x.Topic); ok {
+			l.t = t
+		} else {
+			l.t = -1
 		}
-		l.t = t
 	}
 	if l.t < 0 {
 		return -1, false

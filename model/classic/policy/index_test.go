@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/spec"
+	"pgregory.net/rapid"
 )
 
 // TestSubscribedTopics: the union of the subscriptions, sorted and
@@ -48,4 +49,52 @@ func TestConnectClaimPastTheEnd(t *testing.T) {
 			g.want("assigned", g.assigned(), "A:{a-0} B:{b-0}")
 		})
 	}
+}
+
+// TestLocatorIndex: a locator walked along a list of resources finds each
+// one's index as a plain lookup does, whether the list is sorted by topic
+// (its next run's topic tried first) or not, and for topics and
+// partitions the universe does not configure.
+func TestLocatorIndex(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		topics := spec.Topics{}
+		names := []string{"a", "b", "c", "d", "e"}
+		for _, n := range rapid.SliceOfNDistinct(rapid.SampledFrom(names), 1, 5, rapid.ID[string]).Draw(t, "configured") {
+			topics[n] = int32(rapid.IntRange(0, 3).Draw(t, "partitions-"+n))
+		}
+		if rapid.Bool().Draw(t, "connector") {
+			topics = topics.AddConnector("k", int32(rapid.IntRange(0, 2).Draw(t, "tasks")))
+		}
+		sub := append(spec.AppendSortedKeys(nil, topics), "zz")
+		slices.Sort(sub)
+		u := newUniverse(topics, [][]string{sub})
+		rs := rapid.SliceOf(rapid.Custom(func(t *rapid.T) spec.Resource {
+			n := rapid.SampledFrom(append(names, "k", "zz")).Draw(t, "topic")
+			return spec.Resource{Topic: n, Partition: int32(rapid.IntRange(-2, 4).Draw(t, "partition"))}
+		})).Draw(t, "resources")
+		if rapid.Bool().Draw(t, "sorted") {
+			slices.SortFunc(rs, spec.Resource.Compare)
+		}
+		plain := func(r spec.Resource) (int32, bool) {
+			p, ok := u.position(r.Topic)
+			if !ok {
+				return -1, false
+			}
+			sp := u.topics[p]
+			if k := r.Partition - sp.lo; k >= 0 && k < sp.n {
+				return sp.start + k, true
+			}
+			return -1, false
+		}
+		l := u.locator()
+		for i, r := range rs {
+			wi, wok := plain(r)
+			if gi, gok := l.index(r); gi != wi || gok != wok {
+				t.Fatalf("resource %d (%s) of %v: index %d, %t; a plain lookup %d, %t", i, r, rs, gi, gok, wi, wok)
+			}
+			if wok && u.resource(wi) != r {
+				t.Fatalf("index %d of %s names %s", wi, r, u.resource(wi))
+			}
+		}
+	})
 }
