@@ -319,19 +319,17 @@ func Build(in Input) (Result, error) {
 		res.Round.Claims[m.ID] = m.Owned
 	}
 	for _, m := range group {
+		// The assignor's set, even when it equals the previous one:
+		// an assignor's sets may share one backing array (the uniform
+		// assignor's do), so keeping a previous set instead would keep
+		// its round's whole array alive for as long as the member's
+		// target stays the same (tried: at 1,000 members over 100,000
+		// partitions the next-gen simulation grew to 6 GB).
 		next := out[m.ID]
-		prev, ok := in.Previous[m.ID]
-		switch {
-		case !ok || !prev.Equal(next):
-			res.Changed = append(res.Changed, m.ID)
-		case len(next) > 0:
-			// Unchanged: keep the previous set itself (sets are
-			// immutable), so that the coordinator, which compares a
-			// member's assignment with its target at every heartbeat,
-			// finds the very slice it holds and compares no resources.
-			next = prev
-		}
 		res.Target[m.ID] = next
+		if prev, ok := in.Previous[m.ID]; !ok || !prev.Equal(next) {
+			res.Changed = append(res.Changed, m.ID)
+		}
 	}
 	return res, nil
 }
