@@ -116,9 +116,8 @@ func TestTrackerLongestOutageTie(t *testing.T) {
 			tr.setRunning(p, true)
 			tr.begin()
 			tr.advance(1000)
-			cur := newTopicCursor()
 			for _, r := range c.ends {
-				cur = newTopicCursor()
+				cur := newTopicCursor()
 				tr.add(tr.index(r, &cur), p)
 			}
 			if tr.longest != 1000 || tr.longestRes != c.want {
@@ -128,7 +127,7 @@ func TestTrackerLongestOutageTie(t *testing.T) {
 			tr.advance(3000)
 			last := spec.Resource{Topic: c.topics[0], Partition: 1}
 			if !slices.Contains(c.ends, last) {
-				cur = newTopicCursor()
+				cur := newTopicCursor()
 				tr.add(tr.index(last, &cur), p)
 				if tr.longest != 3000 || tr.longestRes != last {
 					t.Fatalf("longest outage %d ms of %s, want 3000 ms of %s", tr.longest, tr.longestRes, last)

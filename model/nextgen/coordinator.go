@@ -943,10 +943,10 @@ func sameSet(a, b spec.Set) bool {
 // AssignBeforeRelease fault is on). A partition of both it does not look
 // up: in an owner map that matches the member records (CheckInvariants,
 // which the tests and the model checker run after every step) id holds
-// it, alone without AssignBeforeRelease, and a
-// member's heartbeat usually keeps all but a few of its partitions (at
-// 200 members over 20,000 partitions, looking up the kept ones was a
-// sixth of the next-gen simulation).
+// it, alone without AssignBeforeRelease, and a member's heartbeat usually
+// keeps all but a few of its partitions (at 200 members over 20,000
+// partitions, looking up the kept ones was a sixth of the next-gen
+// simulation).
 func (c *Coordinator) moveHoldings(id spec.MemberID, from, to spec.Set) {
 	c.ownOwners()
 	// Removal: every partition of from only must be id's, and is released.
