@@ -169,11 +169,14 @@ func (o *Output[M, T, C]) Send(from, to string, msg M) {
 
 // Buffered returns an empty Output whose lists are backed by one
 // allocation that holds a message, two timer commands and a callback:
-// what a member's step usually gives (a request and its timer, or a
-// response's timers), where appending to nil lists would allocate each
-// list on its own. A group of a thousand members heartbeats hundreds of
-// times a simulated second. A step that starts from it calls NilEmpty
-// before it returns.
+// what a next-gen member's step usually gives (a heartbeat and its
+// timers, or a response's timers), where appending to nil lists would
+// allocate each list on its own. It pays only for a node whose steps
+// nearly always output something: a classic member mostly answers a
+// heartbeat response with nothing, and the buffer allocated anyway cost
+// it more than it saved (docs/costs.md, sixth pass); the classic
+// coordinator's steps give one message and one timer, a smaller buffer of
+// its own. A step that starts from it calls NilEmpty before it returns.
 func Buffered[M, T, C fmt.Stringer]() Output[M, T, C] {
 	buf := new(outputBuffer[M, T, C])
 	return Output[M, T, C]{Messages: buf.messages[:0], Timers: buf.timers[:0], Callbacks: buf.callbacks[:0]}
