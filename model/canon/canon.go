@@ -483,6 +483,11 @@ func (e *Encoder) String(s string) {
 	if e.Rename != nil {
 		s = e.Rename(s)
 	}
+	if len(s) < 0x80 {
+		// The one-byte uvarint of the length: most strings are names.
+		e.Buf = append(append(e.Buf, byte(len(s))), s...)
+		return
+	}
 	e.Buf = binary.AppendUvarint(e.Buf, uint64(len(s)))
 	e.Buf = append(e.Buf, s...)
 }
@@ -671,12 +676,27 @@ func (e *Encoder) Strings(ss []string) {
 	}
 }
 
-// Set appends a set of resources (kept sorted by spec.Set's contract).
+// Set appends a set of resources (kept sorted by spec.Set's contract) as
+// its runs of one topic: the number of resources, then for each run its
+// topic, its length and its partitions. Written run by run, a set's topic
+// names go through String (and Rename) once per run instead of once per
+// resource, and the encoding is shorter by the names it does not repeat;
+// the runs and their lengths make it as unambiguous as one name per
+// resource.
 func (e *Encoder) Set(s spec.Set) {
 	e.Len(len(s))
-	for _, r := range s {
-		e.String(r.Topic)
-		e.Int(int64(r.Partition))
+	for i := 0; i < len(s); {
+		t := s[i].Topic
+		j := i + 1
+		for j < len(s) && s[j].Topic == t {
+			j++
+		}
+		e.String(t)
+		e.Len(j - i)
+		for _, r := range s[i:j] {
+			e.Int(int64(r.Partition))
+		}
+		i = j
 	}
 }
 
