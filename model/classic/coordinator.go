@@ -480,6 +480,13 @@ func (c *Coordinator) IsMember(id spec.MemberID) bool {
 	return ok
 }
 
+// IsMemberAt reports whether id is a current member whose last accepted
+// request came from node: IsMember(id) && MemberNode(id) == node.
+func (c *Coordinator) IsMemberAt(id spec.MemberID, node string) bool {
+	m, ok := c.members[id]
+	return ok && m.node == node
+}
+
 // MemberNode returns the node name a member's last accepted request came
 // from (the process holding that member id), or "" for a non-member.
 func (c *Coordinator) MemberNode(id spec.MemberID) string {
@@ -712,33 +719,41 @@ func (c *Coordinator) CheckInvariants() error {
 
 // supportedCounted reports whether c.supported equals
 // countSupported(c.members), without building the count: every name in
-// it counts exactly the members that advertise it, at least one, and
-// every name a member advertises is in it.
+// it counts exactly the members that advertise it (a name a member lists
+// twice counted once), at least one, and every name a member advertises
+// is in it. It walks the members once: the checker asks at every step
+// that changed the coordinator.
 func (c *Coordinator) supportedCounted() bool {
+	type tally struct {
+		name      string
+		want, got int
+	}
+	var buf [4]tally
+	tallies := buf[:0]
 	for name, n := range c.supported {
-		if n <= 0 || n != c.advertisers(name) {
+		if n <= 0 {
+			return false
+		}
+		tallies = append(tallies, tally{name: name, want: n})
+	}
+	for _, m := range c.members {
+		for i, p := range m.protocols {
+			if slices.ContainsFunc(m.protocols[:i], func(q ProtocolMetadata) bool { return q.Name == p.Name }) {
+				continue
+			}
+			j := slices.IndexFunc(tallies, func(t tally) bool { return t.name == p.Name })
+			if j < 0 {
+				return false
+			}
+			tallies[j].got++
+		}
+	}
+	for _, t := range tallies {
+		if t.got != t.want {
 			return false
 		}
 	}
-	for _, m := range c.members {
-		for _, p := range m.protocols {
-			if _, ok := c.supported[p.Name]; !ok {
-				return false
-			}
-		}
-	}
 	return true
-}
-
-// advertisers counts the members that advertise the protocol name.
-func (c *Coordinator) advertisers(name string) int {
-	n := 0
-	for _, m := range c.members {
-		if m.advertises(name) {
-			n++
-		}
-	}
-	return n
 }
 
 // hasCandidate reports whether some protocol is supported by every

@@ -1268,6 +1268,10 @@ func TestCoordinatorHeartbeatMovesNode(t *testing.T) {
 	if got := h.Node.MemberNode("A-1"); got != "X" {
 		t.Fatalf("after a heartbeat from X, member A-1 is on node %q, want X:\n%s", got, h.Node)
 	}
+	if !h.Node.IsMemberAt("A-1", "X") || h.Node.IsMemberAt("A-1", "A") || h.Node.IsMemberAt("Z-1", "") {
+		t.Fatalf("IsMemberAt(A-1, X)=%t (A-1, A)=%t (Z-1, \"\")=%t, want true, false, false:\n%s",
+			h.Node.IsMemberAt("A-1", "X"), h.Node.IsMemberAt("A-1", "A"), h.Node.IsMemberAt("Z-1", ""), h.Node)
+	}
 	if before.MemberNode("A-1") != "A" {
 		t.Fatal("the heartbeat from X moved the member in the coordinator forked from")
 	}

@@ -278,6 +278,14 @@ func (c *Coordinator) MemberNode(id spec.MemberID) string {
 	return c.consumerGroup.MemberNode(id)
 }
 
+// IsMemberAt reports IsMember(id) && MemberNode(id) == node.
+func (c *Coordinator) IsMemberAt(id spec.MemberID, node string) bool {
+	if c.classicGroup != nil {
+		return c.classicGroup.IsMemberAt(id, node)
+	}
+	return c.consumerGroup.IsMemberAt(id, node)
+}
+
 // Leader is the classic group's leader, "" for a consumer group.
 func (c *Coordinator) Leader() spec.MemberID {
 	if c.classicGroup != nil {

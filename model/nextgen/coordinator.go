@@ -1115,6 +1115,13 @@ func (c *Coordinator) MemberNode(id spec.MemberID) string {
 	return ""
 }
 
+// IsMemberAt reports whether id is a current member (IsMember) whose last
+// accepted request came from node (MemberNode), in one lookup.
+func (c *Coordinator) IsMemberAt(id spec.MemberID, node string) bool {
+	m := c.members[id]
+	return m != nil && m.cur.Epoch >= 0 && m.node == node
+}
+
 // CoordinatorMemberSnapshot is a copy of what the coordinator records
 // about one member (named as package classic names its own, beside the
 // member node's Member). It shares nothing mutable with the coordinator.

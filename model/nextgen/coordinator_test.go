@@ -213,6 +213,10 @@ func TestSeedWalkthrough(t *testing.T) {
 	if !h.Node.Exists() || h.Node.MemberNode("A") != "A" || h.Node.MemberNode("X") != "" {
 		t.Fatalf("Exists=%t MemberNode(A)=%q MemberNode(X)=%q", h.Node.Exists(), h.Node.MemberNode("A"), h.Node.MemberNode("X"))
 	}
+	if !h.Node.IsMemberAt("A", "A") || h.Node.IsMemberAt("A", "B") || h.Node.IsMemberAt("X", "") {
+		t.Fatalf("IsMemberAt(A, A)=%t (A, B)=%t (X, \"\")=%t, want true, false, false",
+			h.Node.IsMemberAt("A", "A"), h.Node.IsMemberAt("A", "B"), h.Node.IsMemberAt("X", ""))
+	}
 	if got := h.Node.Members(); !reflect.DeepEqual(got, []spec.MemberID{"A", "B"}) {
 		t.Fatalf("Members() = %v", got)
 	}

@@ -65,6 +65,10 @@ type Coordinator[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
 	IsMember(spec.MemberID) bool
 	// MemberNode is the node a member's last accepted request came from.
 	MemberNode(spec.MemberID) string
+	// IsMemberAt reports IsMember(id) && MemberNode(id) == node, in one
+	// lookup: the world asks it for every live process at every step
+	// that changed the coordinator.
+	IsMemberAt(id spec.MemberID, node string) bool
 	// Leader is the member that assigns, "" when there is none (always
 	// "" where the coordinator assigns itself).
 	Leader() spec.MemberID

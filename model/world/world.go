@@ -1164,9 +1164,15 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 			return false
 		}
 		p := w.procs[i]
-		if p.owner != w.serial && !w.coordinatorOwned {
-			// The process and the coordinator are those of the world
-			// whose view prev is: memberView would return y.
+		if p.owner != w.serial {
+			// The process is that of the world whose view prev is: only
+			// whether it is current may differ, and only if the
+			// coordinator changed (memberView would return y with
+			// Current and Fenced computed again, or y itself). Fenced
+			// follows: it is !Current and the phase of the same node.
+			if w.coordinatorOwned && p.Node != nil && w.isCurrent(name, p, y.ID) != y.Current {
+				return false
+			}
 			continue
 		}
 		x := w.memberView(name, p, y)
@@ -1234,10 +1240,16 @@ func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was 
 		mv = w.Family.AdjustView(p.Node.View())
 	}
 	if p.Node != nil {
-		mv.Current = mv.ID != "" && w.Coordinator.IsMember(mv.ID) && w.Coordinator.MemberNode(mv.ID) == p.Address(name)
+		mv.Current = w.isCurrent(name, p, mv.ID)
 		mv.Fenced = !mv.Current && p.Node.Phase() != Left
 	}
 	return mv
+}
+
+// isCurrent reports whether live process name, p, whose member holds
+// member id id, is a current member (see View).
+func (w *World[M, T, C, P]) isCurrent(name string, p *Process[M, T, C, P], id spec.MemberID) bool {
+	return id != "" && w.Coordinator.IsMemberAt(id, p.Address(name))
 }
 
 // Quiet reports whether nothing is in flight and no member is between a
