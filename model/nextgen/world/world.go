@@ -140,10 +140,11 @@ func (Family) WithTopics(cfg nextgen.MemberConfig, topics []string) nextgen.Memb
 	return cfg
 }
 
-// EncodeConfig writes the whole configuration.
-func (Family) EncodeConfig(e *canon.Encoder, cfg nextgen.MemberConfig) {
-	nextgen.EncodeConfig(e, cfg)
-}
+// EncodeConfig writes the subscription, in order: of a configuration only
+// it changes on a path (Subscribe; a restart keeps the configuration, and
+// the family has no bounce), and the member's own encoding writes the
+// configuration it was started with (nextgen.Member.EncodeCanon).
+func (Family) EncodeConfig(e *canon.Encoder, cfg nextgen.MemberConfig) { e.Strings(cfg.Topics) }
 
 // EncodeMessage writes the message's canonical encoding.
 func (Family) EncodeMessage(e *canon.Encoder, m nextgen.Message) { nextgen.EncodeMessage(e, m) }
