@@ -738,7 +738,7 @@ func (c *Coordinator) supportedCounted() bool {
 	}
 	for _, m := range c.members {
 		for i, p := range m.protocols {
-			if slices.ContainsFunc(m.protocols[:i], func(q ProtocolMetadata) bool { return q.Name == p.Name }) {
+			if m.listedBefore(i) {
 				continue
 			}
 			j := slices.IndexFunc(tallies, func(t tally) bool { return t.name == p.Name })

@@ -133,13 +133,20 @@ func (m *coordMember) advertises(name string) bool {
 	return slices.ContainsFunc(m.protocols, func(p ProtocolMetadata) bool { return p.Name == name })
 }
 
+// listedBefore reports whether the name of m's i-th protocol is among its
+// first i: a name a member lists twice counts once.
+func (m *coordMember) listedBefore(i int) bool {
+	name := m.protocols[i].Name
+	return slices.ContainsFunc(m.protocols[:i], func(q ProtocolMetadata) bool { return q.Name == name })
+}
+
 // count adds d (+1 or -1) to the count of every distinct protocol name m
 // advertises: +1 when m becomes a member or after its protocols change, -1
 // when it stops being one or before they change.
 func (c *Coordinator) count(m *coordMember, d int) {
 	c.ownSupported()
 	for i, p := range m.protocols {
-		if slices.ContainsFunc(m.protocols[:i], func(q ProtocolMetadata) bool { return q.Name == p.Name }) {
+		if m.listedBefore(i) {
 			continue // a name listed twice is one member
 		}
 		if c.supported[p.Name] += d; c.supported[p.Name] == 0 {
