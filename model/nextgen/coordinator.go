@@ -1074,10 +1074,11 @@ func (c *Coordinator) Members() []spec.MemberID {
 
 // IsMember reports whether id is a current member: recorded and at a
 // non-negative epoch. A static member parked at -2 is not current.
-func (c *Coordinator) IsMember(id spec.MemberID) bool {
-	m := c.members[id]
-	return m != nil && m.cur.Epoch >= 0
-}
+func (c *Coordinator) IsMember(id spec.MemberID) bool { return c.members[id].current() }
+
+// current reports whether m (nil for no record) is a current member: at a
+// non-negative epoch.
+func (m *member) current() bool { return m != nil && m.cur.Epoch >= 0 }
 
 // recordOf returns a copy of member id's record, and whether there is one.
 func (c *Coordinator) recordOf(id spec.MemberID) (member, bool) {
@@ -1119,7 +1120,7 @@ func (c *Coordinator) MemberNode(id spec.MemberID) string {
 // accepted request came from node (MemberNode), in one lookup.
 func (c *Coordinator) IsMemberAt(id spec.MemberID, node string) bool {
 	m := c.members[id]
-	return m != nil && m.cur.Epoch >= 0 && m.node == node
+	return m.current() && m.node == node
 }
 
 // CoordinatorMemberSnapshot is a copy of what the coordinator records
