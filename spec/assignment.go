@@ -195,7 +195,7 @@ func (t Topics) Existing(s Set) Set {
 	known := false
 	var out Set
 	for i, r := range s {
-		if i == 0 || r.Topic != topic {
+		if i == 0 || !SameTopic(r.Topic, topic) {
 			topic = r.Topic
 			count, known = t[topic]
 		}

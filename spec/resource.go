@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // ConnectorTask is the task number that stands for a Kafka Connect connector
@@ -49,6 +50,17 @@ func Task(name string, task int32) Resource { return Resource{Topic: name, Parti
 // IsConnector reports whether r stands for a connector instance rather than
 // a partition or task.
 func (r Resource) IsConnector() bool { return r.Partition == ConnectorTask }
+
+// SameTopic reports whether a and b are the same topic name (a == b),
+// testing first, without a call, whether they are one string. A set holds
+// one string for a run of one topic (ParseSet reads it once per run, the
+// assignors build a topic's partitions from one name), and the walks over
+// a set compare each resource's topic with the last one's; == calls the
+// runtime for every such comparison of equal lengths, and tests whether
+// the strings are one only inside the call.
+func SameTopic(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
 
 // Less orders resources by topic, then partition. Every printer and every
 // set in this module uses this order.

@@ -100,7 +100,7 @@ func (u *roundMarks) claim(set Set, claimant uint32) bool {
 	k := 0
 	var marks []uint32
 	for j, res := range set {
-		if j == 0 || res.Topic != set[j-1].Topic {
+		if j == 0 || !SameTopic(res.Topic, set[j-1].Topic) {
 			// A claim out of order is not found by the cursor, and
 			// gives up.
 			if marks = u.run(res.Topic, &k); marks == nil {
@@ -133,7 +133,7 @@ func (u *roundMarks) give(set Set, subs []string, receiver uint32) bool {
 	k, s := 0, 0 // cursors into u.names and subs
 	var marks []uint32
 	for j, res := range set {
-		if j == 0 || res.Topic != set[j-1].Topic {
+		if j == 0 || !SameTopic(res.Topic, set[j-1].Topic) {
 			// A topic out of order is not found by the cursor, which only
 			// moves forward.
 			if res.Topic == "" {

@@ -116,3 +116,28 @@ func TestParseSetRunFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSameTopic checks SameTopic against ==: on one string, on equal
+// strings of their own, on the empty string, and on names that differ in
+// length, in content, or only in their last byte, with a shared prefix.
+func TestSameTopic(t *testing.T) {
+	name := "topic-07"
+	own := strings.Clone(name)
+	for _, c := range []struct{ a, b string }{
+		{name, name},
+		{name, own},
+		{"", ""},
+		{"", strings.Clone("x")[:0]},
+		{name, name[:5]},
+		{name, "topic-08"},
+		{name, "TOPIC-07"},
+		{"a", "b"},
+		{"aa", "a"},
+	} {
+		for _, p := range [][2]string{{c.a, c.b}, {c.b, c.a}} {
+			if got, want := SameTopic(p[0], p[1]), p[0] == p[1]; got != want {
+				t.Errorf("SameTopic(%q, %q) = %t, want %t", p[0], p[1], got, want)
+			}
+		}
+	}
+}
