@@ -181,7 +181,7 @@ func resolveClaims(g Group, faults claimFaults) *claimIndex {
 			at    = c.cursor()
 		)
 		for k, r := range m.Owned {
-			if k == 0 || r.Topic != topic {
+			if k == 0 || !spec.SameTopic(r.Topic, topic) {
 				topic = r.Topic
 				base = c.topicBase(&at, topic)
 			}
@@ -246,7 +246,7 @@ func withhold(g Group, c *claimIndex, a spec.Assignment) spec.Assignment {
 			at    = c.cursor()
 		)
 		out[m.ID] = a[m.ID].Filter(func(r spec.Resource) bool {
-			if r.Topic != topic {
+			if !spec.SameTopic(r.Topic, topic) {
 				topic, base = r.Topic, c.topicBase(&at, r.Topic)
 			}
 			return !c.changesOwner(base+int(r.Partition), i)

@@ -285,7 +285,7 @@ func wonSets(g Group, claims *claimIndex) []spec.Set {
 			at    = claims.cursor()
 		)
 		won[i] = m.Owned.Filter(func(r spec.Resource) bool {
-			if r.Topic != topic {
+			if !spec.SameTopic(r.Topic, topic) {
 				topic, base = r.Topic, claims.topicBase(&at, r.Topic)
 				_, in = slices.BinarySearch(claims.eff[i], r.Topic)
 			}
@@ -376,6 +376,15 @@ func wonDense(g Group, claims *claimIndex) ([]int, [][]int32) {
 		return won, nil
 	}
 	wonAt := make([][]int32, len(g.Members))
+	// One array holds every member's won partitions, each member's a slice
+	// of it with its capacity clipped: a member wins at most what it owns,
+	// so the array never grows, and a leader of many members makes one
+	// allocation where it made one or more per member.
+	owned := 0
+	for _, m := range g.Members {
+		owned += len(m.Owned)
+	}
+	all := make([]int32, 0, owned)
 	var keys []int64 // scratch: partition<<32 | dense, per won claim
 	for i, m := range g.Members {
 		var (
@@ -386,18 +395,20 @@ func wonDense(g Group, claims *claimIndex) ([]int, [][]int32) {
 			mixed   = false // won claims of more than one topic
 		)
 		keys = keys[:0]
+		start := len(all)
 		for k, r := range m.Owned {
-			if k == 0 || r.Topic != topic {
+			if k == 0 || !spec.SameTopic(r.Topic, topic) {
 				topic, base = r.Topic, claims.topicBase(&at, r.Topic)
 			}
 			if base >= 0 && claims.winner(base+int(r.Partition)) == i {
 				d := base + int(r.Partition)
-				wonAt[i] = append(wonAt[i], int32(d))
+				all = append(all, int32(d))
 				keys = append(keys, int64(r.Partition)<<32|int64(d))
 				mixed = mixed || (wonBase >= 0 && wonBase != base)
 				wonBase = base
 			}
 		}
+		wonAt[i] = all[start:len(all):len(all)]
 		// m.Owned is sorted by topic, then partition: within one topic that
 		// is already the order; across topics, sort by (partition, dense),
 		// which is (partition, topic) as dense numbers follow topic order.

@@ -186,7 +186,7 @@ func validateOwned(topicIx *topicIndex, counts []int32, m Member) error {
 		at    = topicIx.cursor()
 	)
 	for k, r := range m.Owned {
-		if k == 0 || r.Topic != topic {
+		if k == 0 || !spec.SameTopic(r.Topic, topic) {
 			topic = r.Topic
 			var k int
 			if k, ok = at.find(topic); ok {
@@ -254,7 +254,7 @@ func prune(topics spec.Topics, s spec.Set, validate bool) (spec.Set, error) {
 			// first problem.
 			return nil, s.Validate()
 		}
-		if i == 0 || r.Topic != topic {
+		if i == 0 || !spec.SameTopic(r.Topic, topic) {
 			topic = r.Topic
 			count, known = topics[topic]
 		}

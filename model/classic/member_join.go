@@ -59,7 +59,7 @@ func (m *Member) unsubscribed(s spec.Set) spec.Set {
 	for i := 0; i < len(s); {
 		t := s[i].Topic
 		j := i + 1
-		for j < len(s) && s[j].Topic == t {
+		for j < len(s) && spec.SameTopic(s[j].Topic, t) {
 			j++
 		}
 		for k < len(m.topics) && m.topics[k] < t {

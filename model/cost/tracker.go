@@ -134,7 +134,7 @@ func newTopicCursor() topicCursor { return topicCursor{ti: -1} }
 // map.
 func (t *tracker) index(r spec.Resource, c *topicCursor) int32 {
 	ti := c.ti
-	if ti < 0 || c.topic != r.Topic {
+	if ti < 0 || !spec.SameTopic(c.topic, r.Topic) {
 		ti++
 		if int(ti) >= len(t.topics) || t.topics[ti] != r.Topic {
 			var ok bool

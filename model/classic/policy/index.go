@@ -161,7 +161,7 @@ func (u *universe) locator() locator { return locator{u: u, t: -1} }
 // searches: a member's set is sorted by topic, as the universe is, and
 // its next run is most often of the next topic.
 func (l *locator) index(x spec.Resource) (int32, bool) {
-	if !l.valid || x.Topic != l.topic {
+	if !l.valid || !spec.SameTopic(x.Topic, l.topic) {
 		l.valid, l.topic = true, x.Topic
 		if next := l.t + 1; int(next) < len(l.u.topics) && l.u.topics[next].name == x.Topic {
 			l.t = next
