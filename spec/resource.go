@@ -59,22 +59,33 @@ func (r Resource) IsConnector() bool { return r.Partition == ConnectorTask }
 // runtime for every such comparison of equal lengths, and tests whether
 // the strings are one only inside the call.
 func SameTopic(a, b string) bool {
-	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+	return oneString(a, b) || a == b
+}
+
+// oneString reports whether a and b are one string: the same bytes in
+// memory (so equal), without a call. Equal strings held apart are not.
+func oneString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // Less orders resources by topic, then partition. Every printer and every
-// set in this module uses this order.
+// set in this module uses this order. Two resources of one topic string
+// (see SameTopic) compare by partition at once.
 func (r Resource) Less(o Resource) bool {
-	if r.Topic != o.Topic {
+	if !oneString(r.Topic, o.Topic) && r.Topic != o.Topic {
 		return r.Topic < o.Topic
 	}
 	return r.Partition < o.Partition
 }
 
 // Compare returns -1, 0 or +1 as r sorts before, equal to or after o.
+// Two resources of one topic string (see SameTopic) compare by partition
+// at once.
 func (r Resource) Compare(o Resource) int {
-	if c := strings.Compare(r.Topic, o.Topic); c != 0 {
-		return c
+	if !oneString(r.Topic, o.Topic) {
+		if c := strings.Compare(r.Topic, o.Topic); c != 0 {
+			return c
+		}
 	}
 	return cmp.Compare(r.Partition, o.Partition)
 }

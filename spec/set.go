@@ -23,8 +23,24 @@ func NewSet(rs ...Resource) Set {
 		return nil
 	}
 	s := slices.Clone(rs)
-	slices.SortFunc(s, Resource.Compare)
-	return Set(slices.Compact(s))
+	if !increasing(s) {
+		slices.SortFunc(s, Resource.Compare)
+		s = slices.Compact(s)
+	}
+	return Set(s)
+}
+
+// increasing reports whether rs is sorted with no resource twice, as a
+// Set: NewSet need not sort it. Most sets it is given are (a heartbeat's
+// owned partitions, an assignment read back), and sorting them compared
+// topic names again and again.
+func increasing(rs []Resource) bool {
+	for i := 1; i < len(rs); i++ {
+		if rs[i-1].Compare(rs[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Range returns the set {topic-from, ..., topic-to} (inclusive).

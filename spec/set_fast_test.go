@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -137,6 +138,46 @@ func TestSameTopic(t *testing.T) {
 		for _, p := range [][2]string{{c.a, c.b}, {c.b, c.a}} {
 			if got, want := SameTopic(p[0], p[1]), p[0] == p[1]; got != want {
 				t.Errorf("SameTopic(%q, %q) = %t, want %t", p[0], p[1], got, want)
+			}
+		}
+	}
+}
+
+// TestNewSetOfSortedInput: NewSet takes input already sorted without
+// sorting it (increasing), and still sorts and deduplicates what is not:
+// a sorted list with one resource twice, one pair swapped, or topics out
+// of order, each with its topic strings shared and its own.
+func TestNewSetOfSortedInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	topics := []string{"a", "aa", "b"}
+	for range 500 {
+		var rs []Resource
+		for range rng.IntN(8) {
+			topic := topics[rng.IntN(len(topics))]
+			if rng.IntN(2) == 0 {
+				topic = strings.Clone(topic)
+			}
+			rs = append(rs, Resource{Topic: topic, Partition: rng.Int32N(5) - 1})
+		}
+		want := NewSet(rs...)
+		if err := want.Validate(); err != nil {
+			t.Fatalf("NewSet(%v) = %s: %v", rs, want, err)
+		}
+		sorted := slices.Clone([]Resource(want))
+		variants := [][]Resource{sorted}
+		if n := len(sorted); n > 0 {
+			i := rng.IntN(n)
+			variants = append(variants, slices.Insert(slices.Clone(sorted), i, sorted[i]))
+		}
+		if n := len(sorted); n > 1 {
+			i := rng.IntN(n - 1)
+			swapped := slices.Clone(sorted)
+			swapped[i], swapped[i+1] = swapped[i+1], swapped[i]
+			variants = append(variants, swapped)
+		}
+		for _, v := range variants {
+			if got := NewSet(v...); !slices.Equal(got, want) || got.Validate() != nil {
+				t.Fatalf("NewSet(%v) = %s, want %s", v, got, want)
 			}
 		}
 	}
