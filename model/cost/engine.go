@@ -546,17 +546,9 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 		kind, rs := e.fam.classify(cb)
 		switch kind {
 		case cbAssigned:
-			for _, r := range rs {
-				if ix := e.tr.index(r, &cache); ix >= 0 {
-					e.tr.add(ix, p.ix)
-				}
-			}
+			e.tr.addSet(rs, p.ix, &cache)
 		case cbRevoked, cbLost:
-			for _, r := range rs {
-				if ix := e.tr.index(r, &cache); ix >= 0 {
-					e.tr.remove(ix, p.ix)
-				}
-			}
+			e.tr.removeSet(rs, p.ix, &cache)
 			if kind == cbLost {
 				e.forget(p)
 				continue

@@ -129,25 +129,74 @@ type topicCursor struct {
 func newTopicCursor() topicCursor { return topicCursor{ti: -1} }
 
 // index returns the number of resource r, -1 for one outside the
-// universe. At a new topic it tries the topic after the cursor's first (a
-// set is sorted by topic, and so are the run's topics), and only then the
-// map.
+// universe.
 func (t *tracker) index(r spec.Resource, c *topicCursor) int32 {
-	ti := c.ti
-	if ti < 0 || !spec.SameTopic(c.topic, r.Topic) {
-		ti++
-		if int(ti) >= len(t.topics) || t.topics[ti] != r.Topic {
-			var ok bool
-			if ti, ok = t.topicIx[r.Topic]; !ok {
-				return -1
-			}
-		}
-		c.ti, c.topic = ti, r.Topic
-	}
-	if r.Partition < 0 || r.Partition >= t.parts[ti] {
+	ti := t.topicOf(r.Topic, c)
+	if ti < 0 || r.Partition < 0 || r.Partition >= t.parts[ti] {
 		return -1
 	}
 	return ti*t.stride + r.Partition
+}
+
+// topicOf returns the index of topic, -1 for one outside the universe. At
+// a new topic it tries the topic after the cursor's first (a set is
+// sorted by topic, and so are the run's topics), and only then the map.
+func (t *tracker) topicOf(topic string, c *topicCursor) int32 {
+	ti := c.ti
+	if ti < 0 || !spec.SameTopic(c.topic, topic) {
+		ti++
+		if int(ti) >= len(t.topics) || t.topics[ti] != topic {
+			var ok bool
+			if ti, ok = t.topicIx[topic]; !ok {
+				return -1
+			}
+		}
+		c.ti, c.topic = ti, topic
+	}
+	return ti
+}
+
+// addSet makes process p a holder of every resource of rs in the
+// universe (add), and removeSet no longer a holder (remove): a callback's
+// set, walked a run of one topic at a time, its topic looked up once per
+// run. An eager round revokes and assigns every resource.
+func (t *tracker) addSet(rs spec.Set, p int32, c *topicCursor) {
+	for i := 0; i < len(rs); {
+		base, parts, end := t.run(rs, i, c)
+		for _, r := range rs[i:end] {
+			if r.Partition >= 0 && r.Partition < parts {
+				t.add(base+r.Partition, p)
+			}
+		}
+		i = end
+	}
+}
+
+func (t *tracker) removeSet(rs spec.Set, p int32, c *topicCursor) {
+	for i := 0; i < len(rs); {
+		base, parts, end := t.run(rs, i, c)
+		for _, r := range rs[i:end] {
+			if r.Partition >= 0 && r.Partition < parts {
+				t.remove(base+r.Partition, p)
+			}
+		}
+		i = end
+	}
+}
+
+// run returns, for the run of one topic of rs that starts at i, the
+// number of the topic's partition 0 and its partition count (0 for a
+// topic outside the universe, so that no partition is in it), and the
+// run's end.
+func (t *tracker) run(rs spec.Set, i int, c *topicCursor) (base, parts int32, end int) {
+	topic := rs[i].Topic
+	for end = i + 1; end < len(rs) && spec.SameTopic(rs[end].Topic, topic); end++ {
+	}
+	ti := t.topicOf(topic, c)
+	if ti < 0 {
+		return 0, 0, end
+	}
+	return ti * t.stride, t.parts[ti], end
 }
 
 func (t *tracker) resource(ix int32) spec.Resource {
