@@ -546,9 +546,9 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 		kind, rs := e.fam.classify(cb)
 		switch kind {
 		case cbAssigned:
-			e.tr.addSet(rs, p.ix, &cache)
+			e.tr.holdSet(rs, p.ix, &cache, true)
 		case cbRevoked, cbLost:
-			e.tr.removeSet(rs, p.ix, &cache)
+			e.tr.holdSet(rs, p.ix, &cache, false)
 			if kind == cbLost {
 				e.forget(p)
 				continue

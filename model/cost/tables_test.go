@@ -88,8 +88,8 @@ func TestTrackerIndex(t *testing.T) {
 				t.Fatalf("resource %d (%s) of %v: index %d, want %d", i, r, rs, got, want)
 			}
 		}
-		// addSet and removeSet, a run at a time, take and give back
-		// exactly the set's resources in the universe.
+		// holdSet, a run at a time, takes and gives back exactly the
+		// set's resources in the universe.
 		set := spec.NewSet(rs...)
 		want := map[int32]bool{}
 		for _, r := range set {
@@ -100,14 +100,10 @@ func TestTrackerIndex(t *testing.T) {
 		p := tr.addProcess("m")
 		for _, add := range []bool{true, false} {
 			cur := newTopicCursor()
-			if add {
-				tr.addSet(set, p, &cur)
-			} else {
-				tr.removeSet(set, p, &cur)
-			}
+			tr.holdSet(set, p, &cur, add)
 			for ix := range int32(len(topics)) * (parts + 1) {
 				if got := tr.holds(ix, p); got != (add && want[ix]) {
-					t.Fatalf("after %s %s: holds resource %d: %t", map[bool]string{true: "addSet", false: "removeSet"}[add], set, ix, got)
+					t.Fatalf("after holdSet(%s, %t): holds resource %d: %t", set, add, ix, got)
 				}
 			}
 		}

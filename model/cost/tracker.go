@@ -156,27 +156,19 @@ func (t *tracker) topicOf(topic string, c *topicCursor) int32 {
 	return ti
 }
 
-// addSet makes process p a holder of every resource of rs in the
-// universe (add), and removeSet no longer a holder (remove): a callback's
-// set, walked a run of one topic at a time, its topic looked up once per
-// run. An eager round revokes and assigns every resource.
-func (t *tracker) addSet(rs spec.Set, p int32, c *topicCursor) {
+// holdSet makes process p a holder of every resource of rs in the
+// universe (add) when hold is set, else no longer a holder (remove): a
+// callback's set, walked a run of one topic at a time, its topic looked
+// up once per run. An eager round revokes and assigns every resource.
+func (t *tracker) holdSet(rs spec.Set, p int32, c *topicCursor, hold bool) {
 	for i := 0; i < len(rs); {
 		base, parts, end := t.run(rs, i, c)
 		for _, r := range rs[i:end] {
-			if r.Partition >= 0 && r.Partition < parts {
+			switch {
+			case r.Partition < 0 || r.Partition >= parts:
+			case hold:
 				t.add(base+r.Partition, p)
-			}
-		}
-		i = end
-	}
-}
-
-func (t *tracker) removeSet(rs spec.Set, p int32, c *topicCursor) {
-	for i := 0; i < len(rs); {
-		base, parts, end := t.run(rs, i, c)
-		for _, r := range rs[i:end] {
-			if r.Partition >= 0 && r.Partition < parts {
+			default:
 				t.remove(base+r.Partition, p)
 			}
 		}
