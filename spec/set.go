@@ -180,19 +180,22 @@ type topicRuns struct {
 func (w *topicRuns) next() (a, b Set) {
 	c := strings.Compare(w.s[w.i].Topic, w.o[w.j].Topic)
 	if c <= 0 {
-		e := runEnd(w.s, w.i)
+		e := w.s.RunEnd(w.i)
 		a, w.i = w.s[w.i:e], e
 	}
 	if c >= 0 {
-		e := runEnd(w.o, w.j)
+		e := w.o.RunEnd(w.j)
 		b, w.j = w.o[w.j:e], e
 	}
 	return a, b
 }
 
-// runEnd returns the end of the run of s[i]'s topic: the first index
-// after i with another topic, or len(s).
-func runEnd(s Set, i int) int {
+// RunEnd returns the end of the run of s[i]'s topic: the first index
+// after i whose topic is another, or len(s). i must index s. The walks
+// that take a set a topic at a time (its operations, a member's
+// subscription filter, the assignors, the cost tracker, the canonical
+// encoding) find their runs with it.
+func (s Set) RunEnd(i int) int {
 	t := s[i].Topic
 	for i++; i < len(s) && SameTopic(s[i].Topic, t); i++ {
 	}

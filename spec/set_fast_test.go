@@ -182,3 +182,15 @@ func TestNewSetOfSortedInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEnd: the run of a topic ends at the first resource of another
+// topic (a name that only starts like it is another), whether or not the
+// run's names are one string.
+func TestRunEnd(t *testing.T) {
+	s := Set{{Topic: "a", Partition: 0}, {Topic: strings.Clone("a"), Partition: 1}, {Topic: "aa", Partition: 0}, {Topic: "b", Partition: 0}, {Topic: "b", Partition: 2}}
+	for i, want := range []int{2, 2, 3, 5, 5} {
+		if got := s.RunEnd(i); got != want {
+			t.Errorf("RunEnd(%d) of %s = %d, want %d", i, s, got, want)
+		}
+	}
+}

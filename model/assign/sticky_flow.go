@@ -190,10 +190,7 @@ func newStickyFlow(g Group, eff [][]string, won []spec.Set) *stickyFlow {
 		adj, k := f.adjM[i], 0
 		start := 0
 		for start < len(won[i]) {
-			end := start
-			for end < len(won[i]) && won[i][end].Topic == won[i][start].Topic {
-				end++
-			}
+			end := won[i].RunEnd(start)
 			for k < len(adj) && f.topics[adj[k].node] != won[i][start].Topic {
 				k++
 			}

@@ -686,12 +686,8 @@ func (e *Encoder) Strings(ss []string) {
 func (e *Encoder) Set(s spec.Set) {
 	e.Len(len(s))
 	for i := 0; i < len(s); {
-		t := s[i].Topic
-		j := i + 1
-		for j < len(s) && s[j].Topic == t {
-			j++
-		}
-		e.String(t)
+		j := s.RunEnd(i)
+		e.String(s[i].Topic)
 		e.Len(j - i)
 		for _, r := range s[i:j] {
 			e.Int(int64(r.Partition))

@@ -58,10 +58,7 @@ func (m *Member) unsubscribed(s spec.Set) spec.Set {
 	k := 0 // m.topics[:k] sort before the current run's topic
 	for i := 0; i < len(s); {
 		t := s[i].Topic
-		j := i + 1
-		for j < len(s) && spec.SameTopic(s[j].Topic, t) {
-			j++
-		}
+		j := s.RunEnd(i)
 		for k < len(m.topics) && m.topics[k] < t {
 			k++
 		}

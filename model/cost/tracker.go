@@ -181,10 +181,8 @@ func (t *tracker) holdSet(rs spec.Set, p int32, c *topicCursor, hold bool) {
 // topic outside the universe, so that no partition is in it), and the
 // run's end.
 func (t *tracker) run(rs spec.Set, i int, c *topicCursor) (base, parts int32, end int) {
-	topic := rs[i].Topic
-	for end = i + 1; end < len(rs) && spec.SameTopic(rs[end].Topic, topic); end++ {
-	}
-	ti := t.topicOf(topic, c)
+	end = rs.RunEnd(i)
+	ti := t.topicOf(rs[i].Topic, c)
 	if ti < 0 {
 		return 0, 0, end
 	}
