@@ -78,6 +78,14 @@ func (r Resource) Less(o Resource) bool {
 	return r.Partition < o.Partition
 }
 
+// Same reports whether r and o are one resource, as r == o does, but
+// without a call into the runtime when their partitions differ or their
+// topics are one string (SameTopic): == compares the topics' bytes first,
+// in a call, whenever their lengths are equal.
+func (r Resource) Same(o Resource) bool {
+	return r.Partition == o.Partition && SameTopic(r.Topic, o.Topic)
+}
+
 // Compare returns -1, 0 or +1 as r sorts before, equal to or after o.
 // Two resources of one topic string (see SameTopic) compare by partition
 // at once.

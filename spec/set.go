@@ -66,12 +66,21 @@ func (s Set) Contains(r Resource) bool {
 
 // Equal reports whether s and o hold the same resources. Two sets that
 // are one slice are equal at once: a member and a leader compare what they
-// hold with what they last printed, usually the very same set.
+// hold with what they last printed, usually the very same set; otherwise
+// resources are compared with Same.
 func (s Set) Equal(o Set) bool {
+	if len(s) != len(o) {
+		return false
+	}
 	if sameSet(s, o) {
 		return true
 	}
-	return slices.Equal(s, o)
+	for i, r := range s {
+		if !r.Same(o[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameSet reports whether s and o are the same non-empty slice: the same
@@ -157,6 +166,84 @@ func (s Set) Minus(o Set) Set {
 		out = minusRun(out, a, b)
 	}
 	return append(out, s[w.i:]...)
+}
+
+// Split returns a ∩ b, a − b and b − a in one walk of the two sets, a
+// topic at a time (topicRuns). The common part, when it is all of a or
+// all of b, is that set itself, capacity clipped as Minus's result is; so
+// is a − b when b is empty, and b − a when a is empty. An empty part is
+// nil; the others are sets of their own. It is what a reconciliation asks of a member's
+// old and new sets (what it keeps, gives up and gains) and what the
+// next-gen coordinator asks when a member's holding moves: the two are
+// usually the same but for a few resources, so the common part is rarely
+// built, and the walk (Minus's counts every resource twice) is made once.
+func Split(a, b Set) (both, onlyA, onlyB Set) {
+	switch {
+	case sameSet(a, b):
+		return clipped(a), nil, nil
+	case len(a) == 0 || len(b) == 0:
+		return nil, clipped(a), clipped(b)
+	}
+	// Until a−b and b−a both hold something, a∩b is a's or b's walked
+	// prefix and is not built (built says when it is): it is built from
+	// that prefix when the first resource of the second of them is found.
+	built := false
+	w := topicRuns{s: a, o: b}
+	for w.i < len(a) && w.j < len(b) {
+		i0, j0 := w.i, w.j
+		ra, rb := w.next()
+		for i, j := 0, 0; i < len(ra) || j < len(rb); {
+			switch {
+			case j == len(rb) || i < len(ra) && ra[i].Partition < rb[j].Partition:
+				if !built && onlyB != nil {
+					both, built = append(Set(nil), a[:i0+i]...), true
+				}
+				onlyA = append(onlyA, ra[i])
+				i++
+			case i == len(ra) || rb[j].Partition < ra[i].Partition:
+				if !built && onlyA != nil {
+					both, built = append(Set(nil), b[:j0+j]...), true
+				}
+				onlyB = append(onlyB, rb[j])
+				j++
+			default:
+				if built {
+					both = append(both, ra[i])
+				}
+				i++
+				j++
+			}
+		}
+	}
+	for _, r := range a[w.i:] {
+		if !built && onlyB != nil {
+			both, built = append(Set(nil), a[:w.i]...), true
+		}
+		onlyA = append(onlyA, r)
+	}
+	for _, r := range b[w.j:] {
+		if !built && onlyA != nil {
+			both, built = append(Set(nil), b[:w.j]...), true
+		}
+		onlyB = append(onlyB, r)
+	}
+	switch {
+	case built:
+	case onlyA == nil:
+		both = clipped(a)
+	case onlyB == nil:
+		both = clipped(b)
+	}
+	return both, onlyA, onlyB
+}
+
+// clipped returns s with no room past its end, so that an append to it
+// never writes into s's array; nil when s is empty.
+func clipped(s Set) Set {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[:len(s):len(s)]
 }
 
 // topicRuns walks two sets together a topic at a time, in order, for

@@ -60,6 +60,10 @@ func BenchmarkSetOps(b *testing.B) {
 		{"minus", func() int { return len(s.Minus(o)) }},
 		{"union", func() int { return len(s.Union(o)) }},
 		{"intersect", func() int { return len(s.Intersect(o)) }},
+		{"split", func() int {
+			both, onlyS, onlyO := Split(s, o)
+			return len(both) + len(onlyS) + len(onlyO)
+		}},
 		{"meets", func() int {
 			if s.Meets(o) {
 				return 1

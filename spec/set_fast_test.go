@@ -120,7 +120,8 @@ func TestParseSetRunFastPath(t *testing.T) {
 
 // TestSameTopic checks SameTopic against ==: on one string, on equal
 // strings of their own, on the empty string, and on names that differ in
-// length, in content, or only in their last byte, with a shared prefix.
+// length, in content, or only in their last byte, with a shared prefix;
+// and Resource.Same against == on resources of those topics.
 func TestSameTopic(t *testing.T) {
 	name := "topic-07"
 	own := strings.Clone(name)
@@ -138,6 +139,14 @@ func TestSameTopic(t *testing.T) {
 		for _, p := range [][2]string{{c.a, c.b}, {c.b, c.a}} {
 			if got, want := SameTopic(p[0], p[1]), p[0] == p[1]; got != want {
 				t.Errorf("SameTopic(%q, %q) = %t, want %t", p[0], p[1], got, want)
+			}
+			// Resource.Same is == on resources: the topics as SameTopic
+			// has them, and the partitions.
+			for _, parts := range [][2]int32{{3, 3}, {3, 4}, {ConnectorTask, ConnectorTask}} {
+				a, b := Resource{Topic: p[0], Partition: parts[0]}, Resource{Topic: p[1], Partition: parts[1]}
+				if got, want := a.Same(b), a == b; got != want {
+					t.Errorf("%#v.Same(%#v) = %t, want %t", a, b, got, want)
+				}
 			}
 		}
 	}
@@ -191,6 +200,83 @@ func TestRunEnd(t *testing.T) {
 	for i, want := range []int{2, 2, 3, 5, 5} {
 		if got := s.RunEnd(i); got != want {
 			t.Errorf("RunEnd(%d) of %s = %d, want %d", i, s, got, want)
+		}
+	}
+}
+
+// TestSplit: the three parts of Split on cases that name where its
+// walk builds the common part (at the first resource of the second
+// difference, inside a topic, in a's tail or in b's), where a part is an
+// operand itself, and that such a part has no room past its end even when
+// the operand has (an append to it must not write into the operand).
+func TestSplit(t *testing.T) {
+	roomy := func(s string) Set { // s with room for three more past its end
+		set := mustSet(t, s)
+		return append(make(Set, 0, len(set)+3), set...)
+	}
+	for _, c := range []struct {
+		a, b               string
+		both, onlyA, onlyB string
+		bothIs             string // "a" or "b" when the common part is that operand
+	}{
+		{"{}", "{}", "{}", "{}", "{}", ""},
+		{"{x-0 x-1}", "{}", "{}", "{x-0 x-1}", "{}", ""},
+		{"{}", "{x-0 x-1}", "{}", "{}", "{x-0 x-1}", ""},
+		{"{x-0 x-1}", "{x-0 x-1}", "{x-0 x-1}", "{}", "{}", "a"},
+		{"{x-0 x-1}", "{x-0 x-1 x-2}", "{x-0 x-1}", "{}", "{x-2}", "a"},
+		{"{x-0 x-2}", "{x-2}", "{x-2}", "{x-0}", "{}", "b"},
+		// a − b first, then b − a inside the topic: built from b's prefix.
+		{"{x-0 x-1 x-3 x-5}", "{x-1 x-2 x-3 x-5}", "{x-1 x-3 x-5}", "{x-0}", "{x-2}", ""},
+		// b − a first, then a − b: built from a's prefix.
+		{"{x-1 x-2 x-3 x-5}", "{x-0 x-1 x-3 x-5}", "{x-1 x-3 x-5}", "{x-2}", "{x-0}", ""},
+		// The second difference in a's tail, and in b's.
+		{"{x-1 y-0}", "{w-0 x-1}", "{x-1}", "{y-0}", "{w-0}", ""},
+		{"{x-0 x-1 x-2}", "{x-1 y-0}", "{x-1}", "{x-0 x-2}", "{y-0}", ""},
+		// Topics only one set holds, between shared ones.
+		{"{a-0 b-0 c-0 c-1}", "{a-0 aa-3 c-1}", "{a-0 c-1}", "{b-0 c-0}", "{aa-3}", ""},
+	} {
+		a, b := roomy(c.a), roomy(c.b)
+		both, onlyA, onlyB := Split(a, b)
+		for _, p := range []struct {
+			name      string
+			got, want Set
+		}{{"a ∩ b", both, mustSet(t, c.both)}, {"a − b", onlyA, mustSet(t, c.onlyA)}, {"b − a", onlyB, mustSet(t, c.onlyB)}} {
+			if !p.got.Equal(p.want) || len(p.got) == 0 && p.got != nil {
+				t.Errorf("Split(%s, %s): %s = %#v, want %s", c.a, c.b, p.name, p.got, p.want)
+			}
+			if len(p.got) > 0 && (len(a) > 0 && &p.got[0] == &a[0] || len(b) > 0 && &p.got[0] == &b[0]) && cap(p.got) != len(p.got) {
+				t.Errorf("Split(%s, %s): %s is an operand with room past its end", c.a, c.b, p.name)
+			}
+		}
+		is := map[string]Set{"a": a, "b": b}[c.bothIs]
+		if (is != nil) != (len(both) > 0 && (&both[0] == &a[0] || &both[0] == &b[0])) || is != nil && &both[0] != &is[0] {
+			t.Errorf("Split(%s, %s): the common part %s should be operand %q", c.a, c.b, both, c.bothIs)
+		}
+		if self, _, _ := Split(a, a); len(a) > 0 && (&self[0] != &a[0] || cap(self) != len(self)) {
+			t.Errorf("Split(%s, itself): the common part is not a, clipped", c.a)
+		}
+		if len(a) > 0 && len(b) == 0 && &onlyA[0] != &a[0] || len(b) > 0 && len(a) == 0 && &onlyB[0] != &b[0] {
+			t.Errorf("Split(%s, %s): against the empty set, the difference is not the operand itself", c.a, c.b)
+		}
+	}
+}
+
+// TestSetEqual: Equal against == resource by resource where the sets
+// differ only in a topic, only in a partition, or in length, and where
+// they are equal with topic strings of their own.
+func TestSetEqual(t *testing.T) {
+	own := strings.Clone("x")
+	for _, c := range []struct{ a, b Set }{
+		{Set{{"x", 0}, {"y", 1}}, Set{{"x", 0}, {"z", 1}}},
+		{Set{{"x", 0}, {"y", 1}}, Set{{"x", 0}, {"y", 2}}},
+		{Set{{"x", 0}}, Set{{"x", 0}, {"y", 1}}},
+		{Set{{"x", 0}, {"x", 1}}, Set{{own, 0}, {own, 1}}},
+		{Set{}, nil},
+	} {
+		for _, p := range [][2]Set{{c.a, c.b}, {c.b, c.a}} {
+			if got, want := p[0].Equal(p[1]), slices.Equal(p[0], p[1]); got != want {
+				t.Errorf("%s.Equal(%s) = %t, want %t", p[0], p[1], got, want)
+			}
 		}
 	}
 }

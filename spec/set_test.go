@@ -81,6 +81,42 @@ func TestSetOperationsMatchNaiveSets(t *testing.T) {
 				t.Fatalf("%s: an empty result is not nil", name)
 			}
 		}
+		// Split: the three parts, each valid, empty ones nil, the common
+		// part a or b itself when it is all of that set, and no part
+		// sharing room with an operand that an append could write into.
+		onlyB := map[Resource]bool{}
+		for r := range nb {
+			if !na[r] {
+				onlyB[r] = true
+			}
+		}
+		both, onlyA, onlyBGot := Split(a, b)
+		for name, c := range map[string][2]Set{
+			"split both":   {both, fromNaive(inter)},
+			"split only a": {onlyA, fromNaive(minus)},
+			"split only b": {onlyBGot, fromNaive(onlyB)},
+		} {
+			if !c[0].Equal(c[1]) || c[0].Validate() != nil || len(c[0]) == 0 && c[0] != nil {
+				t.Fatalf("%s of %s and %s: got %#v, want %s", name, a, b, c[0], c[1])
+			}
+			grown := append(c[0], Resource{Topic: "zz"})
+			if !a.Equal(a0) || !b.Equal(b0) || grown.Validate() != nil {
+				t.Fatalf("%s of %s and %s: appending to it wrote into an operand", name, a0, b0)
+			}
+		}
+		switch {
+		case len(minus) == 0 && len(a) > 0 && &both[0] != &a[0]:
+			t.Fatalf("split of %s and %s: the common part is all of a but not a itself", a, b)
+		case len(minus) > 0 && len(onlyB) == 0 && len(b) > 0 && &both[0] != &b[0]:
+			t.Fatalf("split of %s and %s: the common part is all of b but not b itself", a, b)
+		case len(b) == 0 && len(a) > 0 && &onlyA[0] != &a[0]:
+			t.Fatalf("split of %s and nothing: a − b is not a itself", a)
+		case len(a) == 0 && len(b) > 0 && &onlyBGot[0] != &b[0]:
+			t.Fatalf("split of nothing and %s: b − a is not b itself", b)
+		}
+		if both, onlyA, onlyB := Split(a, a0); len(a) > 0 && (&both[0] != &a[0] || onlyA != nil || onlyB != nil) {
+			t.Fatalf("split of %s and its copy: %#v %#v %#v, want a itself and nothing else", a, both, onlyA, onlyB)
+		}
 		// Minus and Filter return their operand when they take nothing; two
 		// such results grown by append must not share the new slot.
 		all := func(Resource) bool { return true }
@@ -97,6 +133,10 @@ func TestSetOperationsMatchNaiveSets(t *testing.T) {
 		// Taking nothing allocates nothing: the result is a itself.
 		if len(a) > 0 && &a.Minus(Set{{Topic: "z"}})[0] != &a[0] {
 			t.Fatalf("%s minus {z-0} is a copy, not the set itself", a)
+		}
+		// Equal is == resource by resource, either way round.
+		if a.Equal(b) != slices.Equal(a, b) || b.Equal(a) != slices.Equal(a, b) {
+			t.Fatalf("%s equal to %s: %t, but resource by resource %t", a, b, a.Equal(b), slices.Equal(a, b))
 		}
 		// A set and itself, one slice: as a set and its copy.
 		if !a.Equal(a) || !reflect.DeepEqual(a.Minus(a), a.Minus(a0)) {

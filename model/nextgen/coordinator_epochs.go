@@ -30,7 +30,7 @@ func assignmentEpochs(prev []validate.AssignmentEpoch, was, next reconcile.Membe
 	if len(holds) == len(prev) {
 		same := true
 		for i, r := range holds {
-			if prev[i].Partition != r {
+			if !prev[i].Partition.Same(r) {
 				same = false
 				break
 			}
@@ -42,12 +42,16 @@ func assignmentEpochs(prev []validate.AssignmentEpoch, was, next reconcile.Membe
 	out := make([]validate.AssignmentEpoch, 0, len(holds))
 	i := 0
 	for _, r := range holds {
-		for i < len(prev) && prev[i].Partition.Compare(r) < 0 {
-			i++
-		}
 		at := next.Epoch
-		if i < len(prev) && prev[i].Partition == r {
-			at = prev[i].Epoch
+		// Skip what the member no longer holds; a kept partition (the
+		// usual case) is found by Same, without ordering the two.
+		for ; i < len(prev); i++ {
+			if p := prev[i].Partition; p.Same(r) {
+				at = prev[i].Epoch
+				break
+			} else if !p.Less(r) {
+				break
+			}
 		}
 		out = append(out, validate.AssignmentEpoch{Partition: r, Epoch: at})
 	}

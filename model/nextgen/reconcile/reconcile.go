@@ -366,7 +366,7 @@ func ownsAnyOf(in Input, s spec.Set) bool {
 func computeNext(m Member, in Input, epoch spec.Epoch) Member {
 	// New Assigned = Previous Assigned ∩ Target; Revoking = Previous
 	// Assigned − New Assigned; missing = Target − New Assigned.
-	assigned, revoking, missing := split(m.Assigned, in.Target)
+	assigned, revoking, missing := spec.Split(m.Assigned, in.Target)
 	// Unreleased = the part of missing still held by someone. Since
 	// KAFKA-19449, a partition held only because it is in this member's
 	// own pending revocation does not count. Pending Assignment = Target −
@@ -429,55 +429,4 @@ func computeNext(m Member, in Input, epoch spec.Epoch) Member {
 		}
 	}
 	return next
-}
-
-// split returns a ∩ b, a − b and b − a, each nil when empty. When a and b
-// are equal, a ∩ b is a itself and nothing is allocated.
-func split(a, b spec.Set) (both, onlyA, onlyB spec.Set) {
-	if sameSet(a, b) {
-		if len(a) == 0 {
-			return nil, nil, nil
-		}
-		return a, nil, nil
-	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch a[i].Compare(b[j]) {
-		case -1:
-			onlyA = appendTo(onlyA, a[i], len(a)-i)
-			i++
-		case 1:
-			onlyB = appendTo(onlyB, b[j], len(b)-j)
-			j++
-		default:
-			both = appendTo(both, a[i], min(len(a)-i, len(b)-j))
-			i++
-			j++
-		}
-	}
-	for ; i < len(a); i++ {
-		onlyA = appendTo(onlyA, a[i], len(a)-i)
-	}
-	for ; j < len(b); j++ {
-		onlyB = appendTo(onlyB, b[j], len(b)-j)
-	}
-	return both, onlyA, onlyB
-}
-
-// appendTo appends r to s, making s with room for at most more resources
-// when it is nil.
-func appendTo(s spec.Set, r spec.Resource, most int) spec.Set {
-	if s == nil {
-		s = make(spec.Set, 0, most)
-	}
-	return append(s, r)
-}
-
-// sameSet reports whether a and b hold the same resources, at once when
-// they are the same slice.
-func sameSet(a, b spec.Set) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	return len(a) == 0 || &a[0] == &b[0] || a.Equal(b)
 }
