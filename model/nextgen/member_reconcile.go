@@ -42,7 +42,11 @@ func (m *Member) reconcile(now Millis, out *Output) {
 		return
 	}
 	straight := m.cfg.Faults.Has(StraightToTarget)
-	if rv := m.owned.Minus(m.target).Minus(m.revoking); !rv.IsEmpty() {
+	// One walk of owned and target finds both differences. What the
+	// revocation below changes does not change the second: it takes from
+	// owned only what the target does not hold.
+	_, give, gain := spec.Split(m.owned, m.target)
+	if rv := give.Minus(m.revoking); !rv.IsEmpty() {
 		m.become(MemberReconciling)
 		m.callback(Revoke, rv, m.ownedEpoch, "", out)
 		m.revoking = m.revoking.Union(rv)
@@ -54,7 +58,7 @@ func (m *Member) reconcile(now Millis, out *Output) {
 		m.become(MemberReconciling)
 		return
 	}
-	if add := m.target.Minus(m.owned).Minus(m.revoking); !add.IsEmpty() {
+	if add := gain.Minus(m.revoking); !add.IsEmpty() {
 		m.become(MemberReconciling)
 		m.callback(Assigned, add, m.targetEpoch, "", out)
 		m.setOwned(m.owned.Union(add))

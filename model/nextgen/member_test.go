@@ -368,6 +368,18 @@ func TestMemberStraightToTarget(t *testing.T) {
 	if v := h.m.View(); !v.Owns.Equal(mset(t, "{t-0 u-0}")) || !v.Revoking.IsEmpty() || v.Generation != 3 {
 		t.Errorf("view after: %s, want generation 3 (never back to the target's 2)", v)
 	}
+
+	t.Run("a partition given back while it is revoked waits for the revocation", func(t *testing.T) {
+		h := stable(t, "{t-0 t-1}", straightToTarget)
+		h.at(3020).fire(HeartbeatTimer)
+		h.at(3030).ok(2, "{t-0}")
+		h.at(3040).ok(2, "null")
+		h.at(6040).fire(HeartbeatTimer)
+		checkOut(t, "given back at a later epoch: not assigned while the application still revokes it", h.at(6050).ok(3, "{t-0 t-1}"),
+			cancelReq, "set heartbeat@9050")
+		checkOut(t, "revocation done: assigned again", h.at(7000).step(RevocationDone{Resources: mset(t, "{t-1}")}),
+			beat(3, "{t-0 t-1}"), "cancel heartbeat", "set request@37000", "callback assigned {t-1} epoch=3")
+	})
 }
 
 func TestMemberFenced(t *testing.T) {

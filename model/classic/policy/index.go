@@ -152,34 +152,43 @@ type locator struct {
 	valid bool
 	topic string
 	t     int32 // position in u.topics, -1 when the topic has none (or before the first)
+	// start, lo and n are topics[t]'s (n is 0 when t is -1), copied so
+	// that index, called for every resource of every member's claims in
+	// every round, reads them without following u: index's test fits
+	// the compiler's inlining budget, and seek does the rest.
+	start, lo, n int32
 }
 
 func (u *universe) locator() locator { return locator{u: u, t: -1} }
 
-// index returns the index of x and whether x is configured. At a new
-// topic it tries the universe's topic after the last one found before it
-// searches: a member's set is sorted by topic, as the universe is, and
-// its next run is most often of the next topic.
+// index returns the index of x and whether x is configured.
 func (l *locator) index(x spec.Resource) (int32, bool) {
 	if !l.valid || !spec.SameTopic(x.Topic, l.topic) {
-		l.valid, l.topic = true, x.Topic
-		if next := l.t + 1; int(next) < len(l.u.topics) && l.u.topics[next].name == x.Topic {
-			l.t = next
-		} else if t, ok := l.u.position(x.Topic); ok {
-			l.t = t
-		} else {
-			l.t = -1
-		}
+		l.seek(x.Topic)
 	}
-	if l.t < 0 {
+	k := x.Partition - l.lo
+	if k < 0 || k >= l.n {
 		return -1, false
+	}
+	return l.start + k, true
+}
+
+// seek moves the locator to the topic called name. It tries the
+// universe's topic after the last one found before it searches: a
+// member's set is sorted by topic, as the universe is, and its next run is
+// most often of the next topic.
+func (l *locator) seek(name string) {
+	l.valid, l.topic = true, name
+	if next := l.t + 1; int(next) < len(l.u.topics) && l.u.topics[next].name == name {
+		l.t = next
+	} else if t, ok := l.u.position(name); ok {
+		l.t = t
+	} else {
+		l.t, l.start, l.lo, l.n = -1, 0, 0, 0
+		return
 	}
 	sp := &l.u.topics[l.t]
-	k := x.Partition - sp.lo
-	if k < 0 || k >= sp.n {
-		return -1, false
-	}
-	return sp.start + k, true
+	l.start, l.lo, l.n = sp.start, sp.lo, sp.n
 }
 
 // index returns the index of x and whether x is configured.
