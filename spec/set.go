@@ -155,7 +155,7 @@ func (s Set) Minus(o Set) Set {
 	}
 	switch taken {
 	case 0:
-		return s[:len(s):len(s)]
+		return clipped(s)
 	case len(s):
 		return nil
 	}
@@ -172,11 +172,12 @@ func (s Set) Minus(o Set) Set {
 // topic at a time (topicRuns). The common part, when it is all of a or
 // all of b, is that set itself, capacity clipped as Minus's result is; so
 // is a − b when b is empty, and b − a when a is empty. An empty part is
-// nil; the others are sets of their own. It is what a reconciliation asks of a member's
-// old and new sets (what it keeps, gives up and gains) and what the
-// next-gen coordinator asks when a member's holding moves: the two are
-// usually the same but for a few resources, so the common part is rarely
-// built, and the walk (Minus's counts every resource twice) is made once.
+// nil; the others are sets of their own. It is what a reconciliation
+// asks of a member's old and new sets (what it keeps, gives up and gains)
+// and what the next-gen coordinator asks when a member's holding moves:
+// the two are usually the same but for a few resources, so the common
+// part is rarely built, and the two sets are walked once (a Minus walks
+// them twice, to count and then to build).
 func Split(a, b Set) (both, onlyA, onlyB Set) {
 	switch {
 	case sameSet(a, b):
@@ -196,18 +197,21 @@ func Split(a, b Set) (both, onlyA, onlyB Set) {
 			switch {
 			case j == len(rb) || i < len(ra) && ra[i].Partition < rb[j].Partition:
 				if !built && onlyB != nil {
-					both, built = append(Set(nil), a[:i0+i]...), true
+					both, built = commonPrefix(a[:i0+i], a, b), true
 				}
 				onlyA = append(onlyA, ra[i])
 				i++
 			case i == len(ra) || rb[j].Partition < ra[i].Partition:
 				if !built && onlyA != nil {
-					both, built = append(Set(nil), b[:j0+j]...), true
+					both, built = commonPrefix(b[:j0+j], a, b), true
 				}
 				onlyB = append(onlyB, rb[j])
 				j++
 			default:
 				if built {
+					if both == nil {
+						both = make(Set, 0, min(len(a), len(b)))
+					}
 					both = append(both, ra[i])
 				}
 				i++
@@ -217,13 +221,13 @@ func Split(a, b Set) (both, onlyA, onlyB Set) {
 	}
 	for _, r := range a[w.i:] {
 		if !built && onlyB != nil {
-			both, built = append(Set(nil), a[:w.i]...), true
+			both, built = commonPrefix(a[:w.i], a, b), true
 		}
 		onlyA = append(onlyA, r)
 	}
 	for _, r := range b[w.j:] {
 		if !built && onlyA != nil {
-			both, built = append(Set(nil), b[:w.j]...), true
+			both, built = commonPrefix(b[:w.j], a, b), true
 		}
 		onlyB = append(onlyB, r)
 	}
@@ -237,6 +241,20 @@ func Split(a, b Set) (both, onlyA, onlyB Set) {
 	return both, onlyA, onlyB
 }
 
+// commonPrefix returns a copy of prefix, the part of a ∩ b Split has
+// walked, with room for all of a ∩ b: the common part is then allocated
+// once, and no larger than the smaller operand (a member keeps it as its
+// assigned set). An empty prefix is nil, allocated at the first common
+// resource, if any.
+func commonPrefix(prefix, a, b Set) Set {
+	if len(prefix) == 0 {
+		return nil
+	}
+	out := make(Set, len(prefix), min(len(a), len(b)))
+	copy(out, prefix)
+	return out
+}
+
 // clipped returns s with no room past its end, so that an append to it
 // never writes into s's array; nil when s is empty.
 func clipped(s Set) Set {
@@ -247,7 +265,7 @@ func clipped(s Set) Set {
 }
 
 // topicRuns walks two sets together a topic at a time, in order, for
-// Union, Intersect and Minus: they compare topic names once per run of
+// Union, Intersect, Minus and Split: they compare topic names once per run of
 // one topic, then the partitions of a topic both sets hold as numbers. A
 // leader subtracts each member's new assignment from what it owns in
 // every round, a member does so again at every sync, and the next-gen
@@ -394,8 +412,8 @@ func (s Set) Filter(keep func(Resource) bool) Set {
 		}
 	}
 	switch {
-	case !refused && len(s) > 0:
-		return s[:len(s):len(s)]
+	case !refused:
+		return clipped(s)
 	case len(out) == 0:
 		return nil
 	}

@@ -208,7 +208,8 @@ func TestRunEnd(t *testing.T) {
 // walk builds the common part (at the first resource of the second
 // difference, inside a topic, in a's tail or in b's), where a part is an
 // operand itself, and that such a part has no room past its end even when
-// the operand has (an append to it must not write into the operand).
+// the operand has (an append to it must not write into the operand), and
+// that a common part of its own has no more room than the smaller operand.
 func TestSplit(t *testing.T) {
 	roomy := func(s string) Set { // s with room for three more past its end
 		set := mustSet(t, s)
@@ -229,6 +230,9 @@ func TestSplit(t *testing.T) {
 		{"{x-0 x-1 x-3 x-5}", "{x-1 x-2 x-3 x-5}", "{x-1 x-3 x-5}", "{x-0}", "{x-2}", ""},
 		// b − a first, then a − b: built from a's prefix.
 		{"{x-1 x-2 x-3 x-5}", "{x-0 x-1 x-3 x-5}", "{x-1 x-3 x-5}", "{x-2}", "{x-0}", ""},
+		// Both differences before anything common: built empty, then
+		// the common part after.
+		{"{x-0 x-2}", "{x-1 x-2}", "{x-2}", "{x-0}", "{x-1}", ""},
 		// The second difference in a's tail, and in b's.
 		{"{x-1 y-0}", "{w-0 x-1}", "{x-1}", "{y-0}", "{w-0}", ""},
 		{"{x-0 x-1 x-2}", "{x-1 y-0}", "{x-1}", "{x-0 x-2}", "{y-0}", ""},
@@ -251,6 +255,9 @@ func TestSplit(t *testing.T) {
 		is := map[string]Set{"a": a, "b": b}[c.bothIs]
 		if (is != nil) != (len(both) > 0 && (&both[0] == &a[0] || &both[0] == &b[0])) || is != nil && &both[0] != &is[0] {
 			t.Errorf("Split(%s, %s): the common part %s should be operand %q", c.a, c.b, both, c.bothIs)
+		}
+		if cap(both) > min(len(a), len(b)) {
+			t.Errorf("Split(%s, %s): the common part has room for %d, more than the smaller operand", c.a, c.b, cap(both))
 		}
 		if self, _, _ := Split(a, a); len(a) > 0 && (&self[0] != &a[0] || cap(self) != len(self)) {
 			t.Errorf("Split(%s, itself): the common part is not a, clipped", c.a)
