@@ -154,8 +154,9 @@ type locator struct {
 	t     int32 // position in u.topics, -1 when the topic has none (or before the first)
 	// start, lo and n are topics[t]'s (n is 0 when t is -1), copied so
 	// that index, called for every resource of every member's claims in
-	// every round, reads them without following u: index's test fits
-	// the compiler's inlining budget, and seek does the rest.
+	// every round, reads them from the locator instead of following u
+	// into the universe's topics; seek, out of line, moves them at a new
+	// topic.
 	start, lo, n int32
 }
 
