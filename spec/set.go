@@ -219,17 +219,18 @@ func Split(a, b Set) (both, onlyA, onlyB Set) {
 			}
 		}
 	}
-	for _, r := range a[w.i:] {
+	// One set's rest, after the other ends, is its alone.
+	if rest := a[w.i:]; len(rest) > 0 {
 		if !built && onlyB != nil {
 			both, built = commonPrefix(a[:w.i], a, b), true
 		}
-		onlyA = append(onlyA, r)
+		onlyA = append(onlyA, rest...)
 	}
-	for _, r := range b[w.j:] {
+	if rest := b[w.j:]; len(rest) > 0 {
 		if !built && onlyA != nil {
 			both, built = commonPrefix(b[:w.j], a, b), true
 		}
-		onlyB = append(onlyB, r)
+		onlyB = append(onlyB, rest...)
 	}
 	switch {
 	case built:
@@ -265,15 +266,15 @@ func clipped(s Set) Set {
 }
 
 // topicRuns walks two sets together a topic at a time, in order, for
-// Union, Intersect, Minus and Split: they compare topic names once per run of
-// one topic, then the partitions of a topic both sets hold as numbers. A
-// leader subtracts each member's new assignment from what it owns in
-// every round, a member does so again at every sync, and the next-gen
-// coordinator joins a member's assigned and pending sets at every
-// heartbeat that moves them: sets of many partitions over a few topics,
-// often with strings of their own, which comparing resource by resource
-// compared byte by byte, and at every step where the two sets stood in
-// different topics. (Meets usually answers at the first resource and
+// Union, Intersect, Minus and Split: they compare topic names once per
+// run of one topic, then the partitions of a topic both sets hold as
+// numbers. A leader subtracts each member's new assignment from what it
+// owns in every round, a member does so again at every sync, and the
+// next-gen coordinator joins a member's assigned and pending sets at
+// every heartbeat that moves them: sets of many partitions over a few
+// topics, often with strings of their own, which comparing resource by
+// resource compared byte by byte, and at every step where the two sets
+// stood in different topics. (Meets usually answers at the first resource and
 // keeps comparing resource by resource.)
 type topicRuns struct {
 	s, o Set

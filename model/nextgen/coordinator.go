@@ -905,7 +905,7 @@ func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, ne
 			c.addHoldings(id, next.Epoch, next.Assigned.Union(next.PendingRevocation))
 			return
 		}
-		if sameSet(old.Assigned, next.Assigned) && sameSet(old.PendingRevocation, next.PendingRevocation) {
+		if old.Assigned.Equal(next.Assigned) && old.PendingRevocation.Equal(next.PendingRevocation) {
 			return
 		}
 		c.moveHoldings(id, old.Assigned.Union(old.PendingRevocation), next.Assigned.Union(next.PendingRevocation))
@@ -922,16 +922,6 @@ func (c *Coordinator) updateHoldings(id spec.MemberID, old *reconcile.Member, ne
 			c.addHoldings(id, next.Epoch, next.PendingRevocation)
 		}
 	}
-}
-
-// sameSet reports whether a and b hold the same resources, at once when
-// they are the same slice (reconcile.Next returns a set it leaves as it
-// was).
-func sameSet(a, b spec.Set) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	return len(a) == 0 || &a[0] == &b[0] || a.Equal(b)
 }
 
 // moveHoldings is removeHoldings(id, from) followed by addHoldings(id, e,

@@ -23,7 +23,7 @@ import (
 // same slices, as a heartbeat that moves nothing leaves them), prev is
 // returned without a look at its partitions.
 func assignmentEpochs(prev []validate.AssignmentEpoch, was, next reconcile.Member) []validate.AssignmentEpoch {
-	if sameSet(was.Assigned, next.Assigned) && sameSet(was.PendingRevocation, next.PendingRevocation) {
+	if was.Assigned.Equal(next.Assigned) && was.PendingRevocation.Equal(next.PendingRevocation) {
 		return prev
 	}
 	holds := next.Assigned.Union(next.PendingRevocation)
