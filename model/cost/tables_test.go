@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -137,7 +138,7 @@ func TestTrackerLongestOutageTie(t *testing.T) {
 			tr.advance(1000)
 			for _, r := range c.ends {
 				cur := newTopicCursor()
-				tr.add(tr.index(r, &cur), p)
+				tr.holdSet(spec.NewSet(r), p, &cur, true)
 			}
 			if tr.longest != 1000 || tr.longestRes != c.want {
 				t.Fatalf("longest outage %d ms of %s, want 1000 ms of %s", tr.longest, tr.longestRes, c.want)
@@ -147,11 +148,156 @@ func TestTrackerLongestOutageTie(t *testing.T) {
 			last := spec.Resource{Topic: c.topics[0], Partition: 1}
 			if !slices.Contains(c.ends, last) {
 				cur := newTopicCursor()
-				tr.add(tr.index(last, &cur), p)
+				tr.holdSet(spec.NewSet(last), p, &cur, true)
 				if tr.longest != 3000 || tr.longestRes != last {
 					t.Fatalf("longest outage %d ms of %s, want 3000 ms of %s", tr.longest, tr.longestRes, last)
 				}
 			}
 		})
 	}
+}
+
+// TestTrackerAgainstReference: whatever processes take and give back,
+// pause, resume and crash, the tracker's counts are those recomputed from
+// who holds what: per topic the resources available (a holder runs) and
+// good (one holder, and it runs), over the subscribed topics those
+// unavailable and bad, each process's count of what it holds, the moves
+// (a resource taken by another process than the last to take it, once
+// the workload has started), and the longest outage ended so far.
+func TestTrackerAgainstReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		topics := []string{"b", "a"} // numbered against their names
+		const parts, stride, procs = 3, 4, 3
+		tr := newTracker(topics, parts, stride, rapid.Bool().Draw(t, "keep"))
+		for ti := range topics {
+			tr.setSubscribed(int32(ti), true)
+		}
+		for p := range procs {
+			tr.addProcess(fmt.Sprint("p", p))
+		}
+		var all []int32
+		for ti := range int32(len(topics)) {
+			for q := range int32(parts) {
+				all = append(all, ti*stride+q)
+			}
+		}
+		// The reference: who holds what, who runs, who took each resource
+		// last, when each outage began.
+		holders := map[int32]map[int32]bool{}
+		running := make([]bool, procs)
+		last := map[int32]int32{}
+		since := map[int32]int64{}
+		moves, longest := 0, int64(0)
+		avail := func(ix int32) bool {
+			for p := range holders[ix] {
+				if running[p] {
+					return true
+				}
+			}
+			return false
+		}
+		// apply runs op on the tracker and model on the reference, then
+		// brings the reference's outages up to date.
+		apply := func(op, model func()) {
+			was := map[int32]bool{}
+			for _, ix := range all {
+				was[ix] = avail(ix)
+			}
+			op()
+			model()
+			for _, ix := range all {
+				switch now := avail(ix); {
+				case was[ix] && !now:
+					since[ix] = int64(tr.now)
+				case !was[ix] && now && tr.started:
+					longest = max(longest, int64(tr.now)-max(since[ix], int64(tr.start)))
+				}
+			}
+		}
+		for step := range rapid.IntRange(1, 60).Draw(t, "steps") {
+			if step == 3 {
+				tr.begin()
+			}
+			p := int32(rapid.IntRange(0, procs-1).Draw(t, "process"))
+			switch rapid.IntRange(0, 5).Draw(t, "op") {
+			case 0, 1: // a callback assigning or revoking a set
+				var rs []spec.Resource
+				var ixs []int32
+				for _, ix := range all {
+					if rapid.Bool().Draw(t, "in") {
+						rs = append(rs, tr.resource(ix))
+						ixs = append(ixs, ix)
+					}
+				}
+				hold := rapid.Bool().Draw(t, "hold")
+				apply(func() {
+					cur := newTopicCursor()
+					tr.holdSet(spec.NewSet(rs...), p, &cur, hold)
+				}, func() {
+					for _, ix := range ixs {
+						if holders[ix] == nil {
+							holders[ix] = map[int32]bool{}
+						}
+						switch {
+						case !hold:
+							delete(holders[ix], p)
+						case !holders[ix][p]:
+							if l, ok := last[ix]; ok && l != p && tr.started {
+								moves++
+							}
+							last[ix] = p
+							holders[ix][p] = true
+						}
+					}
+				})
+			case 2, 3: // paused or resumed, down or up
+				run := rapid.Bool().Draw(t, "run")
+				apply(func() { tr.setRunning(p, run) }, func() { running[p] = run })
+			case 4: // crashed: it holds nothing
+				apply(func() { tr.dropAll(p) }, func() {
+					for _, h := range holders {
+						delete(h, p)
+					}
+				})
+			case 5:
+				tr.advance(tr.now + node.Millis(rapid.IntRange(1, 1000).Draw(t, "ms")))
+			}
+			unavailable, bad := 0, 0
+			counts := make([]int, procs)
+			for ti := range int32(len(topics)) {
+				a, g := int32(0), int32(0)
+				for q := range int32(parts) {
+					ix := ti*stride + q
+					if avail(ix) {
+						a++
+						if len(holders[ix]) == 1 {
+							g++
+						}
+					}
+					for x := range int32(procs) {
+						if tr.holds(ix, x) != holders[ix][x] {
+							t.Fatalf("step %d: holds(%s, p%d) = %t, want %t", step, tr.resource(ix), x, tr.holds(ix, x), holders[ix][x])
+						}
+						if holders[ix][x] {
+							counts[x]++
+						}
+					}
+				}
+				if tr.avail[ti] != a || tr.good[ti] != g {
+					t.Fatalf("step %d: topic %s: %d available and %d good, want %d and %d", step, topics[ti], tr.avail[ti], tr.good[ti], a, g)
+				}
+				unavailable += int(parts - a)
+				bad += int(parts - g)
+			}
+			if tr.unavailable != unavailable || tr.bad != bad {
+				t.Fatalf("step %d: %d unavailable and %d bad, want %d and %d", step, tr.unavailable, tr.bad, unavailable, bad)
+			}
+			if !slices.Equal(tr.count, counts) {
+				t.Fatalf("step %d: the processes count %v resources held, want %v", step, tr.count, counts)
+			}
+			if tr.moves != moves || int64(tr.longest) != longest {
+				t.Fatalf("step %d: %d moves and a longest outage of %d ms, want %d and %d", step, tr.moves, tr.longest, moves, longest)
+			}
+		}
+	})
 }

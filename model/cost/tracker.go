@@ -56,7 +56,8 @@ type tracker struct {
 	started bool // the workload has started: moves and outages count
 	start   node.Millis
 
-	// Metrics.
+	// Metrics. lastChange is the last instant at which a resource changed
+	// its availability or goodness.
 	now        node.Millis
 	lastChange node.Millis
 	area       float64 // resource-milliseconds unavailable since start
@@ -162,14 +163,15 @@ func (t *tracker) topicOf(topic string, c *topicCursor) int32 {
 // up once per run. An eager round revokes and assigns every resource.
 func (t *tracker) holdSet(rs spec.Set, p int32, c *topicCursor, hold bool) {
 	for i := 0; i < len(rs); {
-		base, parts, end := t.run(rs, i, c)
+		ti, parts, end := t.run(rs, i, c)
+		base := ti * t.stride
 		for _, r := range rs[i:end] {
 			switch {
 			case r.Partition < 0 || r.Partition >= parts:
 			case hold:
-				t.add(base+r.Partition, p)
+				t.add(base+r.Partition, ti, p)
 			default:
-				t.remove(base+r.Partition, p)
+				t.remove(base+r.Partition, ti, p)
 			}
 		}
 		i = end
@@ -177,16 +179,14 @@ func (t *tracker) holdSet(rs spec.Set, p int32, c *topicCursor, hold bool) {
 }
 
 // run returns, for the run of one topic of rs that starts at i, the
-// number of the topic's partition 0 and its partition count (0 for a
-// topic outside the universe, so that no partition is in it), and the
-// run's end.
-func (t *tracker) run(rs spec.Set, i int, c *topicCursor) (base, parts int32, end int) {
+// topic's index and partition count (0 for a topic outside the universe,
+// so that no partition is in it), and the run's end.
+func (t *tracker) run(rs spec.Set, i int, c *topicCursor) (ti, parts int32, end int) {
 	end = rs.RunEnd(i)
-	ti := t.topicOf(rs[i].Topic, c)
-	if ti < 0 {
+	if ti = t.topicOf(rs[i].Topic, c); ti < 0 {
 		return 0, 0, end
 	}
-	return ti * t.stride, t.parts[ti], end
+	return ti, t.parts[ti], end
 }
 
 func (t *tracker) resource(ix int32) spec.Resource {
@@ -227,14 +227,13 @@ func (t *tracker) state(ix int32) (avail, good bool) {
 	return t.running[ix] > 0, t.holders[ix] == 1 && t.running[ix] == 1
 }
 
-// update accounts for resource ix going from (wasAvail, wasGood) to its
-// state now.
-func (t *tracker) update(ix int32, wasAvail, wasGood bool) {
+// update accounts for resource ix, of topic ti, going from (wasAvail,
+// wasGood) to its state now.
+func (t *tracker) update(ix, ti int32, wasAvail, wasGood bool) {
 	avail, good := t.state(ix)
 	if avail == wasAvail && good == wasGood {
 		return
 	}
-	ti := ix / t.stride
 	sub := t.subscribed[ti]
 	t.lastChange = t.now
 	if avail != wasAvail {
@@ -297,22 +296,39 @@ func (t *tracker) holds(ix, p int32) bool {
 	return false
 }
 
-// add makes process p a holder of resource ix.
-func (t *tracker) add(ix, p int32) {
+// add makes process p a holder of resource ix, of topic ti.
+func (t *tracker) add(ix, ti, p int32) {
+	if t.primary[ix] < 0 {
+		// Held by nobody (the primary holder is the first of any, so
+		// nobody runs it either): the common case, an assignment, takes
+		// update's one path for it, unavailable and bad to available and
+		// good, when p runs.
+		t.primary[ix], t.holders[ix] = p, 1
+		t.took(ix, p)
+		if t.isRun[p] {
+			t.running[ix]++
+			t.openInterval(ix, p)
+			t.turnGood(ix, ti)
+		}
+		return
+	}
 	if t.holds(ix, p) {
 		return
 	}
 	wasAvail, wasGood := t.state(ix)
-	if t.primary[ix] < 0 {
-		t.primary[ix] = p
-	} else {
-		t.extra[ix] = append(t.extra[ix], p)
-	}
+	t.extra[ix] = append(t.extra[ix], p)
 	t.holders[ix]++
 	if t.isRun[p] {
 		t.running[ix]++
 		t.openInterval(ix, p)
 	}
+	t.took(ix, p)
+	t.update(ix, ti, wasAvail, wasGood)
+}
+
+// took records that p took resource ix: a move if another process held
+// it last, and ix in p's list.
+func (t *tracker) took(ix, p int32) {
 	if t.started && t.last[ix] >= 0 && t.last[ix] != p {
 		t.moves++
 	}
@@ -322,11 +338,48 @@ func (t *tracker) add(ix, p int32) {
 	if len(t.owned[p]) > 2*t.count[p]+64 {
 		t.prune(p)
 	}
-	t.update(ix, wasAvail, wasGood)
 }
 
-// remove makes process p no longer a holder of resource ix.
-func (t *tracker) remove(ix, p int32) {
+// turnGood accounts for resource ix, of topic ti, going from unavailable
+// and bad to available and good (update's path for that change).
+func (t *tracker) turnGood(ix, ti int32) {
+	t.lastChange = t.now
+	t.avail[ti]++
+	t.good[ti]++
+	if t.subscribed[ti] {
+		t.unavailable--
+		t.bad--
+		t.endOutage(ix)
+	}
+}
+
+// turnBad accounts for resource ix, of topic ti, going from available and
+// good to unavailable and bad (update's path for that change).
+func (t *tracker) turnBad(ix, ti int32) {
+	t.lastChange = t.now
+	t.avail[ti]--
+	t.good[ti]--
+	if t.subscribed[ti] {
+		t.unavailable++
+		t.bad++
+		t.since[ix] = t.now
+	}
+}
+
+// remove makes process p no longer a holder of resource ix, of topic ti.
+func (t *tracker) remove(ix, ti, p int32) {
+	if t.primary[ix] == p && t.holders[ix] == 1 {
+		// Its one holder: the common case, a revocation, takes update's
+		// one path for it, available and good to neither, when p ran.
+		t.primary[ix], t.holders[ix] = -1, 0
+		t.count[p]--
+		if t.isRun[p] {
+			t.running[ix]--
+			t.closeInterval(ix, p)
+			t.turnBad(ix, ti)
+		}
+		return
+	}
 	if !t.holds(ix, p) {
 		return
 	}
@@ -349,7 +402,7 @@ func (t *tracker) remove(ix, p int32) {
 		t.closeInterval(ix, p)
 	}
 	t.count[p]--
-	t.update(ix, wasAvail, wasGood)
+	t.update(ix, ti, wasAvail, wasGood)
 }
 
 func (t *tracker) setExtra(ix int32, x []int32) {
@@ -375,14 +428,14 @@ func (t *tracker) setRunning(p int32, run bool) {
 			t.running[ix]--
 			t.closeInterval(ix, p)
 		}
-		t.update(ix, wasAvail, wasGood)
+		t.update(ix, ix/t.stride, wasAvail, wasGood)
 	}
 }
 
 // dropAll removes process p from everything it holds (a crash).
 func (t *tracker) dropAll(p int32) {
 	for _, ix := range t.holdings(p) {
-		t.remove(ix, p)
+		t.remove(ix, ix/t.stride, p)
 	}
 	t.owned[p] = nil
 }
