@@ -1,6 +1,10 @@
 package assign
 
-import "github.com/rebalance-ref/rebalance/spec"
+import (
+	"slices"
+
+	"github.com/rebalance-ref/rebalance/spec"
+)
 
 // Range returns Kafka's range assignor, protocol name "range"
 // (clients/.../consumer/RangeAssignor.java, with KIP-881's rack awareness;
@@ -149,8 +153,11 @@ func hasRack(members []Member) bool {
 }
 
 // subscriptionTable answers "does member i subscribe to topic t" for one
-// topic at a time, computing the answer once per distinct subscription
-// slice (members decoded together often share one).
+// topic at a time, computing the answer once per distinct subscription:
+// once per slice (members decoded together often share one), and once for
+// a run of members whose slices differ but hold the same topics (each
+// member of a classic group decodes its own metadata, and most subscribe
+// alike).
 type subscriptionTable struct {
 	g Group
 	// sub[i] is the index of member i's subscription among the distinct
@@ -160,7 +167,9 @@ type subscriptionTable struct {
 	in []bool
 }
 
-// newSubscriptionTable groups the members of g by subscription slice.
+// newSubscriptionTable groups the members of g by subscription: by slice,
+// and a slice new to it with the previous member's group when it holds
+// the same topics.
 func newSubscriptionTable(g Group) *subscriptionTable {
 	s := &subscriptionTable{g: g, sub: make([]int, len(g.Members))}
 	type key struct {
@@ -168,6 +177,7 @@ func newSubscriptionTable(g Group) *subscriptionTable {
 		n int
 	}
 	index := map[key]int{}
+	prev := -1
 	for i, m := range g.Members {
 		k := key{n: len(m.Topics)}
 		if len(m.Topics) > 0 {
@@ -175,11 +185,16 @@ func newSubscriptionTable(g Group) *subscriptionTable {
 		}
 		j, ok := index[k]
 		if !ok {
-			j = len(s.first)
+			if prev >= 0 && slices.Equal(g.Members[s.first[prev]].Topics, m.Topics) {
+				j = prev
+			} else {
+				j = len(s.first)
+				s.first = append(s.first, i)
+			}
 			index[k] = j
-			s.first = append(s.first, i)
 		}
 		s.sub[i] = j
+		prev = j
 	}
 	s.in = make([]bool, len(s.first))
 	return s

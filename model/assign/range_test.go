@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -157,5 +158,46 @@ func TestNames(t *testing.T) {
 		if got := tc.a.Name(); got != tc.name {
 			t.Errorf("Name() = %q, want %q", got, tc.name)
 		}
+	}
+}
+
+// TestSubscriptionTableGroups: the members' subscriptions are grouped by
+// slice, and a slice of its own joins the previous member's group when it
+// holds the same topics, so that a topic is looked up once per distinct
+// subscription; whatever the grouping, has answers each member's own
+// subscription.
+func TestSubscriptionTableGroups(t *testing.T) {
+	ab := []string{"a", "b"}
+	for _, c := range []struct {
+		name   string
+		subs   [][]string
+		groups int
+	}{
+		{"one slice shared", [][]string{ab, ab, ab}, 1},
+		{"equal slices decoded apart", [][]string{{"a", "b"}, {"a", "b"}, {"a", "b"}}, 1},
+		{"a shared slice seen again after another", [][]string{ab, {"b"}, ab}, 2},
+		{"different topics", [][]string{{"a"}, {"b"}, {"a", "b"}}, 3},
+		{"equal but not next to each other", [][]string{{"a"}, {"b"}, {"a"}}, 3},
+		{"a prefix", [][]string{{"a"}, {"a", "b"}}, 2},
+		{"none", [][]string{nil, {}, {"a"}}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := Group{Topics: map[string]int32{"a": 1, "b": 1}}
+			for i, ts := range c.subs {
+				g.Members = append(g.Members, Member{ID: spec.MemberID(fmt.Sprint("m", i)), Topics: ts})
+			}
+			s := newSubscriptionTable(g)
+			if len(s.first) != c.groups {
+				t.Errorf("%d groups, want %d (sub %v)", len(s.first), c.groups, s.sub)
+			}
+			for _, topic := range []string{"a", "b"} {
+				s.load(topic)
+				for i, ts := range c.subs {
+					if got := s.has(i); got != slices.Contains(ts, topic) {
+						t.Errorf("member %d subscribing to %v: has(%s) = %t", i, ts, topic, got)
+					}
+				}
+			}
+		})
 	}
 }
