@@ -362,10 +362,10 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 	if ev.proc < 0 {
 		switch ev.kind {
 		case evDeliver:
-			e.stepCoordinator(node.Receive[M]{From: ev.from, Msg: ev.msg})
+			e.stepCoordinator(node.Receive[M]{From: ev.from, Msg: ev.msg}, ev.from, ev.sender)
 		case evTimer:
 			if fired := e.due(e.ctimers, ev, -1, 0); fired != nil {
-				e.stepCoordinator(fired)
+				e.stepCoordinator(fired, "", [2]int32{})
 			}
 		}
 		return nil
@@ -436,7 +436,7 @@ func (e *engine[M, T, C]) sendToCoordinator(p *proc[M, T, C], msg M, sendAt node
 	if e.fam.isHeartbeat(msg) {
 		e.count(&e.heartbeats)
 	}
-	e.q.push(event[M, T]{at: sendAt + e.cfg.Timing.Latency, kind: evDeliver, proc: -1, from: p.addr, msg: msg})
+	e.q.push(event[M, T]{at: sendAt + e.cfg.Timing.Latency, kind: evDeliver, proc: -1, from: p.addr, sender: [2]int32{p.ix, p.inc}, msg: msg})
 }
 
 // scheduleKeepAlive queues p's next keepAlive a heartbeat interval from
@@ -510,16 +510,23 @@ func (e *engine[M, T, C]) tracef(format string, args ...any) {
 	}
 }
 
-func (e *engine[M, T, C]) stepCoordinator(ev node.Event) {
+// stepCoordinator steps the coordinator with ev and performs its output.
+// An answer to ev's sender (from; "" for a timer, which no address is)
+// goes to sender, the process and incarnation at that address, without
+// looking the address up: most of the coordinator's messages answer the
+// request it is handling (every heartbeat's).
+func (e *engine[M, T, C]) stepCoordinator(ev node.Event, from string, sender [2]int32) {
 	if e.cfg.trace != nil {
 		e.tracef("coordinator: %s", ev)
 	}
 	out := e.coord.Step(node.Input{Now: e.now, Event: ev})
 	for _, env := range out.Messages {
 		e.count(&e.messages)
-		to, ok := e.addrs[env.To]
+		to, ok := sender, env.To == from
 		if !ok {
-			continue
+			if to, ok = e.addrs[env.To]; !ok {
+				continue
+			}
 		}
 		e.q.push(event[M, T]{at: e.now + e.cfg.Timing.Latency, kind: evDeliver, proc: to[0], inc: to[1], msg: env.Msg})
 	}
@@ -741,7 +748,7 @@ func (e *engine[M, T, C]) act(a action, arg int) error {
 		e.tr.sample()
 		md := node.MetadataUpdate{Topics: maps.Clone(e.topics)}
 		if e.fam.metadataToCoordinator() {
-			e.stepCoordinator(md)
+			e.stepCoordinator(md, "", [2]int32{})
 		} else {
 			for _, p := range e.procs {
 				if p.node != nil && p.st == up {

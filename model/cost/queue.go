@@ -36,10 +36,14 @@ type event[M, T any] struct {
 	inc   int32 // the incarnation of proc the event is for
 	token int32 // evRevoked: the process's revocation epoch
 	act   action
-	from  string
-	msg   M
-	timer T
-	set   spec.Set
+	// from is the sender's address of a message to the coordinator, and
+	// sender its process and incarnation (addrs[from], which never
+	// changes for an address).
+	from   string
+	sender [2]int32
+	msg    M
+	timer  T
+	set    spec.Set
 }
 
 // queue hands out events by (at, seq). It keeps them in two orders: a
