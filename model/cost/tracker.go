@@ -234,35 +234,47 @@ func (t *tracker) update(ix, ti int32, wasAvail, wasGood bool) {
 	if avail == wasAvail && good == wasGood {
 		return
 	}
-	sub := t.subscribed[ti]
 	t.lastChange = t.now
 	if avail != wasAvail {
-		if avail {
-			t.avail[ti]++
-			if sub {
-				t.unavailable--
-				t.endOutage(ix)
-			}
-		} else {
-			t.avail[ti]--
-			if sub {
-				t.unavailable++
-				t.since[ix] = t.now
-			}
-		}
+		t.setAvail(ix, ti, avail)
 	}
 	if good != wasGood {
-		if good {
-			t.good[ti]++
-			if sub {
-				t.bad--
-			}
-		} else {
-			t.good[ti]--
-			if sub {
-				t.bad++
-			}
+		t.setGood(ti, good)
+	}
+}
+
+// setAvail accounts for resource ix, of topic ti, turning available or
+// unavailable: an outage ends or begins.
+func (t *tracker) setAvail(ix, ti int32, avail bool) {
+	sub := t.subscribed[ti]
+	if avail {
+		t.avail[ti]++
+		if sub {
+			t.unavailable--
+			t.endOutage(ix)
 		}
+		return
+	}
+	t.avail[ti]--
+	if sub {
+		t.unavailable++
+		t.since[ix] = t.now
+	}
+}
+
+// setGood accounts for a resource of topic ti turning good or bad.
+func (t *tracker) setGood(ti int32, good bool) {
+	sub := t.subscribed[ti]
+	if good {
+		t.good[ti]++
+		if sub {
+			t.bad--
+		}
+		return
+	}
+	t.good[ti]--
+	if sub {
+		t.bad++
 	}
 }
 
@@ -300,15 +312,17 @@ func (t *tracker) holds(ix, p int32) bool {
 func (t *tracker) add(ix, ti, p int32) {
 	if t.primary[ix] < 0 {
 		// Held by nobody (the primary holder is the first of any, so
-		// nobody runs it either): the common case, an assignment, takes
-		// update's one path for it, unavailable and bad to available and
-		// good, when p runs.
+		// nobody runs it either): the common case, an assignment, goes
+		// from unavailable and bad to available and good when p runs,
+		// without update's comparisons of the state before and after.
 		t.primary[ix], t.holders[ix] = p, 1
 		t.took(ix, p)
 		if t.isRun[p] {
 			t.running[ix]++
 			t.openInterval(ix, p)
-			t.turnGood(ix, ti)
+			t.lastChange = t.now
+			t.setAvail(ix, ti, true)
+			t.setGood(ti, true)
 		}
 		return
 	}
@@ -340,43 +354,20 @@ func (t *tracker) took(ix, p int32) {
 	}
 }
 
-// turnGood accounts for resource ix, of topic ti, going from unavailable
-// and bad to available and good (update's path for that change).
-func (t *tracker) turnGood(ix, ti int32) {
-	t.lastChange = t.now
-	t.avail[ti]++
-	t.good[ti]++
-	if t.subscribed[ti] {
-		t.unavailable--
-		t.bad--
-		t.endOutage(ix)
-	}
-}
-
-// turnBad accounts for resource ix, of topic ti, going from available and
-// good to unavailable and bad (update's path for that change).
-func (t *tracker) turnBad(ix, ti int32) {
-	t.lastChange = t.now
-	t.avail[ti]--
-	t.good[ti]--
-	if t.subscribed[ti] {
-		t.unavailable++
-		t.bad++
-		t.since[ix] = t.now
-	}
-}
-
 // remove makes process p no longer a holder of resource ix, of topic ti.
 func (t *tracker) remove(ix, ti, p int32) {
 	if t.primary[ix] == p && t.holders[ix] == 1 {
-		// Its one holder: the common case, a revocation, takes update's
-		// one path for it, available and good to neither, when p ran.
+		// Its one holder: the common case, a revocation, goes from
+		// available and good to neither when p ran, without update's
+		// comparisons of the state before and after.
 		t.primary[ix], t.holders[ix] = -1, 0
 		t.count[p]--
 		if t.isRun[p] {
 			t.running[ix]--
 			t.closeInterval(ix, p)
-			t.turnBad(ix, ti)
+			t.lastChange = t.now
+			t.setAvail(ix, ti, false)
+			t.setGood(ti, false)
 		}
 		return
 	}
