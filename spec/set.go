@@ -274,8 +274,8 @@ func clipped(s Set) Set {
 // every heartbeat that moves them: sets of many partitions over a few
 // topics, often with strings of their own, which comparing resource by
 // resource compared byte by byte, and at every step where the two sets
-// stood in different topics. (Meets usually answers at the first resource and
-// keeps comparing resource by resource.)
+// stood in different topics. (Meets usually answers at the first resource
+// and keeps comparing resource by resource.)
 type topicRuns struct {
 	s, o Set
 	i, j int // the next resource of s and of o not yet walked
