@@ -63,15 +63,15 @@ const (
 // timerEntry is one armed timer of one node: its deadline, and the firing
 // event the queue holds for it (at most one at a time).
 type timerEntry struct {
-	at         node.Millis
-	armed      bool
-	pending    node.Millis
-	hasPending bool
+	at      node.Millis
+	pending node.Millis
 	// fired is the node.TimerFired of this entry's timer, boxed at its
 	// first firing and handed to every later one: an entry outlives its
 	// firings (due), and a member's heartbeat timer fires every interval.
 	// Nil until the first firing.
-	fired node.Event
+	fired      node.Event
+	armed      bool
+	hasPending bool
 }
 
 // proc is one member process: a name and configuration that survive
@@ -88,7 +88,7 @@ type proc[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	// stopping: told to leave; it goes down once its member is done.
 	// leaving: and it does not come back (scale-in).
 	stopping, leaving bool
-	timers            *timerTable[T]
+	timers            timerTable[T] // by value: see timerTable
 	held              []event[M, T]
 	// busyUntil is when the application finishes the revocations it was
 	// handed; revEpoch invalidates pending revocation completions (a
@@ -106,7 +106,7 @@ type engine[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	fam      family[M, T, C]
 	blocking bool // revocations block the member's sends (classic)
 	coord    coordNode[M, T, C]
-	ctimers  *timerTable[T]
+	ctimers  timerTable[T]
 	procs    []*proc[M, T, C]
 	addrs    map[string][2]int32 // node address -> process, incarnation
 	topics   spec.Topics
@@ -139,7 +139,7 @@ const (
 
 func run[M fmt.Stringer, T sim.Timer, C fmt.Stringer](cfg Config, f family[M, T, C]) (Result, error) {
 	_, blocking := any(f).(classicFamily)
-	e := &engine[M, T, C]{cfg: cfg, fam: f, blocking: blocking, ctimers: &timerTable[T]{}, addrs: map[string][2]int32{}, quietSince: -1, rolling: -1}
+	e := &engine[M, T, C]{cfg: cfg, fam: f, blocking: blocking, addrs: map[string][2]int32{}, quietSince: -1, rolling: -1}
 	e.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	var names []string
 	e.topics, names = spec.NumberedTopics(topicFormat, cfg.Topics, int32(cfg.Partitions))
@@ -197,7 +197,7 @@ func (e *engine[M, T, C]) start(p *proc[M, T, C]) error {
 	e.addrs[p.addr] = [2]int32{p.ix, p.inc}
 	p.st = up
 	p.stopping = false
-	p.timers = &timerTable[T]{}
+	p.timers = timerTable[T]{}
 	p.held = nil
 	p.busyUntil = e.now
 	p.revEpoch++
@@ -217,7 +217,7 @@ func (e *engine[M, T, C]) goDown(p *proc[M, T, C]) {
 		p.unsettled = false
 	}
 	p.node = nil
-	p.timers = nil
+	p.timers = timerTable[T]{}
 	p.held = nil
 	p.st = down
 	if p.leaving {
@@ -364,7 +364,7 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 		case evDeliver:
 			e.stepCoordinator(node.Receive[M]{From: ev.from, Msg: ev.msg}, ev.from, ev.sender)
 		case evTimer:
-			if fired := e.due(e.ctimers, ev, -1, 0); fired != nil {
+			if fired := e.due(&e.ctimers, ev, -1, 0); fired != nil {
 				e.stepCoordinator(fired, "", [2]int32{})
 			}
 		}
@@ -379,7 +379,7 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 	case evDeliver:
 		in = node.Receive[M]{From: node.CoordinatorNode, Msg: ev.msg}
 	case evTimer:
-		if in = e.due(p.timers, ev, ev.proc, ev.inc); in == nil {
+		if in = e.due(&p.timers, ev, ev.proc, ev.inc); in == nil {
 			return nil
 		}
 		ev.kind = evHeldTimer
@@ -490,8 +490,7 @@ func (e *engine[M, T, C]) setTimers(m *timerTable[T], cmds []node.TimerCmd[T], p
 			continue
 		}
 		if ent == nil {
-			ent = &timerEntry{}
-			m.put(tc.Timer, ent)
+			ent = m.put(tc.Timer)
 		}
 		ent.armed, ent.at = true, tc.At
 		if !ent.hasPending || ent.pending > tc.At {
@@ -530,7 +529,7 @@ func (e *engine[M, T, C]) stepCoordinator(ev node.Event, from string, sender [2]
 		}
 		e.q.push(event[M, T]{at: e.now + e.cfg.Timing.Latency, kind: evDeliver, proc: to[0], inc: to[1], msg: env.Msg})
 	}
-	e.setTimers(e.ctimers, out.Timers, -1, 0)
+	e.setTimers(&e.ctimers, out.Timers, -1, 0)
 	if out.Target != nil {
 		e.count(&e.rounds)
 	}
@@ -584,7 +583,7 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 	for _, env := range out.Messages {
 		e.sendToCoordinator(p, env.Msg, sendAt)
 	}
-	e.setTimers(p.timers, out.Timers, p.ix, p.inc)
+	e.setTimers(&p.timers, out.Timers, p.ix, p.inc)
 	if out.Round != nil || out.RoundFailed {
 		e.count(&e.rounds)
 	}

@@ -22,11 +22,13 @@ func timerName(k int) string {
 
 // TestTimerTable: whatever the sequence of puts, gets and deletes, a
 // timerTable finds what a map would (its list and, past listMax timers,
-// its map), each timer's own entry.
+// its map), each timer's own entry with what was written into it, and a
+// put hands out a zero entry.
 func TestTimerTable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var tt timerTable[string]
-		model := map[string]*timerEntry{}
+		model := map[string]node.Millis{} // each entry's at, all distinct
+		stamp := node.Millis(0)
 		// Up to three times listMax distinct timers, so that some runs
 		// stay in the list and some turn it into a map.
 		names := rapid.IntRange(1, 3*listMax).Draw(t, "timers")
@@ -34,10 +36,14 @@ func TestTimerTable(t *testing.T) {
 			name := timerName(rapid.IntRange(0, names-1).Draw(t, "timer"))
 			switch rapid.IntRange(0, 2).Draw(t, "op") {
 			case 0:
-				if model[name] == nil {
-					ent := &timerEntry{at: 1}
-					tt.put(name, ent)
-					model[name] = ent
+				if _, ok := model[name]; !ok {
+					ent := tt.put(name)
+					if *ent != (timerEntry{}) {
+						t.Fatalf("put(%s) = %+v, want a zero entry", name, *ent)
+					}
+					stamp++
+					ent.at, ent.armed = stamp, true
+					model[name] = stamp
 				}
 			case 1:
 				tt.del(name)
@@ -45,8 +51,15 @@ func TestTimerTable(t *testing.T) {
 			}
 			for k := range names {
 				n := timerName(k)
-				if got, want := tt.get(n), model[n]; got != want {
-					t.Fatalf("get(%s) = %p, want %p (list %d, map %v)", n, got, want, len(tt.list), tt.m != nil)
+				got := tt.get(n)
+				want, ok := model[n]
+				switch {
+				case got == nil && ok:
+					t.Fatalf("get(%s) = nil, want the entry stamped %d (list %d, map %v)", n, want, tt.n, tt.m != nil)
+				case got != nil && !ok:
+					t.Fatalf("get(%s) = %+v, want nil (list %d, map %v)", n, *got, tt.n, tt.m != nil)
+				case got != nil && (got.at != want || !got.armed):
+					t.Fatalf("get(%s) = %+v, want the entry stamped %d (list %d, map %v)", n, *got, want, tt.n, tt.m != nil)
 				}
 			}
 		}
