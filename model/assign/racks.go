@@ -273,7 +273,8 @@ func (rk *stickyRacks) aligned(i, d int) bool {
 // The rack fill is over racks, not members, so it is cheap: its graph has
 // one node per rack and per partition class. Within a rack, the partitions
 // it receives go, in order, to its members in member order up to their room.
-func assignHomogeneousRacks(g Group, claims *claimIndex, rk *stickyRacks, won []int, wonAt [][]int32) homogeneousPlan {
+func assignHomogeneousRacks(g Group, claims *claimIndex, rk *stickyRacks, w denseWins) homogeneousPlan {
+	won := w.won
 	total, n := claims.total(), len(g.Members)
 	minQuota, extra := total/n, total%n
 	owner := make([]int32, total)
@@ -294,10 +295,12 @@ func assignHomogeneousRacks(g Group, claims *claimIndex, rk *stickyRacks, won []
 	aligned := make([][]int32, n)
 	others := make([][]int32, n)
 	for i := range n {
-		if wonAt == nil {
+		if w.at == nil {
 			break
 		}
-		for _, d := range wonAt[i] {
+		w.order(i)
+		for _, key := range w.at[i] {
+			d := int32(key)
 			if rk.aligned(i, int(d)) {
 				aligned[i] = append(aligned[i], d)
 			} else {

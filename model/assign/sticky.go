@@ -325,9 +325,10 @@ type homogeneousPlan struct {
 func assignHomogeneous(g Group, claims *claimIndex) homogeneousPlan {
 	total, n := claims.total(), len(g.Members)
 	minQuota, extra := total/n, total%n
-	won, wonAt := wonDense(g, claims)
+	w := wonDense(g, claims)
+	won := w.won
 	if rk := racksFor(g, claims); rk != nil {
-		return assignHomogeneousRacks(g, claims, rk, won, wonAt)
+		return assignHomogeneousRacks(g, claims, rk, w)
 	}
 	owner := make([]int32, total)
 	for d := range owner {
@@ -348,9 +349,12 @@ func assignHomogeneous(g Group, claims *claimIndex) homogeneousPlan {
 	kept := make([]int, n)
 	for i := range n {
 		k := min(won[i], quota[i])
-		if wonAt != nil {
-			for _, d := range wonAt[i][:k] {
-				owner[d] = int32(i)
+		if w.at != nil {
+			if k < won[i] {
+				w.order(i) // which k it keeps depends on the order
+			}
+			for _, key := range w.at[i][:k] {
+				owner[int32(key)] = int32(i)
 			}
 		}
 		kept[i] = k
@@ -359,23 +363,31 @@ func assignHomogeneous(g Group, claims *claimIndex) homogeneousPlan {
 	return homogeneousPlan{owner: owner, won: won}
 }
 
-// wonDense returns the number of claims each member of g wins and, when
-// some member claims a partition of the index, the won dense partitions of
-// each member in the order the constrained builder keeps them: by
-// partition number, then by topic (topic1-0, topic2-0, topic1-1, ...; nil
-// otherwise). That is Kafka's order since 3.8 (KAFKA-16277):
-// AbstractStickyAssignor.ConstrainedAssignmentBuilder.assignOwnedPartitions
-// sorts each consumer's owned partitions by partition, then topic, and
-// keeps the first minQuota or maxQuota of them, so a member that owned all
-// of two topics and must give half up keeps half of each topic rather than
-// all of the first (AbstractStickyAssignorTest.testTopicBalanceAfterReassignment).
-// Before 3.8 Kafka kept them in the order the consumer listed them.
-func wonDense(g Group, claims *claimIndex) ([]int, [][]int32) {
-	won := make([]int, len(g.Members))
+// denseWins are the claims each member of a group wins: won[i] of them
+// for member i, and, when some member claims a partition of the index
+// (at is nil otherwise), at[i], member i's won partitions as keys
+// partition<<32 | dense, one array shared by all the members. Each
+// member's keys are in the order it listed its partitions (by topic,
+// then partition) until order puts them in the order the constrained
+// builder keeps them.
+type denseWins struct {
+	won   []int
+	at    [][]int64
+	mixed []bool // at[i] holds claims of more than one topic
+}
+
+// wonDense returns the claims each member of g wins. A member's keys are
+// put in the order the constrained builder keeps them only by
+// denseWins.order, when that order can matter: a member that keeps all it
+// won (nearly every member of a rebalance that moves little) keeps them
+// in any order.
+func wonDense(g Group, claims *claimIndex) denseWins {
+	w := denseWins{won: make([]int, len(g.Members))}
 	if claims.cells == nil {
-		return won, nil
+		return w
 	}
-	wonAt := make([][]int32, len(g.Members))
+	w.at = make([][]int64, len(g.Members))
+	w.mixed = make([]bool, len(g.Members))
 	// One array holds every member's won partitions, each member's a slice
 	// of it with its capacity clipped: a member wins at most what it owns,
 	// so the array never grows, and a leader of many members makes one
@@ -384,43 +396,48 @@ func wonDense(g Group, claims *claimIndex) ([]int, [][]int32) {
 	for _, m := range g.Members {
 		owned += len(m.Owned)
 	}
-	all := make([]int32, 0, owned)
-	var keys []int64 // scratch: partition<<32 | dense, per won claim
+	all := make([]int64, 0, owned)
 	for i, m := range g.Members {
 		var (
 			topic   string
 			base    int
 			at      = claims.cursor()
-			wonBase = -1    // base of the topic of the last won claim
-			mixed   = false // won claims of more than one topic
+			wonBase = -1 // base of the topic of the last won claim
 		)
-		keys = keys[:0]
 		start := len(all)
 		for k, r := range m.Owned {
 			if k == 0 || !spec.SameTopic(r.Topic, topic) {
 				topic, base = r.Topic, claims.topicBase(&at, r.Topic)
 			}
 			if base >= 0 && claims.winner(base+int(r.Partition)) == i {
-				d := base + int(r.Partition)
-				all = append(all, int32(d))
-				keys = append(keys, int64(r.Partition)<<32|int64(d))
-				mixed = mixed || (wonBase >= 0 && wonBase != base)
+				all = append(all, int64(r.Partition)<<32|int64(base+int(r.Partition)))
+				w.mixed[i] = w.mixed[i] || (wonBase >= 0 && wonBase != base)
 				wonBase = base
 			}
 		}
-		wonAt[i] = all[start:len(all):len(all)]
-		// m.Owned is sorted by topic, then partition: within one topic that
-		// is already the order; across topics, sort by (partition, dense),
-		// which is (partition, topic) as dense numbers follow topic order.
-		if mixed {
-			slices.Sort(keys)
-			for j, key := range keys {
-				wonAt[i][j] = int32(key)
-			}
-		}
-		won[i] = len(wonAt[i])
+		w.at[i] = all[start:len(all):len(all)]
+		w.won[i] = len(w.at[i])
 	}
-	return won, wonAt
+	return w
+}
+
+// order puts member i's won claims in the order the constrained builder
+// keeps them: by partition number, then by topic (topic1-0, topic2-0,
+// topic1-1, ...). That is Kafka's order since 3.8 (KAFKA-16277):
+// AbstractStickyAssignor.ConstrainedAssignmentBuilder.assignOwnedPartitions
+// sorts each consumer's owned partitions by partition, then topic, and
+// keeps the first minQuota or maxQuota of them, so a member that owned all
+// of two topics and must give half up keeps half of each topic rather than
+// all of the first (AbstractStickyAssignorTest.testTopicBalanceAfterReassignment).
+// Before 3.8 Kafka kept them in the order the consumer listed them. A
+// member's owned partitions are sorted by topic, then partition: within
+// one topic that is already the order; across topics the keys sort as
+// (partition, dense), which is (partition, topic) as dense numbers follow
+// topic order.
+func (w *denseWins) order(i int) {
+	if w.mixed[i] {
+		slices.Sort(w.at[i])
+	}
 }
 
 // byWon returns the member indexes ordered by decreasing won count, ties

@@ -525,6 +525,31 @@ func TestStickyRacksKafkaExamples(t *testing.T) {
 	}
 }
 
+// TestStickyRacksKeepOrder: with racks, a member that owns more
+// rack-aligned partitions than its quota keeps them in Kafka's order since
+// 3.8 (KAFKA-16277: by partition, then topic), as without racks. Two
+// topics of four partitions on racks a and b (partition i of t1 on rack
+// i mod 2, t2's likewise), consumer0 (rack a) and consumer1 (rack b) own
+// their racks' four each, and two new consumers, one a rack, join: the
+// quota is 2, so consumer0 keeps t1-0 and t2-0 (not t1-0 and t1-2, its
+// listing order) and the rest of rack a goes to consumer2.
+func TestStickyRacksKeepOrder(t *testing.T) {
+	for _, as := range []Assignor{Sticky(), CooperativeSticky()} {
+		owned := []string{"t1-0, t1-2, t2-0, t2-2", "t1-1, t1-3, t2-1, t2-3", "", ""}
+		g := kafkaStickyRackGroup(t, []string{"t1", "t2"}, []int{4, 4}, 1, []string{"a", "b"}, []string{"a", "b", "a", "b"}, owned)
+		got := mustAssign(t, as, g)
+		want := map[spec.MemberID]string{"consumer0": "t1-0, t2-0", "consumer1": "t1-1, t2-1"}
+		if as.Name() == Sticky().Name() {
+			want["consumer2"], want["consumer3"] = "t1-2, t2-2", "t1-3, t2-3"
+		}
+		for id, w := range want {
+			if ws := mustSet(t, "{"+strings.ReplaceAll(w, ",", "")+"}"); !got[id].Equal(ws) {
+				t.Errorf("%s: %s gets %s, want %s (all: %s)", as.Name(), id, got[id], ws, got)
+			}
+		}
+	}
+}
+
 // TestStickyRacksDecision: the sticky assignors' rack decision on the whole
 // group (claimIndex.decideRacks, for sticky_components.go's sub-groups) is
 // KIP-881's rule as rackAwareSticky writes it out.
