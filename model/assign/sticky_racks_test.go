@@ -530,9 +530,10 @@ func TestStickyRacksKafkaExamples(t *testing.T) {
 // 3.8 (KAFKA-16277: by partition, then topic), as without racks. Two
 // topics of four partitions on racks a and b (partition i of t1 on rack
 // i mod 2, t2's likewise), consumer0 (rack a) and consumer1 (rack b) own
-// their racks' four each, and two new consumers, one a rack, join: the
-// quota is 2, so consumer0 keeps t1-0 and t2-0 (not t1-0 and t1-2, its
-// listing order) and the rest of rack a goes to consumer2.
+// their racks' four each, and two new consumers join, one on each rack:
+// the quota is 2, so consumer0 keeps t1-0 and t2-0 (not t1-0 and t1-2,
+// its listing order) and, in an eager round, the rest of rack a goes to
+// consumer2 (a cooperative round withholds it for a round).
 func TestStickyRacksKeepOrder(t *testing.T) {
 	for _, as := range []Assignor{Sticky(), CooperativeSticky()} {
 		owned := []string{"t1-0, t1-2, t2-0, t2-2", "t1-1, t1-3, t2-1, t2-3", "", ""}
