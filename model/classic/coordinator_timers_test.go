@@ -18,7 +18,13 @@ func TestCoordTimersActLikeAMap(t *testing.T) {
 			if rapid.Bool().Draw(t, "join") {
 				return coordJoinTimer
 			}
-			return coordSessionTimer(spec.MemberID(rapid.SampledFrom([]string{"A-1", "B-2", "C-3", "A-10", "B"}).Draw(t, "member")))
+			// Short ids, and long ones that share their first eight
+			// bytes (memberPrefix), a NUL after an id and a byte above
+			// 0x7f.
+			return coordSessionTimer(spec.MemberID(rapid.SampledFrom([]string{
+				"A-1", "B-2", "C-3", "A-10", "B", "B\x00", "\xffz",
+				"member-0001-1", "member-0001-10", "member-0001-2", "member-0002-1", "member-0",
+			}).Draw(t, "member")))
 		})
 		for range rapid.IntRange(0, 40).Draw(t, "ops") {
 			tm := timer.Draw(t, "timer")
