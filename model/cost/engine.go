@@ -170,6 +170,9 @@ func run[M fmt.Stringer, T sim.Timer, C fmt.Stringer](cfg Config, f family[M, T,
 	if err := e.loop(); err != nil {
 		return Result{}, err
 	}
+	if free, queued := len(e.q.free), e.q.len(); free+queued != len(e.q.pool) {
+		panic(fmt.Sprintf("cost: %d event slots, %d free and %d queued: a popped event's slot was not released", len(e.q.pool), free, queued))
+	}
 	return e.result(), nil
 }
 
@@ -298,9 +301,16 @@ func (e *engine[M, T, C]) loop() error {
 			e.stopAt(e.cfg.Horizon)
 			return nil
 		}
-		ev := e.q.pop()
+		// The event stays in its slot while it runs. A push while it
+		// runs may move the pool (append), leaving ev in the array it
+		// left: its slot is not free, so nothing writes it there or
+		// here, and ev reads the same event.
+		slot := e.q.popSlot()
+		ev := &e.q.pool[slot]
 		e.setNow(ev.at)
-		if err := e.dispatch(ev); err != nil {
+		err := e.dispatch(ev)
+		e.q.release(slot)
+		if err != nil {
 			return err
 		}
 		e.afterEvent()
@@ -354,8 +364,8 @@ func (e *engine[M, T, C]) afterEvent() {
 	}
 }
 
-// dispatch runs one event.
-func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
+// dispatch runs one event; it does not write *ev.
+func (e *engine[M, T, C]) dispatch(ev *event[M, T]) error {
 	if ev.kind == evAction {
 		return e.act(ev.act, int(ev.proc))
 	}
@@ -382,7 +392,6 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 		if in = e.due(&p.timers, ev, ev.proc, ev.inc); in == nil {
 			return nil
 		}
-		ev.kind = evHeldTimer
 	case evHeldTimer:
 		in = node.TimerFired[T]{Timer: ev.timer}
 	case evRevoked:
@@ -392,7 +401,11 @@ func (e *engine[M, T, C]) dispatch(ev event[M, T]) error {
 		in = e.fam.revocationDone(ev.set)
 	}
 	if p.st == paused {
-		p.held = append(p.held, ev)
+		held := *ev
+		if held.kind == evTimer {
+			held.kind = evHeldTimer // it fired: it runs when resumed
+		}
+		p.held = append(p.held, held)
 		return nil
 	}
 	if ev.kind == evKeepAlive {
@@ -453,7 +466,7 @@ func (e *engine[M, T, C]) scheduleKeepAlive(p *proc[M, T, C]) {
 // due returns the node.TimerFired event of a timer firing that is the
 // one the node armed, nil for a stale or superseded one, re-queueing it
 // when its deadline moved later.
-func (e *engine[M, T, C]) due(m *timerTable[T], ev event[M, T], proc, inc int32) node.Event {
+func (e *engine[M, T, C]) due(m *timerTable[T], ev *event[M, T], proc, inc int32) node.Event {
 	ent := m.get(ev.timer)
 	if ent == nil || !ent.hasPending || ent.pending != ev.at {
 		return nil
@@ -708,8 +721,8 @@ func (e *engine[M, T, C]) act(a action, arg int) error {
 			e.tr.sample()
 			held := p.held
 			p.held = nil
-			for _, ev := range held {
-				if err := e.dispatch(ev); err != nil {
+			for i := range held {
+				if err := e.dispatch(&held[i]); err != nil {
 					return err
 				}
 			}

@@ -145,19 +145,30 @@ func (q *queue[M, T]) peek() node.Millis {
 // take returns the event in slot and frees the slot.
 func (q *queue[M, T]) take(slot int32) event[M, T] {
 	ev := q.pool[slot]
-	var zero event[M, T]
-	q.pool[slot] = zero // let go of its message and set
-	q.free = append(q.free, slot)
+	q.release(slot)
 	return ev
 }
 
+// release frees slot, which popSlot returned.
+func (q *queue[M, T]) release(slot int32) {
+	var zero event[M, T]
+	q.pool[slot] = zero // let go of its message and set
+	q.free = append(q.free, slot)
+}
+
 // pop removes and returns the next event.
-func (q *queue[M, T]) pop() event[M, T] {
+func (q *queue[M, T]) pop() event[M, T] { return q.take(q.popSlot()) }
+
+// popSlot removes the next event from the order and returns its slot,
+// which stays the event's until release: the engine runs an event where
+// it lies instead of copying it out (an event is 128 bytes, and the
+// engine pops tens of millions).
+func (q *queue[M, T]) popSlot() int32 {
 	if q.fifoFirst() {
 		q.head++
-		return q.take(q.fifo[q.head-1].slot)
+		return q.fifo[q.head-1].slot
 	}
-	top := q.take(q.h[0].slot)
+	top := q.h[0].slot
 	n := len(q.h) - 1
 	k := q.h[n]
 	q.h = q.h[:n]
