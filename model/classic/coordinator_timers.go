@@ -32,9 +32,9 @@ type armedTimer struct {
 // that ends first pads with zeros, which sort first as its end does);
 // equal prefixes say nothing, and find then compares the ids. It lets
 // find's binary search compare numbers held in the slice instead of
-// following each id to its bytes elsewhere in memory: in a group of a
-// thousand members every heartbeat searched eleven levels of ids, most
-// of them cache misses (docs/costs.md, tenth pass).
+// calling the string comparison and following each id to its bytes
+// elsewhere in memory: in a group of a thousand members every heartbeat
+// searched about ten levels of ids (docs/costs.md, tenth pass).
 func memberPrefix(id spec.MemberID) uint64 {
 	var b [8]byte
 	copy(b[:], id)

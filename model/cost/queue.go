@@ -142,13 +142,6 @@ func (q *queue[M, T]) peek() node.Millis {
 	return q.h[0].at
 }
 
-// take returns the event in slot and frees the slot.
-func (q *queue[M, T]) take(slot int32) event[M, T] {
-	ev := q.pool[slot]
-	q.release(slot)
-	return ev
-}
-
 // release frees slot, which popSlot returned.
 func (q *queue[M, T]) release(slot int32) {
 	var zero event[M, T]
@@ -156,8 +149,13 @@ func (q *queue[M, T]) release(slot int32) {
 	q.free = append(q.free, slot)
 }
 
-// pop removes and returns the next event.
-func (q *queue[M, T]) pop() event[M, T] { return q.take(q.popSlot()) }
+// pop removes and returns the next event, and frees its slot.
+func (q *queue[M, T]) pop() event[M, T] {
+	slot := q.popSlot()
+	ev := q.pool[slot]
+	q.release(slot)
+	return ev
+}
 
 // popSlot removes the next event from the order and returns its slot,
 // which stays the event's until release: the engine runs an event where
