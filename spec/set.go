@@ -460,25 +460,61 @@ func (s Set) String() string {
 
 // BuildString writes s, as String prints it, into b: encoders that embed
 // a set in a larger text build it in one buffer. It grows b once for the
-// whole set, sized for short names: a leader prints every resource of
-// every member in each round.
+// whole set, sized for short names, and writes it a chunk at a time from a
+// buffer on the stack, each resource appended to the chunk without a call
+// into the builder: a leader prints every resource of every member in each
+// round.
 func (s Set) BuildString(b *strings.Builder) {
 	b.Grow(2 + len(s)*(len(firstTopic(s))+8))
-	var num [12]byte
-	b.WriteByte('{')
+	var chunk [512]byte
+	w := append(chunk[:0], '{')
 	for i, r := range s {
-		if i > 0 {
-			b.WriteByte(' ')
+		// The most one resource adds: a separator, the topic, and a dash
+		// and an int32 (at most 11 bytes) or "/connector".
+		if need := 1 + len(r.Topic) + 12; len(w)+need > len(chunk) {
+			b.Write(w)
+			w = chunk[:0]
+			if need > len(chunk) {
+				// A topic name longer than the chunk: written directly.
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(r.String())
+				continue
+			}
 		}
-		b.WriteString(r.Topic)
+		if i > 0 {
+			w = append(w, ' ')
+		}
+		w = append(w, r.Topic...)
 		if r.IsConnector() {
-			b.WriteString("/connector")
+			w = append(w, "/connector"...)
 			continue
 		}
-		b.WriteByte('-')
-		b.Write(strconv.AppendInt(num[:0], int64(r.Partition), 10))
+		w = append(w, '-')
+		w = appendPartition(w, r.Partition)
 	}
-	b.WriteByte('}')
+	w = append(w, '}')
+	b.Write(w)
+}
+
+// appendPartition appends p in decimal, as strconv.AppendInt does, with
+// a short loop for the common small non-negative numbers.
+func appendPartition(w []byte, p int32) []byte {
+	if p < 0 {
+		return strconv.AppendInt(w, int64(p), 10)
+	}
+	var d [10]byte
+	i := len(d)
+	for p >= 10 {
+		q := p / 10
+		i--
+		d[i] = byte('0' + p - q*10)
+		p = q
+	}
+	i--
+	d[i] = byte('0' + p)
+	return append(w, d[i:]...)
 }
 
 func firstTopic(s Set) string {
@@ -486,6 +522,22 @@ func firstTopic(s Set) string {
 		return ""
 	}
 	return s[0].Topic
+}
+
+// partitionField reads, from s[i:], one to nine ASCII digits that end s or
+// a field (a space or a comma follows): the partition number, and where
+// its field ends. ok is false for anything else, which ParseSet then
+// reads field by field.
+func partitionField(s string, i int) (p int32, end int, ok bool) {
+	end = i
+	for end < len(s) && end-i < 9 && '0' <= s[end] && s[end] <= '9' {
+		p = p*10 + int32(s[end]-'0')
+		end++
+	}
+	if end == i || (end < len(s) && s[end] != ' ' && s[end] != ',') {
+		return 0, 0, false
+	}
+	return p, end, true
 }
 
 // ParseSet reads a set in the form String prints. Resources may be listed in
@@ -507,6 +559,25 @@ func ParseSet(s string) (Set, error) {
 	var rs []Resource
 	sorted := true
 	for len(inner) > 0 {
+		if n := len(rs); n > 0 {
+			// The next partition of the last resource's topic, as String
+			// prints a run of one topic: "topic-N" and a separator or the
+			// end, N of one to nine digits, is what ParseResource would
+			// read (the last dash is the topic's end, and the topic is
+			// valid), read in place without first finding the field's
+			// end, and without ParseResource's search for suffixes and
+			// dashes. A leader reads every member's set in each round.
+			last := rs[n-1]
+			t := last.Topic
+			if len(inner) > len(t)+1 && inner[len(t)] == '-' && inner[:len(t)] == t {
+				if p, end, ok := partitionField(inner, len(t)+1); ok {
+					sorted = sorted && last.Partition < p
+					rs = append(rs, Resource{Topic: t, Partition: p})
+					inner = inner[min(end+1, len(inner)):]
+					continue
+				}
+			}
+		}
 		// Fields are separated by runs of spaces and commas (both ASCII,
 		// so no byte of another rune is one).
 		end := 0
@@ -517,23 +588,6 @@ func ParseSet(s string) (Set, error) {
 		inner = inner[min(end+1, len(inner)):]
 		if f == "" {
 			continue
-		}
-		if n := len(rs); n > 0 {
-			// The next partition of the last resource's topic, as String
-			// prints a run of one topic: "topic-N", N of one to nine
-			// digits, is what ParseResource would read (the last dash is
-			// the topic's end, and the topic is valid), without its
-			// search for suffixes and dashes. A leader reads every
-			// member's set in each round.
-			last := rs[n-1]
-			t := last.Topic
-			if len(f) > len(t)+1 && f[len(t)] == '-' && f[:len(t)] == t {
-				if p, ok := smallDecimal(f[len(t)+1:]); ok {
-					sorted = sorted && last.Partition < p
-					rs = append(rs, Resource{Topic: t, Partition: p})
-					continue
-				}
-			}
 		}
 		r, err := ParseResource(f)
 		if err != nil {

@@ -14,14 +14,19 @@ import (
 // and rejects duplicates, as before its fast path for sorted input.
 func TestSetStringParseFast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	topics := []string{"a", "b-1", "long-topic-name", "c"}
+	// Among them a name longer than BuildString's chunk, and sets long
+	// enough to fill several chunks.
+	topics := []string{"a", "b-1", "long-topic-name", "c", strings.Repeat("x", 600)}
 	for i := range 5000 {
 		var rs []Resource
-		for range rng.IntN(12) {
+		for range rng.IntN(12) + 60*rng.IntN(2) {
 			tp := topics[rng.IntN(len(topics))]
-			if rng.IntN(8) == 0 {
+			switch rng.IntN(8) {
+			case 0:
 				rs = append(rs, Connector(tp))
-			} else {
+			case 1:
+				rs = append(rs, TP(tp, rng.Int32())) // up to math.MaxInt32
+			default:
 				rs = append(rs, TP(tp, int32(rng.IntN(20000))))
 			}
 		}
@@ -81,25 +86,6 @@ func TestTopicsExisting(t *testing.T) {
 // one to nine digits, a connector's name followed by a partition) read
 // as ParseResource reads each item, and errors stay errors.
 func TestParseSetRunFastPath(t *testing.T) {
-	reference := func(s string) (Set, error) {
-		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "{"), "}")
-		var rs []Resource
-		for _, f := range strings.FieldsFunc(inner, func(r rune) bool { return r == ' ' || r == ',' }) {
-			r, err := ParseResource(f)
-			if err != nil {
-				return nil, err
-			}
-			rs = append(rs, r)
-		}
-		out := NewSet(rs...)
-		if len(out) != len(rs) {
-			return nil, errors.New("duplicate")
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return out, nil
-	}
 	for _, s := range []string{
 		"{t-1 t-2 t-10}", "{t-2 t-1}", "{t-1 t-01}", "{t-1 t-1}",
 		"{a-1 a-1-2}", "{a-1 a-12-3 a-2}", "{t-1 t-1x}", "{t-1 t-}", "{t-1 t--1}",
@@ -107,7 +93,7 @@ func TestParseSetRunFastPath(t *testing.T) {
 		"{c/connector c-0 c-1}", "{c-0 c/connector}", "{t-5 tt-1 t-6}", "{ab-1 a-2}", "{t-1 t12}",
 	} {
 		got, err := ParseSet(s)
-		want, wantErr := reference(s)
+		want, wantErr := parseSetItems(s)
 		if (err != nil) != (wantErr != nil) {
 			t.Errorf("ParseSet(%q) error %v; each item read alone: %v", s, err, wantErr)
 			continue
@@ -286,4 +272,33 @@ func TestSetEqual(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parseSetItems is ParseSet as its contract states it, without its fast
+// paths: each item read alone by ParseResource, then made a set (an error
+// for an item listed twice).
+func parseSetItems(s string) (Set, error) {
+	inner, ok := strings.CutPrefix(strings.TrimSpace(s), "{")
+	if ok {
+		inner, ok = strings.CutSuffix(inner, "}")
+	}
+	if !ok {
+		return nil, errors.New("not braced")
+	}
+	var rs []Resource
+	for _, f := range strings.FieldsFunc(inner, func(r rune) bool { return r == ' ' || r == ',' }) {
+		r, err := ParseResource(f)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	out := NewSet(rs...)
+	if len(out) != len(rs) {
+		return nil, errors.New("duplicate")
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
