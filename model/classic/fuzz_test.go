@@ -99,3 +99,38 @@ func FuzzDecodeAssignment(f *testing.F) {
 		}
 	})
 }
+
+// fieldsReference is fields as it was first written: the fields counted
+// first, then split.
+func fieldsReference(dst []string, md Metadata, what string, want ...string) error {
+	if n := strings.Count(string(md), ";") + 1; n != len(want) {
+		return fmt.Errorf("%s %q: want %d fields %v, got %d", what, md, len(want), want, n)
+	}
+	for i, p := range strings.Split(string(md), ";") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k != want[i] {
+			return fmt.Errorf("%s %q: field %d: want key %q", what, md, i+1, want[i])
+		}
+		dst[i] = v
+	}
+	return nil
+}
+
+// FuzzFields: fields reads what fieldsReference reads and fails with the
+// same error, for two, three and five keys.
+func FuzzFields(f *testing.F) {
+	for _, s := range []string{"", ";", "a=1", "a=1;b=2", "a=1;b=2;c=3", "b=1;a=2", "a=1;;b=2", "a;b=2", "a=1;b=2;", "x=1;b=2;c=3;d=4",
+		"a=1;b=2;c=3;d=4;e=5", "a=1;b=2;c=3;d=4;e=5;f=6", "a==1;b=2", "a=1;b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, md string) {
+		for _, want := range [][]string{{"a", "b"}, {"a", "b", "c"}, {"a", "b", "c", "d", "e"}} {
+			got, ref := make([]string, len(want)), make([]string, len(want))
+			err := fields(got, Metadata(md), "test", want...)
+			werr := fieldsReference(ref, Metadata(md), "test", want...)
+			if fmt.Sprint(err) != fmt.Sprint(werr) || (err == nil && !slices.Equal(got, ref)) {
+				t.Fatalf("fields(%q, %q) = %q, %v; reference %q, %v", md, want, got, err, ref, werr)
+			}
+		}
+	})
+}

@@ -259,22 +259,37 @@ func (a Assignment) encode(assigned *printedSet) Metadata {
 // fields splits "k=v;k=v" into its values and checks it has exactly the
 // keys want, in that order: value i, want[i]'s, is written to dst[i] (dst
 // is at least as long as want). It cuts md in place rather than splitting
-// it into a new slice: members decode metadata at every round.
+// it into a new slice, and counts its fields only to report an error (a
+// count of the whole text, which holds a set or two, at every decode cost
+// more than the cuts): members decode metadata at every round.
 func fields(dst []string, md Metadata, what string, want ...string) error {
+	rest := string(md)
+	for i := range want {
+		p, after, found := strings.Cut(rest, ";")
+		if found != (i < len(want)-1) {
+			// No separator before the last field, or one after it.
+			return fieldCountError(md, what, want)
+		}
+		rest = after
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k != want[i] {
+			if err := fieldCountError(md, what, want); err != nil {
+				return err
+			}
+			return fmt.Errorf("%s %q: field %d: want key %q", what, md, i+1, want[i])
+		}
+		dst[i] = v
+	}
+	return nil
+}
+
+// fieldCountError reports md as having other than len(want) fields, nil
+// when it has that many: a wrong count is reported before a wrong key.
+func fieldCountError(md Metadata, what string, want []string) error {
 	if n := strings.Count(string(md), ";") + 1; n != len(want) {
 		// A copy of want: want itself, kept off the heap, stays on the
 		// callers' stacks.
 		return fmt.Errorf("%s %q: want %d fields %v, got %d", what, md, len(want), slices.Clone(want), n)
-	}
-	rest := string(md)
-	for i := range want {
-		var p string
-		p, rest, _ = strings.Cut(rest, ";")
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k != want[i] {
-			return fmt.Errorf("%s %q: field %d: want key %q", what, md, i+1, want[i])
-		}
-		dst[i] = v
 	}
 	return nil
 }
