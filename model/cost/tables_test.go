@@ -171,19 +171,24 @@ func TestTrackerLongestOutageTie(t *testing.T) {
 }
 
 // TestTrackerAgainstReference: whatever processes take and give back,
-// pause, resume and crash, the tracker's counts are those recomputed from
-// who holds what: per topic the resources available (a holder runs) and
-// good (one holder, and it runs), over the subscribed topics those
-// unavailable and bad, each process's count of what it holds, the moves
-// (a resource taken by another process than the last to take it, once
-// the workload has started), and the longest outage ended so far.
+// pause, resume and crash, and whichever topics the group subscribes to,
+// the tracker's counts are those recomputed from who holds what: per topic
+// the resources available (a holder runs) and good (one holder, and it
+// runs), over the subscribed topics those unavailable and bad, each
+// process's count of what it holds, the moves (a resource taken by another
+// process than the last to take it, once the workload has started), and
+// the longest outage ended so far (an outage is a resource of a subscribed
+// topic unavailable; it ends when the resource becomes available or its
+// topic unsubscribed).
 func TestTrackerAgainstReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		topics := []string{"b", "a"} // numbered against their names
 		const parts, stride, procs = 3, 4, 3
 		tr := newTracker(topics, parts, stride, rapid.Bool().Draw(t, "keep"))
+		subscribed := make([]bool, len(topics))
 		for ti := range topics {
-			tr.setSubscribed(int32(ti), true)
+			subscribed[ti] = rapid.IntRange(0, 3).Draw(t, "subscribed") > 0
+			tr.setSubscribed(int32(ti), subscribed[ti])
 		}
 		for p := range procs {
 			tr.addProcess(fmt.Sprint("p", p))
@@ -209,20 +214,21 @@ func TestTrackerAgainstReference(t *testing.T) {
 			}
 			return false
 		}
+		out := func(ix int32) bool { return subscribed[ix/stride] && !avail(ix) }
 		// apply runs op on the tracker and model on the reference, then
 		// brings the reference's outages up to date.
 		apply := func(op, model func()) {
 			was := map[int32]bool{}
 			for _, ix := range all {
-				was[ix] = avail(ix)
+				was[ix] = out(ix)
 			}
 			op()
 			model()
 			for _, ix := range all {
-				switch now := avail(ix); {
-				case was[ix] && !now:
+				switch now := out(ix); {
+				case !was[ix] && now:
 					since[ix] = int64(tr.now)
-				case !was[ix] && now && tr.started:
+				case was[ix] && !now && tr.started:
 					longest = max(longest, int64(tr.now)-max(since[ix], int64(tr.start)))
 				}
 			}
@@ -232,7 +238,7 @@ func TestTrackerAgainstReference(t *testing.T) {
 				tr.begin()
 			}
 			p := int32(rapid.IntRange(0, procs-1).Draw(t, "process"))
-			switch rapid.IntRange(0, 5).Draw(t, "op") {
+			switch rapid.IntRange(0, 6).Draw(t, "op") {
 			case 0, 1: // a callback assigning or revoking a set
 				var rs []spec.Resource
 				var ixs []int32
@@ -274,6 +280,10 @@ func TestTrackerAgainstReference(t *testing.T) {
 				})
 			case 5:
 				tr.advance(tr.now + node.Millis(rapid.IntRange(1, 1000).Draw(t, "ms")))
+			case 6: // the group subscribes to a topic, or no longer does
+				ti := rapid.IntRange(0, len(topics)-1).Draw(t, "topic")
+				sub := rapid.Bool().Draw(t, "subscribe")
+				apply(func() { tr.setSubscribed(int32(ti), sub) }, func() { subscribed[ti] = sub })
 			}
 			unavailable, bad := 0, 0
 			counts := make([]int, procs)
@@ -299,8 +309,10 @@ func TestTrackerAgainstReference(t *testing.T) {
 				if tr.avail[ti] != a || tr.good[ti] != g {
 					t.Fatalf("step %d: topic %s: %d available and %d good, want %d and %d", step, topics[ti], tr.avail[ti], tr.good[ti], a, g)
 				}
-				unavailable += int(parts - a)
-				bad += int(parts - g)
+				if subscribed[ti] {
+					unavailable += int(parts - a)
+					bad += int(parts - g)
+				}
 			}
 			if tr.unavailable != unavailable || tr.bad != bad {
 				t.Fatalf("step %d: %d unavailable and %d bad, want %d and %d", step, tr.unavailable, tr.bad, unavailable, bad)

@@ -164,17 +164,94 @@ func (t *tracker) topicOf(topic string, c *topicCursor) int32 {
 func (t *tracker) holdSet(rs spec.Set, p int32, c *topicCursor, hold bool) {
 	for i := 0; i < len(rs); {
 		ti, parts, end := t.run(rs, i, c)
-		base := ti * t.stride
-		for _, r := range rs[i:end] {
-			switch {
-			case r.Partition < 0 || r.Partition >= parts:
-			case hold:
-				t.add(base+r.Partition, ti, p)
-			default:
-				t.remove(base+r.Partition, ti, p)
-			}
+		if hold {
+			t.addRun(rs[i:end], ti, parts, p)
+		} else {
+			t.removeRun(rs[i:end], ti, parts, p)
 		}
 		i = end
+	}
+}
+
+// addRun is add for each resource of run, a run of topic ti (parts
+// partitions) in order. The common case, a resource held by nobody,
+// is done in place, and the counts it moves (the topic's available and
+// good resources, the unavailable and bad totals) are moved once for the
+// run: nothing reads them while a callback's set is taken, and the sums
+// are the same.
+func (t *tracker) addRun(run spec.Set, ti, parts, p int32) {
+	base := ti * t.stride
+	runs, sub := t.isRun[p], t.subscribed[ti]
+	var n int32 // resources that became available and good
+	for _, r := range run {
+		if r.Partition < 0 || r.Partition >= parts {
+			continue
+		}
+		ix := base + r.Partition
+		if t.primary[ix] >= 0 {
+			t.add(ix, ti, p)
+			continue
+		}
+		// add's first case: from unavailable and bad to available and
+		// good when p runs.
+		t.primary[ix], t.holders[ix] = p, 1
+		t.took(ix, p)
+		if runs {
+			t.running[ix]++
+			t.openInterval(ix, p)
+			if sub {
+				t.endOutage(ix)
+			}
+			n++
+		}
+	}
+	t.counted(ti, sub, n)
+}
+
+// removeRun is remove for each resource of run, a run of topic ti (parts
+// partitions) in order, the common case (p its one holder) done in place
+// and counted once, as in addRun.
+func (t *tracker) removeRun(run spec.Set, ti, parts, p int32) {
+	base := ti * t.stride
+	runs, sub := t.isRun[p], t.subscribed[ti]
+	var n int32 // resources that became unavailable and bad
+	for _, r := range run {
+		if r.Partition < 0 || r.Partition >= parts {
+			continue
+		}
+		ix := base + r.Partition
+		if t.primary[ix] != p || t.holders[ix] != 1 {
+			t.remove(ix, ti, p)
+			continue
+		}
+		// remove's first case: from available and good to neither when
+		// p ran.
+		t.primary[ix], t.holders[ix] = -1, 0
+		t.count[p]--
+		if runs {
+			t.running[ix]--
+			t.closeInterval(ix, p)
+			if sub {
+				t.since[ix] = t.now
+			}
+			n--
+		}
+	}
+	t.counted(ti, sub, n)
+}
+
+// counted moves the counts of topic ti (subscribed or not) by d resources
+// that became available and good (d > 0) or unavailable and bad (d < 0).
+func (t *tracker) counted(ti int32, sub bool, d int32) {
+	if d == 0 {
+		return
+	}
+	t.lastChange = t.now
+	t.avail[ti] += d
+	t.good[ti] += d
+	if sub {
+		t.unavailable -= int(d)
+		t.bad -= int(d)
 	}
 }
 
