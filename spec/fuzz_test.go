@@ -71,7 +71,7 @@ func FuzzParseSet(f *testing.F) {
 // each item alone reads (parseSetItems), and fails where that fails. Its
 // seeds are the inputs that only look like the next partition of a run.
 func FuzzParseSetItems(f *testing.F) {
-	for _, s := range []string{"{t-1 t-2 t-10}", "{t-1,t-2,,t-3}", "{t-1 t-01}", "{a-1 a-1-2}", "{t-1 t-1x}", "{t-1 t-}", "{t-1 t- t-2}", "{t-1 t-,t-2}",
+	for _, s := range []string{"{t-1 t-2 t-10}", "{t-1,t-2,,t-3}", "{t-1 t-01}", "{a-1 a-1-2}", "{t-1 t-1x}", "{t-1 t-}", "{t-1 t- t-2}", "{t-1 t-,t-2}", "{t-1 t-1:}", "{t-1 t-/2}",
 		"{t-1 t--1}", "{t-1 t-999999999}", "{t-1 t-1000000000}", "{t-1 t-9999999999}", "{c/connector c-0}", "{t-5 tt-1 t-6}", "{t-1 t12}", "{t-1 t-2"} {
 		f.Add(s)
 	}

@@ -530,9 +530,12 @@ func firstTopic(s Set) string {
 // reads field by field.
 func partitionField(s string, i int) (p int32, end int, ok bool) {
 	end = i
-	for end < len(s) && end-i < 9 && '0' <= s[end] && s[end] <= '9' {
-		p = p*10 + int32(s[end]-'0')
-		end++
+	for lim := min(len(s), i+9); end < lim; end++ {
+		c := s[end] - '0' // a byte: anything below '0' wraps above 9
+		if c > 9 {
+			break
+		}
+		p = p*10 + int32(c)
 	}
 	if end == i || (end < len(s) && s[end] != ' ' && s[end] != ',') {
 		return 0, 0, false
