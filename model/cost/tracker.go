@@ -158,83 +158,62 @@ func (t *tracker) topicOf(topic string, c *topicCursor) int32 {
 }
 
 // holdSet makes process p a holder of every resource of rs in the
-// universe (add) when hold is set, else no longer a holder (remove): a
-// callback's set, walked a run of one topic at a time, its topic looked
-// up once per run. An eager round revokes and assigns every resource.
+// universe when hold is set, else no longer a holder: a callback's set,
+// walked a run of one topic at a time, its topic looked up once per run.
+// An eager round revokes and assigns every resource.
 func (t *tracker) holdSet(rs spec.Set, p int32, c *topicCursor, hold bool) {
 	for i := 0; i < len(rs); {
 		ti, parts, end := t.run(rs, i, c)
-		if hold {
-			t.addRun(rs[i:end], ti, parts, p)
-		} else {
-			t.removeRun(rs[i:end], ti, parts, p)
-		}
+		t.holdRun(rs[i:end], ti, parts, p, hold)
 		i = end
 	}
 }
 
-// addRun is add for each resource of run, a run of topic ti (parts
-// partitions) in order. The common case, a resource held by nobody,
-// is done in place, and the counts it moves (the topic's available and
-// good resources, the unavailable and bad totals) are moved once for the
-// run: nothing reads them while a callback's set is taken, and the sums
-// are the same.
-func (t *tracker) addRun(run spec.Set, ti, parts, p int32) {
+// holdRun is holdSet for one run of topic ti (parts partitions), in
+// order. The common cases are done in place: a resource held by nobody
+// taken, or its one holder giving it up (remove's first case); the counts
+// they move (the topic's available and good resources, the unavailable
+// and bad totals) are moved once for the run, as nothing reads them while
+// a callback's set is taken and the sums are the same. Any other resource
+// goes through add or remove.
+func (t *tracker) holdRun(run spec.Set, ti, parts, p int32, hold bool) {
 	base := ti * t.stride
 	runs, sub := t.isRun[p], t.subscribed[ti]
-	var n int32 // resources that became available and good
+	var n int32 // resources that became available and good, less those that became neither
 	for _, r := range run {
 		if r.Partition < 0 || r.Partition >= parts {
 			continue
 		}
 		ix := base + r.Partition
-		if t.primary[ix] >= 0 {
+		switch {
+		case hold && t.primary[ix] < 0:
+			// From unavailable and bad to available and good when p runs.
+			t.primary[ix], t.holders[ix] = p, 1
+			t.took(ix, p)
+			if runs {
+				t.running[ix]++
+				t.openInterval(ix, p)
+				if sub {
+					t.endOutage(ix)
+				}
+				n++
+			}
+		case hold:
 			t.add(ix, ti, p)
-			continue
-		}
-		// add's first case: from unavailable and bad to available and
-		// good when p runs.
-		t.primary[ix], t.holders[ix] = p, 1
-		t.took(ix, p)
-		if runs {
-			t.running[ix]++
-			t.openInterval(ix, p)
-			if sub {
-				t.endOutage(ix)
+		case t.primary[ix] == p && t.holders[ix] == 1:
+			// From available and good to neither when p ran.
+			t.primary[ix], t.holders[ix] = -1, 0
+			t.count[p]--
+			if runs {
+				t.running[ix]--
+				t.closeInterval(ix, p)
+				if sub {
+					t.since[ix] = t.now
+				}
+				n--
 			}
-			n++
-		}
-	}
-	t.counted(ti, sub, n)
-}
-
-// removeRun is remove for each resource of run, a run of topic ti (parts
-// partitions) in order, the common case (p its one holder) done in place
-// and counted once, as in addRun.
-func (t *tracker) removeRun(run spec.Set, ti, parts, p int32) {
-	base := ti * t.stride
-	runs, sub := t.isRun[p], t.subscribed[ti]
-	var n int32 // resources that became unavailable and bad
-	for _, r := range run {
-		if r.Partition < 0 || r.Partition >= parts {
-			continue
-		}
-		ix := base + r.Partition
-		if t.primary[ix] != p || t.holders[ix] != 1 {
+		default:
 			t.remove(ix, ti, p)
-			continue
-		}
-		// remove's first case: from available and good to neither when
-		// p ran.
-		t.primary[ix], t.holders[ix] = -1, 0
-		t.count[p]--
-		if runs {
-			t.running[ix]--
-			t.closeInterval(ix, p)
-			if sub {
-				t.since[ix] = t.now
-			}
-			n--
 		}
 	}
 	t.counted(ti, sub, n)
@@ -385,24 +364,10 @@ func (t *tracker) holds(ix, p int32) bool {
 	return false
 }
 
-// add makes process p a holder of resource ix, of topic ti.
+// add makes process p a holder of resource ix, of topic ti, which
+// another process holds already (holdRun takes a resource held by
+// nobody).
 func (t *tracker) add(ix, ti, p int32) {
-	if t.primary[ix] < 0 {
-		// Held by nobody (the primary holder is the first of any, so
-		// nobody runs it either): the common case, an assignment, goes
-		// from unavailable and bad to available and good when p runs,
-		// without update's comparisons of the state before and after.
-		t.primary[ix], t.holders[ix] = p, 1
-		t.took(ix, p)
-		if t.isRun[p] {
-			t.running[ix]++
-			t.openInterval(ix, p)
-			t.lastChange = t.now
-			t.setAvail(ix, ti, true)
-			t.setGood(ti, true)
-		}
-		return
-	}
 	if t.holds(ix, p) {
 		return
 	}
