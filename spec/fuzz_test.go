@@ -12,7 +12,7 @@ import (
 func FuzzParseResource(f *testing.F) {
 	for _, s := range []string{"T-0", "orders-12", "a-b-3", "C/connector", "C-0", "x/connector-1", "a/connector/connector",
 		"T--1", "T-+1", "T-2147483648", "-1", "T-", "/connector", "", "T-1 ", "\xff-1",
-		"007", "123456789", "999999999", "1234567890", "+5", "12a"} {
+		"007", "123456789", "999999999", "1234567890", "+5", "12a", "1,2", "3 4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -146,17 +146,8 @@ func ParseResource(s string) (Resource, error) {
 // smallDecimal reads 1 to 9 ASCII digits, the common partition number,
 // without strconv's generality; false sends anything else (signs, long
 // numbers, errors) to strconv.ParseInt, so both read the same numbers.
+// It is partitionField's digits, which must be all of s.
 func smallDecimal(s string) (int32, bool) {
-	if len(s) == 0 || len(s) > 9 {
-		return 0, false
-	}
-	var n int32
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int32(c-'0')
-	}
-	return n, true
+	n, end, ok := partitionField(s, 0)
+	return n, ok && end == len(s)
 }

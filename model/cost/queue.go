@@ -149,14 +149,6 @@ func (q *queue[M, T]) release(slot int32) {
 	q.free = append(q.free, slot)
 }
 
-// pop removes and returns the next event, and frees its slot.
-func (q *queue[M, T]) pop() event[M, T] {
-	slot := q.popSlot()
-	ev := q.pool[slot]
-	q.release(slot)
-	return ev
-}
-
 // popSlot removes the next event from the order and returns its slot,
 // which stays the event's until release: the engine runs an event where
 // it lies instead of copying it out (an event is 128 bytes, and the

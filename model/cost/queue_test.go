@@ -99,3 +99,12 @@ func TestQueueOrderLarge(t *testing.T) {
 		t.Fatalf("len = %d, want %d", q.len(), len(pending))
 	}
 }
+
+// pop removes and returns the next event, and frees its slot: the tests
+// take whole events; the engine runs each where it lies (popSlot).
+func (q *queue[M, T]) pop() event[M, T] {
+	slot := q.popSlot()
+	ev := q.pool[slot]
+	q.release(slot)
+	return ev
+}
