@@ -121,7 +121,21 @@ var memberStates = node.Machine[MemberState]{
 		Left:         0,
 		Failed:       0,
 	},
+	// Between JoinGroup and the end of SyncGroup a member rebalances.
+	Phases: []node.Phase{
+		Unjoined:     node.Active,
+		Joining:      node.Rebalancing,
+		AwaitingSync: node.Rebalancing,
+		Stable:       node.Settled,
+		Left:         node.Left,
+		Failed:       node.Failed,
+	},
 }
+
+// Phase is where the member is, as the closed world needs to know it
+// (memberStates.Phases): between JoinGroup and the end of SyncGroup it is
+// rebalancing.
+func (m *Member) Phase() node.Phase { return memberStates.Phase(m.state) }
 
 // String names the state.
 func (s MemberState) String() string { return memberStates.Name(s) }

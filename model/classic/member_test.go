@@ -1389,3 +1389,9 @@ func TestDecodeMetadataErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberPhases: the phase of every member state, as the closed world
+// reads it (rebalancing from JoinGroup to the end of SyncGroup).
+func TestMemberPhases(t *testing.T) {
+	nodetest.CheckPhases(t, &memberStates, "unjoined:active joining:rebalancing awaiting-sync:rebalancing stable:settled left:left failed:failed")
+}

@@ -5,7 +5,6 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
-	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -35,9 +34,6 @@ func (m classicMember) Step(in node.Input) Output {
 
 func (m classicMember) CloneMember() member { return classicMember{m.Clone()} }
 
-// Phase is the classic family's (classicworld.Phase).
-func (m classicMember) Phase() core.Phase { return classicworld.Phase(m.Member) }
-
 // Encode writes the protocol, then the member as the classic family
 // encodes it (classicworld.EncodeMember).
 func (m classicMember) Encode(e *canon.Encoder) {
@@ -63,9 +59,6 @@ func (m consumerMember) Step(in node.Input) Output {
 }
 
 func (m consumerMember) CloneMember() member { return consumerMember{m.Clone()} }
-
-// Phase is the next-gen family's (ngworld.Phase).
-func (m consumerMember) Phase() core.Phase { return ngworld.Phase(m.Member) }
 
 // Generation is the member epoch.
 func (m consumerMember) Generation() spec.Generation { return spec.Generation(m.Epoch()) }

@@ -137,7 +137,25 @@ var memberStates = node.Machine[MemberState]{
 		MemberLeft:           0,
 		MemberFatal:          0,
 	},
+	// The protocol has no rebalancing phase of its own: a member is
+	// active until it is stable, left or fatal.
+	Phases: []node.Phase{
+		MemberUnsubscribed:   node.Active,
+		MemberJoining:        node.Active,
+		MemberReconciling:    node.Active,
+		MemberAcknowledging:  node.Active,
+		MemberStable:         node.Settled,
+		MemberFenced:         node.Active,
+		MemberPrepareLeaving: node.Active,
+		MemberLeaving:        node.Active,
+		MemberLeft:           node.Left,
+		MemberFatal:          node.Failed,
+	},
 }
+
+// Phase is where the member is, as the closed world needs to know it
+// (memberStates.Phases).
+func (m *Member) Phase() node.Phase { return memberStates.Phase(m.state) }
 
 // String names the state.
 func (s MemberState) String() string { return memberStates.Name(s) }

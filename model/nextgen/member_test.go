@@ -779,3 +779,9 @@ func TestMemberString(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberPhases: the phase of every member state, as the closed world
+// reads it (no rebalancing phase: active until stable, left or fatal).
+func TestMemberPhases(t *testing.T) {
+	nodetest.CheckPhases(t, &memberStates, "unsubscribed:active joining:active reconciling:active acknowledging:active stable:settled fenced:active prepare-leaving:active leaving:active left:left fatal:failed")
+}

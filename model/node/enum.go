@@ -35,6 +35,17 @@ type Machine[S ~uint8] struct {
 	// Moves[from] is the set of states from may move to, a bit per state
 	// (1<<to). A state past the end of Moves may move nowhere.
 	Moves []uint32
+	// Phases[s] is where a member in state s is (Phase), for a member's
+	// machine; nil for another node's. A state past its end is Active.
+	Phases []Phase
+}
+
+// Phase is where a member in state s is: Phases[s], Active past its end.
+func (m *Machine[S]) Phase(s S) Phase {
+	if int(s) < len(m.Phases) {
+		return m.Phases[s]
+	}
+	return Active
 }
 
 // Allows reports whether from may move to to.

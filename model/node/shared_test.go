@@ -18,14 +18,15 @@ const (
 )
 
 var testStates = Machine[testState]{
-	Enum:  Enum[testState]{Type: "state", Names: []string{"a", "b", "c"}},
-	Owner: "test: node",
-	Moves: []uint32{stateA: 1 << stateB, stateB: 1<<stateA | 1<<stateC},
+	Enum:   Enum[testState]{Type: "state", Names: []string{"a", "b", "c"}},
+	Owner:  "test: node",
+	Moves:  []uint32{stateA: 1 << stateB, stateB: 1<<stateA | 1<<stateC},
+	Phases: []Phase{stateA: Rebalancing, stateB: Left},
 }
 
 func (s testState) String() string { return testStates.Name(s) }
 
-// TestMachine: names, allowed moves, final states, and the panic of an
+// TestMachine: names, allowed moves, final states, phases, and the panic of an
 // impossible move.
 func TestMachine(t *testing.T) {
 	if got := fmt.Sprint(stateA, stateC, testState(7)); got != "a c state(7)" {
@@ -41,6 +42,16 @@ func TestMachine(t *testing.T) {
 	}
 	if testStates.Final(stateA) || !testStates.Final(stateC) || !testStates.Final(7) {
 		t.Error("Final: want only c (and states past the table) final")
+	}
+	for s, want := range map[testState]Phase{stateA: Rebalancing, stateB: Left, stateC: Active, 7: Active} {
+		if got := testStates.Phase(s); got != want {
+			t.Errorf("Phase(%s) = %s, want %s", s, got, want)
+		}
+	}
+	for p, done := range map[Phase]bool{Active: false, Rebalancing: false, Settled: false, Left: true, Failed: true} {
+		if p.Done() != done {
+			t.Errorf("%s: Done = %t", p, !done)
+		}
 	}
 	if got := testStates.Move("x", stateA, stateB, nil); got != stateB {
 		t.Errorf("Move = %s", got)
@@ -182,5 +193,13 @@ func TestCallbackString(t *testing.T) {
 	epoch := Callback[testState, spec.Epoch]{Kind: stateB, Resources: res, Round: 3, Detail: "why"}
 	if got, want := epoch.String(), "b "+res.String()+" epoch=3: why"; got != want {
 		t.Errorf("epoch callback = %q, want %q", got, want)
+	}
+}
+
+// TestPhaseString: every phase has its name, and a value past them prints
+// with its number.
+func TestPhaseString(t *testing.T) {
+	if got := fmt.Sprint(Active, Rebalancing, Settled, Left, Failed, Phase(9)); got != "active rebalancing settled left failed phase(9)" {
+		t.Errorf("phases print %q", got)
 	}
 }

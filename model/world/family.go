@@ -32,27 +32,18 @@ import (
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// Phase is where a member is, as the world needs to know it.
-type Phase uint8
+// Phase is where a member is, as the world needs to know it (node.Phase:
+// a member reads it off its state machine).
+type Phase = node.Phase
 
-// The phases.
+// The phases (node.Phase's).
 const (
-	// Active: in the group, or on its way in, and not between a JoinGroup
-	// and the end of its SyncGroup (or the family has no such phase).
-	Active Phase = iota
-	// Rebalancing: between sending a JoinGroup and the end of its
-	// SyncGroup (the classic protocol); the group is not quiet.
-	Rebalancing
-	// Settled: in the group with an assignment, not rebalancing.
-	Settled
-	// Left: the member left the group and does nothing more.
-	Left
-	// Failed: the member gave up (a fatal error) and does nothing more.
-	Failed
+	Active      = node.Active
+	Rebalancing = node.Rebalancing
+	Settled     = node.Settled
+	Left        = node.Left
+	Failed      = node.Failed
 )
-
-// Done reports whether a member in phase p never acts again.
-func (p Phase) Done() bool { return p == Left || p == Failed }
 
 // Coordinator is a family's group coordinator as the world drives it. M, T
 // and C are the family's message, timer and callback types.

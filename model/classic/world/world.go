@@ -323,24 +323,6 @@ func (m member) CloneMember() core.Member[classic.Message, classic.Timer, classi
 	return member{m.Clone()}
 }
 
-func (m member) Phase() core.Phase { return Phase(m.Member) }
-
-// Phase is where classic member m is, as the world needs to know it:
-// between JoinGroup and the end of SyncGroup it is Rebalancing.
-func Phase(m *classic.Member) core.Phase {
-	switch m.State() {
-	case classic.Joining, classic.AwaitingSync:
-		return core.Rebalancing
-	case classic.Stable:
-		return core.Settled
-	case classic.Left:
-		return core.Left
-	case classic.Failed:
-		return core.Failed
-	}
-	return core.Active
-}
-
 func (m member) Encode(e *canon.Encoder) { EncodeMember(e, m.Member) }
 
 // EncodeMember writes the whole classic member, but of one that left or

@@ -298,20 +298,6 @@ type member struct{ *nextgen.Member }
 func (m member) CloneMember() core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback] {
 	return member{m.Clone()}
 }
-func (m member) Phase() core.Phase { return Phase(m.Member) }
 
-// Phase is where next-gen member m is, as the world needs to know it: the
-// family has no rebalancing phase of its own.
-func Phase(m *nextgen.Member) core.Phase {
-	switch m.State() {
-	case nextgen.MemberStable:
-		return core.Settled
-	case nextgen.MemberLeft:
-		return core.Left
-	case nextgen.MemberFatal:
-		return core.Failed
-	}
-	return core.Active
-}
 func (m member) Generation() spec.Generation { return spec.Generation(m.Epoch()) }
 func (m member) Encode(e *canon.Encoder)     { m.Member.EncodeCanon(e) }

@@ -3,13 +3,15 @@
 // resource sets as text, and comparing printed outputs and states with
 // expected text written indented in the test source.
 //
-// Like package node it is pure: standard library and package spec only.
+// Like package node it is pure: standard library and packages spec, node
+// and canon only.
 package nodetest
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -64,4 +66,20 @@ func Trim(s string, indented func(line string) bool) string {
 		out = append(out, t)
 	}
 	return strings.Join(out, "\n")
+}
+
+// CheckPhases fails t unless every state of a member's machine has the
+// phase want gives it, written "state:phase" a state, in state order and
+// separated by spaces: the phases are a table a typo can break silently
+// (a state left Active that should rebalance), so each family's test
+// spells the whole table out.
+func CheckPhases[S ~uint8](t testing.TB, m *node.Machine[S], want string) {
+	t.Helper()
+	var got []string
+	for s := range S(len(m.Names)) {
+		got = append(got, m.Name(s)+":"+m.Phase(s).String())
+	}
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("phases\n got %s\nwant %s", g, want)
+	}
 }
