@@ -371,11 +371,6 @@ func (m *Member) nextSeq() uint64 {
 	return m.seq
 }
 
-// callback queues an application callback.
-func (m *Member) callback(kind CallbackKind, rs spec.Set, gen spec.Generation, detail string, out *Output) {
-	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Round: gen, Detail: detail})
-}
-
 // arm (re)arms timer k to fire at at.
 func (m *Member) arm(k TimerKind, at Millis, out *Output) {
 	node.ArmSlot(m.timers[:], k, Timer{Kind: k}, at, out)

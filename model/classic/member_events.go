@@ -108,7 +108,7 @@ func (m *Member) subscribe(now Millis, topics []string, out *Output) {
 func (m *Member) leave(out *Output) {
 	if !m.cfg.Faults.Has(LeaveKeepsWorking) {
 		if all := m.owned.Union(m.kept); !all.IsEmpty() {
-			m.callback(Revoked, all, m.ownedGen, "", out)
+			node.Notify(out, Revoked, all, m.ownedGen, "")
 		}
 		m.owned, m.kept = nil, nil
 	}

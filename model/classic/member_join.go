@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -43,7 +44,7 @@ func (m *Member) prepareJoin(out *Output) {
 	if m.owned.IsEmpty() {
 		return
 	}
-	m.callback(Revoked, m.owned, m.ownedGen, "", out)
+	node.Notify(out, Revoked, m.owned, m.ownedGen, "")
 	m.owned = nil
 }
 
@@ -80,7 +81,7 @@ func (m *Member) revokeUnsubscribed(out *Output) {
 	if dropped.IsEmpty() {
 		return
 	}
-	m.callback(Revoked, dropped, m.ownedGen, "", out)
+	node.Notify(out, Revoked, dropped, m.ownedGen, "")
 	m.owned = m.owned.Minus(dropped)
 }
 
@@ -259,7 +260,7 @@ func (m *Member) leadRound(now Millis, proto Protocol, r JoinGroupResponse, out 
 	// The memo is installed once, when the round is sent (failed or not).
 	noChange := func(detail string) ([]MemberAssignment, *spec.Round) {
 		m.remember(memo)
-		m.callback(AssignorFailed, nil, r.Generation, detail, out)
+		node.Notify(out, AssignorFailed, nil, r.Generation, detail)
 		out.RoundFailed = true
 		as := make([]MemberAssignment, len(joined))
 		for i, j := range joined {

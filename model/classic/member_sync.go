@@ -3,6 +3,7 @@ package classic
 import (
 	"fmt"
 
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -91,13 +92,13 @@ func (m *Member) synced(now Millis, md Metadata, out *Output) {
 			if m.cfg.Faults.Has(KeepRevoked) {
 				m.kept = m.kept.Union(revoked)
 			} else {
-				m.callback(Revoked, revoked, m.ownedGen, "", out)
+				node.Notify(out, Revoked, revoked, m.ownedGen, "")
 			}
 		}
 		// A kept resource handed back is owned again.
 		m.kept = m.kept.Minus(a.Assigned)
 		if !added.IsEmpty() {
-			m.callback(Assigned, added, m.generation, "", out)
+			node.Notify(out, Assigned, added, m.generation, "")
 		}
 		m.owned = a.Assigned
 		m.ownedGen, m.ownedLeader = m.generation, m.leader
@@ -181,7 +182,7 @@ func (m *Member) heartbeatResponse(now Millis, r HeartbeatResponse, out *Output)
 // not be committed.
 func (m *Member) lose(out *Output) {
 	if all := m.owned.Union(m.kept); !all.IsEmpty() {
-		m.callback(Lost, all, m.ownedGen, "", out)
+		node.Notify(out, Lost, all, m.ownedGen, "")
 	}
 	m.owned, m.kept = nil, nil
 	m.ownedGen, m.ownedLeader = spec.NoGeneration, ""
@@ -200,7 +201,7 @@ func (m *Member) resetGeneration(memberID bool) {
 // says why, every timer is cancelled and the member moves to Failed.
 func (m *Member) fail(detail string, out *Output) {
 	m.lose(out)
-	m.callback(Fatal, nil, m.generation, detail, out)
+	node.Notify(out, Fatal, nil, m.generation, detail)
 	m.cancelAll(out)
 	m.joinSeq, m.syncSeq, m.heartbeatSeq = 0, 0, 0
 	m.rejoinAfterSync = false

@@ -339,11 +339,6 @@ func (m *Member) Step(in node.Input) Output {
 	return out
 }
 
-// callback queues an application callback.
-func (m *Member) callback(kind CallbackKind, rs spec.Set, epoch spec.Epoch, detail string, out *Output) {
-	out.Callbacks = append(out.Callbacks, Callback{Kind: kind, Resources: rs, Round: epoch, Detail: detail})
-}
-
 // arm (re)arms timer k to fire at at.
 func (m *Member) arm(k TimerKind, at Millis, out *Output) {
 	node.ArmSlot(m.timers[:], k, Timer{Kind: k}, at, out)

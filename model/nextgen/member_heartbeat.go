@@ -266,7 +266,7 @@ func (m *Member) fence(now Millis, out *Output) {
 // it: the member no longer holds any assignment.
 func (m *Member) loseAll(out *Output) {
 	if all := m.owned.Union(m.revoking); !all.IsEmpty() {
-		m.callback(Lost, all, m.ownedEpoch, "", out)
+		node.Notify(out, Lost, all, m.ownedEpoch, "")
 	}
 	m.setOwned(nil)
 	m.revoking = nil
@@ -278,7 +278,7 @@ func (m *Member) loseAll(out *Output) {
 // MemberFatal.
 func (m *Member) fail(detail string, out *Output) {
 	m.loseAll(out)
-	m.callback(Fatal, nil, m.epoch, detail, out)
+	node.Notify(out, Fatal, nil, m.epoch, detail)
 	m.cancelAll(out)
 	m.awaitSeq = 0
 	m.hasTarget = false

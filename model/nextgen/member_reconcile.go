@@ -1,6 +1,7 @@
 package nextgen
 
 import (
+	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -48,7 +49,7 @@ func (m *Member) reconcile(now Millis, out *Output) {
 	_, give, gain := spec.Split(m.owned, m.target)
 	if rv := give.Minus(m.revoking); !rv.IsEmpty() {
 		m.become(MemberReconciling)
-		m.callback(Revoke, rv, m.ownedEpoch, "", out)
+		node.Notify(out, Revoke, rv, m.ownedEpoch, "")
 		m.revoking = m.revoking.Union(rv)
 		if straight {
 			m.setOwned(m.owned.Minus(rv))
@@ -60,7 +61,7 @@ func (m *Member) reconcile(now Millis, out *Output) {
 	}
 	if add := gain.Minus(m.revoking); !add.IsEmpty() {
 		m.become(MemberReconciling)
-		m.callback(Assigned, add, m.targetEpoch, "", out)
+		node.Notify(out, Assigned, add, m.targetEpoch, "")
 		m.setOwned(m.owned.Union(add))
 	}
 	// A later response without an assignment may already have moved the
@@ -135,7 +136,7 @@ func (m *Member) leave(now Millis, out *Output) {
 	m.become(MemberPrepareLeaving)
 	m.target, m.targetEpoch, m.hasTarget = nil, 0, false
 	if rv := m.owned.Minus(m.revoking); !rv.IsEmpty() {
-		m.callback(Revoke, rv, m.ownedEpoch, "", out)
+		node.Notify(out, Revoke, rv, m.ownedEpoch, "")
 		m.revoking = m.revoking.Union(rv)
 	}
 	if m.revoking.IsEmpty() {

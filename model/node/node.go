@@ -239,6 +239,13 @@ type Callback[K fmt.Stringer, R RoundNumber] struct {
 	Detail    string
 }
 
+// Notify appends to out the callback asking the application to run kind
+// on rs, for round, with detail for the kinds that carry a reason: a
+// member's only way to queue a callback.
+func Notify[M, T fmt.Stringer, K fmt.Stringer, R RoundNumber](out *Output[M, T, Callback[K, R]], kind K, rs spec.Set, round R, detail string) {
+	out.Callbacks = append(out.Callbacks, Callback[K, R]{Kind: kind, Resources: rs, Round: round, Detail: detail})
+}
+
 // String prints "kind resources gen=N" for a generation, "kind resources
 // epoch=N" for an epoch, then ": detail" when Detail is not empty.
 func (c Callback[K, R]) String() string {
