@@ -71,6 +71,23 @@ type Balancer interface {
 	Balance(v spec.View) []spec.Violation
 }
 
+// ClaimResolver is a Protocol whose assignor settles claims that conflict
+// by the generation each claimant reports (assign.ResolveClaims): the
+// protocols for which the generation a member puts in its subscription
+// (MemberConfig.ClaimGeneration) changes what it is assigned.
+// ResolvesClaimsByGeneration reports whether it does.
+type ClaimResolver interface {
+	ResolvesClaimsByGeneration() bool
+}
+
+// ConnectAssigner is a Protocol that runs Kafka Connect's assignor
+// (Designs II and III): it assigns a group's connectors and tasks, which
+// the consumer assignors leave unowned. AssignsConnectors reports whether
+// it does.
+type ConnectAssigner interface {
+	AssignsConnectors() bool
+}
+
 // StickyProtocol is a Protocol that may claim stickiness: when KeepsClaims
 // reports true, given claims that do not conflict and one subscription for
 // everyone, a round keeps as many claims as a balanced assignment can. The

@@ -51,6 +51,11 @@ func (cooperative) Cooperative() bool { return true }
 // kept claims.
 func (cooperative) KeepsClaims() bool { return true }
 
+// ResolvesClaimsByGeneration is true: assign.CooperativeSticky settles
+// conflicting claims by generation (assign.ResolveClaims;
+// classic.ClaimResolver).
+func (cooperative) ResolvesClaimsByGeneration() bool { return true }
+
 // RoundBound is 1 + min(Members−1, Resources). The first round after the
 // change revokes what must move. With the environment quiet, nothing else
 // starts a round but a member that completed a revocation rejoining at

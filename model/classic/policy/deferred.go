@@ -236,6 +236,10 @@ func (p connectPolicy) RoundBound(g classic.GroupShape) int {
 // spec.CheckBalance.
 func (connectPolicy) Balance(v spec.View) []spec.Violation { return spec.CheckConnectBalance(v) }
 
+// AssignsConnectors is true: both designs run Connect's assignor
+// (classic.ConnectAssigner).
+func (connectPolicy) AssignsConnectors() bool { return true }
+
 // DelayBound is one scheduled delay (MaxDelay: a departure the group
 // learns of once quiet starts a fresh one, and one already pending has at
 // most that much left) plus, for Design II, a revocation back-off in each

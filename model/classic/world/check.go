@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
+	"github.com/rebalance-ref/rebalance/model/classic/policy"
 	core "github.com/rebalance-ref/rebalance/model/world"
 )
 
@@ -29,6 +30,35 @@ const (
 	checkStepDelay = 1000
 )
 
+// resolvesClaims reports whether p settles conflicting claims by
+// generation (classic.ClaimResolver).
+func resolvesClaims(p classic.Protocol) bool {
+	r, ok := p.(classic.ClaimResolver)
+	return ok && r.ResolvesClaimsByGeneration()
+}
+
+// assignsConnectors reports whether p runs Kafka Connect's assignor
+// (classic.ConnectAssigner).
+func assignsConnectors(p classic.Protocol) bool {
+	c, ok := p.(classic.ConnectAssigner)
+	return ok && c.AssignsConnectors()
+}
+
+// builtinsTaking lists the built-in protocols that take option, for an
+// error message.
+func builtinsTaking(option protocolOption) string {
+	return builtinNames(func(b builtin) bool { return b.takes&option != 0 })
+}
+
+// builtinsThat lists the built-in protocols, with their default options,
+// of which holds is true, for an error message.
+func builtinsThat(holds func(classic.Protocol) bool) string {
+	return builtinNames(func(b builtin) bool {
+		p, err := b.build(ProtocolOptions{}, policy.ReassignImmediately)
+		return err == nil && holds(p)
+	})
+}
+
 // RoundBound is the bounded-rounds law of protocol p in the world with
 // options o: the protocol's own statement (classic.RoundBounder) for the
 // group's shape, every member of o at once sharing every partition. The
@@ -49,10 +79,13 @@ func CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 }
 
 // CheckWorld is the package's CheckWorld for a family that may run custom
-// protocols: a custom protocol's world is the built-in ones' without their
-// options (no scheduled delay, Connect universe or claim generation), its
-// balance law spec.CheckBalance unless the caller replaces the returned
-// CheckConfig's Balance.
+// protocols. The options a protocol takes (a scheduled delay, a leader
+// failover rule) are the built-in ones' (builtins; a custom protocol
+// takes none); the settings whose effect a protocol must have are asked
+// of the protocol itself: a claim generation of a classic.ClaimResolver,
+// connectors of a classic.ConnectAssigner. Any other option set is
+// refused. A custom protocol's balance law is spec.CheckBalance unless
+// the caller replaces the returned CheckConfig's Balance.
 func (f Family) CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, error) {
 	if err := o.Validate(); err != nil {
 		return core.CheckConfig{}, err
@@ -65,8 +98,6 @@ func (f Family) CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, e
 		return core.CheckConfig{}, fmt.Errorf("restarts = %d: more than crashes (%d); only a crashed member restarts", o.Restarts, o.Crashes)
 	case o.AddPartitions > 0:
 		return core.CheckConfig{}, fmt.Errorf("add-partitions = %d: the classic coordinator takes no metadata (next-gen only)", o.AddPartitions)
-	case o.MaxDelay != 0 && protocol != "deferred" && protocol != "incremental":
-		return core.CheckConfig{}, fmt.Errorf("max-delay: %s has no scheduled delay (deferred and incremental only)", protocol)
 	}
 	if len(o.Semantics) > 0 {
 		return core.CheckConfig{}, fmt.Errorf("semantics %s: the classic protocols have no behaviour selectors (next-gen only)", strings.Join(o.Semantics, ", "))
@@ -75,15 +106,26 @@ func (f Family) CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, e
 	if err != nil {
 		return core.CheckConfig{}, err
 	}
-	if claimGen != classic.ClaimAtJoined && protocol != "cooperative" {
-		return core.CheckConfig{}, fmt.Errorf("claim-generation %s: the cooperative-sticky assignor's user data before KIP-792; protocol %s reports no such claims (cooperative only)", claimGen, protocol)
-	}
-	if o.Connectors > 0 && protocol != "deferred" && protocol != "incremental" {
-		return core.CheckConfig{}, fmt.Errorf("connectors = %d: protocol %s does not run Kafka Connect's assignor; connectors and tasks are for deferred and incremental", o.Connectors, protocol)
-	}
 	protos, err := f.Protocols([]string{protocol}, ProtocolOptions{LeaderFailover: o.LeaderFailover})
 	if err != nil {
 		return core.CheckConfig{}, err
+	}
+	// What the protocol takes: the options of a built-in one (none for a
+	// custom one), and what it states of itself.
+	var takes protocolOption
+	if _, custom := f.custom(protocol); !custom {
+		b, _ := builtinNamed(protocol)
+		takes = b.takes
+	}
+	switch {
+	case o.MaxDelay != 0 && takes&takesDelay == 0:
+		return core.CheckConfig{}, fmt.Errorf("max-delay: protocol %s has no scheduled delay (%s only)", protocol, builtinsTaking(takesDelay))
+	case o.LeaderFailover != "" && takes&takesLeaderFailover == 0:
+		return core.CheckConfig{}, fmt.Errorf("leader-failover: protocol %s has no leader failover rule (%s only)", protocol, builtinsTaking(takesLeaderFailover))
+	case claimGen != classic.ClaimAtJoined && !resolvesClaims(protos[0]):
+		return core.CheckConfig{}, fmt.Errorf("claim-generation %s: the cooperative-sticky assignor's user data before KIP-792; protocol %s settles no claims by generation (%s only)", claimGen, protocol, builtinsThat(resolvesClaims))
+	case o.Connectors > 0 && !assignsConnectors(protos[0]):
+		return core.CheckConfig{}, fmt.Errorf("connectors = %d: protocol %s does not run Kafka Connect's assignor; connectors and tasks are for %s", o.Connectors, protocol, builtinsThat(assignsConnectors))
 	}
 	bound := o.MaxRounds
 	if bound == 0 {
@@ -110,12 +152,21 @@ func (f Family) CheckWorld(protocol string, o CheckOptions) (core.CheckConfig, e
 	case o.MaxDelay > 0:
 		delay = fmt.Sprint(o.MaxDelay)
 	}
+	// The settings of the options the protocol takes: a delay as long as
+	// the rebalance timeout, back-offs a heartbeat long, one move per
+	// round a heartbeat apart.
 	opts := ""
-	switch protocol {
-	case "deferred":
-		opts = fmt.Sprintf(" delay=%s backoff=%d", delay, checkTiming.Heartbeat)
-	case "incremental":
-		opts = fmt.Sprintf(" delay=%s moves=1 step-delay=%d", delay, checkStepDelay)
+	if takes&takesDelay != 0 {
+		opts += " delay=" + delay
+	}
+	if takes&takesBackoff != 0 {
+		opts += fmt.Sprintf(" backoff=%d", checkTiming.Heartbeat)
+	}
+	if takes&takesMoves != 0 {
+		opts += " moves=1"
+	}
+	if takes&takesStepDelay != 0 {
+		opts += fmt.Sprintf(" step-delay=%d", checkStepDelay)
 	}
 	if o.LeaderFailover != "" {
 		opts += " leader-failover=" + o.LeaderFailover

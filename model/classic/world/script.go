@@ -49,7 +49,8 @@ func (f Family) Group(s *Script, args []core.Arg) error {
 }
 
 // ProtocolOptions configures the embedded protocols a scripted member is
-// given; the zero value is every protocol's defaults.
+// given; the zero value is every protocol's defaults. Each option is for
+// the built-in protocols that take it (builtins); the others ignore it.
 type ProtocolOptions struct {
 	Assignor       string         // eager's assignor: range (default), roundrobin, sticky
 	MaxDelay       classic.Millis // as policy.DeferredConfig: 0 the default, negative disables delays
@@ -76,7 +77,7 @@ func (f Family) custom(name string) (classic.Protocol, bool) {
 
 // Protocols builds the named protocols with the options: the family's
 // custom protocols as they are (the options are the built-in ones'), the
-// built-in ones configured by o.
+// built-in ones (builtins) configured by o.
 func (f Family) Protocols(names []string, o ProtocolOptions) ([]classic.Protocol, error) {
 	var lf policy.LeaderFailover
 	switch o.LeaderFailover {
@@ -93,31 +94,95 @@ func (f Family) Protocols(names []string, o ProtocolOptions) ([]classic.Protocol
 			out = append(out, p)
 			continue
 		}
-		switch n {
-		case "eager":
-			var a assign.Assignor
-			switch o.Assignor {
-			case "", "range":
-				a = assign.Range()
-			case "roundrobin":
-				a = assign.RoundRobin()
-			case "sticky":
-				a = assign.Sticky()
-			default:
-				return nil, fmt.Errorf("assignor %q: want range, roundrobin or sticky", o.Assignor)
-			}
-			out = append(out, policy.Eager(a))
-		case "cooperative":
-			out = append(out, policy.Cooperative())
-		case "deferred":
-			out = append(out, policy.Deferred(policy.DeferredConfig{MaxDelay: o.MaxDelay, LeaderFailover: lf, BackoffMultiplier: o.Backoff}))
-		case "incremental":
-			out = append(out, policy.Incremental(policy.IncrementalConfig{MaxDelay: o.MaxDelay, MaxMovesPerRound: o.MaxMoves, StepDelay: o.StepDelay, LeaderFailover: lf}))
-		default:
-			return nil, fmt.Errorf("protocol %q: want eager, cooperative, deferred or incremental%s", n, f.customNames())
+		b, ok := builtinNamed(n)
+		if !ok {
+			return nil, fmt.Errorf("protocol %q: want %s%s", n, builtinNames(func(builtin) bool { return true }), f.customNames())
 		}
+		p, err := b.build(o, lf)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// protocolOption is a set of the built-in protocols' options, one bit for
+// each of ProtocolOptions' fields.
+type protocolOption uint8
+
+// The options.
+const (
+	takesAssignor protocolOption = 1 << iota
+	takesDelay
+	takesBackoff
+	takesMoves
+	takesStepDelay
+	takesLeaderFailover
+)
+
+// builtin is a built-in protocol: its name, the options it takes (the
+// others it ignores; rebalance check refuses them), and how it is built
+// from them.
+type builtin struct {
+	name  string
+	takes protocolOption
+	build func(o ProtocolOptions, lf policy.LeaderFailover) (classic.Protocol, error)
+}
+
+// builtins are the built-in protocols in the seed design's order: eager,
+// then Designs I, II and III. Only here are they told apart by name.
+var builtins = []builtin{
+	{"eager", takesAssignor, func(o ProtocolOptions, _ policy.LeaderFailover) (classic.Protocol, error) {
+		switch o.Assignor {
+		case "", "range":
+			return policy.Eager(assign.Range()), nil
+		case "roundrobin":
+			return policy.Eager(assign.RoundRobin()), nil
+		case "sticky":
+			return policy.Eager(assign.Sticky()), nil
+		}
+		return nil, fmt.Errorf("assignor %q: want range, roundrobin or sticky", o.Assignor)
+	}},
+	{"cooperative", 0, func(ProtocolOptions, policy.LeaderFailover) (classic.Protocol, error) {
+		return policy.Cooperative(), nil
+	}},
+	{"deferred", takesDelay | takesBackoff | takesLeaderFailover, func(o ProtocolOptions, lf policy.LeaderFailover) (classic.Protocol, error) {
+		return policy.Deferred(policy.DeferredConfig{MaxDelay: o.MaxDelay, LeaderFailover: lf, BackoffMultiplier: o.Backoff}), nil
+	}},
+	{"incremental", takesDelay | takesMoves | takesStepDelay | takesLeaderFailover, func(o ProtocolOptions, lf policy.LeaderFailover) (classic.Protocol, error) {
+		return policy.Incremental(policy.IncrementalConfig{MaxDelay: o.MaxDelay, MaxMovesPerRound: o.MaxMoves, StepDelay: o.StepDelay, LeaderFailover: lf}), nil
+	}},
+}
+
+// builtinNamed is the built-in protocol called name.
+func builtinNamed(name string) (builtin, bool) {
+	for _, b := range builtins {
+		if b.name == name {
+			return b, true
+		}
+	}
+	return builtin{}, false
+}
+
+// builtinNames lists the built-in protocols for which keep holds, for an
+// error message: "deferred and incremental", "eager, cooperative,
+// deferred or incremental" (with "or" when every one is listed).
+func builtinNames(keep func(builtin) bool) string {
+	var names []string
+	for _, b := range builtins {
+		if keep(b) {
+			names = append(names, b.name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	and := " and "
+	if len(names) == len(builtins) {
+		and = " or "
+	}
+	return strings.Join(names[:len(names)-1], ", ") + and + names[len(names)-1]
 }
 
 // AddMember runs "add-member A protocols=(cooperative,eager) topics=(T)
