@@ -14,7 +14,10 @@ import (
 // protocol: eager, cooperative (Design I, KIP-429), deferred (Design II,
 // KIP-415) or incremental (Design III). Implementations live in package
 // model/classic/policy. A Protocol is a pure value: Assign must not keep or
-// modify its input.
+// modify its input. The model checker permutes members that run equal
+// protocols (==); it leaves alone members whose protocol values cannot be
+// compared (they hold a slice, a map or a function), which costs it
+// states, not soundness.
 type Protocol interface {
 	// Name is the protocol name members advertise in JoinGroup and the
 	// coordinator selects among.

@@ -8,6 +8,7 @@ import (
 	"github.com/rebalance-ref/rebalance/model/classic"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	"github.com/rebalance-ref/rebalance/model/node"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -143,15 +144,13 @@ func (Family) EncodeConfig(e *canon.Encoder, cfg MemberConfig) {
 	e.Strings(cfg.Classic.Topics)
 }
 
-// ConfigKey prints the whole configuration but its name: the protocol,
-// the classic settings as the classic family keys them
-// (classicworld.Family.ConfigKey), and the next-gen settings' encoding.
-func (Family) ConfigKey(cfg MemberConfig) string {
-	e := &canon.Encoder{}
-	n := cfg.Consumer
-	n.Name = ""
-	nextgen.EncodeConfig(e, n)
-	return fmt.Sprintf("%s|%s|%q", cfg.Protocol, classicworld.Family{}.ConfigKey(cfg.Classic), e.Finish())
+// SameConfig compares the whole configurations but their names: the
+// protocol, the classic settings as the classic family compares them
+// and the next-gen settings as the next-gen family does
+// (classicworld.Family.SameConfig, ngworld.Family.SameConfig).
+func (Family) SameConfig(a, b MemberConfig) bool {
+	return a.Protocol == b.Protocol && classicworld.Family{}.SameConfig(a.Classic, b.Classic) &&
+		ngworld.Family{}.SameConfig(a.Consumer, b.Consumer)
 }
 
 // EncodeMessage writes the message's encoding (nextgen.EncodeMessage,

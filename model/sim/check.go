@@ -1,27 +1,35 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
-// Interchangeable groups names whose keys are equal (each world keys a
-// member by the canonical encoding of its configuration without its
-// name), keeping only groups of two or more, in first-seen order: the
-// members the model checker's symmetry reduction may permute.
-func Interchangeable(names, keys []string) [][]string {
-	groups := map[string][]string{}
-	var order []string
-	for i, k := range keys {
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
+// Interchangeable groups names by same, which tells whether the i-th and
+// the j-th are configured alike but for their names (an equivalence: each
+// name joins the group of the first earlier one it is the same as),
+// keeping only groups of two or more, in first-seen order: the members
+// the model checker's symmetry reduction may permute.
+func Interchangeable(names []string, same func(i, j int) bool) [][]string {
+	var groups [][]int // indexes into names; groups[g][0] stands for the group
+	for i := range names {
+		g := slices.IndexFunc(groups, func(group []int) bool { return same(group[0], i) })
+		if g < 0 {
+			groups = append(groups, []int{i})
+			continue
 		}
-		groups[k] = append(groups[k], names[i])
+		groups[g] = append(groups[g], i)
 	}
 	var out [][]string
-	for _, k := range order {
-		if len(groups[k]) > 1 {
-			out = append(out, groups[k])
+	for _, group := range groups {
+		if len(group) > 1 {
+			var ns []string
+			for _, i := range group {
+				ns = append(ns, names[i])
+			}
+			out = append(out, ns)
 		}
 	}
 	return out

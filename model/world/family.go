@@ -142,10 +142,14 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	MemberInstance(cfg P) string
 	WithTopics(cfg P, topics []string) P
 	// EncodeConfig writes what of a configuration may differ between two
-	// states of one model (its subscription), for the encoding;
-	// ConfigKey writes the whole configuration but its name, for symmetry.
+	// states of one model (its subscription), for the encoding.
+	// SameConfig reports whether a and b are the same configuration but
+	// for their names, for symmetry: the model checker may permute members
+	// so configured. It must not report true of two configurations that
+	// may behave differently; false where it cannot tell is safe (the
+	// members are then not permuted).
 	EncodeConfig(e *canon.Encoder, cfg P)
-	ConfigKey(cfg P) string
+	SameConfig(a, b P) bool
 	// EncodeMessage and EncodeTimer write a message's and a timer's
 	// canonical encodings: every field, abstracted as its canon tag says
 	// (correlation ids with Seq, instants with Instant, generations with

@@ -425,13 +425,14 @@ func (m *Model[M, T, C, P]) Preamble() []string { return slices.Clone(m.cfg.Setu
 // subscription, protocols, timeouts and fault switches.
 func (m *Model[M, T, C, P]) Interchangeable() [][]string {
 	f := m.init.Family
-	var names, keys []string
+	var names []string
+	var cfgs []P
 	for _, c := range m.bounds.Members {
 		if f.MemberInstance(c) == "" {
-			names, keys = append(names, f.MemberName(c)), append(keys, f.ConfigKey(c))
+			names, cfgs = append(names, f.MemberName(c)), append(cfgs, c)
 		}
 	}
-	return sim.Interchangeable(names, keys)
+	return sim.Interchangeable(names, func(i, j int) bool { return f.SameConfig(cfgs[i], cfgs[j]) })
 }
 
 // Encode writes the canonical encoding of s: the budget used, the rounds

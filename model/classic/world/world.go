@@ -16,6 +16,7 @@ package world
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
@@ -144,24 +145,36 @@ func (Family) WithTopics(cfg classic.MemberConfig, topics []string) classic.Memb
 // it changes on a path (the model's bounces keep the protocols).
 func (Family) EncodeConfig(e *canon.Encoder, cfg classic.MemberConfig) { e.Strings(cfg.Topics) }
 
-// ConfigKey prints the whole configuration but its name (protocols, with
-// their dynamic types and settings, included): two configurations get the
-// same key exactly when they are equal but for their names (an empty
-// slice or map counts as nil). The protocols are plain values, so the
-// print shows all of them; a memo (classic.MemberConfig.Memo) prints as
-// its address.
-func (Family) ConfigKey(cfg classic.MemberConfig) string {
-	cfg.Name = ""
-	if len(cfg.Topics) == 0 {
-		cfg.Topics = nil
+// SameConfig compares every field of the two configurations but their
+// names (an empty slice or map counts as none): the protocols one by one
+// with == (a protocol is a pure value, as classic.Protocol says, so two
+// equal ones behave alike; two that cannot be compared, holding a slice,
+// a map or a function, count as different), and the memos by address.
+func (Family) SameConfig(a, b classic.MemberConfig) bool {
+	return a.InstanceID == b.InstanceID && a.ProtocolType == b.ProtocolType &&
+		slices.Equal(a.Topics, b.Topics) && sameProtocols(a.Protocols, b.Protocols) &&
+		a.SessionTimeout == b.SessionTimeout && a.RebalanceTimeout == b.RebalanceTimeout &&
+		a.HeartbeatInterval == b.HeartbeatInterval && maps.Equal(a.Metadata, b.Metadata) &&
+		a.ClaimGeneration == b.ClaimGeneration && a.Faults == b.Faults && a.Memo == b.Memo
+}
+
+// sameProtocols reports whether a and b hold equal protocols in the same
+// order; protocols whose values cannot be compared are not the same.
+func sameProtocols(a, b []classic.Protocol) (same bool) {
+	if len(a) != len(b) {
+		return false
 	}
-	if len(cfg.Protocols) == 0 {
-		cfg.Protocols = nil
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
 	}
-	if len(cfg.Metadata) == 0 {
-		cfg.Metadata = nil
-	}
-	return fmt.Sprintf("%#v", cfg)
+	return true
 }
 
 // EncodeMessage writes m's canonical encoding (classic.EncodeMessage).

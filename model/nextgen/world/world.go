@@ -152,12 +152,14 @@ func (Family) EncodeMessage(e *canon.Encoder, m nextgen.Message) { nextgen.Encod
 // EncodeTimer writes the timer's canonical encoding.
 func (Family) EncodeTimer(e *canon.Encoder, t nextgen.Timer) { nextgen.EncodeTimer(e, t) }
 
-// ConfigKey encodes the configuration without its name.
-func (Family) ConfigKey(cfg nextgen.MemberConfig) string {
-	e := &canon.Encoder{}
-	cfg.Name = ""
-	nextgen.EncodeConfig(e, cfg)
-	return string(e.Finish())
+// SameConfig compares the two configurations' canonical encodings
+// (nextgen.EncodeConfig, every field) without their names.
+func (Family) SameConfig(a, b nextgen.MemberConfig) bool {
+	a.Name, b.Name = "", ""
+	var ea, eb canon.Encoder
+	nextgen.EncodeConfig(&ea, a)
+	nextgen.EncodeConfig(&eb, b)
+	return string(ea.Finish()) == string(eb.Finish())
 }
 
 // RestartLeft is true: a member that left may start again (a static member
