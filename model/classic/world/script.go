@@ -121,9 +121,10 @@ const (
 	takesLeaderFailover
 )
 
-// builtin is a built-in protocol: its name, the options it takes (the
-// others it ignores; rebalance check refuses them), and how it is built
-// from them.
+// builtin is a built-in protocol: its name, the options it takes (it
+// ignores the others; CheckWorld refuses a scheduled delay or a leader
+// failover rule for a protocol that does not take it), and how it is
+// built from them.
 type builtin struct {
 	name  string
 	takes protocolOption
