@@ -247,9 +247,11 @@ func (m *Member) leadRound(now Millis, proto Protocol, r JoinGroupResponse, out 
 	memo := m.codec()
 	var claimsBuf [8]memberMemo[subscriptionMemo]
 	claims := claimsBuf[:0]
+	claimed, assigned := memoCursor[subscriptionMemo](memo.claims), memoCursor[printedSet](memo.assigns)
 	for _, jm := range members {
-		p := memoOf(memo.claims, jm.MemberID)
-		sub, err := decodeSubscription(jm.Metadata, &p)
+		p := claimed.of(jm.MemberID)
+		printed := assigned.of(jm.MemberID)
+		sub, err := decodeSubscription(jm.Metadata, &p, &printed)
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("member %s: %v", jm.MemberID, err))
 		}
@@ -334,12 +336,13 @@ func (m *Member) leadRound(now Millis, proto Protocol, r JoinGroupResponse, out 
 	as := make([]MemberAssignment, len(ids))
 	var printedBuf [8]memberMemo[printedSet]
 	printed := printedBuf[:0]
+	printedBefore := memoCursor[printedSet](memo.assigns)
 	for i, id := range ids {
 		a := full[id]
 		if a.Leader == "" {
 			a.Leader = m.id
 		}
-		p := memoOf(memo.assigns, id)
+		p := printedBefore.of(id)
 		as[i] = MemberAssignment{MemberID: id, Assignment: a.encode(&p)}
 		printed = append(printed, memberMemo[printedSet]{id, p})
 	}

@@ -61,7 +61,7 @@ func (m *Member) syncResponse(now Millis, r SyncGroupResponse, out *Output) {
 // gives the member a topic it no longer subscribes to: the member rejoins.
 func (m *Member) synced(now Millis, md Metadata, out *Output) {
 	memo := m.codec()
-	a, err := decodeAssignment(md, &memo.assigned)
+	a, err := decodeAssignment(md, &memo.assigned, &memo.owned)
 	subscribed := err == nil && a.Error == spec.None && m.onlySubscribed(a.Assigned)
 	if subscribed {
 		memo.subscribed, memo.subscribedTo = a.Assigned, m.topics

@@ -16,7 +16,9 @@ import (
 // member's owned set and prints every member's assignment. In a large
 // group that printing and reading was a third of a round's work. The memos
 // give back the result of the same call made before instead of computing
-// it again: they change no output, only how often the text is built.
+// it again, and a reading of a text the node itself printed gives back the
+// set it printed (parsedSet.parse): they change no output, only how often
+// the text is built and read.
 //
 // The memos hold sets and strings that nobody modifies (sets are values:
 // every operation returns a new one), and a memo is only ever replaced
@@ -62,6 +64,36 @@ func (p *printedSet) print(b *strings.Builder, s spec.Set) {
 	*p = printedSet{set: s, text: b.String()[start:], ok: true}
 }
 
+// readsBack reports whether spec.ParseSet reads s's text back as s: s is
+// a set (sorted, without duplicates, every resource valid) and no topic
+// name of it holds a space or a comma, the bytes that separate a set's
+// resources; each resource then prints as spec.ParseResource reads it.
+// Every set a member read from metadata does; a leader's assignor may
+// build one over topics named otherwise.
+//
+// It looks at each topic name once, at the start of its run, and at each
+// partition (ascending, none below a connector's): a few instructions a
+// resource, against spec.ParseSet's reading of every byte.
+func readsBack(s spec.Set) bool {
+	for i := 0; i < len(s); {
+		t := s[i].Topic
+		if t == "" || i > 0 && s[i-1].Topic >= t || strings.ContainsAny(t, " ,") {
+			return false
+		}
+		end := s.RunEnd(i)
+		if s[i].Partition < spec.ConnectorTask {
+			return false
+		}
+		for k := i + 1; k < end; k++ {
+			if s[k-1].Partition >= s[k].Partition {
+				return false
+			}
+		}
+		i = end
+	}
+	return true
+}
+
 // parsedSet is a text and the set spec.ParseSet read from it.
 type parsedSet struct {
 	text string
@@ -70,10 +102,23 @@ type parsedSet struct {
 }
 
 // parse reads text as spec.ParseSet does, taking the set from p when p
-// read the same text, and makes p the memo of this call when it succeeds.
-func (p *parsedSet) parse(text string) (spec.Set, error) {
+// read the same text, or from printed when the node printed that very
+// text (and it reads back as its set), and makes p the memo of this call
+// when it succeeds. printed may be nil. The text the node printed is the
+// common case the other memo misses: a member reads back as its
+// assignment the owned set it just claimed, and a leader reads as a
+// member's claim the assignment it printed for it the round before.
+func (p *parsedSet) parse(text string, printed *printedSet) (spec.Set, error) {
 	if p.ok && p.text == text {
 		return p.set, nil
+	}
+	if printed != nil && printed.ok && printed.text == text && readsBack(printed.set) {
+		s := printed.set
+		if len(s) == 0 {
+			s = nil // as spec.ParseSet reads "{}"
+		}
+		*p = parsedSet{text: text, set: s, ok: true}
+		return s, nil
 	}
 	s, err := spec.ParseSet(text)
 	if err != nil {
@@ -118,11 +163,22 @@ type memberMemo[V any] struct {
 	v  V
 }
 
-// memoOf returns the memo of member id in ms (sorted by id), the zero
-// value when ms has none.
-func memoOf[V any](ms []memberMemo[V], id spec.MemberID) V {
-	if k, ok := slices.BinarySearchFunc(ms, id, func(m memberMemo[V], id spec.MemberID) int { return strings.Compare(string(m.id), string(id)) }); ok {
-		return ms[k].v
+// memoCursor reads a leader's memo list (sorted by id) alongside a round's
+// members, which come in id order too: each lookup moves forward from the
+// last, so a round's lookups take one pass over the list, not a search
+// each.
+type memoCursor[V any] []memberMemo[V]
+
+// of returns the memo of member id, the zero value when there is none.
+// The ids asked of one cursor must increase.
+func (c *memoCursor[V]) of(id spec.MemberID) V {
+	ms := *c
+	for len(ms) > 0 && ms[0].id < id {
+		ms = ms[1:]
+	}
+	*c = ms
+	if len(ms) > 0 && ms[0].id == id {
+		return ms[0].v
 	}
 	var zero V
 	return zero

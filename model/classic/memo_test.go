@@ -17,7 +17,7 @@ import (
 // memoResource draws a resource of a few topics and connectors, valid or
 // not (a negative partition other than a connector's is invalid).
 var memoResource = rapid.Custom(func(t *rapid.T) spec.Resource {
-	topic := rapid.SampledFrom([]string{"a", "b", "t-1", "c"}).Draw(t, "topic")
+	topic := rapid.SampledFrom([]string{"a", "b", "t-1", "c", "x y", "p,q"}).Draw(t, "topic")
 	return spec.Resource{Topic: topic, Partition: rapid.Int32Range(-2, 12).Draw(t, "partition")}
 })
 
@@ -93,17 +93,26 @@ func TestPrintedSetIsBuildString(t *testing.T) {
 }
 
 // TestParsedSetIsParseSet: whatever texts a parsedSet meets, in any order
-// and again and again, it returns what spec.ParseSet returns (the same set,
-// nil and empty told apart, or the same error), and remembers the last text
-// it read with its set.
+// and again and again, among them texts the reader printed itself (of
+// sets and of things that are not sets, over topics whose names hold
+// separators or not), it returns what spec.ParseSet returns (the same
+// set, nil and empty told apart, or the same error), and remembers the
+// last text it read with its set.
 func TestParsedSetIsParseSet(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pool := memoTexts(t)
+		sets := memoSets(t)
 		var memo parsedSet
+		var printed printedSet
 		for range rapid.IntRange(1, 12).Draw(t, "calls") {
 			text := pool[rapid.IntRange(0, len(pool)-1).Draw(t, "pick")]
+			if rapid.Bool().Draw(t, "printed") {
+				var b strings.Builder
+				printed.print(&b, sets[rapid.IntRange(0, len(sets)-1).Draw(t, "print")])
+				text = b.String()
+			}
 			before := memo
-			got, gerr := memo.parse(text)
+			got, gerr := memo.parse(text, &printed)
 			want, werr := spec.ParseSet(text)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("parse(%q) = %#v, %v; ParseSet %#v, %v", text, got, gerr, want, werr)
@@ -138,12 +147,12 @@ func TestCodecMemoIsCodec(t *testing.T) {
 			if smd != s.Encode() || amd != a.Encode() {
 				t.Fatalf("encode through the memo: %q and %q, Encode %q and %q", smd, amd, s.Encode(), a.Encode())
 			}
-			gs, gerr := decodeSubscription(smd, &subRead)
+			gs, gerr := decodeSubscription(smd, &subRead, &asgPrint)
 			ws, werr := DecodeSubscription(smd)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gs, ws) {
 				t.Fatalf("decodeSubscription(%q) = %+v, %v; DecodeSubscription %+v, %v", smd, gs, gerr, ws, werr)
 			}
-			ga, gerr := decodeAssignment(amd, &asgRead)
+			ga, gerr := decodeAssignment(amd, &asgRead, &subPrint)
 			wa, werr := DecodeAssignment(amd)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(ga, wa) {
 				t.Fatalf("decodeAssignment(%q) = %+v, %v; DecodeAssignment %+v, %v", amd, ga, gerr, wa, werr)
@@ -306,11 +315,16 @@ func TestMemoRenewal(t *testing.T) {
 			t.Errorf("%s: renewed gave %v, want a copy of %v", name, got, fresh)
 		}
 	}
-	if got := memoOf(old, "B"); !got.same(printed) {
-		t.Errorf("memoOf(B) = %v, want %v", got, printed)
-	}
-	if got := memoOf(old, "C"); got.ok {
-		t.Errorf("memoOf(C) = %v, want none", got)
+	// A cursor finds each member asked in id order, skipping the ones
+	// not asked (A), and nothing for one it does not hold (AB, C).
+	cur := memoCursor[printedSet]([]memberMemo[printedSet]{{"A", printedSet{}}, {"B", printed}, {"D", printed}})
+	for _, c := range []struct {
+		id    spec.MemberID
+		found bool
+	}{{"AB", false}, {"B", true}, {"C", false}, {"D", true}, {"E", false}} {
+		if got := cur.of(c.id); got.ok != c.found || c.found && !got.same(printed) {
+			t.Errorf("cursor of(%s) = %v, found %t", c.id, got, c.found)
+		}
 	}
 
 	m := &Member{}
@@ -352,5 +366,36 @@ func TestMemoRenewal(t *testing.T) {
 	m.remember(codecMemo{assigns: old, assigned: parsed, claims: claims, subscribed: s, subscribedTo: slices.Clone(topicsNow)})
 	if sameSlice(m.memo.subscribedTo, topicsNow) {
 		t.Error("a memo under a new subscription slice was not installed")
+	}
+}
+
+// TestReadsBack: readsBack is true exactly for the sets whose text
+// spec.ParseSet reads back as the same set, checked against ParseSet on
+// hand-made cases: sets, and slices that are not sets (unsorted, a
+// resource twice, an empty topic, a partition below a connector's), over
+// topics whose names hold a separator or not.
+func TestReadsBack(t *testing.T) {
+	tp := func(topic string, p int32) spec.Resource { return spec.Resource{Topic: topic, Partition: p} }
+	for _, s := range []spec.Set{
+		nil,
+		{},
+		{tp("a", 0), tp("a", 1), tp("b", 0)},
+		{spec.Connector("c"), tp("c", 0), tp("c", 1)},
+		{tp("t-1", 2), tp("t-1", 10)},
+		{tp("a", 1), tp("a", 1)},
+		{tp("a", 2), tp("a", 1)},
+		{tp("b", 0), tp("a", 0)},
+		{tp("a", 0), tp("b", 0), tp("a", 1)},
+		{tp("", 1)},
+		{tp("a", -2)},
+		{tp("a", 0), tp("a", -2)},
+		{tp("x y", 1)},
+		{tp("a", 0), tp("p,q", 1)},
+	} {
+		back, err := spec.ParseSet(s.String())
+		want := err == nil && slices.Equal(back, s) && (len(s) > 0 || back == nil)
+		if got := readsBack(s); got != want {
+			t.Errorf("readsBack(%#v) = %t; ParseSet reads %q as %v, %v", s, got, s.String(), back, err)
+		}
 	}
 }

@@ -324,12 +324,13 @@ func parseID(s string) spec.MemberID {
 // DecodeSubscription parses Metadata written by Subscription.Encode. A
 // malformed input gives an error saying what is wrong and where.
 func DecodeSubscription(md Metadata) (Subscription, error) {
-	return decodeSubscription(md, &subscriptionMemo{})
+	return decodeSubscription(md, &subscriptionMemo{}, nil)
 }
 
 // decodeSubscription is DecodeSubscription, reading Topics and Owned
-// through memo (memo.go).
-func decodeSubscription(md Metadata, memo *subscriptionMemo) (Subscription, error) {
+// through memo and Owned through printed too, the set the reader last
+// printed for the member (memo.go; nil for none).
+func decodeSubscription(md Metadata, memo *subscriptionMemo, printed *printedSet) (Subscription, error) {
 	var f [4]string
 	if err := fields(f[:], md, "subscription", "topics", "owned", "gen", "leader"); err != nil {
 		return Subscription{}, err
@@ -339,7 +340,7 @@ func decodeSubscription(md Metadata, memo *subscriptionMemo) (Subscription, erro
 	if s.Topics, err = memo.topics.parse(f[0]); err != nil {
 		return Subscription{}, fmt.Errorf("subscription %q: %v", md, err)
 	}
-	if s.Owned, err = memo.owned.parse(f[1]); err != nil {
+	if s.Owned, err = memo.owned.parse(f[1], printed); err != nil {
 		return Subscription{}, fmt.Errorf("subscription %q: owned: %v", md, err)
 	}
 	g, err := strconv.ParseInt(f[2], 10, 32)
@@ -373,19 +374,20 @@ func parseTopics(f string) ([]string, error) {
 // DecodeAssignment parses Metadata written by Assignment.Encode. A malformed
 // input gives an error saying what is wrong and where.
 func DecodeAssignment(md Metadata) (Assignment, error) {
-	return decodeAssignment(md, &parsedSet{})
+	return decodeAssignment(md, &parsedSet{}, nil)
 }
 
 // decodeAssignment is DecodeAssignment, reading Assigned through the memo
-// assigned (memo.go).
-func decodeAssignment(md Metadata, assigned *parsedSet) (Assignment, error) {
+// assigned and through printed, the set the reader last printed (memo.go;
+// nil for none).
+func decodeAssignment(md Metadata, assigned *parsedSet, printed *printedSet) (Assignment, error) {
 	var f [5]string
 	if err := fields(f[:], md, "assignment", "assigned", "revoked", "delay", "leader", "error"); err != nil {
 		return Assignment{}, err
 	}
 	var a Assignment
 	var err error
-	if a.Assigned, err = assigned.parse(f[0]); err != nil {
+	if a.Assigned, err = assigned.parse(f[0], printed); err != nil {
 		return Assignment{}, fmt.Errorf("assignment %q: assigned: %v", md, err)
 	}
 	if a.Revoked, err = spec.ParseSet(f[1]); err != nil {
