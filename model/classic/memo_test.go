@@ -113,6 +113,9 @@ func TestParsedSetIsParseSet(t *testing.T) {
 			}
 			before := memo
 			got, gerr := memo.parse(text, &printed)
+			if len(got) > 0 && len(printed.set) > 0 && &got[0] == &printed.set[0] {
+				t.Fatalf("parse(%q) returned the printed set's array, which may be a whole round's", text)
+			}
 			want, werr := spec.ParseSet(text)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("parse(%q) = %#v, %v; ParseSet %#v, %v", text, got, gerr, want, werr)
