@@ -434,8 +434,12 @@ func (s Set) Topics() []string {
 
 // Validate returns an error if s is not sorted, has duplicates or holds an
 // invalid resource. Sets built with NewSet and the operations above are
-// always valid; Validate is for sets decoded from outside input.
+// always valid; Validate is for sets decoded from outside input, and for
+// the assignments a leader checks in every round.
 func (s Set) Validate() error {
+	if s.valid() {
+		return nil
+	}
 	for i, r := range s {
 		if err := r.Validate(); err != nil {
 			return err
@@ -448,6 +452,27 @@ func (s Set) Validate() error {
 		}
 	}
 	return nil
+}
+
+// valid reports whether Validate finds nothing, a run of one topic at a
+// time: the topic is compared with the run before it and checked once,
+// then only the partitions, ascending from the first, which must be a
+// connector's or above. Validate says what is wrong only when it is not.
+func (s Set) valid() bool {
+	for i := 0; i < len(s); {
+		t := s[i].Topic
+		if t == "" || i > 0 && s[i-1].Topic > t || s[i].Partition < ConnectorTask {
+			return false
+		}
+		end := s.RunEnd(i)
+		for k := i + 1; k < end; k++ {
+			if s[k-1].Partition >= s[k].Partition {
+				return false
+			}
+		}
+		i = end
+	}
+	return true
 }
 
 // String prints s compactly and deterministically, grouping partitions by

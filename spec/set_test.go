@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -229,4 +230,46 @@ func TestNumberedTopics(t *testing.T) {
 	if topics, names := NumberedTopics("t%d", 0, 4); len(topics) != 0 || len(names) != 0 {
 		t.Errorf("no topics: %v %q", topics, names)
 	}
+}
+
+// validateReference is Validate as it was before its run-wise fast path:
+// each resource checked, and compared with the one before it.
+func validateReference(s Set) error {
+	for i, r := range s {
+		if err := r.Validate(); err != nil {
+			return err
+		}
+		if i > 0 && !s[i-1].Less(r) {
+			if s[i-1] == r {
+				return fmt.Errorf("set: %s appears twice", r)
+			}
+			return fmt.Errorf("set: %s listed after %s: not sorted", r, s[i-1])
+		}
+	}
+	return nil
+}
+
+// TestSetValidateFastPath: Validate, with its run-wise fast path, gives
+// what checking each resource gives (the same error, or none) for any
+// slice of resources: sorted or not, with duplicates, empty topics,
+// partitions below a connector's, and topics held as one string or not.
+func TestSetValidateFastPath(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := rapid.Custom(func(t *rapid.T) Resource {
+			topic := rapid.SampledFrom([]string{"", "a", "aa", "b"}).Draw(t, "topic")
+			return Resource{Topic: topic, Partition: rapid.Int32Range(-3, 4).Draw(t, "partition")}
+		})
+		rs := rapid.SliceOfN(r, 0, 8).Draw(t, "resources")
+		if rapid.Bool().Draw(t, "sorted") {
+			rs = NewSet(rs...)
+		}
+		s := Set(rs)
+		want := validateReference(s)
+		if got := s.Validate(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("Validate(%#v) = %v, want %v", []Resource(s), got, want)
+		}
+		if s.valid() != (want == nil) {
+			t.Fatalf("valid(%#v) = %t, but the reference says %v", []Resource(s), s.valid(), want)
+		}
+	})
 }

@@ -65,31 +65,20 @@ func (p *printedSet) print(b *strings.Builder, s spec.Set) {
 }
 
 // readsBack reports whether spec.ParseSet reads s's text back as s: s is
-// a set (sorted, without duplicates, every resource valid) and no topic
-// name of it holds a space or a comma, the bytes that separate a set's
-// resources; each resource then prints as spec.ParseResource reads it.
-// Every set a member read from metadata does; a leader's assignor may
-// build one over topics named otherwise.
-//
-// It looks at each topic name once, at the start of its run, and at each
-// partition (ascending, none below a connector's): a few instructions a
-// resource, against spec.ParseSet's reading of every byte.
+// a set (spec.Set.Validate: sorted, without duplicates, every resource
+// valid) and no topic name of it holds a space or a comma, the bytes that
+// separate a set's resources; each resource then prints as
+// spec.ParseResource reads it. Every set a member read from metadata
+// does; a leader's assignor may build one over topics named otherwise.
+// Each topic name is looked at once, at the start of its run.
 func readsBack(s spec.Set) bool {
-	for i := 0; i < len(s); {
-		t := s[i].Topic
-		if t == "" || i > 0 && s[i-1].Topic >= t || strings.ContainsAny(t, " ,") {
+	if s.Validate() != nil {
+		return false
+	}
+	for i := 0; i < len(s); i = s.RunEnd(i) {
+		if strings.ContainsAny(s[i].Topic, " ,") {
 			return false
 		}
-		end := s.RunEnd(i)
-		if s[i].Partition < spec.ConnectorTask {
-			return false
-		}
-		for k := i + 1; k < end; k++ {
-			if s[k-1].Partition >= s[k].Partition {
-				return false
-			}
-		}
-		i = end
 	}
 	return true
 }
