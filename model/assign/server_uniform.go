@@ -326,6 +326,14 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 	owner := make([]int32, total)
 	sizes := make([]int, len(g.Members))
 	extras := uniformKeep(g, newTopicIndex(topics), base, owner, sizes, before)
+	// keptAll[i]: member i kept every partition of its previous target
+	// (uniformKeep visits each in the subscription once, and a valid
+	// group's Owned is a set of existing partitions, so the kept ones are
+	// then exactly its Owned).
+	keptAll := make([]bool, len(g.Members))
+	for i, m := range g.Members {
+		keptAll[i] = sizes[i] > 0 && sizes[i] == len(m.Owned)
+	}
 
 	// Fill, in (topic, partition) order, which is dense order.
 	d := 0
@@ -341,7 +349,12 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 			sizes[i]++
 		}
 	}
-	return collectDense(g, topics, base, owner, sizes)
+	// A member that kept its whole previous target and got nothing more
+	// has exactly its Owned set.
+	for i, m := range g.Members {
+		keptAll[i] = keptAll[i] && sizes[i] == len(m.Owned)
+	}
+	return collectDense(g, topics, base, owner, sizes, keptAll)
 }
 
 // uniformKeep is the Keep step of uniformHomogeneous on owner (dense
@@ -465,22 +478,71 @@ func uniformFresh(g Group, topics []string, base []int, before bool) spec.Assign
 
 // collectDense turns the dense owner table of uniformHomogeneous (owner
 // i+1 per partition, sizes[i] partitions for member i) into an Assignment
-// naming every member of g, as serverHetero.collect does: one backing array,
-// each set capped, nil for a member without partitions, and
-// errServerUnassigned if a partition was left without an owner.
-func collectDense(g Group, topics []string, base []int, owner []int32, sizes []int) (spec.Assignment, error) {
+// naming every member of g, each set capped, nil for a member without
+// partitions, and errServerUnassigned if a partition was left without an
+// owner.
+//
+// With unchanged nil, the sets are slices of one backing array, as
+// serverHetero.collect builds them. Otherwise a member with unchanged[i]
+// (its set is exactly its Owned set) gets its Owned set itself (sets are
+// immutable), and every other member a set of its own: a next-gen
+// coordinator keeps each member's target until it changes, and sets cut
+// from one array per round would keep that round's array alive for as
+// long as any of them stays a target. In a rebalance that moves little
+// nearly every member is unchanged, and copying their sets into a new
+// array each round cost more than the rest of the assignment at a
+// thousand members over a hundred thousand partitions (docs/costs.md,
+// Scale).
+func collectDense(g Group, topics []string, base []int, owner []int32, sizes []int, unchanged []bool) (spec.Assignment, error) {
 	for _, o := range owner {
 		if o == 0 {
 			return nil, errServerUnassigned
 		}
 	}
-	backing := make([]spec.Resource, len(owner))
-	next := make([]int, len(g.Members))
-	off := 0
-	for i := range g.Members {
-		next[i] = off
-		off += sizes[i]
+	if unchanged == nil {
+		backing := make([]spec.Resource, len(owner))
+		next := make([]int, len(g.Members))
+		off := 0
+		for i := range g.Members {
+			next[i] = off
+			off += sizes[i]
+		}
+		eachRun(topics, base, owner, func(i int, name string, p, q int) {
+			dst := backing[next[i] : next[i]+q-p]
+			for k := range dst {
+				dst[k] = spec.Resource{Topic: name, Partition: int32(p + k)}
+			}
+			next[i] += q - p
+		})
+		return splitBacking(g.Members, backing, sizes), nil
 	}
+	sets := make([]spec.Set, len(g.Members))
+	for i, m := range g.Members {
+		switch {
+		case unchanged[i]:
+			sets[i] = slices.Clip(m.Owned)
+		case sizes[i] > 0:
+			sets[i] = make(spec.Set, 0, sizes[i])
+		}
+	}
+	eachRun(topics, base, owner, func(i int, name string, p, q int) {
+		if !unchanged[i] {
+			for k := p; k < q; k++ {
+				sets[i] = append(sets[i], spec.Resource{Topic: name, Partition: int32(k)})
+			}
+		}
+	})
+	out := make(spec.Assignment, len(g.Members))
+	for i, m := range g.Members {
+		out[m.ID] = sets[i]
+	}
+	return out, nil
+}
+
+// eachRun calls f for every run of consecutive partitions of one topic
+// that owner gives one member, in dense order: member i (owner i+1) gets
+// partitions p to q-1 of topic name.
+func eachRun(topics []string, base []int, owner []int32, f func(i int, name string, p, q int)) {
 	for t, name := range topics {
 		row := owner[base[t]:base[t+1]]
 		for p := 0; p < len(row); {
@@ -489,15 +551,10 @@ func collectDense(g Group, topics []string, base []int, owner []int32, sizes []i
 			for q < len(row) && row[q] == i+1 {
 				q++
 			}
-			dst := backing[next[i] : next[i]+q-p]
-			for k := range dst {
-				dst[k] = spec.Resource{Topic: name, Partition: int32(p + k)}
-			}
-			next[i] += q - p
+			f(int(i), name, p, q)
 			p = q
 		}
 	}
-	return splitBacking(g.Members, backing, sizes), nil
 }
 
 // splitBacking cuts backing into one set per member, in member order:

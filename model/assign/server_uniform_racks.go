@@ -315,7 +315,7 @@ func uniformHomogeneousRacks(g Group, topics []string, before bool) (spec.Assign
 			sizes[i]++
 		}
 	}
-	a, err := collectDense(g, topics, base, owner, sizes)
+	a, err := collectDense(g, topics, base, owner, sizes, nil)
 	return a, true, err
 }
 

@@ -518,52 +518,81 @@ func fillRoundRobin(owner []int32, load, quota []int, minQuota int) {
 	}
 }
 
-// collect turns the plan into an Assignment naming every member of g, one
-// backing array for all sets, each capped. With cooperative, it leaves out
-// every partition whose owner the plan changes (withhold), and a member left
-// with nothing gets a nil set. Otherwise a member left with nothing gets a
-// nil set if it won no claims and an empty, non-nil one if it did, exactly
-// as the sticky assignor has always returned them.
+// collect turns the plan into an Assignment naming every member of g, each
+// set capped. With cooperative, it leaves out every partition whose owner
+// the plan changes (withhold), and a member left with nothing gets a nil
+// set. Otherwise a member left with nothing gets a nil set if it won no
+// claims and an empty, non-nil one if it did, exactly as the sticky
+// assignor has always returned them.
+//
+// A member whose set is exactly what it claims gets its Owned set itself
+// (sets are immutable), the others slices of one backing array. That is
+// nearly every member of a rebalance that moves little: a leader of a
+// thousand members over a hundred thousand partitions otherwise copies
+// every claim into a new array each round, and the copies cost more than
+// the plan (docs/costs.md, Scale). A member's set is its claims when every
+// partition of it is a claim the member won and it has as many as it
+// claims: a won claim is one of its Owned partitions (claimIndex), all
+// distinct, so the two sets are equal, and both are sorted (Owned as a
+// valid group's, the plan in dense order, topics sorted).
 func (p homogeneousPlan) collect(g Group, claims *claimIndex, cooperative bool) spec.Assignment {
-	keep := func(d int, i int32) bool {
-		return !cooperative || claims.cells == nil || !claims.changesOwner(d, int(i))
-	}
-	sizes := make([]int, len(g.Members))
-	total := 0
-	for d, i := range p.owner {
-		if keep(d, i) {
+	n := len(g.Members)
+	sizes := make([]int, n)
+	shared := make([]bool, n)
+	if claims.cells == nil {
+		// Nobody claims anything: every partition is kept, none shared.
+		for _, i := range p.owner {
 			sizes[i]++
-			total++
+		}
+	} else {
+		won := make([]int, n) // partitions of member i's set that it won
+		for d, i := range p.owner {
+			w := claims.winner(d)
+			if cooperative && w != claimUnclaimed && w != int(i) {
+				continue // withheld: the plan changes its owner
+			}
+			sizes[i]++
+			if w == int(i) {
+				won[i]++
+			}
+		}
+		for i, m := range g.Members {
+			shared[i] = sizes[i] > 0 && won[i] == sizes[i] && sizes[i] == len(m.Owned)
 		}
 	}
-	backing := make([]spec.Resource, total)
-	next := make([]int, len(g.Members))
+	next := make([]int, n)
 	off := 0
-	for i := range g.Members {
+	for i := range n {
 		next[i] = off
-		off += sizes[i]
+		if !shared[i] {
+			off += sizes[i]
+		}
 	}
+	backing := make([]spec.Resource, off)
 	for t, name := range claims.names {
 		base := claims.base[t]
 		for q, i := range p.owner[base:claims.base[t+1]] {
-			if keep(base+q, i) {
-				backing[next[i]] = spec.Resource{Topic: name, Partition: int32(q)}
-				next[i]++
+			if shared[i] || (cooperative && claims.changesOwner(base+q, int(i))) {
+				continue
 			}
+			backing[next[i]] = spec.Resource{Topic: name, Partition: int32(q)}
+			next[i]++
 		}
 	}
-	out := make(spec.Assignment, len(g.Members))
+	out := make(spec.Assignment, n)
 	off = 0
 	for i, m := range g.Members {
 		switch {
+		case shared[i]:
+			out[m.ID] = slices.Clip(m.Owned)
 		case sizes[i] > 0:
 			out[m.ID] = spec.Set(backing[off : off+sizes[i] : off+sizes[i]])
+			off += sizes[i]
 		case !cooperative && p.won[i] > 0:
 			out[m.ID] = spec.Set{}
 		default:
 			out[m.ID] = nil
 		}
-		off += sizes[i]
 	}
 	return out
 }

@@ -321,10 +321,15 @@ func Build(in Input) (Result, error) {
 	for _, m := range group {
 		// The assignor's set, even when it equals the previous one:
 		// an assignor's sets may share one backing array (the uniform
-		// assignor's do), so keeping a previous set instead would keep
-		// its round's whole array alive for as long as the member's
+		// assignor's heterogeneous and rack-aware builders cut them
+		// so), so keeping a previous set instead would keep its
+		// round's whole array alive for as long as the member's
 		// target stays the same (tried: at 1,000 members over 100,000
-		// partitions the next-gen simulation grew to 6 GB).
+		// partitions the next-gen simulation grew to 6 GB). The
+		// homogeneous uniform builder hands a member whose target does
+		// not change its previous set itself, and the others sets of
+		// their own (assign's collectDense), so that comparing the two
+		// below costs nothing and no array outlives its round.
 		next := out[m.ID]
 		res.Target[m.ID] = next
 		if prev, ok := in.Previous[m.ID]; !ok || !prev.Equal(next) {
