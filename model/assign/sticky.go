@@ -156,7 +156,8 @@ func (stickyAssignor) assignValid(g Group) (spec.Assignment, error) {
 // so that dense order is spec.Resource order.
 type stickyIndex struct {
 	// eff is each member's effective subscription; members that share a
-	// subscription slice share one eff slice (read only).
+	// subscription slice, or follow a member with an equal subscription,
+	// share one eff slice (read only).
 	eff [][]string
 	// homogeneous reports that every eff is the same.
 	homogeneous bool
@@ -178,6 +179,14 @@ func newStickyIndex(g Group) *stickyIndex {
 	}
 	cache := map[*string]seen{}
 	for i, m := range g.Members {
+		if i > 0 && sameStrings(m.Topics, g.Members[i-1].Topics) {
+			// The same subscription as the member before, in a slice of
+			// its own (a classic leader decodes each member's): members
+			// of one group mostly subscribe alike. homogeneous stays as
+			// it was.
+			ix.eff[i] = ix.eff[i-1]
+			continue
+		}
 		if len(m.Topics) > 0 {
 			if c, ok := cache[&m.Topics[0]]; ok && c.n == len(m.Topics) {
 				ix.eff[i] = c.eff
