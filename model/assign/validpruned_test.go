@@ -3,6 +3,7 @@ package assign_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -15,7 +16,8 @@ import (
 // spec.Set.Validate fails, with its error, and otherwise returns what
 // assign.PruneOwned makes of the set (the same slice when it keeps
 // everything, nil when it keeps nothing), for any set, valid or not, and
-// any universe.
+// any universe (including one whose topics hold every resource of the set,
+// where only the set's order can fail it).
 func TestValidPrunedIsValidateThenPrune(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		topics := spec.Topics{}
@@ -24,13 +26,21 @@ func TestValidPrunedIsValidateThenPrune(t *testing.T) {
 				topics[name] = int32(rapid.IntRange(0, 4).Draw(t, "count-"+name))
 			}
 		}
+		// Now and then a universe that holds every resource drawn (even
+		// an empty topic's), so that a set out of order or with a
+		// duplicate is not also pruned: only Validate refuses it.
+		lowest := int32(-1)
+		if rapid.IntRange(0, 2).Draw(t, "wide") == 0 {
+			topics = spec.Topics{"": 7, "a": 7, "b": 7, "c": 7, "d": 7}
+			lowest = 0
+		}
 		// Now and then an invalid resource (an empty topic, a negative
 		// partition other than a connector's), which fails the whole set.
 		invalid := rapid.IntRange(0, 3).Draw(t, "invalid") == 0
 		res := rapid.Custom(func(t *rapid.T) spec.Resource {
 			r := spec.Resource{
 				Topic:     rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "topic"),
-				Partition: rapid.Int32Range(-1, 6).Draw(t, "partition"),
+				Partition: rapid.Int32Range(lowest, 6).Draw(t, "partition"),
 			}
 			if invalid && rapid.IntRange(0, 4).Draw(t, "break") == 0 {
 				if rapid.Bool().Draw(t, "empty") {
@@ -44,6 +54,10 @@ func TestValidPrunedIsValidateThenPrune(t *testing.T) {
 		s := spec.Set(rapid.SliceOfN(res, 0, 10).Draw(t, "resources"))
 		if rapid.IntRange(0, 3).Draw(t, "sorted") > 0 {
 			s = spec.NewSet(s...)
+			if len(s) > 0 && rapid.IntRange(0, 4).Draw(t, "duplicate") == 0 {
+				k := rapid.IntRange(0, len(s)-1).Draw(t, "duplicate-at")
+				s = slices.Insert(slices.Clone(s), k, s[k])
+			}
 		}
 		got, gerr := assign.ValidPruned(topics, s)
 		if werr := s.Validate(); werr != nil {
