@@ -113,6 +113,18 @@ func sameGroup(a, b Group) string {
 	return cmp.Diff(a, b, cmpopts.EquateEmpty())
 }
 
+// drawUniverse draws the universe of a random group: the first 1 to
+// maxTopics (at most 6) of the topics a, b, c, ..., each with 0 to
+// maxPartitions partitions.
+func drawUniverse(t *rapid.T, maxTopics, maxPartitions int) ([]string, spec.Topics) {
+	names := []string{"a", "b", "c", "d", "e", "f"}[:rapid.IntRange(1, maxTopics).Draw(t, "topics")]
+	universe := spec.Topics{}
+	for _, n := range names {
+		universe[n] = int32(rapid.IntRange(0, maxPartitions).Draw(t, "partitions-"+n))
+	}
+	return names, universe
+}
+
 // limits bound the random groups.
 type limits struct {
 	maxMembers, maxTopics, maxPartitions int
@@ -127,11 +139,8 @@ var defaultLimits = limits{maxMembers: 8, maxTopics: 4, maxPartitions: 8}
 // drawn from an earlier exclusive assignment plus extra claims, which give
 // stale-generation and same-generation double claims.
 func genGroup(t *rapid.T, l limits) Group {
-	names := []string{"a", "b", "c", "d", "e", "f"}[:rapid.IntRange(1, l.maxTopics).Draw(t, "topics")]
-	g := Group{Topics: spec.Topics{}}
-	for _, n := range names {
-		g.Topics[n] = int32(rapid.IntRange(0, l.maxPartitions).Draw(t, "partitions-"+n))
-	}
+	names, universe := drawUniverse(t, l.maxTopics, l.maxPartitions)
+	g := Group{Topics: universe}
 	n := rapid.IntRange(1, l.maxMembers).Draw(t, "members")
 	subscription := func() []string {
 		var subs []string
@@ -200,11 +209,8 @@ func drawOwned(t *rapid.T, g *Group, names []string, owner func() int, doubleOne
 // generation, a complete assignment with floor(P/M) or ceil(P/M) each: a
 // balanced group with no stale or double claims.
 func genBalancedHomogeneous(t *rapid.T) Group {
-	names := []string{"a", "b", "c", "d"}[:rapid.IntRange(1, 4).Draw(t, "topics")]
-	g := Group{Topics: spec.Topics{}}
-	for _, n := range names {
-		g.Topics[n] = int32(rapid.IntRange(0, 8).Draw(t, "partitions-"+n))
-	}
+	names, universe := drawUniverse(t, 4, 8)
+	g := Group{Topics: universe}
 	n := rapid.IntRange(1, 8).Draw(t, "members")
 	all := g.Topics.Resources(names...)
 	perm := rapid.Permutation(all).Draw(t, "deal")

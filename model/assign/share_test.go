@@ -40,11 +40,8 @@ func withSpareCapacity(s spec.Set) spec.Set {
 // spare capacity: no claim is contested, so a member whose result is its
 // claims won all of them.
 func genDisjointHomogeneous(t *rapid.T) Group {
-	names := []string{"a", "b", "c", "d"}[:rapid.IntRange(1, 4).Draw(t, "topics")]
-	g := Group{Topics: spec.Topics{}}
-	for _, n := range names {
-		g.Topics[n] = int32(rapid.IntRange(0, 8).Draw(t, "partitions-"+n))
-	}
+	names, universe := drawUniverse(t, 4, 8)
+	g := Group{Topics: universe}
 	n := rapid.IntRange(1, 8).Draw(t, "members")
 	g.Members = make([]Member, n)
 	for i := range g.Members {

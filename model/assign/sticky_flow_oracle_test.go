@@ -216,11 +216,8 @@ func oldFlowInputs(g Group, claims oldClaimTable) ([][]string, []spec.Set) {
 // (possibly none) at generations -1 to 3, most partitions owned, some by
 // two members.
 func genFlowGroup(t *rapid.T) Group {
-	names := []string{"a", "b", "c", "d", "e", "f"}[:rapid.IntRange(1, 6).Draw(t, "topics")]
-	g := Group{Topics: spec.Topics{}}
-	for _, n := range names {
-		g.Topics[n] = int32(rapid.IntRange(0, 12).Draw(t, "partitions-"+n))
-	}
+	names, universe := drawUniverse(t, 6, 12)
+	g := Group{Topics: universe}
 	n := rapid.IntRange(1, 10).Draw(t, "members")
 	g.Members = make([]Member, n)
 	for i := range g.Members {
