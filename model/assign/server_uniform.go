@@ -326,13 +326,14 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 	owner := make([]int32, total)
 	sizes := make([]int, len(g.Members))
 	extras := uniformKeep(g, newTopicIndex(topics), base, owner, sizes, before)
-	// keptAll[i]: member i kept every partition of its previous target
-	// (uniformKeep visits each in the subscription once, and a valid
-	// group's Owned is a set of existing partitions, so the kept ones are
-	// then exactly its Owned).
-	keptAll := make([]bool, len(g.Members))
+	// unchanged[i], for collectDense: member i's set is exactly its
+	// Owned set. Here, that it kept all of it (uniformKeep visits each
+	// partition of it in the subscription once, and a valid group's Owned
+	// is a set of existing partitions, so the kept ones are then exactly
+	// its Owned); after the fill, that it got nothing more.
+	unchanged := make([]bool, len(g.Members))
 	for i, m := range g.Members {
-		keptAll[i] = sizes[i] > 0 && sizes[i] == len(m.Owned)
+		unchanged[i] = sizes[i] > 0 && sizes[i] == len(m.Owned)
 	}
 
 	// Fill, in (topic, partition) order, which is dense order.
@@ -349,12 +350,10 @@ func uniformHomogeneous(g Group, topics []string, before bool) (spec.Assignment,
 			sizes[i]++
 		}
 	}
-	// A member that kept its whole previous target and got nothing more
-	// has exactly its Owned set.
 	for i, m := range g.Members {
-		keptAll[i] = keptAll[i] && sizes[i] == len(m.Owned)
+		unchanged[i] = unchanged[i] && sizes[i] == len(m.Owned)
 	}
-	return collectDense(g, topics, base, owner, sizes, keptAll)
+	return collectDense(g, topics, base, owner, sizes, unchanged)
 }
 
 // uniformKeep is the Keep step of uniformHomogeneous on owner (dense
