@@ -440,6 +440,13 @@ func (s Set) Validate() error {
 	if s.valid() {
 		return nil
 	}
+	return s.firstProblem()
+}
+
+// firstProblem is Validate without valid's fast path: each resource
+// checked, and compared with the one before it, until the first that is
+// wrong, which it names.
+func (s Set) firstProblem() error {
 	for i, r := range s {
 		if err := r.Validate(); err != nil {
 			return err

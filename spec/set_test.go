@@ -232,25 +232,9 @@ func TestNumberedTopics(t *testing.T) {
 	}
 }
 
-// validateReference is Validate as it was before its run-wise fast path:
-// each resource checked, and compared with the one before it.
-func validateReference(s Set) error {
-	for i, r := range s {
-		if err := r.Validate(); err != nil {
-			return err
-		}
-		if i > 0 && !s[i-1].Less(r) {
-			if s[i-1] == r {
-				return fmt.Errorf("set: %s appears twice", r)
-			}
-			return fmt.Errorf("set: %s listed after %s: not sorted", r, s[i-1])
-		}
-	}
-	return nil
-}
-
 // TestSetValidateFastPath: Validate, with its run-wise fast path, gives
-// what checking each resource gives (the same error, or none) for any
+// what checking each resource gives (firstProblem: the same error, or
+// none) for any
 // slice of resources: sorted or not, with duplicates, empty topics,
 // partitions below a connector's, and topics held as one string or not.
 func TestSetValidateFastPath(t *testing.T) {
@@ -264,7 +248,7 @@ func TestSetValidateFastPath(t *testing.T) {
 			rs = NewSet(rs...)
 		}
 		s := Set(rs)
-		want := validateReference(s)
+		want := s.firstProblem()
 		if got := s.Validate(); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("Validate(%#v) = %v, want %v", []Resource(s), got, want)
 		}
