@@ -290,9 +290,19 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 // empty Output. Any other event, or a response message, is a driver bug
 // and panics.
 func (c *Coordinator) Step(in node.Input) Output {
-	s := &coordStep{now: in.Now}
 	buf := new(coordOutputBuffer)
-	s.out.Messages, s.out.Timers = buf.messages[:0], buf.timers[:0]
+	out := Output{Messages: buf.messages[:0], Timers: buf.timers[:0]}
+	c.StepInto(in, &out)
+	out.NilEmpty()
+	return out
+}
+
+// StepInto is Step with the output written into *out, which it first
+// empties keeping its lists' arrays (node.Output.Reset). The coordinator
+// keeps no reference to out or its arrays.
+func (c *Coordinator) StepInto(in node.Input, out *Output) {
+	out.Reset()
+	s := &coordStep{now: in.Now, out: *out}
 	switch ev := in.Event.(type) {
 	case Receive:
 		switch req := ev.Msg.(type) {
@@ -317,8 +327,7 @@ func (c *Coordinator) Step(in node.Input) Output {
 	default:
 		panic(fmt.Sprintf("classic: Coordinator.Step: event %T is not for a coordinator", in.Event))
 	}
-	s.out.NilEmpty()
-	return s.out
+	*out = s.out
 }
 
 // coordOutputBuffer backs the output of one coordinator step: one

@@ -81,7 +81,7 @@ type proc[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	name     string
 	instance string
 	topics   []string
-	node     core.Member[M, T, C]
+	node     memberNode[M, T, C]
 	inc      int32
 	addr     string
 	st       status
@@ -112,7 +112,11 @@ type engine[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	topics   spec.Topics
 	tr       *tracker
 	q        queue[M, T]
-	now      node.Millis
+	// out is every step's output, the coordinator's and the members':
+	// each step's is performed before the next step, so one Output's
+	// arrays serve them all (StepInto).
+	out node.Output[M, T, C]
+	now node.Millis
 
 	notSettled                   int
 	rounds, heartbeats, messages int
@@ -138,7 +142,9 @@ const (
 )
 
 func run[M fmt.Stringer, T sim.Timer, C fmt.Stringer](cfg Config, f family[M, T, C]) (Result, error) {
-	_, blocking := any(f).(classicFamily)
+	// Revocations block a member whose family has no event to tell it
+	// they are done (revocationDone's contract).
+	blocking := f.revocationDone(nil) == nil
 	e := &engine[M, T, C]{cfg: cfg, fam: f, blocking: blocking, addrs: map[string][2]int32{}, quietSince: -1, rolling: -1}
 	e.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	var names []string
@@ -531,7 +537,8 @@ func (e *engine[M, T, C]) stepCoordinator(ev node.Event, from string, sender [2]
 	if e.cfg.trace != nil {
 		e.tracef("coordinator: %s", ev)
 	}
-	out := e.coord.Step(node.Input{Now: e.now, Event: ev})
+	out := &e.out
+	e.coord.StepInto(node.Input{Now: e.now, Event: ev}, out)
 	for _, env := range out.Messages {
 		e.count(&e.messages)
 		to, ok := sender, env.To == from
@@ -553,7 +560,8 @@ func (e *engine[M, T, C]) stepMember(p *proc[M, T, C], ev node.Event) {
 	if e.cfg.trace != nil {
 		e.tracef("%s: %s", p.addr, ev)
 	}
-	out := p.node.Step(node.Input{Now: e.now, Event: ev})
+	out := &e.out
+	p.node.StepInto(node.Input{Now: e.now, Event: ev}, out)
 	if e.cfg.trace != nil {
 		for _, cb := range out.Callbacks {
 			e.tracef("%s: callback %s", p.addr, cb)

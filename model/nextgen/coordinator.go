@@ -543,6 +543,26 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 func (c *Coordinator) Step(in node.Input) Output {
 	s := &step{now: in.Now}
 	s.out.Messages, s.out.Timers = s.msgs[:0], s.timers[:0]
+	c.handle(s, in)
+	s.out.NilEmpty()
+	// The output may outlive the coordinator, and out.Messages keeps s
+	// alive: s keeps no pointer to it.
+	s.view, s.joinView = groupView{}, groupView{}
+	return s.out
+}
+
+// StepInto is Step with the output written into *out, which it first
+// empties keeping its lists' arrays (node.Output.Reset). The coordinator
+// keeps no reference to out or its arrays.
+func (c *Coordinator) StepInto(in node.Input, out *Output) {
+	out.Reset()
+	s := &step{now: in.Now, out: *out}
+	c.handle(s, in)
+	*out = s.out
+}
+
+// handle is the work of Step and StepInto: it routes in, writing into s.out.
+func (c *Coordinator) handle(s *step, in node.Input) {
 	c.downgrade = nil
 	switch ev := in.Event.(type) {
 	case Receive:
@@ -574,11 +594,6 @@ func (c *Coordinator) Step(in node.Input) Output {
 	default:
 		panic(fmt.Sprintf("coordinator: Step: event %T is not for a coordinator", in.Event))
 	}
-	s.out.NilEmpty()
-	// The output may outlive the coordinator, and out.Messages keeps s
-	// alive: s keeps no pointer to it.
-	s.view, s.joinView = groupView{}, groupView{}
-	return s.out
 }
 
 // handleOffsets answers the fencing half of OffsetCommit or OffsetFetch

@@ -313,30 +313,41 @@ func (m *Member) Step(in node.Input) Output {
 		return out
 	}
 	out = node.Buffered[Message, Timer, Callback]()
+	m.StepInto(in, &out)
+	out.NilEmpty()
+	return out
+}
+
+// StepInto is Step with the output written into *out, which it first
+// empties keeping its lists' arrays (node.Output.Reset). The member keeps
+// no reference to out or its arrays.
+func (m *Member) StepInto(in node.Input, out *Output) {
+	out.Reset()
+	if memberStates.Final(m.state) {
+		return
+	}
 	now := in.Now
 	switch e := in.Event.(type) {
 	case Receive:
-		m.receive(now, e, &out)
+		m.receive(now, e, out)
 	case TimerFired:
-		m.timerFired(now, e.Timer, &out)
+		m.timerFired(now, e.Timer, out)
 	case node.Start:
 		if m.state == MemberUnsubscribed {
-			m.join(now, &out)
+			m.join(now, out)
 		}
 	case node.Subscribe:
-		m.subscribe(now, e.Topics, &out)
+		m.subscribe(now, e.Topics, out)
 	case node.Leave:
-		m.leave(now, &out)
+		m.leave(now, out)
 	case RevocationDone:
-		m.revocationDone(now, e.Resources, &out)
+		m.revocationDone(now, e.Resources, out)
 	case node.MetadataUpdate:
 		// Metadata is the coordinator's concern in KIP-848: the member
 		// subscribes by name and receives partitions.
 	default:
 		panic(fmt.Sprintf("nextgen: member %s: unknown event %T", m.cfg.Name, in.Event))
 	}
-	out.NilEmpty()
-	return out
 }
 
 // arm (re)arms timer k to fire at at.

@@ -205,6 +205,23 @@ func (o *Output[M, T, C]) NilEmpty() {
 	}
 }
 
+// Reset empties o for the next step of a node's StepInto, keeping the
+// arrays of its lists to append to: a driver that is done with each
+// output before it steps again passes the same Output to every StepInto
+// and allocates no lists once they have grown to what a step gives (a
+// group of a thousand members heartbeats hundreds of times a simulated
+// second, and each heartbeat's lists were allocations of their own). It
+// zeroes the elements the last step wrote, so the arrays keep no message
+// or callback alive, and the other fields. After a StepInto, an empty list
+// of o is empty but not nil, where the node's Step returns nil; nothing
+// else differs.
+func (o *Output[M, T, C]) Reset() {
+	clear(o.Messages)
+	clear(o.Timers)
+	clear(o.Callbacks)
+	*o = Output[M, T, C]{Messages: o.Messages[:0], Timers: o.Timers[:0], Callbacks: o.Callbacks[:0]}
+}
+
 // IsEmpty reports whether the output asks for nothing.
 func (o Output[M, T, C]) IsEmpty() bool {
 	return len(o.Messages) == 0 && len(o.Timers) == 0 && len(o.Callbacks) == 0 && o.Round == nil && !o.RoundFailed && o.Target == nil && o.Withheld == nil

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/rebalance-ref/rebalance/spec"
 )
 
 // TestNilEmpty: NilEmpty sets exactly the empty lists to nil, whether
@@ -62,5 +64,50 @@ func TestBuffered(t *testing.T) {
 	empty.NilEmpty()
 	if !reflect.DeepEqual(empty, out{}) {
 		t.Errorf("an unused Buffered output after NilEmpty = %#v, want the zero Output", empty)
+	}
+}
+
+// TestReset: Reset empties every list onto the array it had, zeroes the
+// elements the last step wrote (so the array keeps nothing of that step
+// alive) and every other field, and leaves nil lists nil.
+func TestReset(t *testing.T) {
+	type out = Output[time.Duration, time.Duration, time.Duration]
+	var o out
+	o.Reset()
+	if !reflect.DeepEqual(o, out{}) {
+		t.Fatalf("Reset of the zero Output = %#v, want the zero Output", o)
+	}
+	o = out{
+		Messages:    []Envelope[time.Duration]{{From: "A", To: "B", Msg: 1}, {From: "A", To: "C", Msg: 2}},
+		Timers:      []TimerCmd[time.Duration]{{Timer: 3, At: 4}},
+		Callbacks:   []time.Duration{5, 6, 7},
+		Round:       &spec.Round{},
+		RoundFailed: true,
+		Target:      &spec.Round{},
+		Withheld:    &spec.Withholding{},
+	}
+	msgs, timers, cbs := o.Messages, o.Timers, o.Callbacks
+	o.Reset()
+	if len(o.Messages) != 0 || len(o.Timers) != 0 || len(o.Callbacks) != 0 {
+		t.Fatalf("after Reset the lists hold %d, %d, %d elements; want none", len(o.Messages), len(o.Timers), len(o.Callbacks))
+	}
+	if &o.Messages[:1][0] != &msgs[0] || &o.Timers[:1][0] != &timers[0] || &o.Callbacks[:1][0] != &cbs[0] {
+		t.Error("Reset dropped a list's array")
+	}
+	if o.Round != nil || o.RoundFailed || o.Target != nil || o.Withheld != nil {
+		t.Errorf("Reset kept a field of the last step: %+v", o)
+	}
+	for i, m := range msgs {
+		if m != (Envelope[time.Duration]{}) {
+			t.Errorf("message %d left in the array: %v", i, m)
+		}
+	}
+	if timers[0] != (TimerCmd[time.Duration]{}) {
+		t.Errorf("timer left in the array: %v", timers[0])
+	}
+	for i, c := range cbs {
+		if c != 0 {
+			t.Errorf("callback %d left in the array: %v", i, c)
+		}
 	}
 }
