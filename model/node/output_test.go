@@ -97,6 +97,20 @@ func TestReset(t *testing.T) {
 	if o.Round != nil || o.RoundFailed || o.Target != nil || o.Withheld != nil {
 		t.Errorf("Reset kept a field of the last step: %+v", o)
 	}
+	// Each of the other fields alone, lists empty.
+	for _, set := range []func(*out){
+		func(o *out) { o.Round = &spec.Round{} },
+		func(o *out) { o.RoundFailed = true },
+		func(o *out) { o.Target = &spec.Round{} },
+		func(o *out) { o.Withheld = &spec.Withholding{} },
+	} {
+		var o out
+		set(&o)
+		o.Reset()
+		if !reflect.DeepEqual(o, out{}) {
+			t.Errorf("Reset kept a field of the last step: %+v", o)
+		}
+	}
 	for i, m := range msgs {
 		if m != (Envelope[time.Duration]{}) {
 			t.Errorf("message %d left in the array: %v", i, m)
