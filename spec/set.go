@@ -461,14 +461,29 @@ func (s Set) firstProblem() error {
 	return nil
 }
 
-// valid reports whether Validate finds nothing, a run of one topic at a
-// time: the topic is compared with the run before it and checked once,
-// then only the partitions, ascending from the first, which must be a
-// connector's or above. Validate says what is wrong only when it is not.
-func (s Set) valid() bool {
+// valid reports whether Validate finds nothing (validRuns, with each
+// run's first partition a connector's or above). Validate says what is
+// wrong only when it is not.
+func (s Set) valid() bool { return s.validRuns(nil, false) }
+
+// ValidIn reports whether s is a valid set (Validate finds nothing) of
+// partitions each in range of its topic in topics: a topic of topics,
+// and 0 <= partition < its count. It reads s a run of one topic at a
+// time, as Validate's fast path does: a classic leader checks every claim
+// of its group against the topics in every round (model/assign's
+// ValidPruned), and a claim nearly always passes.
+func (s Set) ValidIn(topics Topics) bool { return s.validRuns(topics, true) }
+
+// validRuns reports whether every topic of s is named and comes after
+// the one before, and the partitions of each topic's run ascend from the
+// first, which must be a connector's or above, or with inTopics, from 0
+// up to below the topic's count in topics (an unknown topic reads as 0
+// partitions, which no run is under). It compares each run's topic and
+// checks its range once.
+func (s Set) validRuns(topics Topics, inTopics bool) bool {
 	for i := 0; i < len(s); {
 		t := s[i].Topic
-		if t == "" || i > 0 && s[i-1].Topic > t || s[i].Partition < ConnectorTask {
+		if t == "" || i > 0 && s[i-1].Topic > t {
 			return false
 		}
 		end := s.RunEnd(i)
@@ -476,6 +491,13 @@ func (s Set) valid() bool {
 			if s[k-1].Partition >= s[k].Partition {
 				return false
 			}
+		}
+		if first := s[i].Partition; inTopics {
+			if first < 0 || s[end-1].Partition >= topics[t] {
+				return false
+			}
+		} else if first < ConnectorTask {
+			return false
 		}
 		i = end
 	}

@@ -257,3 +257,37 @@ func TestSetValidateFastPath(t *testing.T) {
 		}
 	})
 }
+
+// TestSetValidIn: ValidIn is Validate finding nothing and every resource
+// a partition in range of its topic, checked resource by resource
+// (firstProblem is the reference for the first half), over topics that
+// leave some drawn topics out, hold "" or not, and have counts that cut
+// some drawn partitions off.
+func TestSetValidIn(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		names := []string{"", "a", "aa", "b"}
+		r := rapid.Custom(func(t *rapid.T) Resource {
+			return Resource{Topic: rapid.SampledFrom(names).Draw(t, "topic"), Partition: rapid.Int32Range(-3, 4).Draw(t, "partition")}
+		})
+		rs := rapid.SliceOfN(r, 0, 8).Draw(t, "resources")
+		if rapid.Bool().Draw(t, "sorted") {
+			rs = NewSet(rs...)
+		}
+		s := Set(rs)
+		topics := Topics{}
+		for _, n := range names {
+			if rapid.Bool().Draw(t, "has "+n) {
+				topics[n] = rapid.Int32Range(0, 5).Draw(t, "count of "+n)
+			}
+		}
+		want := s.firstProblem() == nil
+		for _, r := range s {
+			if count, ok := topics[r.Topic]; !ok || r.Partition < 0 || r.Partition >= count {
+				want = false
+			}
+		}
+		if got := s.ValidIn(topics); got != want {
+			t.Fatalf("ValidIn(%#v, %v) = %t, want %t", []Resource(s), topics, got, want)
+		}
+	})
+}

@@ -242,7 +242,9 @@ func ValidPruned(topics spec.Topics, s spec.Set) (spec.Set, error) {
 // prune is pruneSet, and with validate ValidPruned: at the first
 // resource spec.Set.Validate rejects it returns Validate's error.
 func prune(topics spec.Topics, s spec.Set, validate bool) (spec.Set, error) {
-	if keepsAll(topics, s) {
+	if s.ValidIn(topics) {
+		// Valid and in range: prune keeps all of it, with or without
+		// validate (the common case, read a topic at a time).
 		if len(s) == 0 {
 			return nil, nil
 		}
@@ -281,38 +283,6 @@ func prune(topics spec.Topics, s spec.Set, validate bool) (spec.Set, error) {
 		return nil, nil
 	}
 	return out, nil
-}
-
-// keepsAll reports whether s is a valid set (spec.Set.Validate) of
-// partitions, each in range of a topic of topics: then prune keeps all of
-// it, with or without validate. It reads s a run of one topic at a time,
-// each topic looked up and compared with the one before once, as
-// spec.Set.Validate's fast path does: a classic leader validates and
-// prunes every claim of its group in every round, and a claim nearly
-// always keeps everything. A false answer leaves prune to walk s resource
-// by resource.
-func keepsAll(topics spec.Topics, s spec.Set) bool {
-	for i := 0; i < len(s); {
-		t := s[i].Topic
-		if t == "" || (i > 0 && s[i-1].Topic >= t) {
-			return false
-		}
-		count, known := topics[t]
-		if !known || s[i].Partition < 0 {
-			return false
-		}
-		end := s.RunEnd(i)
-		for k := i + 1; k < end; k++ {
-			if s[k-1].Partition >= s[k].Partition {
-				return false
-			}
-		}
-		if s[end-1].Partition >= count {
-			return false
-		}
-		i = end
-	}
-	return true
 }
 
 // topicIndex maps sorted topic names to their positions, for topicCursor.
