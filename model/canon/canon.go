@@ -109,8 +109,6 @@ type Encoder struct {
 	raw, rawOrders []uint64
 	// ranks is Finish's scratch space for ranking the order values.
 	ranks []uint64
-	// arena is the storage of the recordings Keep makes; Reset keeps it.
-	arena arena
 	// instants are the instants written at the top level of the encoding
 	// (in no Sorted, Map or KeyedMap item), with their offsets in Buf, in
 	// increasing order: a recording re-encodes them when it is replayed
@@ -264,32 +262,19 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 // must have written the span with neither Rename nor AbstractIdentities
 // set, and nothing may have been written into the encoding before s.To
 // since (Sorted and KeyedMap write into the item being written only).
+//
+// Each recording is allocated on its own, at its exact size: the model
+// checker keeps one or two for every state it finds new, and a node that
+// stays unchanged keeps its recording alive for as many levels as it
+// lasts. Recordings cut from shared chunks made each such survivor hold
+// its whole chunk, and so doubled the checker's live heap and the memory
+// its heap grew into (docs/checker.md, "Recordings on their own").
 func (e *Encoder) RecordSpan(s Span) Recording {
-	var r Recording
-	e.recordSpan(&r, s, &arena{oneOff: true})
-	return r
-}
-
-// Keep is RecordSpan with the recording and its storage cut from the
-// encoder's arena instead of allocated one by one: the model checker
-// keeps a recording or two of every state it finds new. Each recording is
-// its own (capacities are clipped, so nothing kept later writes into it)
-// and stays valid, unchanged, after Reset and any later Keep.
-func (e *Encoder) Keep(s Span) *Recording {
-	r := &cut(&e.arena.recordings, 1, recordingsChunk)[0]
-	e.recordSpan(r, s, &e.arena)
-	return r
-}
-
-// recordSpan writes into r what RecordSpan returns, its storage cut from
-// a.
-func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 	from, to := s.From, s.To
-	*r = Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested}
-	r.buf = cut(&a.bytes, to.buf-from.buf, a.size(bytesChunk))
-	copy(r.buf, e.Buf[from.buf:to.buf])
+	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested}
+	r.buf = slices.Clone(e.Buf[from.buf:to.buf])
 	if n := to.slots - from.slots; n > 0 {
-		r.slots = cut(&a.slots, n, a.size(slotsChunk))
+		r.slots = make([]seqSlot, n)
 		for i, sl := range e.slots[from.slots:to.slots] {
 			r.slots[i] = seqSlot{sl.off - from.buf, sl.space}
 			if e.finished {
@@ -298,7 +283,7 @@ func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 		}
 	}
 	if n := to.oslots - from.oslots; n > 0 {
-		r.oslots = cut(&a.oslots, n, a.size(slotsChunk))
+		r.oslots = make([]int, n)
 		for i, o := range e.oslots[from.oslots:to.oslots] {
 			r.oslots[i] = o - from.buf
 			if e.finished {
@@ -307,11 +292,12 @@ func (e *Encoder) recordSpan(r *Recording, s Span, a *arena) {
 		}
 	}
 	if n := to.instants - from.instants; n > 0 && r.nowFree {
-		r.instants = cut(&a.instants, n, a.size(slotsChunk))
+		r.instants = make([]instantSlot, n)
 		for i, in := range e.instants[from.instants:to.instants] {
 			r.instants[i] = instantSlot{in.off - from.buf, in.t}
 		}
 	}
+	return r
 }
 
 // ReplayKept replays r and reports true when it may be: r is not nil and
@@ -374,51 +360,6 @@ func instantLen(b []byte) int {
 	}
 	_, n := binary.Varint(b[1:])
 	return 1 + n
-}
-
-// arena is the storage Keep cuts recordings from: chunks of bytes, slots
-// and recordings, each replaced by a fresh one when too full for the next
-// cut, never written again where a recording was cut. A chunk lives as
-// long as any recording cut from it; the chunks are small so that one
-// long-lived recording holds little.
-type arena struct {
-	bytes      []byte
-	slots      []seqSlot
-	oslots     []int
-	instants   []instantSlot
-	recordings []Recording
-	// oneOff is set on an arena used for one recording (RecordSpan): it
-	// makes each slice at its exact size instead of a chunk.
-	oneOff bool
-}
-
-// The arena's chunk sizes, in elements.
-const (
-	bytesChunk      = 4096
-	slotsChunk      = 128
-	recordingsChunk = 64
-)
-
-// size is the chunk size to cut with: size itself, or none for a one-off
-// arena (RecordSpan), which makes each slice on its own.
-func (a *arena) size(size int) int {
-	if a.oneOff {
-		return 0
-	}
-	return size
-}
-
-// cut returns the next n elements of *chunk, length and capacity n, and
-// moves past them; it starts a fresh chunk of max(size, n) elements when
-// fewer than n are left.
-func cut[T any](chunk *[]T, n, size int) []T {
-	c := *chunk
-	if cap(c)-len(c) < n {
-		c = make([]T, 0, max(size, n))
-	}
-	out := c[len(c) : len(c)+n : len(c)+n]
-	*chunk = c[:len(c)+n]
-	return out
 }
 
 // Replay appends a recording (see Record), written under e's Now.

@@ -3,6 +3,7 @@ package canon
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -448,13 +449,13 @@ func TestRecordSpanAfterFinish(t *testing.T) {
 	}
 }
 
-// TestKeepCutsIndependentRecordings: Keep records what RecordSpan does,
-// and each recording it cuts from the arena stays what it was through
-// Reset and many later Keeps (enough to start fresh chunks, with spans
-// larger than a chunk too); ReplayKept replays a recording only under the
-// Commits and SkipSeq it was written with, and without renaming or
-// abstraction, writing what writing its values again would.
-func TestKeepCutsIndependentRecordings(t *testing.T) {
+// TestRecordingsStayIndependent: each recording RecordSpan makes stays
+// what it was through Reset and many later recordings, of spans short
+// and long, recorded before and after Finish (which rewrites the ids and
+// order values in the encoding); ReplayKept replays a recording only
+// under the Commits and SkipSeq it was written with, and without renaming
+// or abstraction, writing what writing its values again would.
+func TestRecordingsStayIndependent(t *testing.T) {
 	// write writes the i-th span's values.
 	write := func(e *Encoder, i int) {
 		e.SeqSpace = "A"
@@ -462,7 +463,7 @@ func TestKeepCutsIndependentRecordings(t *testing.T) {
 			e.Seq(uint64(j + 1))
 			e.Order(uint64(10 - j))
 		}
-		e.String(strings.Repeat("x", (i*37)%(bytesChunk/2)+i/390*bytesChunk))
+		e.String(strings.Repeat("x", (i*37)%2048+i/390*4096))
 		e.Instant(e.Now + int64(i))
 	}
 	e := &Encoder{Now: 100}
@@ -478,12 +479,21 @@ func TestKeepCutsIndependentRecordings(t *testing.T) {
 		from := e.Mark()
 		write(e, i)
 		sp := Span{From: from, To: e.Mark()}
+		before := e.RecordSpan(sp)
 		e.Finish()
-		all = append(all, kept{e.Keep(sp), e.RecordSpan(sp)})
+		after := e.RecordSpan(sp)
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("recording %d: recorded after Finish %+v, before %+v", i, after, before)
+		}
+		// A deep copy, which no later recording could write into.
+		want := after
+		want.buf = bytes.Clone(after.buf)
+		want.slots, want.oslots, want.instants = slices.Clone(after.slots), slices.Clone(after.oslots), slices.Clone(after.instants)
+		all = append(all, kept{&after, want})
 	}
 	for i, k := range all {
 		if !reflect.DeepEqual(*k.rec, k.want) {
-			t.Fatalf("recording %d changed after later ones were kept", i)
+			t.Fatalf("recording %d changed after later ones were made", i)
 		}
 	}
 	// The 6th was written at Now 100, without commits, its instant at 106.

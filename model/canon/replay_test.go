@@ -108,7 +108,8 @@ func TestReplayUnderAnotherClock(t *testing.T) {
 		m := rec.Mark()
 		run(rec, prog, base)
 		rec.Finish()
-		r := rec.Keep(Span{From: m, To: rec.Mark()})
+		rs := rec.RecordSpan(Span{From: m, To: rec.Mark()})
+		r := &rs
 
 		// within writes prog's stand-in at the placement under test.
 		within := func(e *Encoder, write func()) {
@@ -150,7 +151,8 @@ func TestReplayUnderAnotherClock(t *testing.T) {
 		outer := &Encoder{Now: base}
 		within(outer, func() { outer.ReplayKept(r) })
 		outer.Finish()
-		r2 := outer.Keep(Span{To: outer.Mark()})
+		rs2 := outer.RecordSpan(Span{To: outer.Mark()})
+		r2 := &rs2
 		got2 := &Encoder{Now: now}
 		ok2 := got2.ReplayKept(r2)
 		nested := hasNestedInstant(prog, false) ||

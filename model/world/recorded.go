@@ -11,7 +11,7 @@ import (
 // The recorded encodings: a frozen world's nodes and metadata, encoded
 // once and replayed by the forks that share them (see Model.Encode).
 
-// A node's encoding is recorded (canon.Encoder.Keep) with the clock,
+// A node's encoding is recorded (canon.Encoder.RecordSpan) with the clock,
 // commits flag and SkipSeq it was written with, for the forks that share
 // the node unchanged: most steps change one node or none, and encoding the
 // others again is most of the cost of encoding a state. It is replayed
@@ -42,11 +42,11 @@ func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
 func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 	w := s.W
 	for _, sp := range e.Spans {
-		k := e.Keep(sp)
+		k := e.RecordSpan(sp)
 		if sp.Label == coordinatorSpan {
-			w.coordinatorEncoding = k
+			w.coordinatorEncoding = &k
 		} else {
-			w.procs[sp.Label].encoding = k
+			w.procs[sp.Label].encoding = &k
 		}
 	}
 	e.Spans = e.Spans[:0]
