@@ -238,6 +238,9 @@ type Recording struct {
 	now              int64
 	commits, skipSeq bool
 	nowFree          bool
+	// recorded is set by RecordSpan: the zero Recording is none, which
+	// ReplayKept never replays.
+	recorded bool
 }
 
 // Record returns a copy of what was written after m, with its correlation
@@ -271,7 +274,7 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 // its heap grew into (docs/checker.md, "Recordings on their own").
 func (e *Encoder) RecordSpan(s Span) Recording {
 	from, to := s.From, s.To
-	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested}
+	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested, recorded: true}
 	r.buf = slices.Clone(e.Buf[from.buf:to.buf])
 	if n := to.slots - from.slots; n > 0 {
 		r.slots = make([]seqSlot, n)
@@ -300,13 +303,17 @@ func (e *Encoder) RecordSpan(s Span) Recording {
 	return r
 }
 
+// Recorded reports whether r holds a recording (RecordSpan made it): not
+// nil, and not the zero Recording, which stands for none.
+func (r *Recording) Recorded() bool { return r != nil && r.recorded }
+
 // ReplayKept replays r and reports true when it may be: r is not nil and
 // was written under e's Now, Commits and SkipSeq, and e writes with
 // neither Rename nor AbstractIdentities set (a recording is written
 // without them: see RecordSpan). Otherwise it writes nothing and reports
 // false, and the caller writes the values again.
 func (e *Encoder) ReplayKept(r *Recording) bool {
-	if r == nil || r.commits != e.Commits || r.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
+	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
 		return false
 	}
 	switch {

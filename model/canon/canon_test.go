@@ -536,4 +536,12 @@ func TestRecordingsStayIndependent(t *testing.T) {
 	if (&Encoder{}).ReplayKept(nil) {
 		t.Error("ReplayKept(nil) = true")
 	}
+	// The zero Recording is none, even where its zero settings match the
+	// encoder's.
+	if (&Encoder{}).ReplayKept(&Recording{}) || (&Recording{}).Recorded() || (*Recording)(nil).Recorded() {
+		t.Error("the zero Recording replays or reads as recorded")
+	}
+	if !all[0].rec.Recorded() {
+		t.Error("a recording RecordSpan made reads as none")
+	}
 }

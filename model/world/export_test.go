@@ -14,11 +14,11 @@ import (
 // recordings are checked against.
 func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], e *canon.Encoder, s *State[M, T, C, P]) {
 	w := *s.W
-	w.coordinatorEncoding, w.topicsEncoding, w.frozen = nil, nil, false
+	w.coordinatorEncoding, w.topicsEncoding, w.frozen = canon.Recording{}, nil, false
 	w.procs = make([]*Process[M, T, C, P], len(s.W.procs))
 	for i, p := range s.W.procs {
 		q := *p
-		q.encoding = nil
+		q.encoding = canon.Recording{}
 		w.procs[i] = &q
 	}
 	m.Encode(e, &State[M, T, C, P]{W: &w, U: s.U, Rounds: s.Rounds})
@@ -29,11 +29,11 @@ func EncodeAfresh[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M
 // processes it shares with a recorded encoding.
 func Recorded[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) (coordinator bool, processes int) {
 	for _, p := range s.W.procs {
-		if p.encoding != nil && p.owner != s.W.serial {
+		if p.encoding.Recorded() && p.owner != s.W.serial {
 			processes++
 		}
 	}
-	return s.W.coordinatorEncoding != nil, processes
+	return s.W.coordinatorEncoding.Recorded(), processes
 }
 
 // Consumable is World.consumable, and ConsumableByReason the partitions

@@ -476,7 +476,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 		p := w.procs[i]
 		// A process is recorded by the frozen world that owns it (it made
 		// or changed it), and replayed by the forks that share it.
-		if e.ReplayKept(p.encoding) {
+		if e.ReplayKept(&p.encoding) {
 			continue
 		}
 		mark := e.Mark()

@@ -42,11 +42,10 @@ func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
 func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 	w := s.W
 	for _, sp := range e.Spans {
-		k := e.RecordSpan(sp)
 		if sp.Label == coordinatorSpan {
-			w.coordinatorEncoding = &k
+			w.coordinatorEncoding = e.RecordSpan(sp)
 		} else {
-			w.procs[sp.Label].encoding = &k
+			w.procs[sp.Label].encoding = e.RecordSpan(sp)
 		}
 	}
 	e.Spans = e.Spans[:0]
@@ -91,7 +90,7 @@ func sameTopics(a, b spec.Topics) bool {
 // frozen world, which never changes again, notes its span for Keep to
 // record.
 func (w *World[M, T, C, P]) encodeCoordinator(e *canon.Encoder) {
-	if e.ReplayKept(w.coordinatorEncoding) {
+	if e.ReplayKept(&w.coordinatorEncoding) {
 		return
 	}
 	mark := e.Mark()

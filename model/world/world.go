@@ -59,9 +59,9 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// one.
 	owner uint64
 	// encoding is the process's canonical encoding, recorded by its
-	// owner once frozen (Model.Encode), for the forks that share it; a
-	// copy drops it.
-	encoding *canon.Recording
+	// owner once frozen (Model.Encode), for the forks that share it (the
+	// zero Recording until then); a copy drops it.
+	encoding canon.Recording
 	// sharedNode is set while Node is shared with the world this process
 	// was copied from (ownApplication): own copies it first.
 	sharedNode bool
@@ -197,11 +197,13 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	serial uint64
 	// coordinatorEncoding is the canonical encoding of Coordinator, as a
 	// frozen world wrote it (Model.Encode), for the forks that share the
-	// coordinator (nil when there is none): most steps leave the
-	// coordinator alone, and its encoding is the largest part of a state's.
-	// Written only while encoding a frozen world, which never changes
-	// again; ownCoordinator drops it.
-	coordinatorEncoding *canon.Recording
+	// coordinator (the zero Recording when there is none): most steps
+	// leave the coordinator alone, and its encoding is the largest part
+	// of a state's. Written only while encoding a frozen world, which
+	// never changes again; ownCoordinator drops it. Held by value, as a
+	// process's is, so that a replay does not first read a recording
+	// struct elsewhere in memory (docs/checker.md, ninth round).
+	coordinatorEncoding canon.Recording
 	// topicsEncoding is the encoding of Topics a frozen world kept
 	// (encodeTopics), shared by its forks; valid while Topics is the map
 	// it was made from.
@@ -276,7 +278,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
 	c.coordinatorOwned = true
-	c.coordinatorEncoding = nil
+	c.coordinatorEncoding = canon.Recording{}
 	c.frozen = false
 	c.procs = make([]*Process[M, T, C, P], len(w.procs))
 	c.processesOwned = true
@@ -285,7 +287,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 		if p.Node != nil {
 			q.Node = p.Node.CloneMember()
 		}
-		q.owner, q.encoding, q.sharedNode = c.serial, nil, false
+		q.owner, q.encoding, q.sharedNode = c.serial, canon.Recording{}, false
 		c.procs[i] = &q
 	}
 	c.InFlight = slices.Clone(w.InFlight)
@@ -346,7 +348,7 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	if p.Node != nil && keepNode {
 		q.Node = p.Node.CloneMember()
 	}
-	q.owner, q.encoding, q.sharedNode = w.serial, nil, false
+	q.owner, q.encoding, q.sharedNode = w.serial, canon.Recording{}, false
 	return w.replace(i, &q)
 }
 
@@ -359,7 +361,7 @@ func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
 		return p
 	}
 	q := *p
-	q.owner, q.encoding, q.sharedNode = w.serial, nil, p.Node != nil
+	q.owner, q.encoding, q.sharedNode = w.serial, canon.Recording{}, p.Node != nil
 	return w.replace(i, &q)
 }
 
@@ -402,7 +404,7 @@ func (w *World[M, T, C, P]) ownCoordinator() {
 	if w.frozen {
 		panic("world: a frozen world changes")
 	}
-	w.coordinatorEncoding = nil
+	w.coordinatorEncoding = canon.Recording{}
 	if !w.coordinatorOwned {
 		if f, ok := w.Coordinator.(Forker[M, T, C]); ok {
 			w.Coordinator = f.ForkCoordinator()
