@@ -271,7 +271,7 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 // stays unchanged keeps its recording alive for as many levels as it
 // lasts. Recordings cut from shared chunks made each such survivor hold
 // its whole chunk, and so doubled the checker's live heap and the memory
-// its heap grew into (docs/checker.md, "Recordings on their own").
+// its heap grew into (docs/checker.md, "Issue 13: ninth round").
 func (e *Encoder) RecordSpan(s Span) Recording {
 	from, to := s.From, s.To
 	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested, recorded: true}
