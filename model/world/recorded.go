@@ -42,11 +42,11 @@ func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
 func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 	w := s.W
 	for _, sp := range e.Spans {
-		if sp.Label == coordinatorSpan {
-			w.coordinatorEncoding = e.RecordSpan(sp)
-		} else {
-			w.procs[sp.Label].encoding = e.RecordSpan(sp)
+		dst := &w.coordinatorEncoding
+		if sp.Label != coordinatorSpan {
+			dst = &w.procs[sp.Label].encoding
 		}
+		*dst = e.RecordSpan(sp)
 	}
 	e.Spans = e.Spans[:0]
 }
