@@ -39,13 +39,22 @@ type nodeInfo struct {
 
 // graph is the liveness graph, kept while exploring.
 type graph struct {
-	edges []edge
+	// edges are the steps in the lists the workers made them in, one a
+	// worker and level, kept as they are: copying them into one list at
+	// the end of each level was most of the time the level's one worker
+	// spent after the others had stopped.
+	edges [][]edge
 	nodes []nodeInfo
 	keys  []uint64
 }
 
+// add takes a worker's steps, the states it expanded and their fairness
+// keys, for one level; the graph keeps edges and the caller must not
+// change it.
 func (g *graph) add(edges []edge, states []stateInfo, keys []uint64) {
-	g.edges = append(g.edges, edges...)
+	if len(edges) > 0 {
+		g.edges = append(g.edges, edges)
+	}
 	base := uint32(len(g.keys))
 	g.keys = append(g.keys, keys...)
 	for _, s := range states {
@@ -57,7 +66,11 @@ func (g *graph) add(edges []edge, states []stateInfo, keys []uint64) {
 }
 
 func (g *graph) size() int64 {
-	return int64(len(g.edges))*24 + int64(len(g.nodes))*24 + int64(len(g.keys))*8
+	var n int64
+	for _, es := range g.edges {
+		n += int64(len(es))
+	}
+	return n*24 + int64(len(g.nodes))*24 + int64(len(g.keys))*8
 }
 
 // adjacency is the graph's edges grouped by source: out[start[v]:start[v+1]]
@@ -72,9 +85,11 @@ type adjacency struct {
 
 func (g *graph) adjacency(n int, keep func(e edge) bool) adjacency {
 	start := make([]uint32, n+1)
-	for _, e := range g.edges {
-		if keep(e) {
-			start[e.from+1]++
+	for _, es := range g.edges {
+		for _, e := range es {
+			if keep(e) {
+				start[e.from+1]++
+			}
 		}
 	}
 	for i := range n {
@@ -83,10 +98,12 @@ func (g *graph) adjacency(n int, keep func(e edge) bool) adjacency {
 	out := make([]edge, start[n])
 	to := make([]uint32, start[n])
 	fill := slices.Clone(start)
-	for _, e := range g.edges {
-		if keep(e) {
-			out[fill[e.from]], to[fill[e.from]] = e, e.to
-			fill[e.from]++
+	for _, es := range g.edges {
+		for _, e := range es {
+			if keep(e) {
+				out[fill[e.from]], to[fill[e.from]] = e, e.to
+				fill[e.from]++
+			}
 		}
 	}
 	return adjacency{start, out, to}
@@ -257,7 +274,7 @@ func (x *explorer[S, A]) liveness() []Counterexample {
 		}
 		out = append(out, x.lasso(law, detail, bad, x.tour(bad, required, other, comp, adj)))
 	}
-	if !reported[spec.EventuallyConverged] && slices.ContainsFunc(g.edges, func(e edge) bool { return e.env }) {
+	if !reported[spec.EventuallyConverged] && slices.ContainsFunc(g.edges, func(es []edge) bool { return slices.ContainsFunc(es, func(e edge) bool { return e.env }) }) {
 		if ce, ok := x.livenessUnderEnv(n); ok {
 			out = append(out, ce)
 		}

@@ -24,12 +24,15 @@ func TestComponentsAgainstReachability(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 12).Draw(t, "states")
 		state := rapid.Custom(func(t *rapid.T) uint32 { return uint32(rapid.IntRange(0, n-1).Draw(t, "state")) })
-		var g graph
+		var es []edge
 		for _, e := range rapid.SliceOfN(rapid.Custom(func(t *rapid.T) [2]uint32 {
 			return [2]uint32{state.Draw(t, "from"), state.Draw(t, "to")}
 		}), 0, 3*n).Draw(t, "steps") {
-			g.edges = append(g.edges, edge{from: e[0], to: e[1]})
+			es = append(es, edge{from: e[0], to: e[1]})
 		}
+		// The steps in two lists, as two workers would give them.
+		cut := rapid.IntRange(0, len(es)).Draw(t, "cut")
+		g := graph{edges: [][]edge{es[:cut], es[cut:]}}
 		adj := g.adjacency(n, func(edge) bool { return true })
 
 		// reach[u][v]: a path of one step or more leads from u to v.
@@ -37,7 +40,7 @@ func TestComponentsAgainstReachability(t *testing.T) {
 		for u := range reach {
 			reach[u] = make([]bool, n)
 		}
-		for _, e := range g.edges {
+		for _, e := range es {
 			reach[e.from][e.to] = true
 		}
 		for k := range n {
@@ -77,7 +80,7 @@ func TestComponentsAgainstReachability(t *testing.T) {
 				}
 			}
 		}
-		for _, e := range g.edges {
+		for _, e := range es {
 			if comp[e.from] < comp[e.to] {
 				t.Fatalf("step %d->%d goes from component %d to the later %d", e.from, e.to, comp[e.from], comp[e.to])
 			}
