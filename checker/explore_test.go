@@ -30,6 +30,10 @@ type counters struct {
 	// names are member names for symmetry tests: counter i belongs to
 	// names[i].
 	names []string
+	// bounceAt, when above 0, adds an unbounded environment action
+	// "bounce" (EnvUnbounded, like a leader bounce) that zeroes the
+	// counters when the first is at bounceAt.
+	bounceAt int
 }
 
 type cstate struct {
@@ -56,6 +60,9 @@ func (m counters) Actions(s cstate, dst []caction) []caction {
 	if s.resets < m.resets {
 		dst = append(dst, caction{"reset", 0})
 	}
+	if m.bounceAt > 0 && s.c[0] == m.bounceAt {
+		dst = append(dst, caction{"bounce", 0})
+	}
 	return dst
 }
 
@@ -67,6 +74,8 @@ func (m counters) Step(s cstate, a caction) (cstate, []spec.Violation) {
 	case "reset":
 		clear(t.c)
 		t.resets++
+	case "bounce":
+		clear(t.c)
 	}
 	if m.bad != nil && slices.Equal(t.c, m.bad) {
 		return t, []spec.Violation{{Law: spec.ExclusiveOwnership, Detail: "reached the bad state"}}
@@ -91,8 +100,11 @@ func (m counters) Encode(e *canon.Encoder, s cstate) {
 }
 
 func (m counters) Kind(a caction) Kind {
-	if a.kind == "reset" {
+	switch a.kind {
+	case "reset":
 		return Env
+	case "bounce":
+		return EnvUnbounded
 	}
 	return Own
 }
@@ -155,6 +167,16 @@ func TestCountsAreExact(t *testing.T) {
 		}
 		if len(r.Violations) != 0 {
 			t.Errorf("%+v: unexpected violations %v", o, r.Violations)
+		}
+	}
+	// The bytes the liveness graph adds (bytes/state in BenchmarkExplore
+	// and the check table): 24 a step of the protocol (600 incs; resets
+	// are bounded environment steps, not in the graph), 24 a state, and 8
+	// a fairness key (one an enabled inc, 600).
+	for _, w := range []int{1, 3} {
+		with, without := explore(t, m, Options{Workers: w}), explore(t, m, Options{Workers: w, NoLiveness: true})
+		if got, want := with.StoredBytes-without.StoredBytes, int64(600*24+250*24+600*8); got != want {
+			t.Errorf("workers=%d: the liveness graph holds %d bytes, want %d", w, got, want)
 		}
 	}
 }
@@ -237,6 +259,34 @@ func TestLiveness(t *testing.T) {
 	}
 	if r := explore(t, counters{n: 2, max: 2, loop: true, converged: func(c []int) bool { return c[1] == 3 }}, Options{NoLiveness: true}); len(r.Violations) != 0 || r.LivenessChecked {
 		t.Errorf("NoLiveness still checked liveness: %+v", r.Violations)
+	}
+}
+
+// TestLivenessUnderEnv: where the environment may act forever, the
+// liveness law is that the group converges again and again. A cycle
+// through an unbounded environment step that never passes a converged
+// state is a counterexample; one that passes a converged state is not,
+// and neither is an unbounded step that the other check (environment
+// steps left out) would need.
+func TestLivenessUnderEnv(t *testing.T) {
+	at2 := func(c []int) bool { return c[0] == 2 }
+	for _, w := range []int{1, 2} {
+		// 0 -inc-> 1 -inc-> 2 (converged); a bounce from 1 back to 0.
+		r := explore(t, counters{n: 1, max: 2, bounceAt: 1, converged: at2}, Options{Workers: w})
+		if len(r.Violations) != 1 {
+			t.Fatalf("workers=%d: bounce before convergence: got %+v, want one lasso", w, r.Violations)
+		}
+		ce := r.Violations[0]
+		if ce.Law != spec.EventuallyConverged || ce.Loop < 0 || !strings.Contains(ce.Violation.Detail, "environment acting forever") {
+			t.Errorf("workers=%d: got %s loop %d (%s), want an EventuallyConverged lasso under the environment", w, ce.Law, ce.Loop, ce.Violation.Detail)
+		}
+		if cyc := lines(ce.Steps[ce.Loop:]); !slices.Contains(cyc, "bounce") || !slices.Contains(cyc, "inc 0") {
+			t.Errorf("workers=%d: cycle %v, want one through bounce and inc 0", w, cyc)
+		}
+		// The bounce from the converged state: every cycle passes it.
+		if r := explore(t, counters{n: 1, max: 2, bounceAt: 2, converged: at2}, Options{Workers: w}); len(r.Violations) != 0 {
+			t.Errorf("workers=%d: bounce from the converged state reported: %+v", w, r.Violations)
+		}
 	}
 }
 
