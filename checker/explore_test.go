@@ -265,9 +265,7 @@ func TestLiveness(t *testing.T) {
 // TestLivenessUnderEnv: where the environment may act forever, the
 // liveness law is that the group converges again and again. A cycle
 // through an unbounded environment step that never passes a converged
-// state is a counterexample; one that passes a converged state is not,
-// and neither is an unbounded step that the other check (environment
-// steps left out) would need.
+// state is a counterexample; one that passes a converged state is not.
 func TestLivenessUnderEnv(t *testing.T) {
 	at2 := func(c []int) bool { return c[0] == 2 }
 	for _, w := range []int{1, 2} {

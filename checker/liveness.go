@@ -65,6 +65,17 @@ func (g *graph) add(edges []edge, states []stateInfo, keys []uint64) {
 	}
 }
 
+// hasEnvSteps reports whether the graph holds an unbounded environment
+// step.
+func (g *graph) hasEnvSteps() bool {
+	for _, es := range g.edges {
+		if slices.ContainsFunc(es, func(e edge) bool { return e.env }) {
+			return true
+		}
+	}
+	return false
+}
+
 func (g *graph) size() int64 {
 	var n int64
 	for _, es := range g.edges {
@@ -274,7 +285,7 @@ func (x *explorer[S, A]) liveness() []Counterexample {
 		}
 		out = append(out, x.lasso(law, detail, bad, x.tour(bad, required, other, comp, adj)))
 	}
-	if !reported[spec.EventuallyConverged] && slices.ContainsFunc(g.edges, func(es []edge) bool { return slices.ContainsFunc(es, func(e edge) bool { return e.env }) }) {
+	if !reported[spec.EventuallyConverged] && g.hasEnvSteps() {
 		if ce, ok := x.livenessUnderEnv(n); ok {
 			out = append(out, ce)
 		}
