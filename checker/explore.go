@@ -135,6 +135,15 @@ type Keeper[S any] interface {
 	Keep(e *canon.Encoder, s S)
 }
 
+// ConvergenceTester is a Model that tells whether a state is converged
+// without listing what keeps it from converging: with liveness on, the
+// checker asks of every state it expands whether it is converged, and
+// reads Model.Converged's violations only for a counterexample.
+// IsConverged(s) must equal len(Converged(s)) == 0.
+type ConvergenceTester[S any] interface {
+	IsConverged(s S) bool
+}
+
 // Counterexample is a path that breaks a law.
 type Counterexample struct {
 	// Law names the law broken.
@@ -171,12 +180,15 @@ type found struct {
 }
 
 type explorer[S, A any] struct {
-	m     Model[S, A]
-	rec   Recycler[S] // m, when it recycles states; nil otherwise
-	keep  Keeper[S]   // m, when it keeps new states' encodings; nil otherwise
-	o     Options
-	seen  *seenSet
-	perms []map[string]string
+	m    Model[S, A]
+	rec  Recycler[S] // m, when it recycles states; nil otherwise
+	keep Keeper[S]   // m, when it keeps new states' encodings; nil otherwise
+	// converged is m's IsConverged when m is a ConvergenceTester, else
+	// the test that m.Converged lists nothing.
+	converged func(S) bool
+	o         Options
+	seen      *seenSet
+	perms     []map[string]string
 
 	// nextID is the id the next new state gets: ids are dense from 0, so
 	// it is also the number of distinct states stored.
@@ -233,6 +245,10 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 	x := &explorer[S, A]{m: m, o: o, seen: newSeenSet(o.Exact)}
 	x.rec, _ = m.(Recycler[S])
 	x.keep, _ = m.(Keeper[S])
+	x.converged = func(s S) bool { return len(m.Converged(s)) == 0 }
+	if t, ok := m.(ConvergenceTester[S]); ok {
+		x.converged = t.IsConverged
+	}
 	if o.Symmetry {
 		x.perms = permutations(m.Interchangeable())
 	}
@@ -470,8 +486,12 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 	if len(*acts) > 0xFFFF {
 		return 0, ErrTooManyActions
 	}
+	// ownKey is the index in out.keys of the next Own action's fairness
+	// key: the keys are computed once, for the state's record in the
+	// graph, and read again for its edges.
+	ownKey := len(out.keys)
 	if x.graph != nil {
-		info := stateInfo{id: it.id, converged: len(x.m.Converged(it.s)) == 0, owners: x.m.Owners(it.s), keysFrom: len(out.keys)}
+		info := stateInfo{id: it.id, converged: x.converged(it.s), owners: x.m.Owners(it.s), keysFrom: ownKey}
 		for _, a := range *acts {
 			if x.m.Kind(a) == Own {
 				out.keys = append(out.keys, x.m.FairKey(it.s, a))
@@ -503,7 +523,8 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 		if x.graph != nil {
 			switch k := x.m.Kind(a); k {
 			case Own:
-				out.edges = append(out.edges, edge{from: it.id, to: id, act: uint16(i), key: x.m.FairKey(it.s, a)})
+				out.edges = append(out.edges, edge{from: it.id, to: id, act: uint16(i), key: out.keys[ownKey]})
+				ownKey++
 			case EnvUnbounded:
 				out.edges = append(out.edges, edge{from: it.id, to: id, act: uint16(i), env: true})
 			}

@@ -459,9 +459,15 @@ func checkHandoff(r Round) []Violation {
 // to its topic. It is a convergence law: it holds once the group is stable
 // after the environment fell quiet.
 func CheckCoverage(v View) []Violation {
-	if coverageHolds(v) {
+	if CoverageHolds(v) {
 		return nil
 	}
+	return coverageViolations(v)
+}
+
+// coverageViolations is CheckCoverage without its shortcut: it lists what
+// it finds, building a map of owners.
+func coverageViolations(v View) []Violation {
 	subscribed := map[string]bool{}
 	for _, m := range v.Members {
 		if m.Current {
@@ -488,10 +494,10 @@ func CheckCoverage(v View) []Violation {
 	return out
 }
 
-// coverageHolds reports whether CheckCoverage finds nothing, without
+// CoverageHolds reports whether CheckCoverage(v) finds nothing, without
 // building anything on the heap for a small group (the model checker asks
-// in every state).
-func coverageHolds(v View) bool {
+// in every state, and needs the violations only for a counterexample).
+func CoverageHolds(v View) bool {
 	var topicBuf [16]string
 	var ownedBuf [64]Resource
 	topics, owned := topicBuf[:0], ownedBuf[:0]

@@ -225,3 +225,77 @@ func TestRoundCleanSettles(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageHolds: CoverageHolds answers as CheckCoverage's exact pass
+// (coverageViolations) does, on
+// random views of topics and a connector: every subscribed resource dealt
+// to exactly one current member, then some views changed by one owner
+// more, one fewer, or one member no longer current, or with a subscription
+// no current member owns; or arbitrary sets of owned resources.
+func TestCoverageHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	topics := Topics{"a": 3, "b": 2, "z": 1}.AddConnector("c", 2)
+	names := []string{"a", "b", "c", "z"}
+	held, broken := 0, 0
+	for i := range 20000 {
+		v := View{Topics: topics}
+		for m := range 1 + rng.IntN(4) {
+			var subs []string
+			for _, n := range names {
+				if rng.IntN(3) > 0 {
+					subs = append(subs, n)
+				}
+			}
+			v.Members = append(v.Members, MemberView{Name: fmt.Sprint("m", m), Current: rng.IntN(5) > 0, Subscription: subs})
+		}
+		var subscribed []string
+		for _, m := range v.Members {
+			if m.Current {
+				subscribed = append(subscribed, m.Subscription...)
+			}
+		}
+		owns := make([][]Resource, len(v.Members))
+		for _, r := range topics.Resources(subscribed...) {
+			k := rng.IntN(len(v.Members))
+			switch i % 4 {
+			case 1: // arbitrary: any member, some resources to two or none
+				owns[k] = append(owns[k], r)
+				if rng.IntN(8) == 0 {
+					owns[rng.IntN(len(v.Members))] = append(owns[rng.IntN(len(v.Members))], r)
+				}
+				continue
+			}
+			for !v.Members[k].Current {
+				k = (k + 1) % len(v.Members)
+			}
+			owns[k] = append(owns[k], r)
+		}
+		switch i % 4 {
+		case 2: // one resource more, to some member
+			k := rng.IntN(len(v.Members))
+			owns[k] = append(owns[k], TP("a", int32(rng.IntN(3))))
+		case 3: // one resource fewer
+			if k := rng.IntN(len(v.Members)); len(owns[k]) > 0 {
+				owns[k] = slices.Delete(owns[k], 0, 1)
+			}
+		}
+		if i%7 == 0 {
+			v.Members[rng.IntN(len(v.Members))].Current = false
+		}
+		for k := range v.Members {
+			v.Members[k].Owns = NewSet(owns[k]...)
+		}
+		got, want := CoverageHolds(v), len(coverageViolations(v)) == 0
+		if got != want {
+			t.Fatalf("view %d %+v: CoverageHolds says %v, the exact pass lists %v", i, v, got, coverageViolations(v))
+		}
+		if want {
+			held++
+		} else {
+			broken++
+		}
+	}
+	if held < 1000 || broken < 1000 {
+		t.Fatalf("coverage held in %d views and broke in %d: the test checks too little", held, broken)
+	}
+}

@@ -618,7 +618,8 @@ func firstLines(s string, n int) string {
 // joiners may join; Step leaves its input as it was and every action
 // leaves the previous view equal to the view (what lets Encode leave it
 // out); and no two own actions of a state share a fairness key, duplicated
-// messages included.
+// messages included, and IsConverged agrees with Converged
+// (checkReachable).
 func TestModels(t *testing.T) {
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental"} {
 		t.Run(p, func(t *testing.T) {
@@ -630,7 +631,7 @@ func TestModels(t *testing.T) {
 			checkModel(t, cfg, classicworld.NewModel, o.Members-o.Joins, o.Joins)
 			o.Duplicates = 1
 			cfg, _ = classicworld.CheckWorld(p, o)
-			fairKeysDistinct(t, cfg, classicworld.NewModel)
+			checkReachable(t, cfg, classicworld.NewModel)
 		})
 	}
 	t.Run("nextgen", func(t *testing.T) {
@@ -644,7 +645,7 @@ func TestModels(t *testing.T) {
 			checkModel(t, cfg, ngworld.NewModel, o.Members-o.Joins, o.Joins)
 			o.Duplicates = 1
 			cfg, _ = ngworld.CheckWorld(o)
-			fairKeysDistinct(t, cfg, ngworld.NewModel)
+			checkReachable(t, cfg, ngworld.NewModel)
 		}
 	})
 	t.Run("mixed", func(t *testing.T) {
@@ -657,7 +658,7 @@ func TestModels(t *testing.T) {
 		checkModel(t, cfg, mixed.NewModel, o.Members-o.Joins, o.Joins)
 		o.Duplicates = 1
 		cfg, _ = mixed.CheckWorld(o)
-		fairKeysDistinct(t, cfg, mixed.NewModel)
+		checkReachable(t, cfg, mixed.NewModel)
 	})
 }
 
@@ -750,7 +751,11 @@ func checkModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T
 	}
 }
 
-func fairKeysDistinct[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, cfg core.CheckConfig, newModel func(core.CheckConfig) (*core.Model[M, T, C, P], error)) {
+// checkReachable explores the first 3000 or so states of cfg's world
+// breadth-first: no two own actions of a state share a fairness key, some
+// state has a duplicated message in flight, and IsConverged agrees with
+// Converged in every state, some converged and some not.
+func checkReachable[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, cfg core.CheckConfig, newModel func(core.CheckConfig) (*core.Model[M, T, C, P], error)) {
 	t.Helper()
 	m, err := newModel(cfg)
 	if err != nil {
@@ -759,9 +764,15 @@ func fairKeysDistinct[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *tes
 	frontier := m.Init()
 	seen := map[string]bool{}
 	dups := 0
+	converged := map[bool]int{}
 	for len(frontier) > 0 && len(seen) < 3000 {
 		var next []*core.State[M, T, C, P]
 		for _, s := range frontier {
+			vs := m.Converged(s)
+			if got := m.IsConverged(s); got != (len(vs) == 0) {
+				t.Fatalf("IsConverged says %v, Converged lists %v\n%s", got, vs, s.W.Ownership())
+			}
+			converged[len(vs) == 0]++
 			keys := map[uint64]string{}
 			for _, a := range m.Actions(s, nil) {
 				if m.Kind(a) != core.Own {
@@ -792,6 +803,9 @@ func fairKeysDistinct[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *tes
 	}
 	if dups == 0 {
 		t.Error("no state with a duplicated message was met")
+	}
+	if converged[true] == 0 || converged[false] == 0 {
+		t.Errorf("%d converged states and %d others: IsConverged is tested on one answer only", converged[true], converged[false])
 	}
 }
 

@@ -379,6 +379,14 @@ func (m *Model[M, T, C, P]) Converged(s *State[M, T, C, P]) []spec.Violation {
 	return converged(s.W.prev, m.cfg.Balance)
 }
 
+// IsConverged reports whether Converged(s) is empty without building its
+// violations (checker.ConvergenceTester): Coverage is tested without
+// listing what it misses, and the balance law is asked only of a group
+// Coverage holds in.
+func (m *Model[M, T, C, P]) IsConverged(s *State[M, T, C, P]) bool {
+	return isConverged(s.W.prev, m.cfg.Balance)
+}
+
 // Owners fingerprints every member's ownership and membership.
 func (m *Model[M, T, C, P]) Owners(s *State[M, T, C, P]) uint64 { return sim.Owners(s.W.prev) }
 

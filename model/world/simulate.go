@@ -88,6 +88,12 @@ func converged(v spec.View, balance Balance) []spec.Violation {
 	return out
 }
 
+// isConverged reports whether converged(v, balance) is empty, without
+// building the violations.
+func isConverged(v spec.View, balance Balance) bool {
+	return spec.CoverageHolds(v) && (balance == nil || len(balance(v)) == 0)
+}
+
 // CheckTimeBound judges Timely's time clause after Settle: the group must
 // have stopped changing within the bound its protocol states
 // (Family.TimeBound, for the group as it is) of the later of the quiet's
