@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
@@ -36,13 +37,31 @@ func Interchangeable(names []string, same func(i, j int) bool) [][]string {
 }
 
 // Owners fingerprints who owns what in a view, and who is current: the
-// model checker's stability law compares it along cycles.
+// model checker's stability law compares it along cycles, and asks it of
+// every state, so it writes into a buffer on the stack for a small group
+// rather than through an Encoder. Each name and topic is written with its
+// length, and each member's set with its size, so that two views that
+// differ in a name, a resource or a current flag are written differently.
 func Owners(v spec.View) uint64 {
-	e := &canon.Encoder{}
+	var buf [512]byte
+	b := buf[:0]
 	for _, mv := range v.Members {
-		e.String(mv.Name)
-		e.String(mv.Owns.String())
-		e.Bool(mv.Current)
+		b = appendString(b, mv.Name)
+		b = binary.AppendUvarint(b, uint64(len(mv.Owns)))
+		for _, r := range mv.Owns {
+			b = appendString(b, r.Topic)
+			b = binary.AppendVarint(b, int64(r.Partition))
+		}
+		if mv.Current {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
 	}
-	return canon.Fingerprint(e.Finish())
+	return canon.Fingerprint(b)
+}
+
+// appendString appends s to b after its length.
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
