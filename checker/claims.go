@@ -29,7 +29,7 @@ type paddedCounter struct {
 // newFrontierClaims splits a frontier of n states among w workers by
 // regions (len(regions) == w+1, from 0 to n), or in w equal parts when
 // regions does not fit (the first level, or a level with fewer workers
-// than the last). chunk is at least 1.
+// than the last). chunk, at least 1, is the most a claim hands out.
 func newFrontierClaims(regions []int, n, w, chunk int) *frontierClaims {
 	c := &frontierClaims{next: make([]paddedCounter, w), chunk: chunk}
 	if len(regions) == w+1 && regions[0] == 0 && regions[w] == n {
@@ -47,23 +47,41 @@ func newFrontierClaims(regions []int, n, w, chunk int) *frontierClaims {
 // its own region while it has any, then from the regions after it in
 // turn. ok is false when every index has been handed out. It is safe for
 // concurrent use.
+//
+// A chunk is c.chunk indexes, or fewer near the end of a region: a
+// (2w)-th of what the region has left, at least one (guided
+// self-scheduling). So when one worker runs out of work, the others are
+// each within a few states of their last, however small the level: the
+// longest wait at a level's end is the expansion of a few states, not of
+// a whole chunk.
 func (c *frontierClaims) claim(k int) (lo, hi int, ok bool) {
 	w := len(c.next)
 	for d := range w {
 		r := (k + d) % w
-		lo = c.bounds[r] + int(c.next[r].Add(int64(c.chunk))-int64(c.chunk))
-		if lo < c.bounds[r+1] {
-			return lo, min(lo+c.chunk, c.bounds[r+1]), true
+		size := c.bounds[r+1] - c.bounds[r]
+		for {
+			off := int(c.next[r].Load())
+			if off >= size {
+				break
+			}
+			n := guidedChunk(size-off, w, c.chunk)
+			if c.next[r].CompareAndSwap(int64(off), int64(off+n)) {
+				return c.bounds[r] + off, c.bounds[r] + off + n, true
+			}
 		}
 	}
 	return 0, 0, false
 }
 
+// guidedChunk is the size of the next chunk of a region with left
+// indexes not handed out (left ≥ 1), among w workers, at most most.
+func guidedChunk(left, w, most int) int { return max(1, min(most, left/(2*w))) }
+
 // left is how many indexes have not been handed out yet.
 func (c *frontierClaims) left() int {
 	n := 0
 	for r := range c.next {
-		n += max(0, c.bounds[r+1]-c.bounds[r]-int(c.next[r].Load()))
+		n += c.bounds[r+1] - c.bounds[r] - int(c.next[r].Load())
 	}
 	return n
 }

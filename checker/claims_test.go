@@ -10,8 +10,9 @@ import (
 
 // TestFrontierClaims hands out random frontiers to workers claiming in a
 // random order and requires every index handed out exactly once, each
-// worker served from its own region while that has any, and left counting
-// down to 0.
+// worker served from its own region while that has any, each chunk of the
+// guided size (at most chunk, a (2w)-th of what its region had left, at
+// least one), and left counting down to 0.
 func TestFrontierClaims(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := rapid.IntRange(1, 5).Draw(t, "workers")
@@ -30,7 +31,7 @@ func TestFrontierClaims(t *testing.T) {
 			}
 			sizes = nil
 		}
-		chunk := rapid.IntRange(1, 8).Draw(t, "chunk")
+		chunk := rapid.IntRange(1, 12).Draw(t, "chunk")
 		c := newFrontierClaims(regions, n, w, chunk)
 		if sizes == nil {
 			regions = c.bounds
@@ -50,10 +51,17 @@ func TestFrontierClaims(t *testing.T) {
 				}
 				break
 			}
-			if lo >= hi || hi-lo > chunk || lo < 0 || hi > n {
-				t.Fatalf("worker %d got [%d,%d) of a frontier of %d, chunk %d", k, lo, hi, n, chunk)
+			if lo >= hi || lo < 0 || hi > n {
+				t.Fatalf("worker %d got [%d,%d) of a frontier of %d", k, lo, hi, n)
 			}
-			own := regions[k] <= lo && lo < regions[k+1]
+			r := 0
+			for regions[r+1] <= lo {
+				r++
+			}
+			if left := unclaimed(seen[regions[r]:regions[r+1]]); hi-lo != min(chunk, max(1, left/(2*w))) {
+				t.Fatalf("worker %d got [%d,%d) from region %d with %d left: want min(%d, max(1, left/%d)) indexes", k, lo, hi, r, left, chunk, 2*w)
+			}
+			own := r == k
 			if !own && !allClaimed(seen[regions[k]:regions[k+1]]) {
 				t.Fatalf("worker %d got [%d,%d) outside its region [%d,%d) before finishing it", k, lo, hi, regions[k], regions[k+1])
 			}
@@ -70,13 +78,17 @@ func TestFrontierClaims(t *testing.T) {
 	})
 }
 
-func allClaimed(s []int) bool {
+func allClaimed(s []int) bool { return unclaimed(s) == 0 }
+
+// unclaimed counts the indexes of s not handed out yet.
+func unclaimed(s []int) int {
+	n := 0
 	for _, v := range s {
 		if v == 0 {
-			return false
+			n++
 		}
 	}
-	return true
+	return n
 }
 
 // TestFrontierClaimsConcurrent has several goroutines claim one frontier

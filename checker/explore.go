@@ -217,12 +217,10 @@ type explorer[S, A any] struct {
 	regions []int
 }
 
-// chunkSize is how many states of a level's frontier a worker takes at a
-// time: 64, or fewer in a level too small for every worker to get about
-// eight chunks, so that no worker idles while another finishes a large
-// last chunk (a third of the eager world's states are in levels of fewer
-// than 512).
-func chunkSize(frontier, workers int) int { return max(1, min(64, frontier/(8*workers))) }
+// maxChunk is the most states of a level's frontier a worker takes at a
+// time (fewer near the end of its part: frontierClaims.claim). The
+// workers count their steps and check the limits once a chunk.
+const maxChunk = 64
 
 // memoryInUse is the memory the Go runtime holds from the system and has
 // not returned to it.
@@ -405,11 +403,10 @@ type expansion[S any] struct {
 func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.Time, depth int) ([]item[S], []found, error) {
 	w := min(x.o.Workers, len(frontier))
 	outs := make([]expansion[S], w)
-	chunk := chunkSize(len(frontier), w)
 	for len(x.encoders) < w {
 		x.encoders = append(x.encoders, &canon.Encoder{})
 	}
-	claims := newFrontierClaims(x.regions, len(frontier), w, chunk)
+	claims := newFrontierClaims(x.regions, len(frontier), w, maxChunk)
 	var wg sync.WaitGroup
 	var mu sync.Mutex // guards *last
 	for k := range w {

@@ -349,19 +349,6 @@ func TestPermutations(t *testing.T) {
 	}
 }
 
-// TestChunkSize: a worker takes 64 states at a time from a large level,
-// and fewer from a small one, so that each of the workers gets about
-// eight chunks; never none.
-func TestChunkSize(t *testing.T) {
-	for _, c := range []struct{ frontier, workers, want int }{
-		{100000, 2, 64}, {1024, 2, 64}, {1023, 2, 63}, {512, 2, 32}, {512, 1, 64}, {100, 2, 6}, {15, 2, 1}, {1, 2, 1}, {0, 1, 1},
-	} {
-		if got := chunkSize(c.frontier, c.workers); got != c.want {
-			t.Errorf("chunkSize(%d, %d) = %d, want %d", c.frontier, c.workers, got, c.want)
-		}
-	}
-}
-
 // TestProgressReports explores with a progress report due at every chunk
 // (ProgressEvery 1 ns, chunks of one state in small levels): reports
 // come within levels as well as at their ends, in order, each with a
