@@ -215,6 +215,9 @@ type explorer[S, A any] struct {
 	// regions splits the next level's frontier by the worker that made
 	// its states: worker k's are frontier[regions[k]:regions[k+1]].
 	regions []int
+	// outs are the workers' outputs, kept from level to level (see
+	// expansion); worker k uses outs[k] only.
+	outs []expansion[S]
 }
 
 // maxChunk is the most states of a level's frontier a worker takes at a
@@ -384,7 +387,13 @@ func (x *explorer[S, A]) grow(id uint32) {
 	}
 }
 
-// expansion is one worker's output for a level.
+// expansion is one worker's output for a level. The explorer keeps each
+// worker's from level to level (explorer.outs), so that its lists grow to
+// the size of a level once rather than in every level; the graph keeps
+// edges, which are new in each level.
+//
+// Invariant: between levels, next holds no states (the merge clears it).
+
 type expansion[S any] struct {
 	next []item[S]
 	recs []struct {
@@ -398,13 +407,25 @@ type expansion[S any] struct {
 	err    error
 }
 
+// reset empties out for a level: its lists keep their memory but for
+// edges, which the graph keeps.
+func (out *expansion[S]) reset() {
+	out.next, out.recs, out.viols = out.next[:0], out.recs[:0], out.viols[:0]
+	out.edges, out.states, out.keys = nil, out.states[:0], out.keys[:0]
+	out.err = nil
+}
+
 // level expands every state of the frontier with the workers and returns
 // the next frontier, in a deterministic order for one worker.
 func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.Time, depth int) ([]item[S], []found, error) {
 	w := min(x.o.Workers, len(frontier))
-	outs := make([]expansion[S], w)
 	for len(x.encoders) < w {
 		x.encoders = append(x.encoders, &canon.Encoder{})
+		x.outs = append(x.outs, expansion[S]{})
+	}
+	outs := x.outs[:w]
+	for k := range outs {
+		outs[k].reset()
 	}
 	claims := newFrontierClaims(x.regions, len(frontier), w, maxChunk)
 	var wg sync.WaitGroup
@@ -450,7 +471,11 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 		}()
 	}
 	wg.Wait()
-	var nextFrontier []item[S]
+	n := 0
+	for k := range outs {
+		n += len(outs[k].next)
+	}
+	nextFrontier := make([]item[S], 0, n)
 	var viols []found
 	if n := x.nextID.Load(); n > 0 {
 		x.grow(n - 1)
@@ -462,6 +487,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 			return nil, nil, out.err
 		}
 		nextFrontier = append(nextFrontier, out.next...)
+		clear(out.next) // the states are the next frontier's now
 		x.regions = append(x.regions, len(nextFrontier))
 		viols = append(viols, out.viols...)
 		for _, r := range out.recs {
