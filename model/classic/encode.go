@@ -150,7 +150,7 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 	e.Seq(m.joinSeq)
 	e.Seq(m.syncSeq)
 	e.Seq(m.heartbeatSeq)
-	encodeSyncGroupRequest(e, &m.sync)
+	encodeSyncGroupRequest(e, m.lastSync())
 	e.Bool(m.rejoinAfterSync)
 	e.Len(len(m.timers))
 	for i := range m.timers {

@@ -261,7 +261,7 @@ func testMember() *Member {
 			SuccessiveRevokingRounds: 1, Revoked: true, Revocation: spec.NewSet(spec.TP("u", 0)),
 		}},
 		seq: 9, joinSeq: 7, syncSeq: 9, heartbeatSeq: 8,
-		sync: SyncGroupRequest{
+		sync: &SyncGroupRequest{
 			Seq: 9, MemberID: "A-1", Generation: 3, ProtocolType: &pt, ProtocolName: &pn,
 			Assignments: []MemberAssignment{{MemberID: "A-1", Assignment: "asg"}},
 		},

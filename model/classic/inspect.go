@@ -168,10 +168,10 @@ type MemberSnapshot struct {
 // pending rejoin and the SyncGroup it would resend. It does not change m,
 // and the result shares no slice or pointer with m.
 func (m *Member) Snapshot() MemberSnapshot {
-	sync := m.sync
-	sync.Assignments = slices.Clone(m.sync.Assignments)
-	sync.ProtocolType = cloneString(m.sync.ProtocolType)
-	sync.ProtocolName = cloneString(m.sync.ProtocolName)
+	sync := *m.lastSync()
+	sync.Assignments = slices.Clone(sync.Assignments)
+	sync.ProtocolType = cloneString(sync.ProtocolType)
+	sync.ProtocolName = cloneString(sync.ProtocolName)
 	return MemberSnapshot{
 		Leader:          m.leader,
 		OwnedGeneration: m.ownedGen,

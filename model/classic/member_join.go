@@ -181,7 +181,7 @@ func (m *Member) joined(now Millis, r JoinGroupResponse, out *Output) {
 		req.Assignments, out.Round = m.lead(now, proto, r, out)
 	}
 	m.become(AwaitingSync)
-	m.sync = req
+	m.sync = &req
 	m.sendSync(now, out)
 	if !m.timers[HeartbeatTimer].Armed {
 		m.arm(HeartbeatTimer, now+m.cfg.HeartbeatInterval, out)
@@ -192,9 +192,9 @@ func (m *Member) joined(now Millis, r JoinGroupResponse, out *Output) {
 // session timeout.
 func (m *Member) sendSync(now Millis, out *Output) {
 	m.syncSeq = m.nextSeq()
-	req := m.sync
+	req := *m.lastSync()
 	req.Seq = m.syncSeq
-	req.Assignments = slices.Clone(m.sync.Assignments)
+	req.Assignments = slices.Clone(req.Assignments)
 	out.Send(m.cfg.Name, CoordinatorNode, req)
 	m.arm(RequestTimer, now+m.cfg.SessionTimeout, out)
 }

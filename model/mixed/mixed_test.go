@@ -286,14 +286,14 @@ func TestCommitRequests(t *testing.T) {
 	f := Family{GroupID: "group"}
 	rs := spec.NewSet(spec.Resource{Topic: "T", Partition: 0})
 	b := s.W.Process("B")
-	if _, ok := f.CommitRequest(b.Config, b.Node, rs); ok {
+	if _, ok := f.CommitRequest(b.Config(), b.Node, rs); ok {
 		t.Error("a next-gen member commits before it has an epoch")
 	}
 	if err := script.RunLine(s.Run, "tick 5000"); err != nil {
 		t.Fatal(err)
 	}
 	a := s.W.Process("A")
-	req, ok := f.CommitRequest(a.Config, a.Node, rs)
+	req, ok := f.CommitRequest(a.Config(), a.Node, rs)
 	c, isClassic := req.(nextgen.Classic)
 	if !ok || !isClassic {
 		t.Fatalf("A's commit: %v %t", req, ok)
@@ -302,12 +302,12 @@ func TestCommitRequests(t *testing.T) {
 		t.Errorf("A's commit %s: want its id, instance and generation", r)
 	}
 	b = s.W.Process("B")
-	req, ok = f.CommitRequest(b.Config, b.Node, rs)
+	req, ok = f.CommitRequest(b.Config(), b.Node, rs)
 	r, isNextgen := req.(nextgen.OffsetCommitRequest)
 	if !ok || !isNextgen || r.MemberID != b.Node.ID() || r.InstanceID == nil || *r.InstanceID != "b" || r.Version != 9 || !r.Partitions.Equal(rs) || r.GroupID != "group" {
 		t.Errorf("B's commit: %v %t", req, ok)
 	}
-	if _, ok := f.CommitRequest(a.Config, classicMember{mustClassic(t)}, rs); ok {
+	if _, ok := f.CommitRequest(a.Config(), classicMember{mustClassic(t)}, rs); ok {
 		t.Error("a classic member without a member id commits")
 	}
 }

@@ -121,8 +121,8 @@ func (Family) Verb(s *Script, cmd string, args []core.Arg) (bool, error) {
 			return true, fmt.Errorf("%s: no member %s", cmd, name)
 		}
 		want := map[string]Protocol{"upgrade": ClassicProtocol, "downgrade": ConsumerProtocol}[cmd]
-		if p.Config.Protocol != want {
-			return true, fmt.Errorf("%s %s: the member runs the %s protocol", cmd, name, p.Config.Protocol)
+		if p.Config().Protocol != want {
+			return true, fmt.Errorf("%s %s: the member runs the %s protocol", cmd, name, p.Config().Protocol)
 		}
 		return true, s.W.Migrate(name)
 	case "rejoin":

@@ -258,13 +258,13 @@ func (w *World[M, T, C, P]) AppendEnabled(out []Action, b Bounds[P], u Used) []A
 				out = append(out, Action{Kind: Overrun, Member: name})
 			}
 			if u.Migrations < b.Migrations {
-				if _, ok := w.migrated(p.Config); ok {
+				if _, ok := w.migrated(*p.config); ok {
 					out = append(out, Action{Kind: Migrate, Member: name})
 				}
 			}
 			if u.Resubscribes < b.Resubscribes {
 				for _, ts := range b.TopicChoices {
-					if !slices.Equal(ts, w.Family.MemberTopics(p.Config)) {
+					if !slices.Equal(ts, w.Family.MemberTopics(*p.config)) {
 						out = append(out, Action{Kind: Resubscribe, Member: name, Topics: ts})
 					}
 				}
@@ -302,7 +302,7 @@ func (w *World[M, T, C, P]) Migrate(name string) error {
 	if err != nil {
 		return err
 	}
-	cfg, ok := w.migrated(p.Config)
+	cfg, ok := w.migrated(*p.config)
 	if !ok {
 		return fmt.Errorf("member %s cannot migrate: the %s family has one protocol", name, w.Family.Name())
 	}
@@ -388,7 +388,7 @@ func (w *World[M, T, C, P]) Apply(a Action, b Bounds[P], u *Used) error {
 			return fmt.Errorf("%s does not lead the group", a.Member)
 		}
 		u.LeaderBounces++
-		return w.Bounce(a.Member, w.Process(a.Member).Config)
+		return w.Bounce(a.Member, *w.Process(a.Member).config)
 	}
 	return fmt.Errorf("unknown action %d", a.Kind)
 }

@@ -253,7 +253,7 @@ func partitionsOf(offsets map[spec.Resource]int) spec.Set {
 func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) (refused bool) {
 	p := w.Process(name)
 	parts := partitionsOf(offsets)
-	req, ok := w.Family.CommitRequest(p.Config, p.Node, parts)
+	req, ok := w.Family.CommitRequest(*p.config, p.Node, parts)
 	if !ok {
 		return
 	}

@@ -37,7 +37,7 @@ func TestDeliveryActions(t *testing.T) {
 		}
 	}
 	b := core.Bounds[nextgen.MemberConfig]{Overruns: 1,
-		Members: []nextgen.MemberConfig{s.W.Process("A").Config, s.W.Process("B").Config}}
+		Members: []nextgen.MemberConfig{s.W.Process("A").Config(), s.W.Process("B").Config()}}
 	enabled := func(u core.Used) []string {
 		var out []string
 		for _, a := range s.W.Enabled(b, u) {

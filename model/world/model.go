@@ -184,7 +184,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	s.W.RefreshView()
 	m := &Model[M, T, C, P]{cfg: cfg, init: s.W, joiners: map[string]string{}}
 	for _, p := range s.W.procs {
-		m.bounds.Members = append(m.bounds.Members, p.Config)
+		m.bounds.Members = append(m.bounds.Members, *p.config)
 	}
 	scratch := &Script[M, T, C, P]{Family: f, W: s.W.Clone()}
 	for _, line := range cfg.Joiners {
@@ -196,7 +196,7 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 		if err := script.RunLine(scratch.Run, line); err != nil {
 			return nil, fmt.Errorf("joiner %q: %v", line, err)
 		}
-		m.bounds.Members = append(m.bounds.Members, scratch.W.Process(name).Config)
+		m.bounds.Members = append(m.bounds.Members, *scratch.W.Process(name).config)
 		m.joiners[name] = line
 	}
 	slices.SortFunc(m.bounds.Members, func(a, b P) int { return strings.Compare(f.MemberName(a), f.MemberName(b)) })
@@ -526,7 +526,7 @@ func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.
 	// Of the configuration only the subscription changes on a path
 	// (Subscribe; the model's bounces keep the rest), so the rest is the
 	// same in every state and left out.
-	w.Family.EncodeConfig(e, p.Config)
+	w.Family.EncodeConfig(e, *p.config)
 	if p.Node == nil {
 		e.Len(0)
 	} else {

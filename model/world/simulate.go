@@ -118,7 +118,7 @@ func (w *World[M, T, C, P]) CheckTimeBound() []spec.Violation {
 	var live []P
 	for _, name := range w.names {
 		if p := w.Process(name); p.Node != nil && !p.Node.Phase().Done() {
-			live = append(live, p.Config)
+			live = append(live, *p.config)
 		}
 	}
 	b, ok := w.Family.TimeBound(w.Coordinator, live, w.Topics)

@@ -19,7 +19,11 @@ const CoordinatorInvariant spec.Law = "CoordinatorInvariant"
 // Process is one member process: its configuration, which survives
 // crashes, its node, which does not, and its application.
 type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
-	Config P
+	// config is the process's configuration (Config); replaced whole,
+	// never changed in place, so the copies of a process share it: held by
+	// pointer, it keeps the copy a step makes of a process 136 bytes
+	// smaller. Never nil.
+	config *P
 	// Node is the live member; nil while the process is down (crashed and
 	// not restarted).
 	Node Member[M, T, C]
@@ -66,6 +70,9 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// was copied from (ownApplication): own copies it first.
 	sharedNode bool
 }
+
+// Config is the process's configuration, which survives crashes.
+func (p *Process[M, T, C, P]) Config() P { return *p.config }
 
 // Address is the node address of the process's current incarnation: its
 // name for the first, name@k for the k-th. Members put it in From, the
@@ -448,7 +455,7 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
 		return fmt.Errorf("member name %q is reserved", name)
 	}
-	p := &Process[M, T, C, P]{Config: cfg, owner: w.serial}
+	p := &Process[M, T, C, P]{config: &cfg, owner: w.serial}
 	if err := w.start(p); err != nil {
 		return err
 	}
@@ -462,7 +469,7 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 
 // start starts p's next incarnation.
 func (w *World[M, T, C, P]) start(p *Process[M, T, C, P]) error {
-	n, err := w.Family.NewMember(p.Config, p.Incarnation+1, w.Topics)
+	n, err := w.Family.NewMember(*p.config, p.Incarnation+1, w.Topics)
 	if err != nil {
 		return err
 	}
@@ -569,7 +576,7 @@ func (w *World[M, T, C, P]) restartAs(name string, cfg P) error {
 	p.Node = nil
 	p.stopRevoking()
 	w.Timers = w.Timers.DropNode(name)
-	p.Config = cfg
+	p.config = &cfg
 	if err := w.start(p); err != nil {
 		return err
 	}
@@ -589,7 +596,8 @@ func (w *World[M, T, C, P]) Subscribe(name string, topics []string) error {
 	if err != nil {
 		return err
 	}
-	p.Config = w.Family.WithTopics(p.Config, slices.Clone(topics))
+	cfg := w.Family.WithTopics(*p.config, slices.Clone(topics))
+	p.config = &cfg
 	return w.Event(name, node.Subscribe{Topics: slices.Clone(topics)})
 }
 
@@ -1233,7 +1241,7 @@ func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was 
 	case p.owner != w.serial && was != nil:
 		mv = *was
 	case p.Node == nil:
-		subs := w.Family.MemberTopics(p.Config)
+		subs := w.Family.MemberTopics(*p.config)
 		if !slices.IsSorted(subs) {
 			subs = slices.Sorted(slices.Values(subs))
 		}

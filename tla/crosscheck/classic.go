@@ -279,9 +279,9 @@ func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback,
 	// A fault switch is configuration, not state: the spec has none, and a
 	// world with one on shows up as the states and steps it changes (the
 	// cross-check's fault test relies on that).
-	if p.Incarnation != 1 || p.Isolated || p.Config.InstanceID != "" {
+	if p.Incarnation != 1 || p.Isolated || p.Config().InstanceID != "" {
 		panic(fmt.Sprintf("crosscheck: process %s: incarnation %d isolated %t instance %q",
-			p.Config.Name, p.Incarnation, p.Isolated, p.Config.InstanceID))
+			p.Config().Name, p.Incarnation, p.Isolated, p.Config().InstanceID))
 	}
 	m := world.MemberOf(p)
 	if m == nil {

@@ -240,7 +240,7 @@ func bounce(s *Script, args []core.Arg) error {
 	if p == nil {
 		return fmt.Errorf("no member %s", name)
 	}
-	cfg := p.Config
+	cfg := p.Config()
 	if names := script.Vals(args, "protocols"); len(names) > 0 {
 		o, err := protocolOptions(args)
 		if err != nil {

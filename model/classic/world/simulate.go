@@ -104,7 +104,7 @@ func RejoinStaleStatic(w *World) (string, error) {
 	for _, name := range w.Names() {
 		p := w.Process(name)
 		m := MemberOf(p)
-		if m == nil || p.Config.InstanceID == "" {
+		if m == nil || p.Config().InstanceID == "" {
 			continue
 		}
 		// A member the round left out has no subscription in it: stale
