@@ -31,7 +31,8 @@ func TestInterchangeable(t *testing.T) {
 // TestOwners: views that differ in who is current, in a member's name, or
 // in what a member owns have different fingerprints, a difference that
 // moves a resource or a name's letters between members included; equal
-// views, built apart, have equal ones.
+// views, built apart, have equal ones, a nil set and an empty one
+// included.
 func TestOwners(t *testing.T) {
 	set := func(rs ...spec.Resource) spec.Set { return spec.NewSet(rs...) }
 	member := func(name string, current bool, owns spec.Set) spec.MemberView {
@@ -67,5 +68,12 @@ func TestOwners(t *testing.T) {
 	again := spec.View{Members: []spec.MemberView{member("A", true, set(spec.TP("T", 1), spec.TP("T", 0))), member("B", true, set(spec.TP("U", 0)))}}
 	if Owners(again) != Owners(base) {
 		t.Error("two equal views have different fingerprints")
+	}
+	// A member owning nothing owns nothing, whether its set is nil or
+	// empty: the stability law must not see a change between the two.
+	none := spec.View{Members: []spec.MemberView{member("A", true, nil)}}
+	empty := spec.View{Members: []spec.MemberView{member("A", true, spec.Set{})}}
+	if Owners(none) != Owners(empty) {
+		t.Error("a nil set and an empty one have different fingerprints")
 	}
 }
