@@ -393,7 +393,6 @@ func (x *explorer[S, A]) grow(id uint32) {
 // edges, which are new in each level.
 //
 // Invariant: between levels, next holds no states (the merge clears it).
-
 type expansion[S any] struct {
 	next []item[S]
 	recs []struct {
@@ -471,11 +470,11 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 		}()
 	}
 	wg.Wait()
-	n := 0
+	size := 0
 	for k := range outs {
-		n += len(outs[k].next)
+		size += len(outs[k].next)
 	}
-	nextFrontier := make([]item[S], 0, n)
+	nextFrontier := make([]item[S], 0, size)
 	var viols []found
 	if n := x.nextID.Load(); n > 0 {
 		x.grow(n - 1)

@@ -71,7 +71,8 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	sharedNode bool
 }
 
-// Config is the process's configuration, which survives crashes.
+// Config is the process's configuration, which survives crashes. Its
+// slices are the process's own: the caller must not change them.
 func (p *Process[M, T, C, P]) Config() P { return *p.config }
 
 // Address is the node address of the process's current incarnation: its
