@@ -583,6 +583,22 @@ var seed = maphash.MakeSeed()
 // of the encoding itself.
 func Fingerprint(b []byte) uint64 { return maphash.Bytes(seed, b) }
 
+// AppendString appends s to b after its length, as a key written byte by
+// byte for Fingerprint, without an Encoder, writes a string: no two
+// strings followed by more of the key run together.
+func AppendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// AppendBool appends v to b as one byte, 1 or 0, as such a key writes a
+// flag.
+func AppendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
 // Bool appends a boolean.
 func (e *Encoder) Bool(b bool) {
 	if b {

@@ -91,22 +91,22 @@ func (r *RoundMemo) keep(proto Protocol, key []byte, led *ledRound) {
 // maps in the order of their keys.
 func (m *Member) appendRoundKey(b []byte, now Millis, r JoinGroupResponse) []byte {
 	b = binary.AppendVarint(b, int64(now))
-	b = appendKeyString(b, string(m.id))
+	b = canon.AppendString(b, string(m.id))
 	b = binary.AppendUvarint(b, uint64(m.cfg.Faults))
 	b = binary.AppendVarint(b, int64(m.lastCompleted))
 	b = binary.AppendVarint(b, int64(r.Generation))
-	b = appendKeyString(b, string(r.Leader))
+	b = canon.AppendString(b, string(r.Leader))
 	b = appendKeyLen(b, r.Members == nil, len(r.Members))
 	for _, jm := range r.Members {
-		b = appendKeyString(b, string(jm.MemberID))
-		b = appendKeyString(b, jm.InstanceID)
-		b = appendKeyString(b, string(jm.Metadata))
+		b = canon.AppendString(b, string(jm.MemberID))
+		b = canon.AppendString(b, jm.InstanceID)
+		b = canon.AppendString(b, string(jm.Metadata))
 	}
 	var names [16]string
 	topics := spec.AppendSortedKeys(names[:0], m.metadata)
 	b = appendKeyLen(b, m.metadata == nil, len(topics))
 	for _, t := range topics {
-		b = appendKeyString(b, t)
+		b = canon.AppendString(b, t)
 		b = binary.AppendVarint(b, int64(m.metadata[t]))
 	}
 	mem := m.leaderMemory()
@@ -115,7 +115,7 @@ func (m *Member) appendRoundKey(b []byte, now Millis, r JoinGroupResponse) []byt
 	owners := spec.AppendSortedKeys(ids[:0], mem.Assignment)
 	b = appendKeyLen(b, mem.Assignment == nil, len(owners))
 	for _, id := range owners {
-		b = appendKeyString(b, string(id))
+		b = canon.AppendString(b, string(id))
 		b = appendKeySet(b, mem.Assignment[id])
 	}
 	b = appendKeyIDs(b, mem.Members)
@@ -123,11 +123,7 @@ func (m *Member) appendRoundKey(b []byte, now Millis, r JoinGroupResponse) []byt
 	b = appendKeySet(b, mem.Lost)
 	b = appendKeyIDs(b, mem.Candidates)
 	b = binary.AppendVarint(b, int64(mem.SuccessiveRevokingRounds))
-	if mem.Revoked {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = canon.AppendBool(b, mem.Revoked)
 	return appendKeySet(b, mem.Revocation)
 }
 
@@ -139,17 +135,11 @@ func appendKeyLen(b []byte, isNil bool, n int) []byte {
 	return binary.AppendUvarint(b, uint64(n)+1)
 }
 
-// appendKeyString appends s after its length.
-func appendKeyString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
 // appendKeyIDs appends ids after their length.
 func appendKeyIDs(b []byte, ids []spec.MemberID) []byte {
 	b = appendKeyLen(b, ids == nil, len(ids))
 	for _, id := range ids {
-		b = appendKeyString(b, string(id))
+		b = canon.AppendString(b, string(id))
 	}
 	return b
 }
@@ -159,7 +149,7 @@ func appendKeyIDs(b []byte, ids []spec.MemberID) []byte {
 func appendKeySet(b []byte, s spec.Set) []byte {
 	b = appendKeyLen(b, s == nil, len(s))
 	for _, r := range s {
-		b = appendKeyString(b, r.Topic)
+		b = canon.AppendString(b, r.Topic)
 		b = binary.AppendVarint(b, int64(r.Partition))
 	}
 	return b

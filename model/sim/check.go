@@ -46,22 +46,13 @@ func Owners(v spec.View) uint64 {
 	var buf [512]byte
 	b := buf[:0]
 	for _, mv := range v.Members {
-		b = appendString(b, mv.Name)
+		b = canon.AppendString(b, mv.Name)
 		b = binary.AppendUvarint(b, uint64(len(mv.Owns)))
 		for _, r := range mv.Owns {
-			b = appendString(b, r.Topic)
+			b = canon.AppendString(b, r.Topic)
 			b = binary.AppendVarint(b, int64(r.Partition))
 		}
-		if mv.Current {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
-		}
+		b = canon.AppendBool(b, mv.Current)
 	}
 	return canon.Fingerprint(b)
-}
-
-// appendString appends s to b after its length.
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
