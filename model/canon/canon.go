@@ -590,6 +590,18 @@ func AppendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
+// AppendSet appends s to b as such a key writes a set: the number of its
+// resources, then each one's topic (AppendString) and partition. A nil
+// set and an empty one are written alike.
+func AppendSet(b []byte, s spec.Set) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	for _, r := range s {
+		b = AppendString(b, r.Topic)
+		b = binary.AppendVarint(b, int64(r.Partition))
+	}
+	return b
+}
+
 // AppendBool appends v to b as one byte, 1 or 0, as such a key writes a
 // flag.
 func AppendBool(b []byte, v bool) []byte {

@@ -144,15 +144,9 @@ func appendKeyIDs(b []byte, ids []spec.MemberID) []byte {
 	return b
 }
 
-// appendKeySet appends s's length, then each resource's topic and
-// partition.
+// appendKeySet appends whether s is nil, then s (canon.AppendSet).
 func appendKeySet(b []byte, s spec.Set) []byte {
-	b = appendKeyLen(b, s == nil, len(s))
-	for _, r := range s {
-		b = canon.AppendString(b, r.Topic)
-		b = binary.AppendVarint(b, int64(r.Partition))
-	}
-	return b
+	return canon.AppendSet(canon.AppendBool(b, s == nil), s)
 }
 
 // keptMemory is a leader memory as a member keeps it: never changed once

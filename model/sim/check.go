@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
@@ -47,11 +46,7 @@ func Owners(v spec.View) uint64 {
 	b := buf[:0]
 	for _, mv := range v.Members {
 		b = canon.AppendString(b, mv.Name)
-		b = binary.AppendUvarint(b, uint64(len(mv.Owns)))
-		for _, r := range mv.Owns {
-			b = canon.AppendString(b, r.Topic)
-			b = binary.AppendVarint(b, int64(r.Partition))
-		}
+		b = canon.AppendSet(b, mv.Owns)
 		b = canon.AppendBool(b, mv.Current)
 	}
 	return canon.Fingerprint(b)
