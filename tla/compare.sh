@@ -2,16 +2,25 @@
 # tla/compare.sh [CONFIG...] times TLC and `rebalance check` side by side on
 # the same worlds: each configuration in tla/configs (by default the two
 # default-bounds worlds, classic-cooperative-m3j1t2p2c1l1d1 and
-# nextgen-m3j1t2p2c1l1d1), safety only and with liveness, one worker each,
-# no graph dump on TLC's side (tlc.sh dumps it for the cross-check; this
-# script does not). It prints one row per configuration and mode, and the
-# load average before and after, so a loaded machine shows in the numbers.
+# nextgen-m3j1t2p2c1l1d1), safety only and with liveness, TLC with one
+# worker and no graph dump (tlc.sh dumps it for the cross-check; this
+# script does not), our checker with one worker and then with all cores.
+# It prints one row per configuration and mode, and the load average
+# before and after, so a loaded machine shows in the numbers.
 #
 # The configuration's leading comment is the `rebalance check` command of
-# the same world; the script runs it with --workers 1 (and --no-liveness for
-# the safety-only row). TLC's time includes the JVM's start; its rate is
-# distinct states over that time, as ours is distinct states over the
-# exploration's time.
+# the same world; the script runs it with --workers 1 and --workers
+# $(nproc) (and --no-liveness for the safety-only row). TLC's time includes
+# the JVM's start; its rate is distinct states over that time, as ours is
+# distinct states over the exploration's time. Both must count the same
+# states (the specs' graphs equal the Go worlds'), or the script stops.
+#
+# Columns: states; TLC's seconds and states/s; ours on one worker, seconds,
+# states/s and the ratio to TLC's; ours on all N cores, states/s and the
+# speed-up over one worker; the bytes a state costs in our checker's store
+# (the seen set, per-state records and, with liveness, the graph: the
+# figure the 32-byte target is about); the peak resident memory of TLC's
+# JVM and of our one-worker process, in MiB (GNU time; "-" without it).
 #
 # TLC is not installed by anything in this repository: set TLA2TOOLS_JAR
 # to a tla2tools.jar (docs/tla.md says how to get one).
@@ -34,9 +43,40 @@ trap 'rm -rf "$tmp"' EXIT
 (cd .. && go build -o "$tmp/rebalance" ./cmd/rebalance)
 
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", a / b }'; }
 
+# GNU time gives each process's peak resident memory; without it the
+# memory columns read "-".
+gnutime=()
+if /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
+  gnutime=(/usr/bin/time -f %M -o "$tmp/rss")
+fi
+peak_mib() {
+  if [[ ${#gnutime[@]} -gt 0 && -s "$tmp/rss" ]]; then awk '{ printf "%.0f", $1 / 1024 }' "$tmp/rss"; else echo -; fi
+}
+
+# field NAME is the number NAME in the summary line of rebalance check
+# --json (its first line, one JSON object).
+field() { head -1 "$tmp/go.json" | grep -o "\"$1\": *[-0-9.e+]*" | head -1 | sed 's/.*: *//'; }
+
+# gocheck WORKERS: runs our side of the row with WORKERS workers and sets
+# go_n (distinct states), go_s (exploration seconds), go_b (bytes per
+# state the checker stores) and go_m (peak resident MiB).
+gocheck() {
+  rm -f "$tmp/rss"
+  "${gnutime[@]}" "$tmp/rebalance" check "${cmd[@]}" --records 0 --workers "$1" "${extra[@]}" --json >"$tmp/go.json" ||
+    { cat "$tmp/go.json" >&2; echo "compare.sh: rebalance check --workers $1 failed on $name" >&2; exit 1; }
+  go_n=$(field distinct_states) go_s=$(field elapsed_seconds) go_b=$(field bytes_per_state)
+  [[ -n "$go_n" && -n "$go_s" && -n "$go_b" ]] || { cat "$tmp/go.json" >&2; echo "compare.sh: no counts in rebalance check's summary on $name" >&2; exit 1; }
+  go_s=$(awk -v s="$go_s" 'BEGIN { printf "%.2f", s }') go_b=$(awk -v b="$go_b" 'BEGIN { printf "%.1f", b }')
+  go_m=$(peak_mib)
+}
+
+all=$(nproc)
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-38s %-9s %10s %8s %9s %10s %8s %9s %7s\n' config mode tlc-states tlc-s tlc/s go-states go-s go/s go/tlc
+echo "TLC: 1 worker; go: rebalance check --workers 1, then --workers $all (all cores)"
+printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' \
+  config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB
 for name in "${configs[@]}"; do
   cfg="configs/$name.cfg"
   [[ -f "$cfg" ]] || { echo "compare.sh: no $cfg" >&2; exit 2; }
@@ -55,22 +95,30 @@ for name in "${configs[@]}"; do
       cp "$cfg" "$tmp/run.cfg"
       extra=()
     fi
-    rm -rf "$tmp/states"
+    rm -rf "$tmp/states" "$tmp/rss"
     start=$(date +%s.%N)
-    java -XX:+UseParallelGC -cp "$TLA2TOOLS_JAR" tlc2.TLC -workers 1 -deadlock -noGenerateSpecTE \
+    "${gnutime[@]}" java -XX:+UseParallelGC -cp "$TLA2TOOLS_JAR" tlc2.TLC -workers 1 -deadlock -noGenerateSpecTE \
       -config "$tmp/run.cfg" -metadir "$tmp/states" "$module.tla" >"$tmp/tlc.log" 2>&1 ||
       { cat "$tmp/tlc.log" >&2; echo "compare.sh: TLC failed on $name" >&2; exit 1; }
     end=$(date +%s.%N)
+    tlc_m=$(peak_mib)
     tlc_s=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-    tlc_n=$(grep -o '[0-9,]* distinct states found' "$tmp/tlc.log" | tail -1 | tr -d , | awk '{print $1}')
+    tlc_n=$({ grep -o '[0-9,]* distinct states found' "$tmp/tlc.log" || true; } | tail -1 | tr -d , | awk '{print $1}')
+    [[ -n "$tlc_n" ]] || { cat "$tmp/tlc.log" >&2; echo "compare.sh: no state count in TLC's output on $name" >&2; exit 1; }
     # The specs have no records: the Go side leaves delivery out too.
-    "$tmp/rebalance" check "${cmd[@]}" --records 0 --workers 1 "${extra[@]}" --json >"$tmp/go.json" ||
-      { cat "$tmp/go.json" >&2; echo "compare.sh: rebalance check failed on $name" >&2; exit 1; }
-    read -r go_n go_s < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline()); print(d["distinct_states"], "%.2f" % d["elapsed_seconds"])' "$tmp/go.json")
+    gocheck "$all"
+    all_n=$go_n all_r=$(rate "$go_n" "$go_s")
+    gocheck 1
+    # The specs' state graphs equal the Go worlds' (docs/tla.md): a row
+    # whose counts differ compares different worlds.
+    if [[ "$go_n" != "$tlc_n" || "$all_n" != "$tlc_n" ]]; then
+      echo "compare.sh: $name $mode: TLC found $tlc_n states, rebalance check $go_n (1 worker) and $all_n ($all workers)" >&2
+      exit 1
+    fi
     tlc_r=$(rate "$tlc_n" "$tlc_s")
     go_r=$(rate "$go_n" "$go_s")
-    printf '%-38s %-9s %10s %8s %9s %10s %8s %9s %6.1fx\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" "$go_n" "$go_s" "$go_r" \
-      "$(awk -v g="$go_r" -v t="$tlc_r" 'BEGIN { print g / t }')"
+    printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
+      "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r")" "$go_b" "$tlc_m" "$go_m"
   done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,115 @@
+package crosscheck
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestCompareScript runs tla/compare.sh, the script behind the TLC
+// comparison in docs/checker.md, with a stand-in for TLC: a java on PATH
+// that prints the state count it is given (TLC is not installed where the
+// tests run). The Go side is the real rebalance check. The script must
+// print a row per mode with the columns its header names, and refuse to
+// print one when TLC fails, prints no count, or counts other states than
+// the checker does.
+func TestCompareScript(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Fatal("bash, which tla/compare.sh needs, is not on PATH")
+	}
+	const config = "classic-eager-m2j1t1p2"
+	g, err := ReadGolden(filepath.Join("..", "golden", config+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	java := "#!/bin/sh\n" +
+		"if [ -n \"$FAKE_TLC_STATES\" ]; then echo \"Model checking completed. No error has been found.\"; echo \"$FAKE_TLC_STATES distinct states found, 0 states left on queue.\"; fi\n" +
+		"exit ${FAKE_TLC_EXIT:-0}\n"
+	if err := os.WriteFile(filepath.Join(bin, "java"), []byte(java), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	jar := filepath.Join(bin, "tla2tools.jar")
+	if err := os.WriteFile(jar, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, env ...string) (string, string, error) {
+		cmd := exec.Command("bash", filepath.Join("..", "compare.sh"), config)
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "TLA2TOOLS_JAR="+jar)
+		cmd.Env = append(cmd.Env, env...)
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		return out.String(), errOut.String(), err
+	}
+
+	t.Run("rows", func(t *testing.T) {
+		out, errOut, err := run(t, "FAKE_TLC_STATES="+strconv.Itoa(g.States))
+		if err != nil {
+			t.Fatalf("compare.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+		}
+		var header []string
+		modes := map[string]bool{}
+		for line := range strings.Lines(out) {
+			f := strings.Fields(line)
+			switch {
+			case len(f) > 0 && f[0] == "config":
+				header = f
+			case len(f) > 0 && f[0] == config:
+				if len(f) != len(header) {
+					t.Fatalf("row %q has %d columns, the header %q %d", line, len(f), header, len(header))
+				}
+				col := map[string]string{}
+				for i, h := range header {
+					col[h] = f[i]
+				}
+				modes[col["mode"]] = true
+				if col["states"] != strconv.Itoa(g.States) {
+					t.Errorf("%s: states %s, want TLC's and the checker's %d", col["mode"], col["states"], g.States)
+				}
+				for _, h := range header {
+					if strings.HasSuffix(h, "/tlc") || strings.HasSuffix(h, "/1") {
+						if !strings.HasSuffix(col[h], "x") {
+							t.Errorf("%s: column %s = %q, want a ratio", col["mode"], h, col[h])
+						}
+					}
+				}
+				if b, err := strconv.ParseFloat(col["B/st"], 64); err != nil || b <= 0 {
+					t.Errorf("%s: bytes per state %q, want a positive number", col["mode"], col["B/st"])
+				}
+			}
+		}
+		if !modes["safety"] || !modes["liveness"] || len(modes) != 2 {
+			t.Fatalf("rows for modes %v, want safety and liveness:\n%s", modes, out)
+		}
+		if !strings.Contains(out, "load average before:") || !strings.Contains(out, "load average after:") {
+			t.Errorf("no load averages:\n%s", out)
+		}
+	})
+
+	for _, c := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"other count", []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States+1)}, "TLC found " + strconv.Itoa(g.States+1) + " states, rebalance check " + strconv.Itoa(g.States)},
+		{"no count", nil, "no state count in TLC's output"},
+		{"TLC fails", []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States), "FAKE_TLC_EXIT=1"}, "TLC failed on " + config},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, err := run(t, c.env...)
+			if err == nil {
+				t.Fatalf("compare.sh succeeded, want it to stop:\n%s", out)
+			}
+			if !strings.Contains(errOut, c.want) {
+				t.Errorf("stderr %q, want it to say %q", errOut, c.want)
+			}
+			if strings.Contains(out, config+" ") {
+				t.Errorf("a row was printed:\n%s", out)
+			}
+		})
+	}
+}
