@@ -230,17 +230,55 @@ func (e *Encoder) Mark() Mark {
 // SkipSeq). It replays under those settings, or under another Now when
 // every instant in it was written at the top level (nowFree): those are
 // then written again relative to the new Now (Encoder.ReplayKept).
+//
+// The bytes and the offsets are one allocation, which holds no pointer:
+// the model checker keeps a recording for most nodes of every state it
+// finds new, and four allocations a recording, three of them scanned by
+// the collector, were a sixth of its allocations (docs/checker.md,
+// "Issue 13: twelfth round").
 type Recording struct {
-	buf              []byte
-	slots            []seqSlot
-	oslots           []int
-	instants         []instantSlot
+	// data is the recorded bytes, data[:n], then the offsets in them,
+	// each a little-endian uint32: of the nslots correlation ids, of the
+	// noslots order values, and of the ninsts instants, each of those
+	// followed by its value (a little-endian int64). Invariant: len(data)
+	// = n + 4*(nslots+noslots) + 12*ninsts.
+	data                       []byte
+	n, nslots, noslots, ninsts uint32
+	// space is the space of the first correlation id in the recording,
+	// and of every one when they share it; otherwise spaces holds each
+	// one's, in order (nil when they share one).
+	space            string
+	spaces           []string
 	now              int64
 	commits, skipSeq bool
 	nowFree          bool
 	// recorded is set by RecordSpan: the zero Recording is none, which
 	// ReplayKept never replays.
 	recorded bool
+}
+
+// bytes are the recorded bytes.
+func (r *Recording) bytes() []byte { return r.data[:r.n] }
+
+// slot is the offset in the recorded bytes of the i-th correlation id, and
+// its space.
+func (r *Recording) slot(i int) (int, string) {
+	off := int(binary.LittleEndian.Uint32(r.data[int(r.n)+4*i:]))
+	if r.spaces != nil {
+		return off, r.spaces[i]
+	}
+	return off, r.space
+}
+
+// oslot is the offset of the i-th order value.
+func (r *Recording) oslot(i int) int {
+	return int(binary.LittleEndian.Uint32(r.data[int(r.n+4*r.nslots)+4*i:]))
+}
+
+// instant is the offset and the value of the i-th instant.
+func (r *Recording) instant(i int) (int, int64) {
+	at := int(r.n+4*(r.nslots+r.noslots)) + 12*i
+	return int(binary.LittleEndian.Uint32(r.data[at:])), int64(binary.LittleEndian.Uint64(r.data[at+4:]))
 }
 
 // Record returns a copy of what was written after m, with its correlation
@@ -275,30 +313,40 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 func (e *Encoder) RecordSpan(s Span) Recording {
 	from, to := s.From, s.To
 	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested, recorded: true}
-	r.buf = slices.Clone(e.Buf[from.buf:to.buf])
-	if n := to.slots - from.slots; n > 0 {
-		r.slots = make([]seqSlot, n)
-		for i, sl := range e.slots[from.slots:to.slots] {
-			r.slots[i] = seqSlot{sl.off - from.buf, sl.space}
-			if e.finished {
-				binary.BigEndian.PutUint64(r.buf[r.slots[i].off:], e.raw[from.slots+i])
+	r.n = uint32(to.buf - from.buf)
+	r.nslots = uint32(to.slots - from.slots)
+	r.noslots = uint32(to.oslots - from.oslots)
+	if r.nowFree {
+		r.ninsts = uint32(to.instants - from.instants)
+	}
+	r.data = make([]byte, r.n, r.n+4*(r.nslots+r.noslots)+12*r.ninsts)
+	copy(r.data, e.Buf[from.buf:to.buf])
+	slots := e.slots[from.slots:to.slots]
+	for i, sl := range slots {
+		off := sl.off - from.buf
+		r.data = binary.LittleEndian.AppendUint32(r.data, uint32(off))
+		if e.finished {
+			binary.BigEndian.PutUint64(r.data[off:], e.raw[from.slots+i])
+		}
+		if i == 0 {
+			r.space = sl.space
+		} else if r.spaces == nil && sl.space != r.space {
+			r.spaces = make([]string, len(slots))
+			for j := range slots {
+				r.spaces[j] = slots[j].space
 			}
 		}
 	}
-	if n := to.oslots - from.oslots; n > 0 {
-		r.oslots = make([]int, n)
-		for i, o := range e.oslots[from.oslots:to.oslots] {
-			r.oslots[i] = o - from.buf
-			if e.finished {
-				binary.BigEndian.PutUint64(r.buf[r.oslots[i]:], e.rawOrders[from.oslots+i])
-			}
+	for i, o := range e.oslots[from.oslots:to.oslots] {
+		off := o - from.buf
+		r.data = binary.LittleEndian.AppendUint32(r.data, uint32(off))
+		if e.finished {
+			binary.BigEndian.PutUint64(r.data[off:], e.rawOrders[from.oslots+i])
 		}
 	}
-	if n := to.instants - from.instants; n > 0 && r.nowFree {
-		r.instants = make([]instantSlot, n)
-		for i, in := range e.instants[from.instants:to.instants] {
-			r.instants[i] = instantSlot{in.off - from.buf, in.t}
-		}
+	for _, in := range e.instants[from.instants : from.instants+int(r.ninsts)] {
+		r.data = binary.LittleEndian.AppendUint32(r.data, uint32(in.off-from.buf))
+		r.data = binary.LittleEndian.AppendUint64(r.data, uint64(in.t))
 	}
 	return r
 }
@@ -335,29 +383,39 @@ func (e *Encoder) ReplayKept(r *Recording) bool {
 // collection could change the item's length prefix and rank.
 func (e *Encoder) replayAt(r *Recording) {
 	base := len(e.Buf)
-	from, shift := 0, 0 // bytes of r.buf written; how far they moved
+	buf := r.bytes()
+	from, shift := 0, 0 // bytes of buf written; how far they moved
 	slot, oslot := 0, 0
-	// upTo writes r.buf up to end and the correlation ids and order
-	// values in it.
+	// upTo writes buf up to end and the correlation ids and order values
+	// in it.
 	upTo := func(end int) {
-		e.Buf = append(e.Buf, r.buf[from:end]...)
-		for ; slot < len(r.slots) && r.slots[slot].off < end; slot++ {
-			e.slots = append(e.slots, seqSlot{base + shift + r.slots[slot].off, r.slots[slot].space})
+		e.Buf = append(e.Buf, buf[from:end]...)
+		for ; slot < int(r.nslots); slot++ {
+			off, space := r.slot(slot)
+			if off >= end {
+				break
+			}
+			e.slots = append(e.slots, seqSlot{base + shift + off, space})
 		}
-		for ; oslot < len(r.oslots) && r.oslots[oslot] < end; oslot++ {
-			e.oslots = append(e.oslots, base+shift+r.oslots[oslot])
+		for ; oslot < int(r.noslots); oslot++ {
+			off := r.oslot(oslot)
+			if off >= end {
+				break
+			}
+			e.oslots = append(e.oslots, base+shift+off)
 		}
 		from = end
 	}
-	for _, in := range r.instants {
-		upTo(in.off)
+	for i := range int(r.ninsts) {
+		off, t := r.instant(i)
+		upTo(off)
 		before := len(e.Buf)
-		e.Instant(in.t)
-		old := instantLen(r.buf[in.off:])
+		e.Instant(t)
+		old := instantLen(buf[off:])
 		shift += len(e.Buf) - before - old
 		from += old
 	}
-	upTo(len(r.buf))
+	upTo(len(buf))
 }
 
 // instantLen is the length of the instant encoded at the start of b.
@@ -372,15 +430,23 @@ func instantLen(b []byte) int {
 // Replay appends a recording (see Record), written under e's Now.
 func (e *Encoder) Replay(r Recording) {
 	base := len(e.Buf)
-	e.appendEncoded(r.buf, r.slots, r.oslots)
+	e.Buf = append(e.Buf, r.bytes()...)
+	for i := range int(r.nslots) {
+		off, space := r.slot(i)
+		e.slots = append(e.slots, seqSlot{base + off, space})
+	}
+	for i := range int(r.noslots) {
+		e.oslots = append(e.oslots, base+r.oslot(i))
+	}
 	switch {
 	case !r.nowFree:
 		e.nested++
 	case e.depth > 0:
-		e.nested += len(r.instants)
+		e.nested += int(r.ninsts)
 	default:
-		for _, in := range r.instants {
-			e.instants = append(e.instants, instantSlot{base + in.off, in.t})
+		for i := range int(r.ninsts) {
+			off, t := r.instant(i)
+			e.instants = append(e.instants, instantSlot{base + off, t})
 		}
 	}
 }

@@ -487,8 +487,7 @@ func TestRecordingsStayIndependent(t *testing.T) {
 		}
 		// A deep copy, which no later recording could write into.
 		want := after
-		want.buf = bytes.Clone(after.buf)
-		want.slots, want.oslots, want.instants = slices.Clone(after.slots), slices.Clone(after.oslots), slices.Clone(after.instants)
+		want.data, want.spaces = bytes.Clone(after.data), slices.Clone(after.spaces)
 		all = append(all, kept{&after, want})
 	}
 	for i, k := range all {
