@@ -233,9 +233,9 @@ func (e *Encoder) Mark() Mark {
 //
 // The bytes and the offsets are one allocation, which holds no pointer:
 // the model checker keeps a recording for most nodes of every state it
-// finds new, and four allocations a recording, three of them scanned by
-// the collector, were a sixth of its allocations (docs/checker.md,
-// "Issue 13: twelfth round").
+// finds new, and up to four allocations a recording (the ids' one, with
+// their spaces, scanned by the collector) were a sixth of its
+// allocations (docs/checker.md, "Issue 13: twelfth round").
 type Recording struct {
 	// data is the recorded bytes, data[:n], then the offsets in them,
 	// each a little-endian uint32: of the nslots correlation ids, of the
