@@ -42,8 +42,10 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 (cd .. && go build -o "$tmp/rebalance" ./cmd/rebalance)
 
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", a / b }'; }
+# rate N SECONDS is N per second; ratio A B is A/B as "2.5x". Both read
+# "-" where the divisor is not positive.
+rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s; else printf "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.1fx", a / b; else printf "-" }'; }
 
 # GNU time gives each process's peak resident memory; without it the
 # memory columns read "-".
@@ -57,17 +59,19 @@ peak_mib() {
 
 # field NAME is the number NAME in the summary line of rebalance check
 # --json (its first line, one JSON object).
-field() { head -1 "$tmp/go.json" | grep -o "\"$1\": *[-0-9.e+]*" | head -1 | sed 's/.*: *//'; }
+field() { head -1 "$tmp/go.json" | { grep -o "\"$1\": *[-0-9.e+]*" || true; } | head -1 | sed 's/.*: *//'; }
 
 # gocheck WORKERS: runs our side of the row with WORKERS workers and sets
-# go_n (distinct states), go_s (exploration seconds), go_b (bytes per
-# state the checker stores) and go_m (peak resident MiB).
+# go_n (distinct states), go_r (states per second of the exploration),
+# go_s (its seconds, rounded for the table), go_b (bytes per state the
+# checker stores) and go_m (peak resident MiB).
 gocheck() {
   rm -f "$tmp/rss"
   "${gnutime[@]}" "$tmp/rebalance" check "${cmd[@]}" --records 0 --workers "$1" "${extra[@]}" --json >"$tmp/go.json" ||
     { cat "$tmp/go.json" >&2; echo "compare.sh: rebalance check --workers $1 failed on $name" >&2; exit 1; }
   go_n=$(field distinct_states) go_s=$(field elapsed_seconds) go_b=$(field bytes_per_state)
   [[ -n "$go_n" && -n "$go_s" && -n "$go_b" ]] || { cat "$tmp/go.json" >&2; echo "compare.sh: no counts in rebalance check's summary on $name" >&2; exit 1; }
+  go_r=$(rate "$go_n" "$go_s")
   go_s=$(awk -v s="$go_s" 'BEGIN { printf "%.2f", s }') go_b=$(awk -v b="$go_b" 'BEGIN { printf "%.1f", b }')
   go_m=$(peak_mib)
 }
@@ -102,12 +106,13 @@ for name in "${configs[@]}"; do
       { cat "$tmp/tlc.log" >&2; echo "compare.sh: TLC failed on $name" >&2; exit 1; }
     end=$(date +%s.%N)
     tlc_m=$(peak_mib)
-    tlc_s=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+    tlc_r=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
+    tlc_s=$(awk -v s="$tlc_r" 'BEGIN { printf "%.2f", s }')
     tlc_n=$({ grep -o '[0-9,]* distinct states found' "$tmp/tlc.log" || true; } | tail -1 | tr -d , | awk '{print $1}')
     [[ -n "$tlc_n" ]] || { cat "$tmp/tlc.log" >&2; echo "compare.sh: no state count in TLC's output on $name" >&2; exit 1; }
     # The specs have no records: the Go side leaves delivery out too.
     gocheck "$all"
-    all_n=$go_n all_r=$(rate "$go_n" "$go_s")
+    all_n=$go_n all_r=$go_r
     gocheck 1
     # The specs' state graphs equal the Go worlds' (docs/tla.md): a row
     # whose counts differ compares different worlds.
@@ -115,8 +120,7 @@ for name in "${configs[@]}"; do
       echo "compare.sh: $name $mode: TLC found $tlc_n states, rebalance check $go_n (1 worker) and $all_n ($all workers)" >&2
       exit 1
     fi
-    tlc_r=$(rate "$tlc_n" "$tlc_s")
-    go_r=$(rate "$go_n" "$go_s")
+    tlc_r=$(rate "$tlc_n" "$tlc_r")
     printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
       "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r")" "$go_b" "$tlc_m" "$go_m"
   done

@@ -1,6 +1,7 @@
 package crosscheck
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,12 +53,21 @@ func TestCompareScript(t *testing.T) {
 			t.Fatalf("compare.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 		}
 		var header []string
+		var allRate, speedUp string // the header's "goN/s" and "N/1", N the cores
 		modes := map[string]bool{}
 		for line := range strings.Lines(out) {
 			f := strings.Fields(line)
 			switch {
 			case len(f) > 0 && f[0] == "config":
 				header = f
+				for _, h := range header {
+					switch {
+					case strings.HasPrefix(h, "go") && strings.HasSuffix(h, "/s") && h != "go/s":
+						allRate = h
+					case strings.HasSuffix(h, "/1"):
+						speedUp = h
+					}
+				}
 			case len(f) > 0 && f[0] == config:
 				if len(f) != len(header) {
 					t.Fatalf("row %q has %d columns, the header %q %d", line, len(f), header, len(header))
@@ -71,10 +81,30 @@ func TestCompareScript(t *testing.T) {
 					t.Errorf("%s: states %s, want TLC's and the checker's %d", col["mode"], col["states"], g.States)
 				}
 				for _, h := range header {
-					if strings.HasSuffix(h, "/tlc") || strings.HasSuffix(h, "/1") {
-						if !strings.HasSuffix(col[h], "x") {
-							t.Errorf("%s: column %s = %q, want a ratio", col["mode"], h, col[h])
+					v := col[h]
+					switch {
+					case strings.HasSuffix(h, "/tlc") || strings.HasSuffix(h, "/1"):
+						r, err := strconv.ParseFloat(strings.TrimSuffix(v, "x"), 64)
+						if !strings.HasSuffix(v, "x") || err != nil || !(r > 0) || math.IsInf(r, 0) {
+							t.Errorf("%s: column %s = %q, want a positive ratio such as 2.5x", col["mode"], h, v)
 						}
+					case strings.HasSuffix(h, "/s"):
+						if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+							t.Errorf("%s: column %s = %q, want a positive rate", col["mode"], h, v)
+						}
+					}
+				}
+				// Each ratio is the quotient of its two rates, to the
+				// tenth it is printed with.
+				for _, q := range []struct{ ratio, num, den string }{
+					{"go/tlc", "go/s", "tlc/s"},
+					{speedUp, allRate, "go/s"},
+				} {
+					r, _ := strconv.ParseFloat(strings.TrimSuffix(col[q.ratio], "x"), 64)
+					num, _ := strconv.ParseFloat(col[q.num], 64)
+					den, _ := strconv.ParseFloat(col[q.den], 64)
+					if den <= 0 || math.Abs(r-num/den) > 0.05+0.01*num/den {
+						t.Errorf("%s: %s = %s, want %s / %s = %s / %s", col["mode"], q.ratio, col[q.ratio], q.num, q.den, col[q.num], col[q.den])
 					}
 				}
 				if b, err := strconv.ParseFloat(col["B/st"], 64); err != nil || b <= 0 {
