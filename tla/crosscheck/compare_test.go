@@ -37,7 +37,7 @@ func TestCompareScript(t *testing.T) {
 	if err := os.WriteFile(jar, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(t *testing.T, env ...string) (string, string, error) {
+	run := func(env ...string) (string, string, error) {
 		cmd := exec.Command("bash", filepath.Join("..", "compare.sh"), config)
 		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "TLA2TOOLS_JAR="+jar)
 		cmd.Env = append(cmd.Env, env...)
@@ -48,7 +48,7 @@ func TestCompareScript(t *testing.T) {
 	}
 
 	t.Run("rows", func(t *testing.T) {
-		out, errOut, err := run(t, "FAKE_TLC_STATES="+strconv.Itoa(g.States))
+		out, errOut, err := run("FAKE_TLC_STATES=" + strconv.Itoa(g.States))
 		if err != nil {
 			t.Fatalf("compare.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 		}
@@ -130,7 +130,7 @@ func TestCompareScript(t *testing.T) {
 		{"TLC fails", []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States), "FAKE_TLC_EXIT=1"}, "TLC failed on " + config},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, errOut, err := run(t, c.env...)
+			out, errOut, err := run(c.env...)
 			if err == nil {
 				t.Fatalf("compare.sh succeeded, want it to stop:\n%s", out)
 			}
