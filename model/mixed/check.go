@@ -18,11 +18,11 @@ type CheckOptions = core.CheckOptions[nextgen.Fault]
 // checkTiming is the checked world's timing: the next-gen family's, for
 // both protocols (a classic member's session and rebalance timeouts are
 // its JoinGroup's, which a consumer group keeps for it).
-var checkTiming = core.Timing{Heartbeat: 1000, Session: 3000, Rebalance: 4000}
+var checkTiming = ngworld.CheckTiming()
 
 // checkRequest is a next-gen member's request timeout, as in the next-gen
 // family's checked world.
-const checkRequest = 1500
+var checkRequest = ngworld.CheckRequestTimeout()
 
 // classicProtocols are the classic protocols every checked member offers:
 // Design I, the cooperative protocol (a classic member in a consumer group

@@ -23,6 +23,14 @@ func DefaultCheckOptions() CheckOptions { return core.DefaultCheckOptions[nextge
 // checkTiming is the checked world's timing (model/world.Timing).
 var checkTiming = core.Timing{Heartbeat: 1000, Session: 3000, Rebalance: 4000}
 
+// CheckTiming is the timing of the world CheckWorld builds (model/world.Timing);
+// the mixed group's checked world (model/mixed) runs on it too.
+func CheckTiming() core.Timing { return checkTiming }
+
+// CheckRequestTimeout is the request timeout of the members of the world
+// CheckWorld builds, and of the next-gen members of the mixed group's.
+func CheckRequestTimeout() int { return checkRequest }
+
 // checkRequest is the members' request timeout: between the heartbeat
 // interval and the session timeout, so that a member whose heartbeat is
 // lost retries (at 1000+1500 ms after its last accepted one) before its
