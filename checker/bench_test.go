@@ -16,7 +16,7 @@ import (
 // tla/compare.sh), and reports distinct states per second and the bytes the checker stores
 // per state (seen set, per-state records and liveness graph). Run it with
 //
-//	go test ./checker -run XXX -bench Explore -benchtime 1x -count 5
+//	go test ./checker -run XXX -bench 'Explore$' -benchtime 1x -count 5
 //
 // and compare the worker counts with benchstat. A one-worker row still
 // has every core, and its collector marks on the idle one; with -cpu 1,2
