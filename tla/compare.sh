@@ -78,7 +78,7 @@ gocheck() {
 
 all=$(nproc)
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "TLC: 1 worker; go: rebalance check --workers 1, then --workers $all (all cores)"
+echo "TLC: 1 worker; go: rebalance check --workers $all (all cores), then --workers 1"
 printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' \
   config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB
 for name in "${configs[@]}"; do
@@ -106,8 +106,8 @@ for name in "${configs[@]}"; do
       { cat "$tmp/tlc.log" >&2; echo "compare.sh: TLC failed on $name" >&2; exit 1; }
     end=$(date +%s.%N)
     tlc_m=$(peak_mib)
-    tlc_r=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
-    tlc_s=$(awk -v s="$tlc_r" 'BEGIN { printf "%.2f", s }')
+    tlc_secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
+    tlc_s=$(awk -v s="$tlc_secs" 'BEGIN { printf "%.2f", s }')
     tlc_n=$({ grep -o '[0-9,]* distinct states found' "$tmp/tlc.log" || true; } | tail -1 | tr -d , | awk '{print $1}')
     [[ -n "$tlc_n" ]] || { cat "$tmp/tlc.log" >&2; echo "compare.sh: no state count in TLC's output on $name" >&2; exit 1; }
     # The specs have no records: the Go side leaves delivery out too.
@@ -120,7 +120,7 @@ for name in "${configs[@]}"; do
       echo "compare.sh: $name $mode: TLC found $tlc_n states, rebalance check $go_n (1 worker) and $all_n ($all workers)" >&2
       exit 1
     fi
-    tlc_r=$(rate "$tlc_n" "$tlc_r")
+    tlc_r=$(rate "$tlc_n" "$tlc_secs")
     printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
       "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r")" "$go_b" "$tlc_m" "$go_m"
   done
