@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# tla/compare.sh [CONFIG...] times TLC and `rebalance check` side by side on
-# the same worlds: each configuration in tla/configs (by default the two
-# default-bounds worlds, classic-cooperative-m3j1t2p2c1l1d1 and
+# tla/compare.sh [--runs R] [CONFIG...] times TLC and `rebalance check` side
+# by side on the same worlds: each configuration in tla/configs (by default
+# the two default-bounds worlds, classic-cooperative-m3j1t2p2c1l1d1 and
 # nextgen-m3j1t2p2c1l1d1), safety only and with liveness, TLC with one
 # worker and no graph dump (tlc.sh dumps it for the cross-check; this
-# script does not), our checker with one worker and then with all cores.
-# It prints one row per configuration and mode, and the load average
-# before and after, so a loaded machine shows in the numbers.
+# script does not), our checker on all cores and on one worker, in turn, R
+# times each (default 3), right after TLC. It prints one row per
+# configuration and mode, and the load average before and after, so a
+# loaded machine shows in the numbers.
 #
 # The configuration's leading comment is the `rebalance check` command of
-# the same world; the script runs it with --workers 1 and --workers
-# $(nproc) (and --no-liveness for the safety-only row). TLC's time includes
-# the JVM's start; its rate is distinct states over that time, as ours is
-# distinct states over the exploration's time. Both must count the same
-# states (the specs' graphs equal the Go worlds'), or the script stops.
+# the same world; the script runs it with --workers $(nproc) and
+# --workers 1 (and --no-liveness for the safety-only row). TLC's time
+# includes the JVM's start; its rate is distinct states over that time, as
+# ours is distinct states over the exploration's time. Both must count the
+# same states (the specs' graphs equal the Go worlds'), or the script stops.
+# TLC runs once a row (it takes ten to a hundred times as long); our side
+# runs R times because one run of a few seconds carries the machine's
+# noise, which on a small VM is tens of percent (docs/checker.md), and the
+# all-cores column divides two such runs.
 #
 # Columns: states; TLC's seconds and states/s; ours on one worker, seconds,
 # states/s and the ratio to TLC's; ours on all N cores, states/s and the
@@ -21,6 +26,9 @@
 # (the seen set, per-state records and, with liveness, the graph: the
 # figure the 32-byte target is about); the peak resident memory of TLC's
 # JVM and of our one-worker process, in MiB (GNU time; "-" without it).
+# Our seconds, rates and memory are the medians of the R runs, and the
+# speed-up is the ratio of the two median rates. Below the table, each
+# row's runs: our seconds on all cores and on one worker, in run order.
 #
 # TLC is not installed by anything in this repository: set TLA2TOOLS_JAR
 # to a tla2tools.jar (docs/tla.md says how to get one).
@@ -32,6 +40,16 @@ if [[ -z "${TLA2TOOLS_JAR:-}" || ! -f "${TLA2TOOLS_JAR}" ]]; then
 fi
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
+
+runs=3
+if [[ "${1:-}" == --runs ]]; then
+  runs="${2:-}"
+  shift 2 || true
+fi
+if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
+  echo "compare.sh: --runs wants a whole number of runs, at least 1, not '$runs'" >&2
+  exit 2
+fi
 
 configs=("$@")
 if [[ ${#configs[@]} -eq 0 ]]; then
@@ -46,6 +64,14 @@ trap 'rm -rf "$tmp"' EXIT
 # "-" where the divisor is not positive.
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s; else printf "-" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.1fx", a / b; else printf "-" }'; }
+# secs V... lists the seconds V... to the millisecond, in one line.
+secs() { printf '%s\n' "$@" | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }'; }
+# median V... is the middle one of the numbers V... (the mean of the two
+# middle ones for an even count), or "-" when one of them is "-".
+median() {
+  printf '%s\n' "$@" | sort -g | awk '$1 == "-" { dash = 1 } { v[NR] = $1 }
+    END { if (dash) printf "-"; else if (NR % 2) printf "%.6f", v[(NR + 1) / 2]; else printf "%.6f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # GNU time gives each process's peak resident memory; without it the
 # memory columns read "-".
@@ -61,24 +87,24 @@ peak_mib() {
 # --json (its first line, one JSON object).
 field() { head -1 "$tmp/go.json" | { grep -o "\"$1\": *[-0-9.e+]*" || true; } | head -1 | sed 's/.*: *//'; }
 
-# gocheck WORKERS: runs our side of the row with WORKERS workers and sets
-# go_n (distinct states), go_r (states per second of the exploration),
-# go_s (its seconds, rounded for the table), go_b (bytes per state the
-# checker stores) and go_m (peak resident MiB).
+# gocheck WORKERS: runs our side of the row once with WORKERS workers and
+# sets go_n (distinct states), go_s (the exploration's seconds), go_b
+# (bytes per state the checker stores, rounded for the table) and go_m
+# (peak resident MiB).
 gocheck() {
   rm -f "$tmp/rss"
   "${gnutime[@]}" "$tmp/rebalance" check "${cmd[@]}" --records 0 --workers "$1" "${extra[@]}" --json >"$tmp/go.json" ||
     { cat "$tmp/go.json" >&2; echo "compare.sh: rebalance check --workers $1 failed on $name" >&2; exit 1; }
   go_n=$(field distinct_states) go_s=$(field elapsed_seconds) go_b=$(field bytes_per_state)
   [[ -n "$go_n" && -n "$go_s" && -n "$go_b" ]] || { cat "$tmp/go.json" >&2; echo "compare.sh: no counts in rebalance check's summary on $name" >&2; exit 1; }
-  go_r=$(rate "$go_n" "$go_s")
-  go_s=$(awk -v s="$go_s" 'BEGIN { printf "%.2f", s }') go_b=$(awk -v b="$go_b" 'BEGIN { printf "%.1f", b }')
+  go_b=$(awk -v b="$go_b" 'BEGIN { printf "%.1f", b }')
   go_m=$(peak_mib)
 }
 
 all=$(nproc)
+spread=()
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "TLC: 1 worker; go: rebalance check --workers $all (all cores), then --workers 1"
+echo "TLC: 1 worker; go: rebalance check --workers $all (all cores), then --workers 1, in turn, $runs runs each: medians"
 printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' \
   config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB
 for name in "${configs[@]}"; do
@@ -111,18 +137,32 @@ for name in "${configs[@]}"; do
     tlc_n=$({ grep -o '[0-9,]* distinct states found' "$tmp/tlc.log" || true; } | tail -1 | tr -d , | awk '{print $1}')
     [[ -n "$tlc_n" ]] || { cat "$tmp/tlc.log" >&2; echo "compare.sh: no state count in TLC's output on $name" >&2; exit 1; }
     # The specs have no records: the Go side leaves delivery out too.
-    gocheck "$all"
-    all_n=$go_n all_r=$go_r
-    gocheck 1
-    # The specs' state graphs equal the Go worlds' (docs/tla.md): a row
-    # whose counts differ compares different worlds.
-    if [[ "$go_n" != "$tlc_n" || "$all_n" != "$tlc_n" ]]; then
-      echo "compare.sh: $name $mode: TLC found $tlc_n states, rebalance check $go_n (1 worker) and $all_n ($all workers)" >&2
-      exit 1
-    fi
+    one_secs=() all_secs=() one_mib=()
+    for ((run = 0; run < runs; run++)); do
+      gocheck "$all"
+      all_n=$go_n
+      all_secs+=("$go_s")
+      gocheck 1
+      one_secs+=("$go_s")
+      one_mib+=("$go_m")
+      # The specs' state graphs equal the Go worlds' (docs/tla.md): a row
+      # whose counts differ compares different worlds.
+      if [[ "$go_n" != "$tlc_n" || "$all_n" != "$tlc_n" ]]; then
+        echo "compare.sh: $name $mode: TLC found $tlc_n states, rebalance check $go_n (1 worker) and $all_n ($all workers)" >&2
+        exit 1
+      fi
+    done
+    spread+=("$(printf '%-36s %-8s %s | %s' "$name" "$mode" "$(secs "${all_secs[@]}")" "$(secs "${one_secs[@]}")")")
+    go_secs=$(median "${one_secs[@]}")
+    go_r=$(rate "$go_n" "$go_secs") all_r=$(rate "$go_n" "$(median "${all_secs[@]}")")
+    go_s=$(awk -v s="$go_secs" 'BEGIN { printf "%.2f", s }')
+    go_m=$(median "${one_mib[@]}")
+    [[ "$go_m" == - ]] || go_m=$(awk -v m="$go_m" 'BEGIN { printf "%.0f", m }')
     tlc_r=$(rate "$tlc_n" "$tlc_secs")
     printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
       "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r")" "$go_b" "$tlc_m" "$go_m"
   done
 done
+echo "runs (seconds; all $all cores | one worker):"
+printf '%s\n' "${spread[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
