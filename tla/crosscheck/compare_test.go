@@ -15,9 +15,11 @@ import (
 // comparison in docs/checker.md, with a stand-in for TLC: a java on PATH
 // that prints the state count it is given (TLC is not installed where the
 // tests run). The Go side is the real rebalance check. The script must
-// print a row per mode with the columns its header names, and refuse to
-// print one when TLC fails, prints no count, or counts other states than
-// the checker does.
+// print a row per mode with the columns its header names and, below the
+// table, the --runs runs of each row; its medians must be medians; and it
+// must refuse to print a row when TLC fails, prints no count, or counts
+// other states than the checker does, and to start on a --runs that is
+// not a whole number of at least 1.
 func TestCompareScript(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatal("bash, which tla/compare.sh needs, is not on PATH")
