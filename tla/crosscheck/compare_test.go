@@ -50,11 +50,13 @@ func TestCompareScript(t *testing.T) {
 		return out.String(), errOut.String(), err
 	}
 
+	// counted has the stand-in TLC count the states the checker does.
+	counted := "FAKE_TLC_STATES=" + strconv.Itoa(g.States)
 	for _, c := range []struct {
 		args []string
 		runs int
 	}{{[]string{config}, 3}, {[]string{"--runs", "2", config}, 2}} {
-		t.Run("rows "+strings.Join(c.args, " "), func(t *testing.T) { checkCompareRows(t, run, c.args, c.runs, config, g.States) })
+		t.Run("rows "+strings.Join(c.args, " "), func(t *testing.T) { checkCompareRows(t, run, c.args, c.runs, counted, config, g.States) })
 	}
 
 	// The medians the rows print come from the script's median function,
@@ -84,10 +86,10 @@ func TestCompareScript(t *testing.T) {
 	}{
 		{"other count", []string{config}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States+1)}, "TLC found " + strconv.Itoa(g.States+1) + " states, rebalance check " + strconv.Itoa(g.States)},
 		{"no count", []string{config}, nil, "no state count in TLC's output"},
-		{"TLC fails", []string{config}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States), "FAKE_TLC_EXIT=1"}, "TLC failed on " + config},
-		{"no runs", []string{"--runs", "0", config}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States)}, "--runs wants a whole number of runs, at least 1, not '0'"},
-		{"runs not a number", []string{"--runs", "many", config}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States)}, "not 'many'"},
-		{"runs missing", []string{"--runs"}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States)}, "not ''"},
+		{"TLC fails", []string{config}, []string{counted, "FAKE_TLC_EXIT=1"}, "TLC failed on " + config},
+		{"no runs", []string{"--runs", "0", config}, []string{counted}, "--runs wants a whole number of runs, at least 1, not '0'"},
+		{"runs not a number", []string{"--runs", "many", config}, []string{counted}, "not 'many'"},
+		{"runs missing", []string{"--runs"}, []string{counted}, "not ''"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut, err := run(c.args, c.env...)
@@ -104,13 +106,14 @@ func TestCompareScript(t *testing.T) {
 	}
 }
 
-// checkCompareRows runs compare.sh with args (the configuration config,
-// whose worlds have states states, behind a TLC that reports that many)
-// and checks its output: a header that says it took the medians of runs
+// checkCompareRows runs compare.sh with args and the environment entry
+// counted (the configuration config, whose worlds have states states,
+// behind a stand-in TLC that counted sets to report that many) and checks
+// its output: a header that says it took the medians of runs
 // runs, rows for both modes, every column a positive number or ratio, and
 // each ratio the quotient of the rates it names.
-func checkCompareRows(t *testing.T, run func([]string, ...string) (string, string, error), args []string, runs int, config string, states int) {
-	out, errOut, err := run(args, "FAKE_TLC_STATES="+strconv.Itoa(states))
+func checkCompareRows(t *testing.T, run func([]string, ...string) (string, string, error), args []string, runs int, counted, config string, states int) {
+	out, errOut, err := run(args, counted)
 	if err != nil {
 		t.Fatalf("compare.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
