@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -70,10 +69,11 @@ func (w *World[M, T, C, P]) hasLog(r spec.Resource) bool {
 // position is the application's next record of partition r: its own if it
 // works on r, else the committed offset.
 func (w *World[M, T, C, P]) position(p *Process[M, T, C, P], r spec.Resource) int {
-	if pos, ok := p.positions[r]; ok {
+	if pos, ok := p.positions.get(r); ok {
 		return pos
 	}
-	return w.committed[r]
+	pos, _ := w.committed.get(r)
+	return pos
 }
 
 // consumable returns the partitions the application of process name may
@@ -134,23 +134,14 @@ func (w *World[M, T, C, P]) Consume(name string, r spec.Resource) error {
 	}
 	p := w.ownApplication(name) // processing does not step the member
 	pos := w.position(p, r)
-	positions := maps.Clone(p.positions)
-	if positions == nil {
-		positions = map[spec.Resource]int{}
-	}
-	positions[r] = pos + 1
-	p.positions = positions
-	processed := maps.Clone(w.processed)
-	if processed == nil {
-		processed = map[spec.Resource][]int{}
-	}
-	counts := slices.Clone(processed[r])
+	p.positions = p.positions.with(r, pos+1)
+	counts, _ := w.processed.get(r)
+	counts = slices.Clone(counts)
 	if counts == nil {
 		counts = make([]int, w.Records)
 	}
 	counts[pos] = min(counts[pos]+1, maxProcessed)
-	processed[r] = counts
-	w.processed = processed
+	w.processed = w.processed.with(r, counts)
 	if !w.unlogged {
 		w.logf("%s processed %s@%d", name, r, pos)
 	}
@@ -169,10 +160,10 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 	if w.Records == 0 || p == nil || p.Node == nil {
 		return
 	}
-	offsets := map[spec.Resource]int{}
-	for _, r := range rs {
-		if pos, ok := p.positions[r]; ok {
-			offsets[r] = pos
+	var offsets byResource[int]
+	for _, e := range p.positions {
+		if rs.Contains(e.R) {
+			offsets = append(offsets, e)
 		}
 	}
 	if len(offsets) == 0 {
@@ -180,21 +171,12 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 	}
 	p = w.own(name)
 	if !w.DeliveryFaults.Has(OwnPosition) {
-		positions := maps.Clone(p.positions)
-		for r := range offsets {
-			delete(positions, r)
-		}
-		p.positions = positions
+		p.positions = p.positions.without(rs)
 	}
 	if w.DeliveryFaults.Has(CommitAfterRelease) {
-		unsent := maps.Clone(p.unsent)
-		if unsent == nil {
-			unsent = map[spec.Resource]int{}
-		}
-		maps.Copy(unsent, offsets)
-		p.unsent = unsent
+		p.unsent = p.unsent.merged(offsets)
 		if !w.unlogged {
-			w.logf("%s gives up %s without committing", name, partitionsOf(offsets))
+			w.logf("%s gives up %s without committing", name, offsets.resources())
 		}
 		return
 	}
@@ -241,18 +223,13 @@ func (w *World[M, T, C, P]) committing() []string {
 	return out
 }
 
-// partitionsOf returns the partitions of offsets as a set.
-func partitionsOf(offsets map[spec.Resource]int) spec.Set {
-	return spec.NewSet(slices.Collect(maps.Keys(offsets))...)
-}
-
 // sendCommit sends the OffsetCommit of offsets from process name to the
 // coordinator, request and answer in one step, and moves the committed
 // offsets the answer accepts. It reports whether the coordinator refused
 // some of them (not when no commit could be sent).
-func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]int) (refused bool) {
+func (w *World[M, T, C, P]) sendCommit(name string, offsets byResource[int]) (refused bool) {
 	p := w.Process(name)
-	parts := partitionsOf(offsets)
+	parts := offsets.resources()
 	req, ok := w.Family.CommitRequest(*p.config, p.Node, parts)
 	if !ok {
 		return
@@ -287,12 +264,10 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets map[spec.Resource]in
 	}
 	accepted := c.Accepted()
 	if !accepted.IsEmpty() {
-		committed := maps.Clone(w.committed)
-		if committed == nil {
-			committed = map[spec.Resource]int{}
-		}
+		committed := w.committed
 		for _, r := range accepted {
-			committed[r] = offsets[r]
+			n, _ := offsets.get(r)
+			committed = committed.with(r, n)
 		}
 		w.committed = committed
 		w.checkDelivery()
@@ -342,7 +317,8 @@ func (w *World[M, T, C, P]) delivery(clone bool) spec.Delivery {
 	}
 	var zeros []int // shared by the partitions nobody processed, without clone
 	add := func(r spec.Resource) {
-		counts := w.processed[r]
+		counts, _ := w.processed.get(r)
+		committed, _ := w.committed.get(r)
 		switch {
 		case counts == nil && clone:
 			counts = make([]int, w.Records)
@@ -354,7 +330,7 @@ func (w *World[M, T, C, P]) delivery(clone bool) spec.Delivery {
 		case clone:
 			counts = slices.Clone(counts)
 		}
-		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: counts})
+		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: committed, Processed: counts})
 	}
 	if len(w.recordsOn) > 0 {
 		for _, r := range w.recordsOn {
@@ -404,42 +380,23 @@ func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
 	}
 	e.Bool(w.unclean)
 	encodeOffsets(e, w.committed)
-	var buf [8]spec.Resource
-	rs := sortedResources(buf[:0], w.processed)
-	e.Len(len(rs))
-	for _, r := range rs {
-		e.String(r.Topic)
-		e.Int(int64(r.Partition))
-		for _, n := range w.processed[r] {
+	e.Len(len(w.processed))
+	for _, x := range w.processed {
+		e.String(x.R.Topic)
+		e.Int(int64(x.R.Partition))
+		for _, n := range x.V {
 			e.Int(int64(n))
 		}
 	}
 }
 
-// sortedResources appends the keys of m to dst in resource order: the
-// encoders' sorted walk of a small map, without allocating when dst has
-// room for them.
-func sortedResources[V any](dst []spec.Resource, m map[spec.Resource]V) []spec.Resource {
-	for r := range m {
-		dst = append(dst, r)
-	}
-	slices.SortFunc(dst, spec.Resource.Compare)
-	return dst
-}
-
 // encodeOffsets writes offsets by resource in resource order.
-func encodeOffsets(e *canon.Encoder, offsets map[spec.Resource]int) {
-	if len(offsets) == 0 {
-		e.Len(0)
-		return
-	}
-	var buf [8]spec.Resource
-	rs := sortedResources(buf[:0], offsets)
-	e.Len(len(rs))
-	for _, r := range rs {
-		e.String(r.Topic)
-		e.Int(int64(r.Partition))
-		e.Int(int64(offsets[r]))
+func encodeOffsets(e *canon.Encoder, offsets byResource[int]) {
+	e.Len(len(offsets))
+	for _, x := range offsets {
+		e.String(x.R.Topic)
+		e.Int(int64(x.R.Partition))
+		e.Int(int64(x.V))
 	}
 }
 

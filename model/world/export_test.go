@@ -69,11 +69,13 @@ func DeliveryByFilter[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *Wor
 		if !w.hasLog(r) {
 			continue
 		}
-		counts := slices.Clone(w.processed[r])
+		counts, _ := w.processed.get(r)
+		counts = slices.Clone(counts)
 		if counts == nil {
 			counts = make([]int, w.Records)
 		}
-		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: w.committed[r], Processed: counts})
+		committed, _ := w.committed.get(r)
+		d.Partitions = append(d.Partitions, spec.Progress{Resource: r, Committed: committed, Processed: counts})
 	}
 	return d
 }

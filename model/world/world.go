@@ -49,11 +49,11 @@ type Process[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// record it will process (see delivery.go); replaced whole, never
 	// changed in place. Empty while the world's Records is 0. With the
 	// OwnPosition fault it keeps the positions of partitions given up too.
-	positions map[spec.Resource]int
+	positions byResource[int]
 	// unsent are the offsets the application gave up without committing
 	// them yet, by partition: only with the CommitAfterRelease fault, whose
 	// commit step (CommitReleased) sends them. Replaced whole.
-	unsent map[spec.Resource]int
+	unsent byResource[int]
 
 	// owner is the serial of the world that may change this process in
 	// place (World.serial); a fork shares its parent's processes and
@@ -248,8 +248,8 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// processed how many times each of its records was processed (the
 	// observer's, capped at maxProcessed). Both are replaced whole, never
 	// changed in place, so forks share them.
-	committed map[spec.Resource]int
-	processed map[spec.Resource][]int
+	committed byResource[int]
+	processed byResource[[]int]
 	// unclean is set once a member crashed, a message was lost or
 	// duplicated, a live member was fenced, or the coordinator refused a
 	// member's parting commit (ExactlyOnceWhenClean; commit).
