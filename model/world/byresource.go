@@ -12,8 +12,9 @@ import (
 // per partition.
 //
 // The world's states share these maps (a fork shares them with its
-// parent), so none is changed in place: with and without return a new
-// slice and leave the receiver as it was. The delivery state holds a few
+// parent), so none is changed in place: with, without and merged return
+// a new slice (or the receiver, where nothing changes) and leave the
+// receiver as it was. The delivery state holds a few
 // entries (the partitions with records), so a slice copied on every
 // change costs less than a Go map, which every change had to clone, and
 // its order is the canonical encoding's without sorting.
@@ -79,8 +80,8 @@ func (m byResource[V]) without(rs spec.Set) byResource[V] {
 	return out
 }
 
-// merged returns a copy of m with every entry of o set in it (o's value
-// where both have one).
+// merged returns m with every entry of o set in it (o's value where both
+// have one), as with does entry by entry: m itself when o is empty.
 func (m byResource[V]) merged(o byResource[V]) byResource[V] {
 	out := m
 	for _, e := range o {
