@@ -12,8 +12,8 @@ import (
 // per partition.
 //
 // The world's states share these maps (a fork shares them with its
-// parent), so none is changed in place: with, without and merged return
-// a new slice (or the receiver, where nothing changes) and leave the
+// parent), so none is changed in place: with, without, only and merged
+// return a new slice (or the receiver, where nothing changes) and leave the
 // receiver as it was. The delivery state holds a few
 // entries (the partitions with records), so a slice copied on every
 // change costs less than a Go map, which every change had to clone, and
@@ -58,10 +58,21 @@ func (m byResource[V]) with(r spec.Resource, v V) byResource[V] {
 // without returns m without the entries of the partitions in rs: m itself
 // when it has none of them, nil when nothing is left.
 func (m byResource[V]) without(rs spec.Set) byResource[V] {
-	keep := func(e resourceValue[V]) bool { return !rs.Contains(e.R) }
+	return m.filter(func(r spec.Resource) bool { return !rs.Contains(r) })
+}
+
+// only returns the entries of m of the partitions in rs: m itself when it
+// has no others, nil when it has none of them.
+func (m byResource[V]) only(rs spec.Set) byResource[V] {
+	return m.filter(rs.Contains)
+}
+
+// filter returns the entries of m whose partition keep holds for: m
+// itself when it holds for every one, nil when for none.
+func (m byResource[V]) filter(keep func(spec.Resource) bool) byResource[V] {
 	n := 0
 	for _, e := range m {
-		if keep(e) {
+		if keep(e.R) {
 			n++
 		}
 	}
@@ -73,7 +84,7 @@ func (m byResource[V]) without(rs spec.Set) byResource[V] {
 	}
 	out := make(byResource[V], 0, n)
 	for _, e := range m {
-		if keep(e) {
+		if keep(e.R) {
 			out = append(out, e)
 		}
 	}

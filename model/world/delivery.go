@@ -160,12 +160,7 @@ func (w *World[M, T, C, P]) commit(name string, rs spec.Set) {
 	if w.Records == 0 || p == nil || p.Node == nil {
 		return
 	}
-	var offsets byResource[int]
-	for _, e := range p.positions {
-		if rs.Contains(e.R) {
-			offsets = append(offsets, e)
-		}
-	}
+	offsets := p.positions.only(rs)
 	if len(offsets) == 0 {
 		return
 	}
@@ -264,12 +259,7 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets byResource[int]) (re
 	}
 	accepted := c.Accepted()
 	if !accepted.IsEmpty() {
-		committed := w.committed
-		for _, r := range accepted {
-			n, _ := offsets.get(r)
-			committed = committed.with(r, n)
-		}
-		w.committed = committed
+		w.committed = w.committed.merged(offsets.only(accepted))
 		w.checkDelivery()
 	}
 	w.apply(node.CoordinatorNode, out)
