@@ -9,16 +9,6 @@ import (
 	core "github.com/rebalance-ref/rebalance/model/world"
 )
 
-// CheckOptions are the knobs of the closed world rebalance check explores
-// (see model/world.CheckOptions). The classic family has no use for
-// AddPartitions (its coordinator takes no metadata); LeaderBounces,
-// LeaderFailover, MaxDelay and ClaimGeneration are its own.
-type CheckOptions = core.CheckOptions[classic.Faults]
-
-// DefaultCheckOptions is the world rebalance check explores by default
-// (model/world.DefaultCheckOptions).
-func DefaultCheckOptions() CheckOptions { return core.DefaultCheckOptions[classic.Faults]() }
-
 // checkTiming is the checked world's timing (model/world.Timing); the
 // scheduled delay of Designs II and III is longer than the session
 // timeout, as the rebalance timeout is, and the step delay as short as a
@@ -29,6 +19,16 @@ const (
 	checkDelay     = 3000
 	checkStepDelay = 1000
 )
+
+// CheckOptions are the knobs of the closed world rebalance check explores
+// (see model/world.CheckOptions). The classic family has no use for
+// AddPartitions (its coordinator takes no metadata); LeaderBounces,
+// LeaderFailover, MaxDelay and ClaimGeneration are its own.
+type CheckOptions = core.CheckOptions[classic.Faults]
+
+// DefaultCheckOptions is the world rebalance check explores by default
+// (model/world.DefaultCheckOptions).
+func DefaultCheckOptions() CheckOptions { return core.DefaultCheckOptions[classic.Faults]() }
 
 // resolvesClaims reports whether p settles conflicting claims by
 // generation (classic.ClaimResolver).
