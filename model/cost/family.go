@@ -39,25 +39,8 @@ type coordNode[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
 }
 
 // memberNode is a family's member as the engine drives it: the closed
-// world's member, stepped with StepInto (see node.Output.Reset), which
-// both families' members have.
-type memberNode[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
-	core.Member[M, T, C]
-	StepInto(in node.Input, out *node.Output[M, T, C])
-}
-
-// asMemberNode is the closed world's new member m (or err) as a
-// memberNode. A member without StepInto is a bug of this package.
-func asMemberNode[M fmt.Stringer, T sim.Timer, C fmt.Stringer](m core.Member[M, T, C], err error) (memberNode[M, T, C], error) {
-	if err != nil {
-		return nil, err
-	}
-	n, ok := m.(memberNode[M, T, C])
-	if !ok {
-		panic(fmt.Sprintf("cost: the closed world's member %T has no StepInto", m))
-	}
-	return n, nil
-}
+// world's member, stepped with StepInto (see node.Output.Reset).
+type memberNode[M fmt.Stringer, T sim.Timer, C fmt.Stringer] = core.Member[M, T, C]
 
 // family is what the engine needs of a protocol family.
 type family[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
@@ -116,7 +99,7 @@ func (f classicFamily) newCoordinator(cfg Config, _ spec.Topics) (coordNode[clas
 }
 
 func (f classicFamily) newMember(name, instance string, topics []string, inc int, meta spec.Topics) (memberNode[classic.Message, classic.Timer, classic.Callback], error) {
-	return asMemberNode(classicworld.Family{}.NewMember(classic.MemberConfig{
+	return classicworld.Family{}.NewMember(classic.MemberConfig{
 		Name:              name,
 		InstanceID:        instance,
 		Topics:            slices.Clone(topics),
@@ -125,7 +108,7 @@ func (f classicFamily) newMember(name, instance string, topics []string, inc int
 		RebalanceTimeout:  f.t.Rebalance,
 		HeartbeatInterval: f.t.Heartbeat,
 		Metadata:          maps.Clone(meta),
-	}, inc, meta))
+	}, inc, meta)
 }
 
 func (classicFamily) classify(cb classic.Callback) (cbKind, spec.Set) {
@@ -189,12 +172,12 @@ func (f nextgenFamily) newCoordinator(cfg Config, topics spec.Topics) (coordNode
 }
 
 func (f nextgenFamily) newMember(name, instance string, topics []string, inc int, _ spec.Topics) (memberNode[nextgen.Message, nextgen.Timer, nextgen.Callback], error) {
-	return asMemberNode(ngworld.Family{GroupID: groupID}.NewMember(nextgen.MemberConfig{
+	return ngworld.Family{GroupID: groupID}.NewMember(nextgen.MemberConfig{
 		Name:             name,
 		InstanceID:       instance,
 		Topics:           slices.Clone(topics),
 		RebalanceTimeout: f.t.Rebalance,
-	}, inc, nil))
+	}, inc, nil)
 }
 
 func (nextgenFamily) classify(cb nextgen.Callback) (cbKind, spec.Set) {

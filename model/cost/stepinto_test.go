@@ -92,5 +92,5 @@ func (c stepCoord[M, T, C]) StepInto(in node.Input, out *node.Output[M, T, C]) {
 type stepMember[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct{ memberNode[M, T, C] }
 
 func (m stepMember[M, T, C]) StepInto(in node.Input, out *node.Output[M, T, C]) {
-	*out = m.Step(in)
+	*out = m.memberNode.(stepper[M, T, C]).Step(in)
 }

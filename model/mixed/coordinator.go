@@ -119,6 +119,11 @@ func (c *Coordinator) Step(in node.Input) Output {
 	return c.stepConsumerGroup(in)
 }
 
+// StepInto is Step with the output written into *out (core.Coordinator):
+// the step's lists replace out's, since Step builds them by translating
+// the group's own output.
+func (c *Coordinator) StepInto(in node.Input, out *Output) { *out = c.Step(in) }
+
 // stepClassicGroup steps the classic group, or converts it for a
 // ConsumerGroupHeartbeat.
 func (c *Coordinator) stepClassicGroup(in node.Input) Output {

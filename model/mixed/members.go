@@ -32,6 +32,11 @@ func (m classicMember) Step(in node.Input) Output {
 	return fromClassic(m.Member.Step(cin))
 }
 
+// StepInto is Step with the output written into *out (core.Member); the
+// translated lists replace out's. It hides classic.Member's StepInto,
+// which writes the classic output.
+func (m classicMember) StepInto(in node.Input, out *Output) { *out = m.Step(in) }
+
 func (m classicMember) CloneMember() member { return classicMember{m.Clone()} }
 
 // Encode writes the protocol, then the member as the classic family
@@ -57,6 +62,10 @@ func (m consumerMember) Step(in node.Input) Output {
 	}
 	return fromConsumer(m.Member.Step(nin))
 }
+
+// StepInto is Step with the output written into *out (core.Member), as
+// classicMember's is.
+func (m consumerMember) StepInto(in node.Input, out *Output) { *out = m.Step(in) }
 
 func (m consumerMember) CloneMember() member { return consumerMember{m.Clone()} }
 

@@ -446,7 +446,7 @@ func TestCopies(t *testing.T) {
 			if d.String() != before {
 				t.Fatalf("%s of a %s group differs from it", name, typ)
 			}
-			d.Step(node.Input{Now: s.W.Now + 100000, Event: node.Receive[nextgen.Message]{From: "A", Msg: nextgen.Classic{Msg: classic.LeaveGroupRequest{MemberID: "A-1"}}}})
+			d.StepInto(node.Input{Now: s.W.Now + 100000, Event: node.Receive[nextgen.Message]{From: "A", Msg: nextgen.Classic{Msg: classic.LeaveGroupRequest{MemberID: "A-1"}}}}, new(Output))
 			if d.String() == before {
 				t.Fatalf("%s: A's LeaveGroup changed nothing", name)
 			}

@@ -240,9 +240,10 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets byResource[int]) (re
 	}
 	fenced := w.memberView(name, p, nil).Fenced
 	w.ownCoordinator()
-	out := w.Coordinator.Step(node.Input{Now: w.Now, Event: node.Receive[M]{From: p.Address(name), Msg: req}})
+	out := w.stepOutput()
+	w.Coordinator.StepInto(node.Input{Now: w.Now, Event: node.Receive[M]{From: p.Address(name), Msg: req}}, out)
 	c := spec.Commit{Member: name, Fenced: fenced, Partitions: parts, Error: spec.UnknownServerError}
-	kept := out.Messages[:0:0]
+	kept := out.Messages[:0] // the output is the world's own (stepOutput): filtered in place
 	for _, m := range out.Messages {
 		if code, refused, ok := w.Family.CommitError(m.Msg); ok && m.To == p.Address(name) {
 			c.Error, c.Refused = code, refused // the application takes the answer at once
@@ -250,6 +251,7 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets byResource[int]) (re
 		}
 		kept = append(kept, m)
 	}
+	clear(out.Messages[len(kept):])
 	out.Messages = kept
 	if !w.unlogged {
 		w.logf("%s", c)
@@ -262,7 +264,8 @@ func (w *World[M, T, C, P]) sendCommit(name string, offsets byResource[int]) (re
 		w.committed = w.committed.merged(offsets.only(accepted))
 		w.checkDelivery()
 	}
-	w.apply(node.CoordinatorNode, out)
+	w.apply(node.CoordinatorNode, *out)
+	w.release(out)
 	return len(accepted) < len(parts)
 }
 

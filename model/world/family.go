@@ -48,8 +48,11 @@ const (
 // Coordinator is a family's group coordinator as the world drives it. M, T
 // and C are the family's message, timer and callback types.
 type Coordinator[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
-	// Step applies one input (see the family's coordinator).
-	Step(node.Input) node.Output[M, T, C]
+	// StepInto applies one input (see the family's coordinator), writing
+	// what the coordinator asks for into *out, which it empties first. It
+	// keeps no reference to out or its lists: the world steps every node
+	// into buffers it reuses (World.stepOutputs).
+	StepInto(node.Input, *node.Output[M, T, C])
 	// CloneCoordinator returns a deep copy that shares nothing mutable.
 	CloneCoordinator() Coordinator[M, T, C]
 	// IsMember reports whether id is a current member.
@@ -87,8 +90,9 @@ type Forker[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
 
 // Member is a family's member node as the world drives it.
 type Member[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
-	// Step applies one input (see the family's member).
-	Step(node.Input) node.Output[M, T, C]
+	// StepInto applies one input (see the family's member), as the
+	// coordinator's StepInto does.
+	StepInto(node.Input, *node.Output[M, T, C])
 	// CloneMember returns a deep copy that shares nothing mutable.
 	CloneMember() Member[M, T, C]
 	// View is the member as the laws see it (Current and Fenced are the

@@ -20,9 +20,9 @@ type stepBreaks struct {
 	stepped bool
 }
 
-func (c *stepBreaks) Step(in node.Input) node.Output[classic.Message, classic.Timer, classic.Callback] {
+func (c *stepBreaks) StepInto(in node.Input, out *node.Output[classic.Message, classic.Timer, classic.Callback]) {
 	c.stepped = true
-	return c.Coordinator.Step(in)
+	c.Coordinator.StepInto(in, out)
 }
 
 func (c *stepBreaks) CloneCoordinator() core.Coordinator[classic.Message, classic.Timer, classic.Callback] {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/node"
@@ -224,6 +225,14 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// names is the names of the processes, sorted; replaced whole, never
 	// changed in place, so forks share it.
 	names []string
+	// stepOutputs holds the emptied outputs that nodes step into
+	// (stepOutput, release): a step's output lives only until the world
+	// has applied it, and a fresh one for each step was a tenth of the
+	// bytes a next-gen exploration allocates. Shared by the world New
+	// made and every clone and fork of it; a sync.Pool, since the model
+	// checker's workers step forks of one world at once. Nil in a zero
+	// World, which then allocates an output a step.
+	stepOutputs *sync.Pool
 	// unlogged makes logf a no-op: the model checker's steps keep no log
 	// (a counterexample is replayed as a scenario, which logs).
 	unlogged bool
@@ -267,7 +276,7 @@ type abandonment struct {
 // New returns a world of family f with coordinator c over topics, and no
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
-	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true}
+	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true, stepOutputs: new(sync.Pool)}
 	w.coordinatorOwned = true
 	w.prev = w.View()
 	return w
@@ -866,11 +875,36 @@ func (w *World[M, T, C, P]) isolated(addr string) bool {
 
 func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
 	w.ownCoordinator()
-	out := w.Coordinator.Step(node.Input{Now: w.Now, Event: e})
+	out := w.stepOutput()
+	w.Coordinator.StepInto(node.Input{Now: w.Now, Event: e}, out)
 	if r, ok := w.Coordinator.(TimerResetter); ok && r.TimersReset() {
 		w.Timers = w.Timers.DropNode(node.CoordinatorNode)
 	}
-	w.apply(node.CoordinatorNode, out)
+	w.apply(node.CoordinatorNode, *out)
+	w.release(out)
+}
+
+// stepOutput returns an empty output for one node's step to write into,
+// one that a step before it released if there is one (stepOutputs).
+func (w *World[M, T, C, P]) stepOutput() *node.Output[M, T, C] {
+	if w.stepOutputs != nil {
+		if out, ok := w.stepOutputs.Get().(*node.Output[M, T, C]); ok {
+			return out
+		}
+	}
+	return new(node.Output[M, T, C])
+}
+
+// release takes back an output from stepOutput once the world has
+// applied it. It empties it first (node.Output.Reset), so the buffers
+// kept keep no message, callback or round alive. Nothing may read out
+// afterwards.
+func (w *World[M, T, C, P]) release(out *node.Output[M, T, C]) {
+	if w.stepOutputs == nil {
+		return
+	}
+	out.Reset()
+	w.stepOutputs.Put(out)
 }
 
 // TimerResetter is a coordinator whose step may replace its whole state
@@ -885,12 +919,14 @@ type TimerResetter interface {
 func (w *World[M, T, C, P]) stepMember(name string, e node.Event) {
 	p := w.own(name)
 	id := p.Node.ID()
-	out := p.Node.Step(node.Input{Now: w.Now, Event: e})
+	out := w.stepOutput()
+	p.Node.StepInto(node.Input{Now: w.Now, Event: e}, out)
 	if id != "" && p.Node.ID() != id && !p.Node.Phase().Done() && w.Coordinator.MemberNode(id) != "" {
 		w.abandoned = append(slices.Clip(w.abandoned), abandonment{id: id, process: name, at: w.Now})
 	}
 	w.checkSpuriousLoss(name, id, out.Callbacks)
-	w.apply(name, out)
+	w.apply(name, *out)
+	w.release(out)
 }
 
 // networkExcuses reports whether the network has done enough so far to
