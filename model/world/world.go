@@ -227,11 +227,13 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	names []string
 	// stepOutputs holds the emptied outputs that nodes step into
 	// (stepOutput, release): a step's output lives only until the world
-	// has applied it, and a fresh one for each step was a tenth of the
-	// bytes a next-gen exploration allocates. Shared by the world New
-	// made and every clone and fork of it; a sync.Pool, since the model
-	// checker's workers step forks of one world at once. Nil in a zero
-	// World, which then allocates an output a step.
+	// has applied it, and a fresh one for each step was about 5 % of the
+	// bytes an exploration allocates (docs/checker.md, sixteenth round).
+	// Shared by the world New made and every clone and fork of it; a
+	// sync.Pool, since the model checker's workers step forks of one
+	// world at once, and a commit steps the coordinator while the output
+	// that caused it is still being applied. Nil in a zero World, which
+	// then allocates an output a step.
 	stepOutputs *sync.Pool
 	// unlogged makes logf a no-op: the model checker's steps keep no log
 	// (a counterexample is replayed as a scenario, which logs).
