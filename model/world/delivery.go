@@ -373,23 +373,26 @@ func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
 	}
 	e.Bool(w.unclean)
 	encodeOffsets(e, w.committed)
-	e.Len(len(w.processed))
-	for _, x := range w.processed {
-		e.String(x.R.Topic)
-		e.Int(int64(x.R.Partition))
-		for _, n := range x.V {
+	encodeByResource(e, w.processed, func(counts []int) {
+		for _, n := range counts {
 			e.Int(int64(n))
 		}
-	}
+	})
 }
 
 // encodeOffsets writes offsets by resource in resource order.
 func encodeOffsets(e *canon.Encoder, offsets byResource[int]) {
-	e.Len(len(offsets))
-	for _, x := range offsets {
+	encodeByResource(e, offsets, func(n int) { e.Int(int64(n)) })
+}
+
+// encodeByResource writes m's length, then each entry in resource order:
+// its partition, then value's encoding of its value.
+func encodeByResource[V any](e *canon.Encoder, m byResource[V], value func(V)) {
+	e.Len(len(m))
+	for _, x := range m {
 		e.String(x.R.Topic)
 		e.Int(int64(x.R.Partition))
-		e.Int(int64(x.V))
+		value(x.V)
 	}
 }
 
