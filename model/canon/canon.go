@@ -45,6 +45,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -555,8 +556,8 @@ func Map[K comparable, V any](e *Encoder, m map[K]V, entry func(k K, v V)) {
 // Map does with an entry that writes the key with String, then the value
 // with value. It writes exactly what that Map call writes, faster when
 // Rename is unset: length-prefixed keys differ before the values do, so
-// the entries' byte order is the keys' order by length, then by bytes,
-// and the entries can be written in that order directly.
+// the entries' byte order is the keys' order by length, then by bytes
+// (CompareKeys), and the entries can be written in that order directly.
 func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 	if e.Rename != nil || len(m) > 16 {
 		Map(e, m, func(k K, v V) {
@@ -570,13 +571,47 @@ func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b K) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(string(a), string(b))) })
-	e.Len(len(keys))
+	slices.SortFunc(keys, func(a, b K) int { return CompareKeys(string(a), string(b)) })
+	writeKeyed(e, keys, func(k K) K { return k }, func(k K) { value(m[k]) })
+}
+
+// KeyedSlice appends entries keyed by strings, given in the order of their
+// keys by CompareKeys with no key twice, as KeyedMap appends the map that
+// holds them: key(v) is an entry's key, value(v) writes its value. It
+// sorts nothing unless Rename is set (renamed keys may order otherwise).
+// It panics on entries out of that order, which would encode as another
+// map.
+func KeyedSlice[K ~string, V any](e *Encoder, entries []V, key func(V) K, value func(V)) {
+	if e.Rename != nil {
+		e.Sorted(len(entries), func(i int) {
+			e.String(string(key(entries[i])))
+			value(entries[i])
+		})
+		return
+	}
+	writeKeyed(e, entries, key, value)
+}
+
+// CompareKeys orders map keys as KeyedMap writes them, which is the byte
+// order of their length-prefixed encodings: by length, then by bytes.
+func CompareKeys(a, b string) int {
+	return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
+}
+
+// writeKeyed writes entries, in their keys' CompareKeys order, as Map
+// writes the map of them (each entry its key with String then its value,
+// behind the entry's length), without encoding them apart to sort them.
+func writeKeyed[K ~string, V any](e *Encoder, entries []V, key func(V) K, value func(V)) {
+	e.Len(len(entries))
 	e.depth++
-	for _, k := range keys {
+	for i, v := range entries {
+		k := string(key(v))
+		if i > 0 && CompareKeys(string(key(entries[i-1])), k) >= 0 {
+			panic(fmt.Sprintf("canon: keyed entries out of order: %q after %q", k, string(key(entries[i-1]))))
+		}
 		start := len(e.Buf)
-		e.String(string(k))
-		value(m[k])
+		e.String(k)
+		value(v)
 		// Map writes each entry behind its length: write it in front.
 		entry := len(e.Buf) - start
 		var lenBuf [binary.MaxVarintLen64]byte
@@ -747,15 +782,21 @@ func (e *Encoder) Topics(t spec.Topics) {
 	if len(t) == 0 {
 		return
 	}
-	var buf [8]string
-	names := buf[:0]
-	for n := range t {
-		names = append(names, n)
+	// The counts are taken with the names, so that none is looked up
+	// again.
+	type topic struct {
+		name       string
+		partitions int32
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		e.String(n)
-		e.Int(int64(t[n]))
+	var buf [8]topic
+	topics := buf[:0]
+	for n, p := range t {
+		topics = append(topics, topic{n, p})
+	}
+	slices.SortFunc(topics, func(a, b topic) int { return strings.Compare(a.name, b.name) })
+	for _, x := range topics {
+		e.String(x.name)
+		e.Int(int64(x.partitions))
 	}
 }
 

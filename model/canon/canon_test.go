@@ -257,7 +257,8 @@ func TestSortedKeepsItsItems(t *testing.T) {
 	}
 }
 
-// TestKeyedMapIsMap: KeyedMap writes what Map writes with an entry of the
+// TestKeyedMapIsMap: KeyedMap, and KeyedSlice given the map's entries
+// in order, write what Map writes with an entry of the
 // key then the value, correlation ids and order values in the values
 // included, with and without Rename.
 func TestKeyedMapIsMap(t *testing.T) {
@@ -280,10 +281,42 @@ func TestKeyedMapIsMap(t *testing.T) {
 			mapped.Seq(3)
 			KeyedMap(keyed, m, value(keyed))
 			Map(mapped, m, func(k string, v uint64) { mapped.String(k); value(mapped)(v) })
-			if k, mp := keyed.Finish(), mapped.Finish(); !bytes.Equal(k, mp) {
+			// KeyedSlice, given the entries in CompareKeys order.
+			type entry struct {
+				k string
+				v uint64
+			}
+			var entries []entry
+			for k, v := range m {
+				entries = append(entries, entry{k, v})
+			}
+			slices.SortFunc(entries, func(a, b entry) int { return CompareKeys(a.k, b.k) })
+			sliced := &Encoder{Rename: rename}
+			sliced.Seq(3)
+			KeyedSlice(sliced, entries, func(x entry) string { return x.k }, func(x entry) { value(sliced)(x.v) })
+			k, mp := bytes.Clone(keyed.Finish()), mapped.Finish()
+			if !bytes.Equal(k, mp) {
 				t.Errorf("%d keys, rename %v: KeyedMap wrote %x, Map %x", n, rename != nil, k, mp)
 			}
+			if sl := sliced.Finish(); !bytes.Equal(sl, mp) {
+				t.Errorf("%d keys, rename %v: KeyedSlice wrote %x, Map %x", n, rename != nil, sl, mp)
+			}
 		}
+	}
+}
+
+// TestKeyedSliceRefusesDisorder: entries out of CompareKeys order (or a
+// key twice) would encode as another map, so KeyedSlice panics on them.
+func TestKeyedSliceRefusesDisorder(t *testing.T) {
+	for _, keys := range [][]string{{"B", "A"}, {"AB", "Z"}, {"A", "A"}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("KeyedSlice took keys %q", keys)
+				}
+			}()
+			KeyedSlice(&Encoder{}, keys, func(k string) string { return k }, func(string) {})
+		}()
 	}
 }
 

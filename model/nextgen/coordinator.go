@@ -329,7 +329,7 @@ type Coordinator struct {
 	// members holds each member's record. A record is never written
 	// after it is stored (setRecord stores a changed copy), so forks share
 	// the records, and the map until their first write to it.
-	members map[spec.MemberID]*member
+	members memberTable
 	// instances maps each static member's instance id to its member id
 	// (Kafka's staticMembers). It holds exactly the members with an
 	// instance id.
@@ -449,12 +449,9 @@ type step struct {
 	seq uint64 `canon:"seq"`
 	// msgs and timers back out.Messages and out.Timers for the one
 	// message almost every step sends and the few timer commands it
-	// gives, and view and joinView hold the coordinator as validate sees
-	// it (see group and joinGroup): a step is allocated anyway, and they
-	// would be allocations of their own.
-	msgs           [1]Envelope
-	timers         [2]TimerCmd
-	view, joinView groupView
+	// gives.
+	msgs   [1]Envelope
+	timers [2]TimerCmd
 }
 
 // send sends msg to to. A HeartbeatResponse goes through respond instead.
@@ -467,21 +464,6 @@ func (s *step) send(to string, msg Message) {
 func (s *step) respond(to string, r HeartbeatResponse) {
 	r.Seq = s.seq
 	s.send(to, r)
-}
-
-// group returns c as validate sees it, c being the coordinator the step
-// runs on. The value lives in s.
-func (s *step) group(c *Coordinator) *groupView {
-	s.view = groupView{c: c}
-	return &s.view
-}
-
-// joinGroup returns v, a view of c for the member epoch check of a
-// heartbeat, as validate.Join sees it. The value lives in s, apart from
-// group's.
-func (s *step) joinGroup(v groupView) *groupView {
-	s.joinView = v
-	return &s.joinView
 }
 
 // NewCoordinator returns the coordinator of a group that does not exist
@@ -501,7 +483,6 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 		assignors: map[string]assign.Assignor{},
 		state:     GroupEmpty,
 		topics:    cfg.Topics,
-		members:   map[spec.MemberID]*member{},
 		instances: map[string]spec.MemberID{},
 		target:    spec.Assignment{},
 	}
@@ -545,9 +526,6 @@ func (c *Coordinator) Step(in node.Input) Output {
 	s.out.Messages, s.out.Timers = s.msgs[:0], s.timers[:0]
 	c.handle(s, in)
 	s.out.NilEmpty()
-	// The output may outlive the coordinator, and out.Messages keeps s
-	// alive: s keeps no pointer to it.
-	s.view, s.joinView = groupView{}, groupView{}
 	return s.out
 }
 
@@ -610,7 +588,7 @@ func (c *Coordinator) handleOffsets(s *step, from string, seq uint64, group stri
 	case !c.exists:
 		rej = rejection(spec.GroupIDNotFound, "Group %s does not exist.", group)
 	default:
-		rej, stale = rule(s.group(c))
+		rej, stale = rule(groupView{c})
 	}
 	s.out.Messages = append(s.out.Messages, Envelope{From: CoordinatorNode, To: from,
 		Msg: OffsetResponse{Seq: seq, Error: rej.Code, ErrorMessage: rej.Message, StalePartitions: stale}})
@@ -847,8 +825,8 @@ func (s *step) cancelRebalance(m *member) {
 // the ids in skip), appended to dst[:0] (which may be nil).
 func (c *Coordinator) subscribedNames(dst []string, override *member, skip ...spec.MemberID) []string {
 	names := dst[:0]
-	for id, m := range c.members {
-		if slices.Contains(skip, id) || (override != nil && id == override.id) {
+	for _, m := range c.members {
+		if slices.Contains(skip, m.id) || (override != nil && m.id == override.id) {
 			continue
 		}
 		names = append(names, m.subscription...)
@@ -1064,12 +1042,12 @@ func (c *Coordinator) Exists() bool { return c.exists }
 // Members returns every member id the group records, sorted, including
 // static members parked at epoch -2 (see IsMember).
 func (c *Coordinator) Members() []spec.MemberID {
-	return slices.Sorted(maps.Keys(c.members))
+	return c.members.ids()
 }
 
 // IsMember reports whether id is a current member: recorded and at a
 // non-negative epoch. A static member parked at -2 is not current.
-func (c *Coordinator) IsMember(id spec.MemberID) bool { return c.members[id].current() }
+func (c *Coordinator) IsMember(id spec.MemberID) bool { return c.members.get(id).current() }
 
 // current reports whether m (nil for no record) is a current member: at a
 // non-negative epoch.
@@ -1077,7 +1055,7 @@ func (m *member) current() bool { return m != nil && m.cur.Epoch >= 0 }
 
 // recordOf returns a copy of member id's record, and whether there is one.
 func (c *Coordinator) recordOf(id spec.MemberID) (member, bool) {
-	if m := c.members[id]; m != nil {
+	if m := c.members.get(id); m != nil {
 		return *m, true
 	}
 	return member{}, false
@@ -1085,7 +1063,7 @@ func (c *Coordinator) recordOf(id spec.MemberID) (member, bool) {
 
 // epochOf is member id's epoch, 0 for an unknown member.
 func (c *Coordinator) epochOf(id spec.MemberID) spec.Epoch {
-	if m := c.members[id]; m != nil {
+	if m := c.members.get(id); m != nil {
 		return m.cur.Epoch
 	}
 	return 0
@@ -1095,7 +1073,7 @@ func (c *Coordinator) epochOf(id spec.MemberID) spec.Epoch {
 // which forks may share.
 func (c *Coordinator) setRecord(m member) {
 	c.ownMembers()
-	c.members[m.id] = &m
+	c.members.put(&m)
 }
 
 // HeartbeatInterval is the interval the coordinator gives its members
@@ -1105,7 +1083,7 @@ func (c *Coordinator) HeartbeatInterval() Millis { return c.cfg.HeartbeatInterva
 // MemberNode returns the node name the member's last accepted regular
 // heartbeat came from, or "" for an unknown member.
 func (c *Coordinator) MemberNode(id spec.MemberID) string {
-	if m := c.members[id]; m != nil {
+	if m := c.members.get(id); m != nil {
 		return m.node
 	}
 	return ""
@@ -1114,7 +1092,7 @@ func (c *Coordinator) MemberNode(id spec.MemberID) string {
 // IsMemberAt reports whether id is a current member (IsMember) whose last
 // accepted request came from node (MemberNode), in one lookup.
 func (c *Coordinator) IsMemberAt(id spec.MemberID, node string) bool {
-	m := c.members[id]
+	m := c.members.get(id)
 	return m.current() && m.node == node
 }
 
@@ -1201,7 +1179,7 @@ func (c *Coordinator) Owners() spec.Assignment {
 // Clone returns a deep copy of c that shares nothing mutable with it.
 func (c *Coordinator) Clone() *Coordinator {
 	n := *c
-	n.members = maps.Clone(c.members)
+	n.members = slices.Clone(c.members)
 	n.instances = maps.Clone(c.instances)
 	n.target = maps.Clone(c.target)
 	n.owners = c.owners.clone()
@@ -1251,7 +1229,7 @@ func (c *Coordinator) ownTarget() {
 // never written) if it is shared, before a write to it.
 func (c *Coordinator) ownMembers() {
 	if c.shared&sharedMembers != 0 {
-		c.members = maps.Clone(c.members)
+		c.members = slices.Clone(c.members)
 		c.shared &^= sharedMembers
 	}
 }
@@ -1392,10 +1370,11 @@ func (c *Coordinator) checkInvariants() error {
 	}
 	statics := 0
 	held := map[spec.Resource][]holder{}
-	for id, m := range c.members {
-		if m.id != id || id == "" {
-			return fail("member %q recorded as %q", id, m.id)
-		}
+	if err := c.members.ordered(); err != nil {
+		return err
+	}
+	for _, m := range c.members {
+		id := m.id
 		if m.instanceID != "" {
 			statics++
 			if c.instances[m.instanceID] != id {

@@ -119,7 +119,7 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 	if req.RequireKnownMemberID {
 		version = 4
 	}
-	g := s.group(c)
+	g := groupView{c}
 	dec, rej := validate.ClassicJoin(g, validate.ClassicJoinRequest{
 		GroupID: c.cfg.GroupID, MemberID: req.MemberID, InstanceID: instance,
 		ProtocolType: req.ProtocolType, Protocols: protocolNames(req.Protocols), Version: version,
@@ -223,7 +223,7 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 func (c *Coordinator) nextClassicID(clientID string) (spec.MemberID, uint64) {
 	for n := c.classicIDs + 1; ; n++ {
 		id := spec.MemberID(fmt.Sprintf("%s-%d", clientID, n))
-		if _, taken := c.members[id]; !taken {
+		if !c.members.has(id) {
 			return id, n
 		}
 	}
@@ -400,8 +400,7 @@ func (c *Coordinator) classicLeave(s *step, from string, req classic.LeaveGroupR
 		}
 		id = holder
 	}
-	m, ok := c.members[id]
-	if !ok || !m.cl.use {
+	if m := c.members.get(id); m == nil || !m.cl.use {
 		answer(spec.UnknownMemberID)
 		return
 	}
@@ -423,7 +422,7 @@ func (c *Coordinator) classicLeave(s *step, from string, req classic.LeaveGroupR
 func (c *Coordinator) classicCommit(s *step, from string, req classic.OffsetCommitRequest) {
 	var rej validate.Rejection
 	if !c.cfg.Faults.Has(AcceptStaleCommits) {
-		rej, _ = validate.OffsetCommit(s.group(c), req.MemberID, spec.Epoch(req.Generation), 8, nil,
+		rej, _ = validate.OffsetCommit(groupView{c}, req.MemberID, spec.Epoch(req.Generation), 8, nil,
 			validate.Semantics{BeforeKafka20066: c.cfg.Semantics.BeforeKafka20066})
 	}
 	s.classicAnswer(from, classic.OffsetCommitResponse{Seq: req.Seq, Error: rej.Code})

@@ -32,7 +32,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Topics(c.targetTopics)
 	e.Bool(c.metadataExpired)
 
-	canon.KeyedMap(e, c.members, func(m *member) { m.encode(e) })
+	canon.KeyedSlice(e, c.members, func(m *member) spec.MemberID { return m.id }, func(m *member) { m.encode(e) })
 	canon.StringMap(e, c.instances)
 	e.Assignment(c.target)
 

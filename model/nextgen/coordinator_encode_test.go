@@ -35,9 +35,9 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.members = map[spec.MemberID]*member{
-		"A-1": {id: "A-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 5000},
-		"B-1": {id: "B-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 6000},
+	c.members = memberTable{
+		{id: "A-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 5000},
+		{id: "B-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 6000},
 	}
 	c.owners.set(spec.TP("T", 0), slotOf([]holder{{member: "A-1", epoch: 1}}))
 	c.owners.set(spec.TP("T", 1), slotOf([]holder{{member: "B-1", epoch: 1}}))
@@ -58,7 +58,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 		t.Errorf("a changed owner leaves the encoding the same")
 	}
 	d = c.Clone()
-	m := *d.members["B-1"]
+	m := *d.members.get("B-1")
 	m.sessionAt = 7000
 	d.setRecord(m)
 	if enc(d) == want {
@@ -67,7 +67,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 
 	// The assignment epochs are written only in a world with commits.
 	d = c.Clone()
-	m = *d.members["A-1"]
+	m = *d.members.get("A-1")
 	m.assignedAt = []validate.AssignmentEpoch{{Partition: spec.TP("T", 0), Epoch: 1}}
 	d.setRecord(m)
 	if enc(d) != want {
@@ -152,9 +152,9 @@ func TestEncodingOfClassicMembers(t *testing.T) {
 		"sync at":    func(m *classicMember) { m.syncAt = 5 },
 	} {
 		edits[name] = func(c *Coordinator) {
-			m := *c.members["C-1"] // records are never changed in place
+			m := *c.members.get("C-1") // records are never changed in place
 			f(&m.cl)
-			c.members["C-1"] = &m
+			c.members.put(&m)
 		}
 	}
 	for name, edit := range edits {

@@ -85,7 +85,7 @@ func blank(s string) bool {
 func (c *Coordinator) handleLeave(s *step, from string, r HeartbeatRequest) {
 	var g validate.Group
 	if c.exists {
-		g = s.group(c)
+		g = groupView{c}
 	}
 	dec, rej := validate.Leave(g, r)
 	if !rej.OK() {
@@ -139,7 +139,7 @@ func (c *Coordinator) parkStatic(s *step, id spec.MemberID) {
 // DowngradeTo; the removal is still applied here, so that the coordinator
 // stays a consistent consumer group for a caller that keeps it.
 func (c *Coordinator) fence(s *step, id spec.MemberID) {
-	if validate.DowngradeOnLeave(s.group(c), id, c.cfg.Migration, c.cfg.ClassicMaxSize).Downgrades() {
+	if validate.DowngradeOnLeave(groupView{c}, id, c.cfg.Migration, c.cfg.ClassicMaxSize).Downgrades() {
 		g := c.classicGroup(id, nil, classic.GroupPreparingRebalance)
 		c.downgrade = &g
 	}
@@ -168,7 +168,7 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 	s.cancelRebalance(&m)
 	s.cancelClassicTimers(&m)
 	c.ownMembers()
-	delete(c.members, id)
+	c.members.remove(id)
 }
 
 // regularHeartbeat is the regular path of consumerGroupHeartbeat (epoch
@@ -215,12 +215,10 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 func (c *Coordinator) regularHeartbeat(s *step, from string, r HeartbeatRequest, owned spec.Set) {
 	var g validate.Group
 	if c.exists {
-		v := groupView{c: c}
+		g = groupView{c}
 		if c.cfg.Faults.Has(SkipEpochCheck) {
-			req := r
-			v.skipEpochCheck = &req
+			g = skipEpochCheckView{groupView{c}, r}
 		}
-		g = s.joinGroup(v)
 	}
 	dec, rej := validate.Join(g, r, c.cfg.MaxSize, validate.Semantics{BeforeKafka19233: c.cfg.Semantics.BeforeKafka19233})
 	if !rej.OK() {
@@ -250,7 +248,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r HeartbeatRequest,
 		}
 		base.cur.Epoch, base.cur.PreviousEpoch = 0, 0
 		gone = append(gone, dec.Member)
-		if _, ok := c.members[r.MemberID]; ok && r.MemberID != dec.Member {
+		if c.members.has(r.MemberID) && r.MemberID != dec.Member {
 			// The new member id belongs to another member: Kafka's records
 			// overwrite it. Its own partitions are released.
 			gone = append(gone, r.MemberID)
@@ -376,8 +374,8 @@ func (c *Coordinator) withholding(id spec.MemberID, withheld spec.Set) *spec.Wit
 // the configuration.
 func (c *Coordinator) preferredAssignor(updated member, gone []spec.MemberID) string {
 	counts := map[string]int{}
-	for id, m := range c.members {
-		if id != updated.id && !slices.Contains(gone, id) && m.assignor != "" {
+	for _, m := range c.members {
+		if m.id != updated.id && !slices.Contains(gone, m.id) && m.assignor != "" {
 			counts[m.assignor]++
 		}
 	}
@@ -398,7 +396,7 @@ func (c *Coordinator) preferredAssignor(updated member, gone []spec.MemberID) st
 func (c *Coordinator) targetMembers() []target.Member {
 	out := make([]target.Member, 0, len(c.members))
 	for _, id := range c.Members() {
-		out = append(out, targetMember(*c.members[id]))
+		out = append(out, targetMember(*c.members.get(id)))
 	}
 	return out
 }
@@ -442,15 +440,29 @@ func resubscribed(old, topics []string) []string {
 	return distinct(topics)
 }
 
-// groupView is the coordinator as validate.Group. With skipEpochCheck, the
-// heartbeat req (under the SkipEpochCheck fault; nil otherwise), it
-// reports the requesting member at the request's epoch wherever validate
-// runs the member epoch check, so the check always passes; a static member
-// parked at -2 is left as it is (the fault skips the epoch check, not the
-// parking).
-type groupView struct {
-	c              *Coordinator
-	skipEpochCheck *HeartbeatRequest
+// groupView is the coordinator as validate.Group. It is one pointer, so
+// that it goes into the interface without an allocation.
+type groupView struct{ c *Coordinator }
+
+// skipEpochCheckView is the coordinator as validate.Join sees it under the
+// SkipEpochCheck fault, the heartbeat being req: it reports the requesting
+// member at the request's epoch wherever validate runs the member epoch
+// check, so the check always passes; a static member parked at -2 is left
+// as it is (the fault skips the epoch check, not the parking).
+type skipEpochCheckView struct {
+	groupView
+	req HeartbeatRequest
+}
+
+func (v skipEpochCheckView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
+	info, ok := v.groupView.Member(id)
+	if req := v.req; ok && id == req.MemberID && info.Epoch >= 0 {
+		staticJoin := req.InstanceID != nil && req.MemberEpoch == 0 // no epoch check there
+		if !staticJoin {
+			info.Epoch = req.MemberEpoch
+		}
+	}
+	return info, ok
 }
 
 func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
@@ -466,12 +478,6 @@ func (v groupView) Member(id spec.MemberID) (validate.MemberInfo, bool) {
 	}
 	if m.cl.use {
 		info.Protocols = protocolNames(m.cl.protocols)
-	}
-	if req := v.skipEpochCheck; req != nil && id == req.MemberID && m.cur.Epoch >= 0 {
-		staticJoin := req.InstanceID != nil && req.MemberEpoch == 0 // no epoch check there
-		if !staticJoin {
-			info.Epoch = req.MemberEpoch
-		}
 	}
 	return info, true
 }
@@ -652,7 +658,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(valid
 
 	// Commit.
 	for _, id := range gone {
-		if _, ok := c.members[id]; ok {
+		if c.members.has(id) {
 			c.drop(s, id)
 		}
 	}

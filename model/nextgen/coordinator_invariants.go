@@ -3,6 +3,7 @@ package nextgen
 import (
 	"slices"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -38,8 +39,9 @@ func (c *Coordinator) invariantsHold() bool {
 	}
 	perSet := c.cfg.Faults.Has(PerSetEpochUpdate)
 	statics, holdings := 0, 0
-	for id, m := range c.members {
-		if m.id != id || id == "" {
+	for i, m := range c.members {
+		id := m.id
+		if id == "" || i > 0 && canon.CompareKeys(string(c.members[i-1].id), string(id)) >= 0 {
 			return false
 		}
 		if m.instanceID != "" {
@@ -124,7 +126,7 @@ func (c *Coordinator) ownersMatch(holdings int) bool {
 				if i >= 0 {
 					h = s.rest[i]
 				}
-				if h.epoch != 0 || c.members[h.member] == nil || i >= 0 && compareHolders(prev, h) >= 0 {
+				if h.epoch != 0 || !c.members.has(h.member) || i >= 0 && compareHolders(prev, h) >= 0 {
 					return false
 				}
 				prev = h

@@ -22,14 +22,13 @@ type corruption struct {
 // editMember replaces a random member's record by a copy changed by f; no
 // change when there is no member.
 func editMember(c *Coordinator, rng *rand.Rand, f func(m *member)) {
-	ids := slices.Sorted(maps.Keys(c.members))
-	if len(ids) == 0 {
+	if len(c.members) == 0 {
 		return
 	}
-	id := ids[rng.IntN(len(ids))]
-	m := *c.members[id]
+	i := rng.IntN(len(c.members))
+	m := *c.members[i]
 	f(&m)
-	c.members[id] = &m
+	c.members[i] = &m // in the same place even if f changed m.id
 }
 
 // editSlot changes the slot of a random partition the owner map has a row
@@ -50,7 +49,7 @@ func editSlot(c *Coordinator, rng *rand.Rand, f func(s slot) slot) {
 
 // randomID is a random member's id, or a stranger's.
 func randomID(c *Coordinator, rng *rand.Rand) spec.MemberID {
-	ids := slices.Sorted(maps.Keys(c.members))
+	ids := c.members.ids()
 	if len(ids) == 0 || rng.IntN(4) == 0 {
 		return "stranger"
 	}

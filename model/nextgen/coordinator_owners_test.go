@@ -126,7 +126,7 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 			faults |= PerSetEpochUpdate
 		}
 		// The coordinator's member records give the holders' epochs.
-		c := &Coordinator{cfg: &CoordinatorConfig{Faults: faults}, members: map[spec.MemberID]*member{}}
+		c := &Coordinator{cfg: &CoordinatorConfig{Faults: faults}}
 		ref := &refOwners{faults: faults, owners: map[spec.Resource][]holder{}}
 		ids := []spec.MemberID{"A", "B", "C"}
 		cur := map[spec.MemberID]reconcile.Member{}
@@ -177,7 +177,7 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 			}
 			if leave {
 				delete(cur, id)
-				delete(c.members, id)
+				c.members.remove(id)
 			} else {
 				cur[id] = next
 				c.setRecord(member{id: id, cur: next})
