@@ -19,7 +19,7 @@ import (
 // handful of members compares a few strings instead of hashing one.
 //
 // Invariants: ids strictly increase by canon.CompareKeys, and every entry
-// is non-nil. A record is never written after it is stored (put stores a
+// is non-nil (put stores the address of a record, never nil). A record is never written after it is stored (put stores a
 // changed copy), so copies of the table share records; a fork shares the
 // slice itself until its first write (Coordinator.ownMembers).
 type memberTable []*member
@@ -93,12 +93,10 @@ func (t memberTable) ids() []spec.MemberID {
 }
 
 // ordered returns an error naming the first pair of entries out of the
-// table's order (or a nil entry or an empty id), nil when there is none.
+// table's order (or an entry without an id), nil when there is none.
 func (t memberTable) ordered() error {
 	for i, m := range t {
 		switch {
-		case m == nil:
-			return fmt.Errorf("member table entry %d is empty", i)
 		case m.id == "":
 			return fmt.Errorf("member table entry %d has no member id", i)
 		case i > 0 && canon.CompareKeys(string(t[i-1].id), string(m.id)) >= 0:

@@ -835,6 +835,15 @@ func TestFaults(t *testing.T) {
 		s.hb(1000, withInstance(hbOwned("S", 7, "{foo-2 foo-3 foo-5}"), "i"), `
 			send coordinator->S HeartbeatResponse member=S epoch=3 assignment=null
 			set session(S)@46000`)
+		// A static member parked at -2 stays parked: the fault skips the
+		// epoch check, not the parking, so a heartbeat at its old epoch
+		// is fenced as it is without the fault.
+		for _, faults := range []Fault{0, SkipEpochCheck} {
+			p := baseGroup(t, CoordinatorConfig{Faults: faults})
+			p.step(1000, Receive{From: "S", Msg: withInstance(leave("S", spec.StaticLeaveEpoch), "i")})
+			p.hb(1100, withInstance(hbOwned("S", 3, "{foo-2 foo-3 foo-5}"), "i"), `
+				send coordinator->S HeartbeatResponse error=FENCED_MEMBER_EPOCH The consumer group member has a greater member epoch (3) than the one known by the group coordinator (-2). The member must abandon all its partitions and rejoin.`)
+		}
 		// Nor a dynamic member's rejoin at epoch 0, which is fenced
 		// before KAFKA-19233 without the fault (TestRejoinAtEpochZero).
 		old := twoMembers(t, CoordinatorConfig{Faults: SkipEpochCheck, Semantics: Semantics{BeforeKafka19233: true}})
