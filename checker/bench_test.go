@@ -24,7 +24,8 @@ import (
 // against workers=2 at 2 is the speed-up of one core to two
 // (docs/checker.md, "Issue 13: twelfth round").
 func BenchmarkExplore(b *testing.B) {
-	hugeheap.Advise(hugeheap.DefaultSize) // as rebalance check does (--huge-pages)
+	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
+	hugeheap.Advise(hugeheap.DefaultSize)             // as rebalance check does (--huge-pages)
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		for _, c := range []struct {
 			workers  int
@@ -32,7 +33,6 @@ func BenchmarkExplore(b *testing.B) {
 		}{{1, true}, {2, true}, {1, false}} {
 			name := fmt.Sprintf("protocol=%s/liveness=%t/workers=%d", p, c.liveness, c.workers)
 			b.Run(name, func(b *testing.B) {
-				defer debug.SetGCPercent(debug.SetGCPercent(GCPercent(c.workers))) // as rebalance check sets it
 				var r Result
 				for b.Loop() {
 					var err error
@@ -59,8 +59,8 @@ func BenchmarkExplore(b *testing.B) {
 //
 //	go test ./checker -run XXX -bench ExploreRecords -benchtime 1x -count 6
 func BenchmarkExploreRecords(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent(1))) // as rebalance check sets it for one worker
-	hugeheap.Advise(hugeheap.DefaultSize)                      // as rebalance check does (--huge-pages)
+	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
+	hugeheap.Advise(hugeheap.DefaultSize)             // as rebalance check does (--huge-pages)
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		b.Run("protocol="+p, func(b *testing.B) {
 			var r Result

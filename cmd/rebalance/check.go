@@ -253,12 +253,16 @@ func runCheck(out io.Writer, o checkOptions) error {
 	if o.memoryLimit, err = memoryLimit(o.maxMemory); err != nil {
 		return usageError{err}
 	}
-	// The collector setting the explorer runs best at with these workers
-	// (checker.GCPercent: twice the default while a core is left for the
-	// collector, four times once every core runs a worker); near the
-	// memory limit the runtime collects harder instead.
+	// The explorer keeps its frontier of concrete states alive and makes
+	// much short-lived garbage. Collecting at four times the live heap
+	// rather than the default once is faster on the default worlds, with
+	// one worker and more so with two, where the collector has no idle
+	// core to run on (measured against 200 and 800 in fresh processes:
+	// docs/checker.md, issue 13's fifth round); it costs peak memory
+	// (about 1.6 times that at 200), and near the memory limit the
+	// runtime collects harder instead.
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(checker.GCPercent(o.workers)))
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	if o.memoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit * 9 / 10))
