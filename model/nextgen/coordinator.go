@@ -332,8 +332,8 @@ type Coordinator struct {
 	members memberTable
 	// instances maps each static member's instance id to its member id
 	// (Kafka's staticMembers). It holds exactly the members with an
-	// instance id.
-	instances map[string]spec.MemberID
+	// instance id, so the encoding leaves it out (EncodeCanon).
+	instances map[string]spec.MemberID `canon:"-"`
 	// target is the target assignment: exactly one entry per member.
 	target spec.Assignment
 	// owners is Kafka's currentPartitionEpoch: for every partition that a

@@ -6,17 +6,27 @@ import (
 )
 
 // EncodeCanon writes the coordinator's canonical encoding (package canon):
-// every field of its group state, the members as a multiset (member ids
-// may be renamed), instants relative to the clock. The configuration and
-// the assignors are left out: they are fixed when the coordinator is made
-// and never change, so they are the same in every state a model compares.
+// its group state, the members as a multiset (member ids may be renamed),
+// instants relative to the clock. The configuration and the assignors are
+// left out: they are fixed when the coordinator is made and never change,
+// so they are the same in every state a model compares.
+//
+// So is what the coordinator's invariants (CheckInvariants) make a
+// function of the rest, since two coordinators equal in the rest are then
+// equal in it too: the instance ids (exactly the members' own), the
+// subscription metadata while it has not expired (what the members'
+// subscriptions and the metadata image give), and the owner map except
+// under the PerSetEpochUpdate fault (exactly the members' holdings, at
+// their epochs). The model checker checks the invariants after every step
+// that changes the coordinator, so a state that broke one is reported
+// before anything could be merged with it.
 //
 // A coordinator that has generated no classic member id, and whose members
-// all use the consumer protocol, encodes exactly as before classic members
-// existed: the classic member id counter is written only once it is not 0
-// (as 2 or 3 where exists is written as 0 or 1, then the counter), and a
-// member's classic record only for a classic member (after its other
-// fields, inside its length-prefixed entry).
+// all use the consumer protocol, writes no classic field: the classic
+// member id counter is written only once it is not 0 (as 2 or 3 where
+// exists is written as 0 or 1, then the counter), and a member's classic
+// record only for a classic member (after its other fields, inside its
+// length-prefixed entry).
 func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	if c.classicIDs == 0 {
 		e.Bool(c.exists)
@@ -28,14 +38,19 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Int(int64(c.groupEpoch))
 	e.Int(int64(c.targetEpoch))
 	e.Topics(c.topics)
-	e.Topics(c.subscribed)
-	e.Topics(c.targetTopics)
 	e.Bool(c.metadataExpired)
+	if c.metadataExpired {
+		e.Topics(c.subscribed)
+	}
+	e.Topics(c.targetTopics)
 
 	canon.KeyedSlice(e, c.members, func(m *member) spec.MemberID { return m.id }, func(m *member) { m.encode(e) })
-	canon.StringMap(e, c.instances)
+	// instances: left out (canon:"-"), a function of the members' records.
 	e.Assignment(c.target)
 
+	if !c.cfg.Faults.Has(PerSetEpochUpdate) {
+		return // owners: a function of the members' records
+	}
 	// Resources are never renamed, so the owners are written in resource
 	// order.
 	e.Len(c.owners.len())
@@ -43,22 +58,15 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 		e.String(r.Topic)
 		e.Int(int64(r.Partition))
 		e.Len(1 + len(s.rest))
-		c.encodeHolder(e, s.first)
-		for _, h := range s.rest {
-			c.encodeHolder(e, h)
+		for i := -1; i < len(s.rest); i++ {
+			h := s.first
+			if i >= 0 {
+				h = s.rest[i]
+			}
+			e.String(string(h.member))
+			e.Int(int64(h.epoch))
 		}
 	})
-}
-
-// encodeHolder writes a holder as c.holders returns it: its member, and
-// its epoch as stored under the PerSetEpochUpdate fault, else its
-// member's.
-func (c *Coordinator) encodeHolder(e *canon.Encoder, h holder) {
-	e.String(string(h.member))
-	if !c.cfg.Faults.Has(PerSetEpochUpdate) {
-		h.epoch = c.epochOf(h.member)
-	}
-	e.Int(int64(h.epoch))
 }
 
 // encode writes every field of the member record (the assignment epochs

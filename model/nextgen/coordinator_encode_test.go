@@ -19,7 +19,7 @@ import (
 func TestEncoderCoversEveryField(t *testing.T) {
 	const encoder = "Coordinator.EncodeCanon"
 	nodetest.CheckEncoders(t,
-		nodetest.Encoded{Type: reflect.TypeFor[Coordinator](), Encoder: encoder, Handled: 17, LeftOut: []string{"cfg", "assignors", "shared", "downgrade"}},
+		nodetest.Encoded{Type: reflect.TypeFor[Coordinator](), Encoder: encoder, Handled: 17, LeftOut: []string{"cfg", "assignors", "instances", "shared", "downgrade"}},
 		nodetest.Encoded{Type: reflect.TypeFor[member](), Encoder: encoder, Handled: 16},
 		nodetest.Encoded{Type: reflect.TypeFor[classicMember](), Encoder: encoder, Handled: 9},
 		nodetest.Encoded{Type: reflect.TypeFor[reconcile.Member](), Encoder: encoder, Handled: 5},
@@ -28,8 +28,10 @@ func TestEncoderCoversEveryField(t *testing.T) {
 }
 
 // TestEncodingSeesMembersAndOwners: coordinators that differ in a member
-// record or in the owner map encode differently, and the encoding does not
-// depend on map order.
+// record encode differently, and in the owner map only under the
+// PerSetEpochUpdate fault (without it the map is derived, as are the
+// instance ids and the subscription metadata until it expires); the
+// encoding does not depend on map order.
 func TestEncodingSeesMembersAndOwners(t *testing.T) {
 	c, err := NewCoordinator(CoordinatorConfig{GroupID: "g", Topics: spec.Topics{"T": 2}})
 	if err != nil {
@@ -52,12 +54,44 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 			t.Fatalf("encoding depends on map order")
 		}
 	}
-	d := c.Clone()
-	d.owners.set(spec.TP("T", 1), slotOf([]holder{{member: "A-1", epoch: 1}}))
-	if enc(d) == want {
-		t.Errorf("a changed owner leaves the encoding the same")
+	// The owner map, the instance ids and the current subscription
+	// metadata are functions of the members' records (CheckInvariants):
+	// a coordinator that differs in them alone has broken an invariant,
+	// and encodes the same.
+	for name, edit := range map[string]func(d *Coordinator){
+		"owner":                 func(d *Coordinator) { d.owners.set(spec.TP("T", 1), slotOf([]holder{{member: "A-1"}})) },
+		"instance id":           func(d *Coordinator) { d.instances = map[string]spec.MemberID{"i": "A-1"} },
+		"subscription metadata": func(d *Coordinator) { d.subscribed = spec.Topics{"U": 1} },
+	} {
+		d := c.Clone()
+		edit(d)
+		if enc(d) != want {
+			t.Errorf("a changed %s alone changes the encoding", name)
+		}
 	}
-	d = c.Clone()
+	// Under PerSetEpochUpdate the owner map is the fault's own state, and
+	// expired subscription metadata is the last refresh's: both written.
+	perSet := *c.cfg
+	perSet.Faults = PerSetEpochUpdate
+	for name, edit := range map[string]func(d *Coordinator){
+		"owner, under PerSetEpochUpdate": func(d *Coordinator) {
+			d.cfg = &perSet
+			d.owners.set(spec.TP("T", 1), slotOf([]holder{{member: "A-1", epoch: 1}}))
+		},
+		"owner's stored epoch, under PerSetEpochUpdate": func(d *Coordinator) {
+			d.cfg = &perSet
+			d.owners.set(spec.TP("T", 0), slotOf([]holder{{member: "A-1", epoch: 2}}))
+		},
+		"expired subscription metadata": func(d *Coordinator) { d.metadataExpired = true; d.subscribed = spec.Topics{"U": 1} },
+	} {
+		d, x := c.Clone(), c.Clone()
+		edit(d)
+		x.cfg, x.metadataExpired = d.cfg, d.metadataExpired
+		if enc(d) == enc(x) {
+			t.Errorf("a changed %s leaves the encoding the same", name)
+		}
+	}
+	d := c.Clone()
 	m := *d.members.get("B-1")
 	m.sessionAt = 7000
 	d.setRecord(m)
