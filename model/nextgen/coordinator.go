@@ -326,9 +326,10 @@ type Coordinator struct {
 	// it (Kafka's requestMetadataRefresh / hasMetadataExpired).
 	metadataExpired bool
 
-	// members holds each member's record. A record is never written
-	// after it is stored (setRecord stores a changed copy), so forks share
-	// the records, and the map until their first write to it.
+	// members holds each member's record, ordered by member id
+	// (memberTable). A record is never written after it is stored
+	// (setRecord stores a changed copy), so forks share the records, and
+	// the table until their first write to it (ownMembers).
 	members memberTable
 	// instances maps each static member's instance id to its member id
 	// (Kafka's staticMembers). It holds exactly the members with an
@@ -1371,7 +1372,7 @@ func (c *Coordinator) checkInvariants() error {
 	statics := 0
 	held := map[spec.Resource][]holder{}
 	if err := c.members.ordered(); err != nil {
-		return err
+		return fail("%v", err)
 	}
 	for _, m := range c.members {
 		id := m.id
