@@ -1190,7 +1190,7 @@ func (c *Coordinator) Clone() *Coordinator {
 
 // Fork returns a copy of c for a caller that will not change c while the
 // copy is in use (the model checker's worlds): it shares c's owner map,
-// target, instance ids and map of member records, each until its first
+// target, instance ids and table of member records, each until its first
 // write to it.
 func (c *Coordinator) Fork() *Coordinator {
 	n := *c
@@ -1226,7 +1226,7 @@ func (c *Coordinator) ownTarget() {
 	}
 }
 
-// ownMembers copies the map of member records (not the records, which are
+// ownMembers copies the table of member records (not the records, which are
 // never written) if it is shared, before a write to it.
 func (c *Coordinator) ownMembers() {
 	if c.shared&sharedMembers != 0 {
