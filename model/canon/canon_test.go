@@ -2,6 +2,7 @@ package canon
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -318,8 +319,11 @@ func TestKeyedSliceRefusesDisorder(t *testing.T) {
 	for _, keys := range [][]string{{"B", "A"}, {"AB", "Z"}, {"A", "A"}} {
 		func() {
 			defer func() {
-				if recover() == nil {
-					t.Errorf("KeyedSlice took keys %q", keys)
+				// The message names the key out of order and the one
+				// before it.
+				want := fmt.Sprintf("%q after %q", keys[1], keys[0])
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+					t.Errorf("KeyedSlice took keys %q: panic %v, want one naming %s", keys, r, want)
 				}
 			}()
 			KeyedSlice(&Encoder{}, keys, func(k string) string { return k }, func(string) {})
