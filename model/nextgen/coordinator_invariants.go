@@ -3,7 +3,6 @@ package nextgen
 import (
 	"slices"
 
-	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/nextgen/reconcile"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -37,13 +36,13 @@ func (c *Coordinator) invariantsHold() bool {
 		!c.exists && (len(c.members) > 0 || c.groupEpoch != 0) {
 		return false
 	}
+	if c.members.ordered() != nil { // allocates only when the table is broken
+		return false
+	}
 	perSet := c.cfg.Faults.Has(PerSetEpochUpdate)
 	statics, holdings := 0, 0
-	for i, m := range c.members {
+	for _, m := range c.members {
 		id := m.id
-		if id == "" || i > 0 && canon.CompareKeys(string(c.members[i-1].id), string(id)) >= 0 {
-			return false
-		}
 		if m.instanceID != "" {
 			statics++
 			if c.instances[m.instanceID] != id {

@@ -1125,6 +1125,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		{"recorded state", func(c *Coordinator) { c.state = GroupReconciling }, "state RECONCILING, but the group is STABLE"},
 		{"group epoch behind the target", func(c *Coordinator) { c.groupEpoch = 2 }, "group epoch 2, target epoch 3"},
 		{"member table out of order", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "X" }) }, `member table holds "S" after "X"`},
+		{"member records swapped", func(c *Coordinator) { c.members[0], c.members[1] = c.members[1], c.members[0] }, `member table holds "A" after`},
 		{"member without an id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "" }) }, "member table entry 0 has no member id"},
 		{"member recorded twice", func(c *Coordinator) { c.members = slices.Insert(c.members, 0, c.members[0]) }, `member table holds "A" after "A"`},
 		{"instance mapped elsewhere", func(c *Coordinator) { c.instances["i"] = "A" }, "instance i of S maps to"},
