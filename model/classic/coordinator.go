@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
 )
@@ -159,7 +160,9 @@ type Coordinator struct {
 	// GroupPreparingRebalance.
 	leader spec.MemberID
 
-	members map[spec.MemberID]*coordMember
+	// members holds each member's record, keyed by its member id, in the
+	// order the canonical encoding writes map keys (coordMembers).
+	members coordMembers
 	// pending holds the ids handed out with MEMBER_ID_REQUIRED whose
 	// owners have not joined with them yet (Kafka's pendingJoinMembers).
 	// A pending id is not a member; its SessionTimer is armed, and the
@@ -193,7 +196,7 @@ type Coordinator struct {
 	// forked from (one bit each, sharedPending to sharedMembers): the
 	// own* methods copy one before its first write. Every write to
 	// pending, instances, timers and supported goes through them, and
-	// every step that may write the member map or a record owns them
+	// every step that may write the member table or a record owns them
 	// first (Step, handleTimer, handleHeartbeat). It changes no
 	// behaviour, so the encoding leaves it out.
 	shared sharedMaps `canon:"-"`
@@ -211,6 +214,17 @@ const (
 	sharedMembers
 	sharedAll = sharedPending | sharedInstances | sharedTimers | sharedSupported | sharedMembers
 )
+
+// coordMembers holds the coordinator's member records (Kafka's members
+// map of a ClassicGroup), each row keyed by its record's id, in the order
+// the canonical encoding writes map keys (canon.Table).
+//
+// Invariants (CheckInvariants): the table is canon.Table-ordered, every
+// row's key is its record's id, and every record is non-nil. A fork
+// shares the rows and the records until its first write to either
+// (Coordinator.ownMembers copies both); the coordinator then writes its
+// own records in place.
+type coordMembers = canon.Table[spec.MemberID, *coordMember]
 
 // coordMember is the coordinator's record of one member (Kafka's
 // ClassicGroupMember).
@@ -268,7 +282,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 	return &Coordinator{
 		cfg:          cfg,
 		state:        GroupEmpty,
-		members:      map[spec.MemberID]*coordMember{},
+		members:      coordMembers{},
 		pending:      map[spec.MemberID]bool{},
 		instances:    map[string]spec.MemberID{},
 		nextMemberID: 1,
@@ -419,7 +433,7 @@ func (c *Coordinator) sortedIDs() []spec.MemberID {
 // sortedIDs into a buffer of the caller's, which a step's loops keep on
 // the stack (a group rarely has more members than the buffer holds).
 func (c *Coordinator) appendSortedIDs(dst []spec.MemberID) []spec.MemberID {
-	return spec.AppendSortedKeys(dst, c.members)
+	return c.members.AppendKeys(dst)
 }
 
 // idBuffer is the stack buffer of a step's appendSortedIDs.
@@ -449,8 +463,8 @@ func (c *Coordinator) validMember(id spec.MemberID, instanceID string) (*coordMe
 			return nil, spec.FencedInstanceID
 		}
 	}
-	m, ok := c.members[id]
-	if !ok {
+	m := c.members.Get(id)
+	if m == nil {
 		return nil, spec.UnknownMemberID
 	}
 	return m, spec.None
@@ -485,21 +499,20 @@ func (c *Coordinator) Members() []spec.MemberID { return c.sortedIDs() }
 
 // IsMember reports whether id is a current member.
 func (c *Coordinator) IsMember(id spec.MemberID) bool {
-	_, ok := c.members[id]
-	return ok
+	return c.members.Has(id)
 }
 
 // IsMemberAt reports whether id is a current member whose last accepted
 // request came from node: IsMember(id) && MemberNode(id) == node.
 func (c *Coordinator) IsMemberAt(id spec.MemberID, node string) bool {
-	m, ok := c.members[id]
-	return ok && m.node == node
+	m := c.members.Get(id)
+	return m != nil && m.node == node
 }
 
 // MemberNode returns the node name a member's last accepted request came
 // from (the process holding that member id), or "" for a non-member.
 func (c *Coordinator) MemberNode(id spec.MemberID) string {
-	if m, ok := c.members[id]; ok {
+	if m := c.members.Get(id); m != nil {
 		return m.node
 	}
 	return ""
@@ -508,11 +521,11 @@ func (c *Coordinator) MemberNode(id spec.MemberID) string {
 // Clone returns a deep copy of c that shares nothing mutable with it.
 func (c *Coordinator) Clone() *Coordinator {
 	n := *c
-	n.members = make(map[spec.MemberID]*coordMember, len(c.members))
-	for id, m := range c.members {
-		mc := *m
-		mc.protocols = slices.Clone(m.protocols)
-		n.members[id] = &mc
+	n.members = slices.Clone(c.members)
+	for i := range n.members {
+		mc := *n.members[i].Rec
+		mc.protocols = slices.Clone(mc.protocols)
+		n.members[i].Rec = &mc
 	}
 	n.pending = maps.Clone(c.pending)
 	n.instances = maps.Clone(c.instances)
@@ -524,7 +537,7 @@ func (c *Coordinator) Clone() *Coordinator {
 
 // Fork returns a copy of c for a caller that will not change c while the
 // copy is in use (the model checker's worlds, which never change a state
-// again once it is made). It shares with c the member map and records,
+// again once it is made). It shares with c the member table and records,
 // the pending ids, static instances, timers and protocol counts, each
 // until the fork's first write to it (a heartbeat from a member's own
 // node writes no record), and the records' protocol lists for good (the
@@ -537,21 +550,19 @@ func (c *Coordinator) Fork() *Coordinator {
 	return &n
 }
 
-// ownMembers copies the member map and every record in it, the records
+// ownMembers copies the member table and every record in it, the records
 // all in one allocation, if c shares them with the coordinator it was
 // forked from. It comes before a step looks up a record it may write, and
-// before every change of the map.
+// before every change of the table.
 func (c *Coordinator) ownMembers() {
 	if c.shared&sharedMembers == 0 {
 		return
 	}
-	c.members = maps.Clone(c.members)
+	c.members = slices.Clone(c.members)
 	records := make([]coordMember, len(c.members))
-	i := 0
-	for id, m := range c.members {
-		records[i] = *m
-		c.members[id] = &records[i]
-		i++
+	for i := range c.members {
+		records[i] = *c.members[i].Rec
+		c.members[i].Rec = &records[i]
 	}
 	c.shared &^= sharedMembers
 }
@@ -594,7 +605,7 @@ func (c *Coordinator) String() string {
 	fmt.Fprintf(&b, "group %s state=%s gen=%d type=%s protocol=%s leader=%s join-timer=%s next-id=%d next-arrival=%d\n",
 		c.cfg.GroupID, c.state, c.generation, coordDash(c.protocolType), coordDash(c.protocol), idOrDash(c.leader), jt, c.nextMemberID, c.nextArrival)
 	for _, id := range c.sortedIDs() {
-		m := c.members[id]
+		m := c.members.Get(id)
 		st := "-"
 		if at, ok := c.timers.get(coordSessionTimer(id)); ok {
 			st = fmt.Sprintf("@%d", at)
@@ -638,6 +649,10 @@ func coordDash(s string) string {
 func (c *Coordinator) CheckInvariants() error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("classic: coordinator invariant: "+format+"\n%s", append(args, c)...)
+	}
+	// The table first: every lookup below depends on its order.
+	if err := c.members.Ordered(); err != nil {
+		return fail("member %v", err)
 	}
 	if (c.state == GroupEmpty) != (len(c.members) == 0) {
 		return fail("state %s with %d members", c.state, len(c.members))
@@ -692,7 +707,8 @@ func (c *Coordinator) CheckInvariants() error {
 		}
 	}
 	statics := 0
-	for id, m := range c.members {
+	for _, row := range c.members {
+		id, m := row.Key, row.Rec
 		if m.id != id {
 			return fail("member %s recorded as %s", id, m.id)
 		}
@@ -745,7 +761,8 @@ func (c *Coordinator) supportedCounted() bool {
 		}
 		tallies = append(tallies, tally{name: name, want: n})
 	}
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		for i, p := range m.protocols {
 			if m.listedBefore(i) {
 				continue
@@ -819,7 +836,7 @@ func (c *Coordinator) Describe() GroupDescription {
 		Pending: slices.Sorted(maps.Keys(c.pending)),
 	}
 	for _, id := range c.sortedIDs() {
-		m := c.members[id]
+		m := c.members.Get(id)
 		md := MemberDescription{
 			ID: id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
 			SessionTimeout: m.sessionTimeout, RebalanceTimeout: m.rebalanceTimeout,

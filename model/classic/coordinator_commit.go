@@ -33,7 +33,7 @@ func (c *Coordinator) handleOffsetCommit(s *coordStep, from string, req OffsetCo
 	if code != spec.None {
 		return
 	}
-	if m, ok := c.members[req.MemberID]; ok && (c.state == GroupStable || c.state == GroupPreparingRebalance) {
+	if m := c.members.Get(req.MemberID); m != nil && (c.state == GroupStable || c.state == GroupPreparingRebalance) {
 		c.armSession(s, m)
 	}
 }

@@ -88,7 +88,7 @@ func (c *Coordinator) handleJoin(s *coordStep, from string, req JoinGroupRequest
 		reject(code)
 		return
 	}
-	c.joinExisting(s, from, req, c.members[req.MemberID])
+	c.joinExisting(s, from, req, c.members.Get(req.MemberID))
 }
 
 // supportsProtocols is Kafka's ClassicGroup.supportsProtocols: a JoinGroup
@@ -119,7 +119,7 @@ func (c *Coordinator) supportsProtocols(req JoinGroupRequest, self spec.MemberID
 // advertises the protocol name, from the counts in c.supported.
 func (c *Coordinator) supportedByAllBut(name string, self spec.MemberID) bool {
 	others, n := len(c.members), c.supported[name]
-	if m, ok := c.members[self]; ok {
+	if m := c.members.Get(self); m != nil {
 		others--
 		if m.advertises(name) {
 			n--
@@ -157,9 +157,10 @@ func (c *Coordinator) count(m *coordMember, d int) {
 
 // countSupported is c.supported computed from scratch, for
 // CheckInvariants.
-func countSupported(members map[spec.MemberID]*coordMember) map[string]int {
+func countSupported(members coordMembers) map[string]int {
 	out := map[string]int{}
-	for _, m := range members {
+	for _, row := range members {
+		m := row.Rec
 		seen := map[string]bool{}
 		for _, p := range m.protocols {
 			if !seen[p.Name] {
@@ -178,7 +179,7 @@ func countSupported(members map[spec.MemberID]*coordMember) map[string]int {
 func (c *Coordinator) newMemberID(clientID string) spec.MemberID {
 	id := spec.MemberID(fmt.Sprintf("%s-%s%d", clientID, c.cfg.MemberIDPrefix, c.nextMemberID))
 	c.nextMemberID++
-	if _, ok := c.members[id]; ok || c.pending[id] {
+	if c.members.Has(id) || c.pending[id] {
 		panic(fmt.Sprintf("classic: generated member id %s is already in use", id))
 	}
 	return id
@@ -253,7 +254,7 @@ func (c *Coordinator) joinNew(s *coordStep, from string, req JoinGroupRequest, i
 	if len(c.members) == 0 {
 		c.protocolType = req.ProtocolType
 	}
-	c.members[m.id] = m
+	c.members.Put(m.id, m)
 	c.count(m, +1)
 	if m.instanceID != "" {
 		c.ownInstances()
@@ -334,7 +335,7 @@ func (c *Coordinator) joinExisting(s *coordStep, from string, req JoinGroupReque
 //     leader may be assigning to the old id): park and rebalance.
 //   - GroupPreparingRebalance: park and check the barrier.
 func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGroupRequest, oldID spec.MemberID) {
-	old := c.members[oldID]
+	old := c.members.Get(oldID)
 	if old.join.ok {
 		s.send(old.join.from, JoinGroupResponse{Seq: old.join.seq, Error: spec.FencedInstanceID, MemberID: oldID})
 	}
@@ -346,8 +347,8 @@ func (c *Coordinator) joinReplacingStatic(s *coordStep, from string, req JoinGro
 	m := &coordMember{id: c.newMemberID(req.ClientID), instanceID: old.instanceID, assignment: old.assignment}
 	m.updateFromJoin(from, req)
 	c.count(old, -1)
-	delete(c.members, oldID)
-	c.members[m.id] = m
+	c.members.Remove(oldID)
+	c.members.Put(m.id, m)
 	c.count(m, +1)
 	c.ownInstances()
 	c.instances[m.instanceID] = m.id
@@ -407,7 +408,7 @@ func (c *Coordinator) joinedMembers() []JoinedMember {
 	out := make([]JoinedMember, 0, len(c.members))
 	var ids idBuffer
 	for _, id := range c.appendSortedIDs(ids[:0]) {
-		m := c.members[id]
+		m := c.members.Get(id)
 		i := slices.IndexFunc(m.protocols, func(p ProtocolMetadata) bool { return p.Name == c.protocol })
 		if i < 0 {
 			panic(fmt.Sprintf("classic: member %s does not support the selected protocol %s", id, c.protocol))
@@ -432,7 +433,7 @@ func (c *Coordinator) prepareRebalance(s *coordStep) {
 	if c.state == GroupCompletingRebalance {
 		var ids idBuffer
 		for _, id := range c.appendSortedIDs(ids[:0]) {
-			m := c.members[id]
+			m := c.members.Get(id)
 			m.assignment = ""
 			if m.sync.ok {
 				s.send(m.sync.from, SyncGroupResponse{Seq: m.sync.seq, Error: spec.RebalanceInProgress})
@@ -447,7 +448,8 @@ func (c *Coordinator) prepareRebalance(s *coordStep) {
 		return
 	}
 	var timeout Millis
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		timeout = max(timeout, m.rebalanceTimeout)
 	}
 	if c.cfg.Faults.Has(ZeroRebalanceTimeout) {
@@ -463,7 +465,8 @@ func (c *Coordinator) allJoined() bool {
 	if len(c.pending) > 0 {
 		return false
 	}
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		if !m.join.ok {
 			return false
 		}
@@ -504,7 +507,7 @@ func (c *Coordinator) completeJoin(s *coordStep) {
 	var ids idBuffer
 	sorted := c.appendSortedIDs(ids[:0])
 	for _, id := range sorted {
-		if m := c.members[id]; !m.join.ok {
+		if m := c.members.Get(id); !m.join.ok {
 			c.dropMember(s, m)
 		}
 	}
@@ -519,8 +522,8 @@ func (c *Coordinator) completeJoin(s *coordStep) {
 		c.leader = c.firstArrival()
 	}
 	for _, id := range sorted {
-		m, ok := c.members[id]
-		if !ok {
+		m := c.members.Get(id)
+		if m == nil {
 			continue // dropped above
 		}
 		s.send(m.join.from, c.currentJoinResponse(m.join.seq, id, id == c.leader, false))
@@ -534,7 +537,8 @@ func (c *Coordinator) completeJoin(s *coordStep) {
 // firstArrival returns the member whose parked JoinGroup arrived first.
 func (c *Coordinator) firstArrival() spec.MemberID {
 	var best *coordMember
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		if m.join.ok && (best == nil || m.join.arrival < best.join.arrival) {
 			best = m
 		}
@@ -548,7 +552,8 @@ func (c *Coordinator) firstArrival() spec.MemberID {
 // candidates returns the protocol names every member supports, sorted.
 func (c *Coordinator) candidates() []string {
 	count := map[string]int{}
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		seen := map[string]bool{}
 		for _, p := range m.protocols {
 			if !seen[p.Name] {
@@ -576,7 +581,8 @@ func (c *Coordinator) selectProtocol() string {
 		panic("classic: no protocol every member supports")
 	}
 	votes := map[string]int{}
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		for _, p := range m.protocols {
 			if slices.Contains(cands, p.Name) {
 				votes[p.Name]++

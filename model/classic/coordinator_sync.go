@@ -51,7 +51,7 @@ func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest
 		reject(spec.InconsistentGroupProtocol)
 		return
 	}
-	m := c.members[req.MemberID]
+	m := c.members.Get(req.MemberID)
 	switch c.state {
 	case GroupPreparingRebalance:
 		reject(spec.RebalanceInProgress)
@@ -62,17 +62,18 @@ func (c *Coordinator) handleSync(s *coordStep, from string, req SyncGroupRequest
 		if m.id != c.leader {
 			return
 		}
-		for _, mm := range c.members {
+		for _, row := range c.members {
+			mm := row.Rec
 			mm.assignment = ""
 		}
 		for _, a := range req.Assignments {
-			if mm, ok := c.members[a.MemberID]; ok {
+			if mm := c.members.Get(a.MemberID); mm != nil {
 				mm.assignment = a.Assignment
 			}
 		}
 		var ids idBuffer
 		for _, id := range c.appendSortedIDs(ids[:0]) {
-			mm := c.members[id]
+			mm := c.members.Get(id)
 			if mm.sync.ok {
 				s.send(mm.sync.from, c.syncResponse(mm.sync.seq, mm))
 				mm.sync = coordParked{}
@@ -124,7 +125,7 @@ func (c *Coordinator) handleHeartbeat(s *coordStep, from string, req HeartbeatRe
 	}
 	if m.node != from {
 		c.ownMembers()
-		m = c.members[req.MemberID]
+		m = c.members.Get(req.MemberID)
 		m.node = from
 	}
 	c.armSession(s, m)
@@ -171,7 +172,7 @@ func (c *Coordinator) handleLeave(s *coordStep, from string, req LeaveGroupReque
 	if code != spec.None {
 		return
 	}
-	c.removeMember(s, c.members[id])
+	c.removeMember(s, c.members.Get(id))
 }
 
 // expireSession handles member id's SessionTimer reaching its deadline
@@ -183,8 +184,8 @@ func (c *Coordinator) handleLeave(s *coordStep, from string, req LeaveGroupReque
 // the JoinTimer bounds that wait.) Any other member is removed, as if it
 // had left.
 func (c *Coordinator) expireSession(s *coordStep, id spec.MemberID) {
-	m, ok := c.members[id]
-	if !ok {
+	m := c.members.Get(id)
+	if m == nil {
 		panic(fmt.Sprintf("classic: session timer armed for non-member %s", id))
 	}
 	if m.join.ok || m.sync.ok {
@@ -229,7 +230,7 @@ func (c *Coordinator) dropMember(s *coordStep, m *coordMember) {
 	if m.join.ok {
 		s.send(m.join.from, JoinGroupResponse{Seq: m.join.seq, Error: spec.UnknownMemberID})
 	}
-	delete(c.members, m.id)
+	c.members.Remove(m.id)
 	c.count(m, -1)
 	if m.instanceID != "" {
 		c.ownInstances()

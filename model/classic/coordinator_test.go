@@ -133,10 +133,10 @@ func coordForm(h *coordHarness, specs ...coordMemberSpec) []spec.MemberID {
 	}
 	for _, id := range ids {
 		if id != leader {
-			h.recv(h.Node.MemberNode(id), SyncGroupRequest{Seq: 3, MemberID: id, InstanceID: h.Node.members[id].instanceID, Generation: h.Node.Generation()})
+			h.recv(h.Node.MemberNode(id), SyncGroupRequest{Seq: 3, MemberID: id, InstanceID: h.Node.members.Get(id).instanceID, Generation: h.Node.Generation()})
 		}
 	}
-	h.recv(h.Node.MemberNode(leader), SyncGroupRequest{Seq: 3, MemberID: leader, InstanceID: h.Node.members[leader].instanceID, Generation: h.Node.Generation(), Assignments: asg})
+	h.recv(h.Node.MemberNode(leader), SyncGroupRequest{Seq: 3, MemberID: leader, InstanceID: h.Node.members.Get(leader).instanceID, Generation: h.Node.Generation(), Assignments: asg})
 	if h.Node.State() != GroupStable {
 		h.T.Fatalf("coordForm: state %s after the syncs\n%s", h.Node.State(), h.Node)
 	}
@@ -963,7 +963,7 @@ func TestCoordinatorClone(t *testing.T) {
 		t.Fatalf("stepping the original changed its clone:\n%s", orig)
 	}
 	c2 := orig.Clone()
-	c2.members["A-1"].protocols[0].Metadata = "mutated"
+	c2.members.Get("A-1").protocols[0].Metadata = "mutated"
 	if orig.String() != dump {
 		t.Fatal("a clone of a clone shares protocol slices")
 	}
@@ -1214,7 +1214,7 @@ func TestCoordinatorInvariantFastPaths(t *testing.T) {
 			c.supported = kept
 			// No protocol every member supports: the reference and the fast
 			// path agree that there is no candidate.
-			c.members[coordIDOf(h, specs[0].node)].protocols = coordProtos("alone")
+			c.members.Get(coordIDOf(h, specs[0].node)).protocols = coordProtos("alone")
 			c.supported = countSupported(c.members)
 			if len(specs) > 1 && (c.hasCandidate() || len(c.candidates()) > 0) {
 				t.Fatalf("a candidate among %v", c.supported)
@@ -1240,7 +1240,7 @@ func TestAppendSortedIDs(t *testing.T) {
 			as[spec.MemberID(node)] = Assignment{}
 		}
 		prefix := []spec.MemberID{"zz", "aa"}
-		want := append(slices.Clone(prefix), slices.Sorted(maps.Keys(h.Node.members))...)
+		want := append(slices.Clone(prefix), h.Node.members.AppendKeys(nil)...)
 		if got := h.Node.appendSortedIDs(slices.Clone(prefix)); !slices.Equal(got, want) {
 			t.Errorf("%d members: appendSortedIDs = %v, want %v", n, got, want)
 		}
@@ -1261,7 +1261,7 @@ func TestCoordinatorHeartbeatMovesNode(t *testing.T) {
 	h.Now = 100
 	before := h.Node
 	h.recv("A", HeartbeatRequest{Seq: 9, MemberID: "A-1", Generation: 2})
-	if h.Node.MemberNode("A-1") != "A" || h.Node.members["A-1"] != before.members["A-1"] {
+	if h.Node.MemberNode("A-1") != "A" || h.Node.members.Get("A-1") != before.members.Get("A-1") {
 		t.Fatalf("a heartbeat from the member's own node wrote its record:\n%s", h.Node)
 	}
 	h.recv("X", HeartbeatRequest{Seq: 10, MemberID: "A-1", Generation: 2})

@@ -59,7 +59,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.String(c.protocol)
 	e.String(string(c.leader))
 
-	canon.KeyedMap(e, c.members, func(m *coordMember) { encodeCoordMember(e, m) })
+	c.members.Encode(e, func(m *coordMember) { encodeCoordMember(e, m) })
 	canon.KeyedMap(e, c.pending, e.Bool)
 	canon.StringMap(e, c.instances)
 	encodeCoordTimers(e, c.timers)

@@ -139,18 +139,18 @@ func testCoordinator() *Coordinator {
 	c.protocolType = "consumer"
 	c.protocol = "range"
 	c.leader = "A-1"
-	c.members["A-1"] = &coordMember{
+	c.members.Put("A-1", &coordMember{
 		id: "A-1", clientID: "A", clientHost: "/A", node: "A",
 		protocols:      []ProtocolMetadata{{Name: "range", Metadata: "md-a"}},
 		sessionTimeout: 10000, rebalanceTimeout: 30000, assignment: "asg-a",
 		join: coordParked{ok: true, from: "A", seq: 11, arrival: 4},
-	}
-	c.members["B-1"] = &coordMember{
+	})
+	c.members.Put("B-1", &coordMember{
 		id: "B-1", instanceID: "b", clientID: "B", clientHost: "/B", node: "B",
 		protocols:      []ProtocolMetadata{{Name: "range", Metadata: "md-b"}},
 		sessionTimeout: 10000, rebalanceTimeout: 30000,
 		sync: coordParked{ok: true, from: "B", seq: 12},
-	}
+	})
 	c.pending["C-3"] = true
 	c.instances["b"] = "B-1"
 	c.timers.set(Timer{Kind: SessionTimer, Member: "A-1"}, 11000)
@@ -185,19 +185,19 @@ func TestCoordinatorEncodeCanon(t *testing.T) {
 		{"protocol type", func(c *Coordinator) Millis { c.protocolType = "connect"; return now }, false, false},
 		{"protocol", func(c *Coordinator) Millis { c.protocol = "roundrobin"; return now }, false, false},
 		{"leader", func(c *Coordinator) Millis { c.leader = "B-1"; return now }, false, false},
-		{"member removed", func(c *Coordinator) Millis { delete(c.members, "B-1"); return now }, false, false},
-		{"member id", func(c *Coordinator) Millis { c.members["A-1"].id = "A-2"; return now }, false, false},
-		{"member instance", func(c *Coordinator) Millis { c.members["A-1"].instanceID = "a"; return now }, false, false},
-		{"member client", func(c *Coordinator) Millis { c.members["A-1"].clientID = "X"; return now }, false, false},
-		{"member host", func(c *Coordinator) Millis { c.members["A-1"].clientHost = "/X"; return now }, false, false},
-		{"member node", func(c *Coordinator) Millis { c.members["A-1"].node = "X"; return now }, false, false},
-		{"member protocols", func(c *Coordinator) Millis { c.members["A-1"].protocols[0].Metadata = "md-x"; return now }, false, false},
-		{"member session", func(c *Coordinator) Millis { c.members["A-1"].sessionTimeout++; return now }, false, false},
-		{"member rebalance", func(c *Coordinator) Millis { c.members["A-1"].rebalanceTimeout++; return now }, false, false},
-		{"member assignment", func(c *Coordinator) Millis { c.members["A-1"].assignment = ""; return now }, false, false},
-		{"parked ok", func(c *Coordinator) Millis { c.members["A-1"].join.ok = false; return now }, false, false},
-		{"parked from", func(c *Coordinator) Millis { c.members["A-1"].join.from = "X"; return now }, false, false},
-		{"parked arrival set", func(c *Coordinator) Millis { c.members["B-1"].sync.arrival = 9; return now }, false, false},
+		{"member removed", func(c *Coordinator) Millis { c.members.Remove("B-1"); return now }, false, false},
+		{"member id", func(c *Coordinator) Millis { c.members.Get("A-1").id = "A-2"; return now }, false, false},
+		{"member instance", func(c *Coordinator) Millis { c.members.Get("A-1").instanceID = "a"; return now }, false, false},
+		{"member client", func(c *Coordinator) Millis { c.members.Get("A-1").clientID = "X"; return now }, false, false},
+		{"member host", func(c *Coordinator) Millis { c.members.Get("A-1").clientHost = "/X"; return now }, false, false},
+		{"member node", func(c *Coordinator) Millis { c.members.Get("A-1").node = "X"; return now }, false, false},
+		{"member protocols", func(c *Coordinator) Millis { c.members.Get("A-1").protocols[0].Metadata = "md-x"; return now }, false, false},
+		{"member session", func(c *Coordinator) Millis { c.members.Get("A-1").sessionTimeout++; return now }, false, false},
+		{"member rebalance", func(c *Coordinator) Millis { c.members.Get("A-1").rebalanceTimeout++; return now }, false, false},
+		{"member assignment", func(c *Coordinator) Millis { c.members.Get("A-1").assignment = ""; return now }, false, false},
+		{"parked ok", func(c *Coordinator) Millis { c.members.Get("A-1").join.ok = false; return now }, false, false},
+		{"parked from", func(c *Coordinator) Millis { c.members.Get("A-1").join.from = "X"; return now }, false, false},
+		{"parked arrival set", func(c *Coordinator) Millis { c.members.Get("B-1").sync.arrival = 9; return now }, false, false},
 		{"pending", func(c *Coordinator) Millis { c.pending["C-3"] = false; return now }, false, false},
 		{"pending removed", func(c *Coordinator) Millis { delete(c.pending, "C-3"); return now }, false, false},
 		{"instance", func(c *Coordinator) Millis { c.instances["b"] = "B-2"; return now }, false, false},
@@ -223,13 +223,13 @@ func TestCoordinatorEncodeCanon(t *testing.T) {
 			return now
 		}, true, false},
 		{"seqs renumbered", func(c *Coordinator) Millis {
-			c.members["A-1"].join.seq, c.members["B-1"].sync.seq = 40, 77
+			c.members.Get("A-1").join.seq, c.members.Get("B-1").sync.seq = 40, 77
 			return now
 		}, true, false},
 		// A's and B's ids are issued by two counters and never compared:
 		// that they coincide is not part of the state.
-		{"seqs of two members coincide", func(c *Coordinator) Millis { c.members["A-1"].join.seq = 12; return now }, true, false},
-		{"arrival same rank", func(c *Coordinator) Millis { c.members["A-1"].join.arrival = 90; return now }, true, false},
+		{"seqs of two members coincide", func(c *Coordinator) Millis { c.members.Get("A-1").join.seq = 12; return now }, true, false},
+		{"arrival same rank", func(c *Coordinator) Millis { c.members.Get("A-1").join.arrival = 90; return now }, true, false},
 		{"next arrival", func(c *Coordinator) Millis { c.nextArrival = 99; return now }, true, false},
 		{"next member id abstracted", func(c *Coordinator) Millis { c.nextMemberID++; return now }, true, true},
 	} {
@@ -364,8 +364,8 @@ func TestEncodeCanonRenames(t *testing.T) {
 	mk := func(x, y spec.MemberID) *Coordinator {
 		c, _ := NewCoordinator(CoordinatorConfig{GroupID: "g"})
 		c.state, c.leader = GroupStable, x
-		c.members[x] = &coordMember{id: x, node: "n1", assignment: "a1"}
-		c.members[y] = &coordMember{id: y, node: "n2", assignment: "a2"}
+		c.members.Put(x, &coordMember{id: x, node: "n1", assignment: "a1"})
+		c.members.Put(y, &coordMember{id: y, node: "n2", assignment: "a2"})
 		c.timers.set(Timer{Kind: SessionTimer, Member: x}, 2000)
 		c.timers.set(Timer{Kind: SessionTimer, Member: y}, 3000)
 		return c

@@ -110,7 +110,7 @@ func (c *Coordinator) Snapshot() CoordinatorSnapshot {
 		s.Instances = map[string]spec.MemberID{}
 	}
 	for _, id := range c.sortedIDs() {
-		m := c.members[id]
+		m := c.members.Get(id)
 		s.Members = append(s.Members, CoordinatorMemberSnapshot{
 			ID:         m.id,
 			InstanceID: m.instanceID,

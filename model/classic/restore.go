@@ -87,7 +87,7 @@ func RestoreCoordinator(cfg CoordinatorConfig, g CoordinatorSnapshot, now Millis
 		if ms.ID == "" {
 			fail("a member with an empty id")
 		}
-		if c.members[ms.ID] != nil {
+		if c.members.Get(ms.ID) != nil {
 			fail("member %s twice", ms.ID)
 		}
 		if len(ms.Protocols) == 0 {
@@ -111,7 +111,7 @@ func RestoreCoordinator(cfg CoordinatorConfig, g CoordinatorSnapshot, now Millis
 			}
 			c.instances[m.instanceID] = m.id
 		}
-		c.members[m.id] = m
+		c.members.Put(m.id, m)
 		c.count(m, +1)
 		if n, ok := generatedNumber(m.id, m.clientID, cfg.MemberIDPrefix); ok && n >= c.nextMemberID {
 			c.nextMemberID = n + 1
@@ -130,7 +130,7 @@ func RestoreCoordinator(cfg CoordinatorConfig, g CoordinatorSnapshot, now Millis
 	}
 	c.state = GroupStable
 	for _, id := range c.sortedIDs() {
-		c.armSession(s, c.members[id])
+		c.armSession(s, c.members.Get(id))
 	}
 	if g.State == GroupPreparingRebalance {
 		c.prepareRebalance(s)

@@ -2,6 +2,7 @@ package classic
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,6 +168,36 @@ func TestRestoreCoordinatorPanics(t *testing.T) {
 				}
 			}()
 			RestoreCoordinator(cfg, g, 0)
+		})
+	}
+}
+
+// TestCheckInvariantsCatchesBrokenMemberTable: CheckInvariants reports a
+// member table out of the canonical order, a row without a key, a member
+// recorded twice and a record under another member's id (each would
+// encode as another group, or give a lookup the wrong record).
+func TestCheckInvariantsCatchesBrokenMemberTable(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		corrupt func(c *Coordinator)
+		want    string
+	}{
+		{"rows swapped", func(c *Coordinator) { c.members[0], c.members[1] = c.members[1], c.members[0] }, `member table holds "A-1" after "B-2"`},
+		{"row without a key", func(c *Coordinator) { c.members[0].Key = "" }, "member table row 0 has no key"},
+		{"member recorded twice", func(c *Coordinator) { c.members = slices.Insert(c.members, 0, c.members[0]) }, `member table holds "A-1" after "A-1"`},
+		{"record under another id", func(c *Coordinator) { c.members.Get("A-1").id = "X-9" }, "member A-1 recorded as X-9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newCoordHarness(t, CoordinatorConfig{})
+			coordForm(h, coordABC()...)
+			c := h.Node.Clone()
+			if err := c.CheckInvariants(); err != nil {
+				t.Fatalf("before the corruption: %v", err)
+			}
+			tc.corrupt(c)
+			if err := c.CheckInvariants(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckInvariants() = %v, want %q", err, tc.want)
+			}
 		})
 	}
 }

@@ -694,7 +694,8 @@ func (c *Coordinator) derivedState() GroupState {
 	case c.groupEpoch > c.targetEpoch:
 		return GroupAssigning
 	}
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		if !m.cur.IsReconciledTo(c.targetEpoch) {
 			return GroupReconciling
 		}
@@ -826,7 +827,8 @@ func (s *step) cancelRebalance(m *member) {
 // the ids in skip), appended to dst[:0] (which may be nil).
 func (c *Coordinator) subscribedNames(dst []string, override *member, skip ...spec.MemberID) []string {
 	names := dst[:0]
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		if slices.Contains(skip, m.id) || (override != nil && m.id == override.id) {
 			continue
 		}
@@ -1043,12 +1045,12 @@ func (c *Coordinator) Exists() bool { return c.exists }
 // Members returns every member id the group records, sorted, including
 // static members parked at epoch -2 (see IsMember).
 func (c *Coordinator) Members() []spec.MemberID {
-	return c.members.ids()
+	return c.members.AppendKeys(nil)
 }
 
 // IsMember reports whether id is a current member: recorded and at a
 // non-negative epoch. A static member parked at -2 is not current.
-func (c *Coordinator) IsMember(id spec.MemberID) bool { return c.members.get(id).current() }
+func (c *Coordinator) IsMember(id spec.MemberID) bool { return c.members.Get(id).current() }
 
 // current reports whether m (nil for no record) is a current member: at a
 // non-negative epoch.
@@ -1056,7 +1058,7 @@ func (m *member) current() bool { return m != nil && m.cur.Epoch >= 0 }
 
 // recordOf returns a copy of member id's record, and whether there is one.
 func (c *Coordinator) recordOf(id spec.MemberID) (member, bool) {
-	if m := c.members.get(id); m != nil {
+	if m := c.members.Get(id); m != nil {
 		return *m, true
 	}
 	return member{}, false
@@ -1064,7 +1066,7 @@ func (c *Coordinator) recordOf(id spec.MemberID) (member, bool) {
 
 // epochOf is member id's epoch, 0 for an unknown member.
 func (c *Coordinator) epochOf(id spec.MemberID) spec.Epoch {
-	if m := c.members.get(id); m != nil {
+	if m := c.members.Get(id); m != nil {
 		return m.cur.Epoch
 	}
 	return 0
@@ -1074,7 +1076,7 @@ func (c *Coordinator) epochOf(id spec.MemberID) spec.Epoch {
 // which forks may share.
 func (c *Coordinator) setRecord(m member) {
 	c.ownMembers()
-	c.members.put(&m)
+	c.members.Put(m.id, &m)
 }
 
 // HeartbeatInterval is the interval the coordinator gives its members
@@ -1084,7 +1086,7 @@ func (c *Coordinator) HeartbeatInterval() Millis { return c.cfg.HeartbeatInterva
 // MemberNode returns the node name the member's last accepted regular
 // heartbeat came from, or "" for an unknown member.
 func (c *Coordinator) MemberNode(id spec.MemberID) string {
-	if m := c.members.get(id); m != nil {
+	if m := c.members.Get(id); m != nil {
 		return m.node
 	}
 	return ""
@@ -1093,7 +1095,7 @@ func (c *Coordinator) MemberNode(id spec.MemberID) string {
 // IsMemberAt reports whether id is a current member (IsMember) whose last
 // accepted request came from node (MemberNode), in one lookup.
 func (c *Coordinator) IsMemberAt(id spec.MemberID, node string) bool {
-	m := c.members.get(id)
+	m := c.members.Get(id)
 	return m.current() && m.node == node
 }
 
@@ -1371,10 +1373,14 @@ func (c *Coordinator) checkInvariants() error {
 	}
 	statics := 0
 	held := map[spec.Resource][]holder{}
-	if err := c.members.ordered(); err != nil {
-		return fail("%v", err)
+	if err := c.members.Ordered(); err != nil {
+		return fail("member %v", err)
 	}
-	for _, m := range c.members {
+	if r := keyedRight(c.members); r != nil {
+		return fail("member table row %q holds the record of member %q", r.Key, r.Rec.id)
+	}
+	for _, row := range c.members {
+		m := row.Rec
 		id := m.id
 		if m.instanceID != "" {
 			statics++

@@ -223,7 +223,7 @@ func (c *Coordinator) classicJoin(s *step, from string, req classic.JoinGroupReq
 func (c *Coordinator) nextClassicID(clientID string) (spec.MemberID, uint64) {
 	for n := c.classicIDs + 1; ; n++ {
 		id := spec.MemberID(fmt.Sprintf("%s-%d", clientID, n))
-		if !c.members.has(id) {
+		if !c.members.Has(id) {
 			return id, n
 		}
 	}
@@ -400,7 +400,7 @@ func (c *Coordinator) classicLeave(s *step, from string, req classic.LeaveGroupR
 		}
 		id = holder
 	}
-	if m := c.members.get(id); m == nil || !m.cl.use {
+	if m := c.members.Get(id); m == nil || !m.cl.use {
 		answer(spec.UnknownMemberID)
 		return
 	}

@@ -497,9 +497,9 @@ func TestClassicRecordInvariants(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := mixed(t, CoordinatorConfig{})
-			m := *h.Node.members.get("C-1")
+			m := *h.Node.members.Get("C-1")
 			edit(&m)
-			h.Node.members.put(&m)
+			h.Node.members.Put(m.id, &m)
 			if err := h.Node.CheckInvariants(); err == nil {
 				t.Fatalf("no error for\n%s", h.Node)
 			}

@@ -44,7 +44,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	}
 	e.Topics(c.targetTopics)
 
-	canon.KeyedSlice(e, c.members, func(m *member) spec.MemberID { return m.id }, func(m *member) { m.encode(e) })
+	c.members.Encode(e, func(m *member) { m.encode(e) })
 	// instances: left out (canon:"-"), a function of the members' records.
 	e.Assignment(c.target)
 

@@ -38,8 +38,8 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.members = memberTable{
-		{id: "A-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 5000},
-		{id: "B-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 6000},
+		{Key: "A-1", Rec: &member{id: "A-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 5000}},
+		{Key: "B-1", Rec: &member{id: "B-1", subscription: []string{"T"}, sessionArmed: true, sessionAt: 6000}},
 	}
 	c.owners.set(spec.TP("T", 0), slotOf([]holder{{member: "A-1", epoch: 1}}))
 	c.owners.set(spec.TP("T", 1), slotOf([]holder{{member: "B-1", epoch: 1}}))
@@ -92,7 +92,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 		}
 	}
 	d := c.Clone()
-	m := *d.members.get("B-1")
+	m := *d.members.Get("B-1")
 	m.sessionAt = 7000
 	d.setRecord(m)
 	if enc(d) == want {
@@ -101,7 +101,7 @@ func TestEncodingSeesMembersAndOwners(t *testing.T) {
 
 	// The assignment epochs are written only in a world with commits.
 	d = c.Clone()
-	m = *d.members.get("A-1")
+	m = *d.members.Get("A-1")
 	m.assignedAt = []validate.AssignmentEpoch{{Partition: spec.TP("T", 0), Epoch: 1}}
 	d.setRecord(m)
 	if enc(d) != want {
@@ -186,9 +186,9 @@ func TestEncodingOfClassicMembers(t *testing.T) {
 		"sync at":    func(m *classicMember) { m.syncAt = 5 },
 	} {
 		edits[name] = func(c *Coordinator) {
-			m := *c.members.get("C-1") // records are never changed in place
+			m := *c.members.Get("C-1") // records are never changed in place
 			f(&m.cl)
-			c.members.put(&m)
+			c.members.Put(m.id, &m)
 		}
 	}
 	for name, edit := range edits {

@@ -168,7 +168,7 @@ func (c *Coordinator) drop(s *step, id spec.MemberID) {
 	s.cancelRebalance(&m)
 	s.cancelClassicTimers(&m)
 	c.ownMembers()
-	c.members.remove(id)
+	c.members.Remove(id)
 }
 
 // regularHeartbeat is the regular path of consumerGroupHeartbeat (epoch
@@ -248,7 +248,7 @@ func (c *Coordinator) regularHeartbeat(s *step, from string, r HeartbeatRequest,
 		}
 		base.cur.Epoch, base.cur.PreviousEpoch = 0, 0
 		gone = append(gone, dec.Member)
-		if c.members.has(r.MemberID) && r.MemberID != dec.Member {
+		if c.members.Has(r.MemberID) && r.MemberID != dec.Member {
 			// The new member id belongs to another member: Kafka's records
 			// overwrite it. Its own partitions are released.
 			gone = append(gone, r.MemberID)
@@ -374,7 +374,8 @@ func (c *Coordinator) withholding(id spec.MemberID, withheld spec.Set) *spec.Wit
 // the configuration.
 func (c *Coordinator) preferredAssignor(updated member, gone []spec.MemberID) string {
 	counts := map[string]int{}
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		if m.id != updated.id && !slices.Contains(gone, m.id) && m.assignor != "" {
 			counts[m.assignor]++
 		}
@@ -396,7 +397,7 @@ func (c *Coordinator) preferredAssignor(updated member, gone []spec.MemberID) st
 func (c *Coordinator) targetMembers() []target.Member {
 	out := make([]target.Member, 0, len(c.members))
 	for _, id := range c.Members() {
-		out = append(out, targetMember(*c.members.get(id)))
+		out = append(out, targetMember(*c.members.Get(id)))
 	}
 	return out
 }
@@ -492,7 +493,8 @@ func (v groupView) Size() int { return len(v.c.members) }
 // ClassicMembers counts the members that use the classic protocol.
 func (v groupView) ClassicMembers() int {
 	n := 0
-	for _, m := range v.c.members {
+	for _, row := range v.c.members {
+		m := row.Rec
 		if m.cl.use {
 			n++
 		}
@@ -504,7 +506,8 @@ func (v groupView) ClassicMembers() int {
 // name.
 func (v groupView) ClassicProtocolSupport(name string) int {
 	n := 0
-	for _, m := range v.c.members {
+	for _, row := range v.c.members {
+		m := row.Rec
 		if m.cl.use && slices.ContainsFunc(m.cl.protocols, func(p classic.ProtocolMetadata) bool { return p.Name == name }) {
 			n++
 		}
@@ -658,7 +661,7 @@ func (c *Coordinator) reconcileAndCommit(s *step, a admission, reject func(valid
 
 	// Commit.
 	for _, id := range gone {
-		if c.members.has(id) {
+		if c.members.Has(id) {
 			c.drop(s, id)
 		}
 	}

@@ -36,12 +36,13 @@ func (c *Coordinator) invariantsHold() bool {
 		!c.exists && (len(c.members) > 0 || c.groupEpoch != 0) {
 		return false
 	}
-	if c.members.ordered() != nil { // allocates only when the table is broken
+	if c.members.Ordered() != nil || keyedRight(c.members) != nil { // Ordered allocates only when the table is broken
 		return false
 	}
 	perSet := c.cfg.Faults.Has(PerSetEpochUpdate)
 	statics, holdings := 0, 0
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		id := m.id
 		if m.instanceID != "" {
 			statics++
@@ -125,7 +126,7 @@ func (c *Coordinator) ownersMatch(holdings int) bool {
 				if i >= 0 {
 					h = s.rest[i]
 				}
-				if h.epoch != 0 || !c.members.has(h.member) || i >= 0 && compareHolders(prev, h) >= 0 {
+				if h.epoch != 0 || !c.members.Has(h.member) || i >= 0 && compareHolders(prev, h) >= 0 {
 					return false
 				}
 				prev = h
@@ -142,7 +143,8 @@ func (c *Coordinator) ownersMatch(holdings int) bool {
 // partition count, and every topic in it exists with that count and is
 // subscribed.
 func (c *Coordinator) subscriptionMetadataCurrent() bool {
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		for _, t := range m.subscription {
 			if n, ok := c.topics[t]; ok {
 				if v, ok := c.subscribed[t]; !ok || v != n {
@@ -161,7 +163,8 @@ func (c *Coordinator) subscriptionMetadataCurrent() bool {
 
 // subscribes reports whether a member subscribes to topic t.
 func (c *Coordinator) subscribes(t string) bool {
-	for _, m := range c.members {
+	for _, row := range c.members {
+		m := row.Rec
 		if _, ok := slices.BinarySearch(m.subscription, t); ok {
 			return true
 		}

@@ -26,9 +26,9 @@ func editMember(c *Coordinator, rng *rand.Rand, f func(m *member)) {
 		return
 	}
 	i := rng.IntN(len(c.members))
-	m := *c.members[i]
+	m := *c.members[i].Rec
 	f(&m)
-	c.members[i] = &m // in the same place even if f changed m.id
+	c.members[i].Rec = &m // under the same key even if f changed m.id
 }
 
 // editSlot changes the slot of a random partition the owner map has a row
@@ -49,7 +49,7 @@ func editSlot(c *Coordinator, rng *rand.Rand, f func(s slot) slot) {
 
 // randomID is a random member's id, or a stranger's.
 func randomID(c *Coordinator, rng *rand.Rand) spec.MemberID {
-	ids := c.members.ids()
+	ids := c.members.AppendKeys(nil)
 	if len(ids) == 0 || rng.IntN(4) == 0 {
 		return "stranger"
 	}

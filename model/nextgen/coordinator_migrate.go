@@ -138,7 +138,7 @@ func FromClassicGroup(cfg CoordinatorConfig, g classic.CoordinatorSnapshot, now 
 				assigned = append(assigned, p)
 			}
 		}
-		if c.members.has(ms.ID) || ms.ID == "" {
+		if c.members.Has(ms.ID) || ms.ID == "" {
 			return fail("member id %q is empty or repeated", ms.ID)
 		}
 		m := member{
@@ -325,7 +325,7 @@ func (c *Coordinator) classicGroup(leaving spec.MemberID, joining *member, st cl
 	}
 	for _, id := range c.Members() {
 		if id != leaving && (joining == nil || id != joining.id) {
-			add(*c.members.get(id), c.target[id])
+			add(*c.members.Get(id), c.target[id])
 		}
 	}
 	if joining != nil {
@@ -343,7 +343,7 @@ func (c *Coordinator) classicGroup(leaving spec.MemberID, joining *member, st cl
 func (c *Coordinator) ArmedTimers() []TimerCmd {
 	var out []TimerCmd
 	for _, id := range c.Members() {
-		m := c.members.get(id)
+		m := c.members.Get(id)
 		if m.sessionArmed {
 			out = append(out, TimerCmd{Timer: sessionTimer(id), At: m.sessionAt})
 		}

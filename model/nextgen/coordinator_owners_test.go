@@ -177,7 +177,7 @@ func TestOwnerMapMatchesReference(t *testing.T) {
 			}
 			if leave {
 				delete(cur, id)
-				c.members.remove(id)
+				c.members.Remove(id)
 			} else {
 				cur[id] = next
 				c.setRecord(member{id: id, cur: next})

@@ -1112,10 +1112,10 @@ func TestObserverOutputs(t *testing.T) {
 // unless the state is what it corrupts) and expects the named complaint.
 func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 	edit := func(c *Coordinator, id spec.MemberID, f func(*member)) {
-		i, _ := c.members.index(id)
-		m := *c.members[i]
+		i, _ := c.members.Index(id)
+		m := *c.members[i].Rec
 		f(&m)
-		c.members[i] = &m // in id's place even if f changed m.id
+		c.members[i].Rec = &m // under id's key even if f changed m.id
 	}
 	for _, tc := range []struct {
 		name    string
@@ -1124,10 +1124,12 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 	}{
 		{"recorded state", func(c *Coordinator) { c.state = GroupReconciling }, "state RECONCILING, but the group is STABLE"},
 		{"group epoch behind the target", func(c *Coordinator) { c.groupEpoch = 2 }, "group epoch 2, target epoch 3"},
-		{"member table out of order", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "X" }) }, `member table holds "S" after "X"`},
+		{"member table out of order", func(c *Coordinator) { c.members[0].Key = "X" }, `member table holds "S" after "X"`},
 		{"member records swapped", func(c *Coordinator) { c.members[0], c.members[1] = c.members[1], c.members[0] }, `member table holds "A" after`},
-		{"member without an id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "" }) }, "member table entry 0 has no member id"},
+		{"member row without a key", func(c *Coordinator) { c.members[0].Key = "" }, "member table row 0 has no key"},
 		{"member recorded twice", func(c *Coordinator) { c.members = slices.Insert(c.members, 0, c.members[0]) }, `member table holds "A" after "A"`},
+		{"record under another id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "X" }) }, `member table row "A" holds the record of member "X"`},
+		{"member without an id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "" }) }, `member table row "A" holds the record of member ""`},
 		{"instance mapped elsewhere", func(c *Coordinator) { c.instances["i"] = "A" }, "instance i of S maps to"},
 		{"dynamic member parked", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = spec.StaticLeaveEpoch }) }, "dynamic member A at epoch -2"},
 		{"parked static member revoking", func(c *Coordinator) {
