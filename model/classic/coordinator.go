@@ -140,7 +140,9 @@ func (s GroupState) String() string { return groupStates.Name(s) }
 // Clone first to keep the old state (the model checker does). The zero
 // Coordinator is not usable; call NewCoordinator.
 type Coordinator struct {
-	cfg CoordinatorConfig
+	// cfg is the configuration, normalized; it never changes after
+	// NewCoordinator, so the encoding leaves it out.
+	cfg CoordinatorConfig `canon:"-"`
 
 	// state changes only through transitionTo.
 	state GroupState
@@ -171,8 +173,8 @@ type Coordinator struct {
 	pending map[spec.MemberID]bool
 	// instances maps each static member's instance id to its current
 	// member id (Kafka's staticMembers). Invariant: it holds exactly the
-	// members with an InstanceID.
-	instances map[string]spec.MemberID
+	// members with an InstanceID, so the encoding leaves it out.
+	instances map[string]spec.MemberID `canon:"-"`
 	// timers holds every armed timer and its deadline. Invariants: the
 	// JoinTimer is armed exactly in GroupPreparingRebalance; a member's
 	// SessionTimer is armed unless the member has a parked JoinGroup or

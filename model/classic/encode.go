@@ -20,12 +20,11 @@ import (
 // deliberately left out; encode_test.go compares them with the structs, so
 // a field added to a struct fails the tests until its encoder handles it.
 const (
-	coordinatorFields       = 14 // Coordinator
-	coordinatorConfigFields = 6  // CoordinatorConfig
-	coordMemberFields       = 11 // coordMember
-	coordParkedFields       = 4  // coordParked
-	memberFields            = 23 // Member
-	leaderMemoryFields      = 9  // LeaderMemory
+	coordinatorFields  = 14 // Coordinator
+	coordMemberFields  = 11 // coordMember
+	coordParkedFields  = 4  // coordParked
+	memberFields       = 23 // Member
+	leaderMemoryFields = 9  // LeaderMemory
 )
 
 // The kinds of message, written first in a message's encoding; 0 is a nil
@@ -44,15 +43,25 @@ const (
 )
 
 // EncodeCanon writes the coordinator's canonical encoding (package canon):
-// every field but nextArrival (which only issues fresh arrival numbers)
-// and supported (derived from the members' protocols);
-// the configuration in full; the members, pending ids, static instances
-// and armed timers as multisets; each parked request's Seq as a
-// correlation id and its arrival as an order value; the timers' deadlines
-// relative to the clock; nextMemberID as a counter. Two coordinators get
-// the same encoding exactly when they behave the same from then on.
+// every field but the configuration, the static instances, nextArrival
+// and supported; the members and pending ids as multisets; each parked
+// request's Seq as a correlation id and its arrival as an order value; the
+// armed timers' deadlines relative to the clock; nextMemberID as a
+// counter. Two coordinators get the same encoding exactly when they behave
+// the same from then on, given that the model compares only coordinators
+// that hold their invariants (CheckInvariants, which the checker runs
+// after every step that changes the coordinator).
+//
+// What it leaves out and why, as the next-gen coordinator does:
+//   - the configuration is fixed when the coordinator is made, so it is
+//     the same in every state a model compares;
+//   - the static instances hold exactly the members' own instance ids
+//     (CheckInvariants), a function of the member records;
+//   - nextArrival only issues fresh arrival numbers, whose ranks the
+//     records' arrivals carry;
+//   - supported is the members' protocols counted (CheckInvariants).
 func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
-	encodeCoordinatorConfig(e, &c.cfg)
+	// cfg: left out (canon:"-"), fixed for the coordinator's life.
 	e.Uint(uint64(c.state))
 	e.Generation(int64(c.generation))
 	e.String(c.protocolType)
@@ -61,23 +70,13 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 
 	c.members.Encode(e, func(m *coordMember) { encodeCoordMember(e, m) })
 	canon.KeyedMap(e, c.pending, e.Bool)
-	canon.StringMap(e, c.instances)
+	// instances: left out (canon:"-"), the members' own instance ids.
 	encodeCoordTimers(e, c.timers)
 
 	e.Counter(c.nextMemberID)
 	// nextArrival: left out (canon:"-").
 	// supported: left out (canon:"-"), derived from the members.
 	// shared: left out (canon:"-"), bookkeeping of Fork's sharing.
-}
-
-// encodeCoordinatorConfig writes every field of cfg.
-func encodeCoordinatorConfig(e *canon.Encoder, cfg *CoordinatorConfig) {
-	e.String(cfg.GroupID)
-	e.Int(int64(cfg.MinSessionTimeout))
-	e.Int(int64(cfg.MaxSessionTimeout))
-	e.Int(int64(cfg.MaxSize))
-	e.String(cfg.MemberIDPrefix)
-	e.Uint(uint64(cfg.Faults))
 }
 
 // encodeCoordMember writes a member record behind its presence flag.
