@@ -1130,6 +1130,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		{"member recorded twice", func(c *Coordinator) { c.members = slices.Insert(c.members, 0, c.members[0]) }, `member table holds "A" after "A"`},
 		{"record under another id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "X" }) }, `member table row "A" holds the record of member "X"`},
 		{"member without an id", func(c *Coordinator) { edit(c, "A", func(m *member) { m.id = "" }) }, `member table row "A" holds the record of member ""`},
+		{"records under each other's keys", func(c *Coordinator) { c.members[0].Rec, c.members[1].Rec = c.members[1].Rec, c.members[0].Rec }, `member table row "A" holds the record of member`},
 		{"instance mapped elsewhere", func(c *Coordinator) { c.instances["i"] = "A" }, "instance i of S maps to"},
 		{"dynamic member parked", func(c *Coordinator) { edit(c, "A", func(m *member) { m.cur.Epoch = spec.StaticLeaveEpoch }) }, "dynamic member A at epoch -2"},
 		{"parked static member revoking", func(c *Coordinator) {
