@@ -57,12 +57,9 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	c.owners.each(func(r spec.Resource, s slot) {
 		e.String(r.Topic)
 		e.Int(int64(r.Partition))
-		e.Len(1 + len(s.rest))
-		for i := -1; i < len(s.rest); i++ {
-			h := s.first
-			if i >= 0 {
-				h = s.rest[i]
-			}
+		e.Len(s.count())
+		for i := range s.count() {
+			h := s.at(i)
 			e.String(string(h.member))
 			e.Int(int64(h.epoch))
 		}

@@ -121,12 +121,9 @@ func (c *Coordinator) ownersMatch(holdings int) bool {
 				return false
 			}
 			prev := holder{}
-			for i := -1; i < len(s.rest); i++ {
-				h := s.first
-				if i >= 0 {
-					h = s.rest[i]
-				}
-				if h.epoch != 0 || !c.members.Has(h.member) || i >= 0 && compareHolders(prev, h) >= 0 {
+			for i := range s.count() {
+				h := s.at(i)
+				if h.epoch != 0 || !c.members.Has(h.member) || i > 0 && compareHolders(prev, h) >= 0 {
 					return false
 				}
 				prev = h

@@ -60,6 +60,22 @@ func (s slot) holders() []holder {
 	return append([]holder{s.first}, s.rest...)
 }
 
+// count is the number of holders.
+func (s slot) count() int {
+	if s.empty() {
+		return 0
+	}
+	return 1 + len(s.rest)
+}
+
+// at is the i-th holder (0 <= i < count), read in place.
+func (s slot) at(i int) holder {
+	if i == 0 {
+		return s.first
+	}
+	return s.rest[i-1]
+}
+
 // index returns the position of id among the holders, or -1.
 func (s slot) index(id spec.MemberID) int {
 	if s.empty() {
