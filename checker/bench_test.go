@@ -24,8 +24,8 @@ import (
 // against workers=2 at 2 is the speed-up of one core to two
 // (docs/checker.md, "Issue 13: twelfth round").
 func BenchmarkExplore(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
-	hugeheap.Advise(hugeheap.DefaultSize)             // as rebalance check does (--huge-pages)
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as rebalance check sets it
+	hugeheap.Advise(hugeheap.DefaultSize)                   // as rebalance check does (--huge-pages)
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		for _, c := range []struct {
 			workers  int
@@ -59,8 +59,8 @@ func BenchmarkExplore(b *testing.B) {
 //
 //	go test ./checker -run XXX -bench ExploreRecords -benchtime 1x -count 6
 func BenchmarkExploreRecords(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as rebalance check sets it
-	hugeheap.Advise(hugeheap.DefaultSize)             // as rebalance check does (--huge-pages)
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as rebalance check sets it
+	hugeheap.Advise(hugeheap.DefaultSize)                   // as rebalance check does (--huge-pages)
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		b.Run("protocol="+p, func(b *testing.B) {
 			var r Result

@@ -253,16 +253,9 @@ func runCheck(out io.Writer, o checkOptions) error {
 	if o.memoryLimit, err = memoryLimit(o.maxMemory); err != nil {
 		return usageError{err}
 	}
-	// The explorer keeps its frontier of concrete states alive and makes
-	// much short-lived garbage. Collecting at four times the live heap
-	// rather than the default once is faster on the default worlds, with
-	// one worker and more so with two, where the collector has no idle
-	// core to run on (measured against 200 and 800 in fresh processes:
-	// docs/checker.md, issue 13's fifth round); it costs peak memory
-	// (about 1.6 times that at 200), and near the memory limit the
-	// runtime collects harder instead.
+	// The collector setting the explorer runs at (checker.GCPercent).
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetGCPercent(debug.SetGCPercent(checker.GCPercent))
 	}
 	if o.memoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit * 9 / 10))
