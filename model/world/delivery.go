@@ -373,26 +373,36 @@ func (w *World[M, T, C, P]) encodeDelivery(e *canon.Encoder) {
 	}
 	e.Bool(w.unclean)
 	encodeOffsets(e, w.committed)
-	encodeByResource(e, w.processed, func(counts []int) {
-		for _, n := range counts {
-			e.Int(int64(n))
-		}
-	})
+	encodeByResource(e, w.processed, encodeCounts)
 }
 
 // encodeOffsets writes offsets by resource in resource order.
 func encodeOffsets(e *canon.Encoder, offsets byResource[int]) {
-	encodeByResource(e, offsets, func(n int) { e.Int(int64(n)) })
+	encodeByResource(e, offsets, encodeOffset)
+}
+
+// encodeOffset writes one offset.
+func encodeOffset(e *canon.Encoder, n int) { e.Int(int64(n)) }
+
+// encodeCounts writes one partition's processing counts.
+func encodeCounts(e *canon.Encoder, counts []int) {
+	for _, n := range counts {
+		e.Int(int64(n))
+	}
 }
 
 // encodeByResource writes m's length, then each entry in resource order:
-// its partition, then value's encoding of its value.
-func encodeByResource[V any](e *canon.Encoder, m byResource[V], value func(V)) {
+// its partition, then value's encoding of its value. value is a plain
+// function, not a closure over e: a closure escapes through the generic
+// call and cost one allocation each time a process or the delivery state
+// was encoded (a fifth of all allocations in the next-gen world with
+// records).
+func encodeByResource[V any](e *canon.Encoder, m byResource[V], value func(*canon.Encoder, V)) {
 	e.Len(len(m))
 	for _, x := range m {
 		e.String(x.R.Topic)
 		e.Int(int64(x.R.Partition))
-		value(x.V)
+		value(e, x.V)
 	}
 }
 
