@@ -56,6 +56,25 @@ func TestEncodingDeterminesSuccessors(t *testing.T) {
 			successorsDetermined(t, m)
 		})
 	}
+	// Application state that only some worlds have: an overrun revocation
+	// (Process.Overrun: the application works on past the rebalance
+	// timeout) and offsets set aside for a later commit
+	// (Process.unsent, with CommitAfterRelease). An encoding that dropped
+	// either passed every other test.
+	for _, c := range []struct {
+		name string
+		edit func(*ngworld.CheckOptions)
+	}{
+		{"overruns", func(o *ngworld.CheckOptions) { o.Overruns = 1 }},
+		{"commit-after-release", func(o *ngworld.CheckOptions) { o.DeliveryFaults = core.CommitAfterRelease }},
+	} {
+		t.Run("nextgen/records=1+"+c.name, func(t *testing.T) {
+			o := ngworld.CheckOptions{Members: 2, Joins: 1, Topics: 1, Partitions: 2, Leaves: 1, Records: 1}
+			c.edit(&o)
+			m := nextgenModel(t, o)
+			successorsDetermined(t, m)
+		})
+	}
 }
 
 func successorsDetermined[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, m *core.Model[M, T, C, P]) {
