@@ -33,8 +33,9 @@ func (m withDeliveryText) Encode(e *canon.Encoder, s ngState) {
 // Two worlds, since each leaves part of the delivery state implied by the
 // rest. Without a crash a record is processed at most once, so the
 // processing counts follow from the positions and the commits: only the
-// world with a crash, whose restarted member processes again what was
-// never committed, sees an encoding that drops the counts. In neither
+// world with a crash, where the crashed member's partition passes to the
+// other member, which processes again what was never committed, sees an
+// encoding that drops the counts. In neither
 // does a committed offset differ alone (a state's positions and counts
 // give it away); the rule before KIP-1251 makes it differ alone, but that
 // world breaks a law at depth 18, where the exploration stops.
