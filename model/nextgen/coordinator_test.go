@@ -1150,6 +1150,19 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		{"target twice", func(c *Coordinator) { c.target["S"] = c.target["S"].Add(spec.TP("foo", 0)) }, "target gives {foo-0} twice"},
 		{"owner map missing a partition", func(c *Coordinator) { c.owners.set(spec.TP("foo", 0), slot{}) }, "owner map has 5 partitions, members hold 6"},
 		{"owner map names another holder", func(c *Coordinator) { c.owners.set(spec.TP("foo", 0), slotOf([]holder{{member: "S", epoch: 3}})) }, "owners of foo-0 are"},
+		{"two holders out of order", func(c *Coordinator) {
+			// AssignBeforeRelease lets A and S both hold foo-0; the slot
+			// must list them in member order, A first.
+			cfg := *c.cfg
+			cfg.Faults |= AssignBeforeRelease
+			c.cfg = &cfg
+			edit(c, "S", func(m *member) {
+				was := m.cur
+				m.cur.Assigned = m.cur.Assigned.Add(spec.TP("foo", 0))
+				m.assignedAt = assignmentEpochs(m.assignedAt, was, m.cur)
+			})
+			c.owners.set(spec.TP("foo", 0), slotOf([]holder{{member: "S"}, {member: "A"}}))
+		}, "owners of foo-0 are [{S 3} {A 3}], members hold it as [{A 3} {S 3}]"},
 		{"stale subscription metadata", func(c *Coordinator) { c.subscribed = spec.Topics{"foo": 4} }, "subscription metadata [foo:4] is stale"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
