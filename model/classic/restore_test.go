@@ -172,11 +172,13 @@ func TestRestoreCoordinatorPanics(t *testing.T) {
 	}
 }
 
-// TestCheckInvariantsCatchesBrokenMemberTable: CheckInvariants reports a
+// TestCheckInvariantsCatchesBrokenTables: CheckInvariants reports a
 // member table out of the canonical order, a row without a key, a member
 // recorded twice and a record under another member's id (each would
-// encode as another group, or give a lookup the wrong record).
-func TestCheckInvariantsCatchesBrokenMemberTable(t *testing.T) {
+// encode as another group, or give a lookup the wrong record), and a
+// timer armed twice in the coordinator's timer list (whose order the
+// encoding and the next deadline rely on).
+func TestCheckInvariantsCatchesBrokenTables(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		corrupt func(c *Coordinator)
@@ -186,6 +188,7 @@ func TestCheckInvariantsCatchesBrokenMemberTable(t *testing.T) {
 		{"row without a key", func(c *Coordinator) { c.members[0].Key = "" }, "member table row 0 has no key"},
 		{"member recorded twice", func(c *Coordinator) { c.members = slices.Insert(c.members, 0, c.members[0]) }, `member table holds "A-1" after "A-1"`},
 		{"record under another id", func(c *Coordinator) { c.members.Get("A-1").id = "X-9" }, "member A-1 recorded as X-9"},
+		{"timer armed twice", func(c *Coordinator) { c.timers = slices.Insert(c.timers, 0, c.timers[0]) }, "timers session(A-1) and session(A-1) out of order"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newCoordHarness(t, CoordinatorConfig{})
