@@ -155,8 +155,10 @@ func (c *Coordinator) count(m *coordMember, d int) {
 	}
 }
 
-// countSupported is c.supported computed from scratch, for
-// CheckInvariants.
+// countSupported is c.supported computed from scratch: for each protocol
+// name, how many members advertise it (a name a member lists twice counted
+// once). CheckInvariants compares it with c.supported; candidates reads
+// the names every member advertises from it.
 func countSupported(members coordMembers) map[string]int {
 	out := map[string]int{}
 	for _, row := range members {
@@ -551,17 +553,7 @@ func (c *Coordinator) firstArrival() spec.MemberID {
 
 // candidates returns the protocol names every member supports, sorted.
 func (c *Coordinator) candidates() []string {
-	count := map[string]int{}
-	for _, row := range c.members {
-		m := row.Rec
-		seen := map[string]bool{}
-		for _, p := range m.protocols {
-			if !seen[p.Name] {
-				seen[p.Name] = true
-				count[p.Name]++
-			}
-		}
-	}
+	count := countSupported(c.members)
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(count)) {
 		if count[name] == len(c.members) {
