@@ -78,15 +78,9 @@ func (s slot) at(i int) holder {
 
 // index returns the position of id among the holders, or -1.
 func (s slot) index(id spec.MemberID) int {
-	if s.empty() {
-		return -1
-	}
-	if s.first.member == id {
-		return 0
-	}
-	for i, h := range s.rest {
-		if h.member == id {
-			return i + 1
+	for i := range s.count() {
+		if s.at(i).member == id {
+			return i
 		}
 	}
 	return -1
