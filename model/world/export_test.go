@@ -98,3 +98,29 @@ func EncodeTopicsFrozen[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *W
 func TopicsKept[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) bool {
 	return w.topicsEncoding != nil
 }
+
+// SetStepMemo turns m's memo of coordinator steps off (on false), or on
+// with every hit checked against a step afresh (verify).
+func SetStepMemo[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], on, verify bool) {
+	m.init.coordinatorSteps = nil
+	if on {
+		m.init.coordinatorSteps = newStepMemo[M, T, C]()
+		m.init.coordinatorSteps.verify = verify
+	}
+}
+
+// StepMemoCounts returns how many lookups of m's memo of coordinator
+// steps found a step, and how many did not.
+func StepMemoCounts[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P]) (hits, misses int64) {
+	if s := m.init.coordinatorSteps; s != nil {
+		return s.hits.Load(), s.misses.Load()
+	}
+	return 0, 0
+}
+
+// MemoStepAgrees reports whether the memo step w holds for its
+// coordinator (World.coordinatorStep), if any, is the step that made it:
+// Keep leaves w's coordinator's encoding with that step.
+func MemoStepAgrees[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) bool {
+	return w.coordinatorStep == nil || w.coordinatorStep.to == w.Coordinator
+}

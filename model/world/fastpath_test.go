@@ -3,7 +3,6 @@ package world_test
 import (
 	"bytes"
 	"fmt"
-	"github.com/rebalance-ref/rebalance/model/mixed"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	"reflect"
 	"slices"
@@ -49,15 +48,7 @@ func TestFastPathsAgree(t *testing.T) {
 		t.Run(fmt.Sprintf("mixed/records=%d/on=%v", c.records, c.on), func(t *testing.T) {
 			o := core.DefaultCheckOptions[nextgen.Fault]()
 			o.Records, o.RecordsOn, o.Drops, o.Migrations = c.records, c.on, 0, 1
-			cfg, err := mixed.CheckWorld(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := mixed.NewModel(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fastPathsAgree(t, m)
+			fastPathsAgree(t, mixedModel(t, o))
 		})
 	}
 }

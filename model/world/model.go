@@ -208,6 +208,9 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	}
 	b.TopicChoices = cfg.TopicChoices
 	b.Prompt, b.PromptApps = true, true
+	// Every state's world is a fork of a clone of init, and shares its
+	// memo of coordinator steps.
+	m.init.coordinatorSteps = newStepMemo[M, T, C]()
 	return m, nil
 }
 

@@ -42,11 +42,17 @@ func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
 func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 	w := s.W
 	for _, sp := range e.Spans {
-		dst := &w.coordinatorEncoding
 		if sp.Label != coordinatorSpan {
-			dst = &w.procs[sp.Label].encoding
+			w.procs[sp.Label].encoding = e.RecordSpan(sp)
+			continue
 		}
-		*dst = e.RecordSpan(sp)
+		w.coordinatorEncoding = e.RecordSpan(sp)
+		if st := w.coordinatorStep; st != nil && st.encoding.Load() == nil {
+			// The other worlds that take the same step from the memo
+			// replay it too (stepMemoized).
+			r := w.coordinatorEncoding
+			st.encoding.CompareAndSwap(nil, &r)
+		}
 	}
 	e.Spans = e.Spans[:0]
 }

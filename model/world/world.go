@@ -198,6 +198,19 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// made it (New, Clone) or copied it (ownCoordinator); a fork shares
 	// its parent's (see Fork).
 	coordinatorOwned bool
+	// coordinatorFresh is set when Coordinator may differ from that of the
+	// world w was forked from: w made it, copied it or took a step of it
+	// from the memo. Unlike coordinatorOwned it stays set when w gives the
+	// coordinator up to the memo (stepMemoized).
+	coordinatorFresh bool
+	// coordinatorSteps is the model checker's memo of coordinator steps
+	// (stepMemo), shared by the model's worlds; nil elsewhere.
+	coordinatorSteps *stepMemo[M, T, C]
+	// coordinatorStep is the memo's step whose result Coordinator is, set
+	// by stepMemoized and dropped by any change (ownCoordinator), so that
+	// Keep can leave the coordinator's encoding with the step for the
+	// other worlds that take it; nil otherwise.
+	coordinatorStep *memoStep[M, T, C]
 	// serial numbers w among the worlds it shares processes with: the
 	// number of forks between w and the world New or Clone made. Every
 	// world that shares a process with w is its ancestor or descendant
@@ -279,7 +292,7 @@ type abandonment struct {
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
 	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true, stepOutputs: new(sync.Pool)}
-	w.coordinatorOwned = true
+	w.coordinatorOwned, w.coordinatorFresh = true, true
 	w.prev = w.View()
 	return w
 }
@@ -296,7 +309,7 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c := *w
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
-	c.coordinatorOwned = true
+	c.coordinatorOwned, c.coordinatorFresh, c.coordinatorStep = true, true, nil
 	c.coordinatorEncoding = canon.Recording{}
 	c.frozen = false
 	c.procs = make([]*Process[M, T, C, P], len(w.procs))
@@ -335,7 +348,7 @@ func (w *World[M, T, C, P]) forkInto(c *World[M, T, C, P]) {
 	*c = *w
 	c.frozen = false
 	c.serial = w.serial + 1
-	c.processesOwned, c.timersOwned, c.coordinatorOwned = false, false, false
+	c.processesOwned, c.timersOwned, c.coordinatorOwned, c.coordinatorFresh = false, false, false, false
 	c.InFlight = slices.Clip(w.InFlight)
 	c.Timers = slices.Clip(w.Timers)
 	c.Rounds = slices.Clip(w.Rounds)
@@ -424,6 +437,7 @@ func (w *World[M, T, C, P]) ownCoordinator() {
 		panic("world: a frozen world changes")
 	}
 	w.coordinatorEncoding = canon.Recording{}
+	w.coordinatorFresh, w.coordinatorStep = true, nil
 	if !w.coordinatorOwned {
 		if f, ok := w.Coordinator.(Forker[M, T, C]); ok {
 			w.Coordinator = f.ForkCoordinator()
@@ -876,14 +890,23 @@ func (w *World[M, T, C, P]) isolated(addr string) bool {
 }
 
 func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
+	if w.stepMemoized(e) {
+		return
+	}
 	w.ownCoordinator()
 	out := w.stepOutput()
 	w.Coordinator.StepInto(node.Input{Now: w.Now, Event: e}, out)
+	w.applyCoordinatorStep(*out)
+	w.release(out)
+}
+
+// applyCoordinatorStep performs the output of the coordinator's step that
+// has just made w.Coordinator what it is.
+func (w *World[M, T, C, P]) applyCoordinatorStep(out node.Output[M, T, C]) {
 	if r, ok := w.Coordinator.(TimerResetter); ok && r.TimersReset() {
 		w.Timers = w.Timers.DropNode(node.CoordinatorNode)
 	}
-	w.apply(node.CoordinatorNode, *out)
-	w.release(out)
+	w.apply(node.CoordinatorNode, out)
 }
 
 // stepOutput returns an empty output for one node's step to write into,
@@ -1167,8 +1190,10 @@ func (w *World[M, T, C, P]) violate(v spec.Violation) {
 
 // check runs the state and step laws on the current view, and the
 // coordinator's invariants. A fork that has not stepped its coordinator
-// shares it with the world it was forked from, where it was checked, so
-// the invariants are checked again only where the coordinator changed.
+// shares it with the world it was forked from, where it was checked, and
+// one that took a step from the memo shares the step's result, checked
+// when it was kept (stepMemoized): the invariants are checked again only
+// where w owns the coordinator.
 //
 // A step that changed nothing the laws see (a heartbeat, most deliveries
 // to the coordinator) leaves the view equal to the last one: when the laws
@@ -1219,7 +1244,7 @@ func (w *World[M, T, C, P]) viewUnchanged(prev spec.View) bool {
 			// coordinator changed (memberView would return y with
 			// Current and Fenced computed again, or y itself). Fenced
 			// follows: it is !Current and the phase of the same node.
-			if w.coordinatorOwned && p.Node != nil && w.isCurrent(name, p, y.ID) != y.Current {
+			if w.coordinatorFresh && p.Node != nil && w.isCurrent(name, p, y.ID) != y.Current {
 				return false
 			}
 			continue
@@ -1273,7 +1298,7 @@ func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
 func (w *World[M, T, C, P]) memberView(name string, p *Process[M, T, C, P], was *spec.MemberView) spec.MemberView {
 	var mv spec.MemberView
 	switch {
-	case p.owner != w.serial && was != nil && !w.coordinatorOwned:
+	case p.owner != w.serial && was != nil && !w.coordinatorFresh:
 		// The process and the coordinator are both those of the world
 		// whose view was is: whether p is current is what it was there.
 		return *was
