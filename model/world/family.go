@@ -166,6 +166,11 @@ type Family[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] interface {
 	// CoordinatorTakesMetadata reports whether the coordinator takes
 	// MetadataUpdate events (it computes assignments itself).
 	CoordinatorTakesMetadata() bool
+	// RemembersCoordinatorSteps reports whether the model checker keeps a
+	// memo of the coordinator's steps (stepMemo): for a coordinator whose
+	// step costs more than the memo's key, its lookup and the
+	// coordinators it keeps alive.
+	RemembersCoordinatorSteps() bool
 	// RevocationDone is the event telling a member its application has
 	// finished revoking rs; nil for a family whose revocations complete
 	// within the callback.

@@ -210,7 +210,9 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 	b.Prompt, b.PromptApps = true, true
 	// Every state's world is a fork of a clone of init, and shares its
 	// memo of coordinator steps.
-	m.init.coordinatorSteps = newStepMemo[M, T, C]()
+	if f.RemembersCoordinatorSteps() {
+		m.init.coordinatorSteps = newStepMemo[M, T, C]()
+	}
 	return m, nil
 }
 

@@ -192,3 +192,43 @@ func TestStepMemoKeepsItsCoordinator(t *testing.T) {
 		t.Errorf("the memo's coordinator changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestStepMemoWhereTheFamilyAsks: NewModel gives a model the memo of
+// coordinator steps exactly when its family asks for it
+// (Family.RemembersCoordinatorSteps): next-gen does, classic and mixed
+// do not. Each model delivers the requests in flight along one path.
+func TestStepMemoWhereTheFamilyAsks(t *testing.T) {
+	mixedOptions := core.DefaultCheckOptions[nextgen.Fault]()
+	mixedOptions.Drops, mixedOptions.Migrations = 0, 1
+	for _, c := range []struct {
+		name string
+		want bool
+		used func() (hits, misses int64)
+	}{
+		{"cooperative", false, func() (int64, int64) {
+			return memoUsed(t, classicModel(t, "cooperative", classicworld.DefaultCheckOptions()))
+		}},
+		{"nextgen", true, func() (int64, int64) { return memoUsed(t, nextgenModel(t, ngworld.DefaultCheckOptions())) }},
+		{"mixed", false, func() (int64, int64) { return memoUsed(t, mixedModel(t, mixedOptions)) }},
+	} {
+		hits, misses := c.used()
+		if got := hits+misses > 0; got != c.want {
+			t.Errorf("%s: the memo was looked up %d times; want it used: %v", c.name, hits+misses, c.want)
+		}
+	}
+}
+
+// memoUsed takes the first enabled action of m, 40 times from its initial
+// state, and returns the lookups of its memo of coordinator steps.
+func memoUsed[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, m *core.Model[M, T, C, P]) (hits, misses int64) {
+	t.Helper()
+	s := m.Init()[0]
+	for range 40 {
+		acts := m.Actions(s, nil)
+		if len(acts) == 0 {
+			break
+		}
+		s, _ = m.Step(s, acts[0])
+	}
+	return core.StepMemoCounts(m)
+}

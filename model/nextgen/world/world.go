@@ -170,6 +170,11 @@ func (Family) RestartLeft() bool { return true }
 // CoordinatorTakesMetadata is true: the coordinator assigns.
 func (Family) CoordinatorTakesMetadata() bool { return true }
 
+// RemembersCoordinatorSteps is true: a coordinator step computes targets
+// and reconciles a member, and the model checker meets most of them more
+// than once (docs/checker.md, twentieth round).
+func (Family) RemembersCoordinatorSteps() bool { return true }
+
 // RevocationDone tells a member its application finished revoking rs.
 func (Family) RevocationDone(rs spec.Set) node.Event { return nextgen.RevocationDone{Resources: rs} }
 
