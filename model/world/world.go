@@ -196,7 +196,8 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	prev spec.View
 	// coordinatorOwned is set when w may change Coordinator in place: it
 	// made it (New, Clone) or copied it (ownCoordinator); a fork shares
-	// its parent's (see Fork).
+	// its parent's (see Fork). A world that hands its coordinator to the
+	// memo of coordinator steps gives it up (stepMemoized).
 	coordinatorOwned bool
 	// coordinatorFresh is set when Coordinator may differ from that of the
 	// world w was forked from: w made it, copied it or took a step of it
