@@ -2,6 +2,7 @@ package world_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -42,9 +43,20 @@ func (c *stepBreaks) CheckInvariants() error {
 // only then: a state that shares its parent's coordinator shares what
 // was checked there. Along a path of the default cooperative world, a
 // coordinator whose invariants break whenever it steps is reported in
-// exactly the steps that stepped it.
+// exactly the steps that stepped it, with the memo of coordinator steps
+// and without it (a step that breaks an invariant is never kept, so it is
+// never taken from the memo unchecked).
 func TestInvariantsCheckedWhereTheCoordinatorSteps(t *testing.T) {
-	m := classicModel(t, "cooperative", classicworld.DefaultCheckOptions())
+	for _, memo := range []bool{false, true} {
+		t.Run(fmt.Sprintf("memo=%v", memo), func(t *testing.T) {
+			m := classicModel(t, "cooperative", classicworld.DefaultCheckOptions())
+			core.SetStepMemo(m, memo, false)
+			invariantsCheckedWhereTheCoordinatorSteps(t, m)
+		})
+	}
+}
+
+func invariantsCheckedWhereTheCoordinatorSteps(t *testing.T, m *classicworld.Model) {
 	s := m.Init()[0]
 	s.W.Coordinator = &stepBreaks{Coordinator: s.W.Coordinator.CloneCoordinator()}
 	stepped, shared := 0, 0
