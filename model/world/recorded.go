@@ -49,7 +49,7 @@ func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 		w.coordinatorEncoding = e.RecordSpan(sp)
 		if st := w.coordinatorStep; st != nil && st.encoding.Load() == nil {
 			// The other worlds that take the same step from the memo
-			// replay it too (stepMemoized).
+			// replay it too (takeStep).
 			r := w.coordinatorEncoding
 			st.encoding.CompareAndSwap(nil, &r)
 		}

@@ -116,10 +116,9 @@ func stepKey[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, 
 	return true
 }
 
-// slot returns the slot of a step of from with key.
-// coordinator is a pointer (Coordinator.CloneCoordinator returns a copy
-// that shares nothing), whose address stands for it here; the entries
-// compare coordinators with ==, which compares the same addresses.
+// slot returns the slot of a step of from with key. A coordinator hashes
+// by its dynamic value: every family's is a pointer, or a struct holding
+// one, so its address stands for it, as in the entries' ==.
 func (m *stepMemo[M, T, C]) slot(from Coordinator[M, T, C], key []byte) *atomic.Pointer[memoStep[M, T, C]] {
 	h := maphash.Bytes(m.seed, key) ^ hashComparable(m.seed, from)
 	return &m.slots[h%uint64(len(m.slots))]
@@ -158,48 +157,52 @@ func (m *stepMemo[M, T, C]) encoder() *canon.Encoder {
 	return new(canon.Encoder)
 }
 
-// stepMemoized steps w's coordinator with e through the memo (see
-// stepMemo), and reports whether it did: it does not when the memo is
-// off, w already owns its coordinator (it changed it in this step, so the
-// coordinator is no frozen world's) or the event is not one the memo
-// keeps; stepCoordinator then steps it as it would without a memo.
-func (w *World[M, T, C, P]) stepMemoized(e node.Event) bool {
+// memoKey returns w's memo of coordinator steps and, in an encoder from
+// its pool, the key of stepping w's coordinator with e; a nil encoder
+// when the memo is off, w already owns its coordinator (it changed it in
+// this step, so the coordinator is no frozen world's) or e is not an
+// event the memo keeps. The caller puts the encoder back.
+func (w *World[M, T, C, P]) memoKey(e node.Event) (*stepMemo[M, T, C], *canon.Encoder) {
 	memo := w.coordinatorSteps
 	if memo == nil || w.coordinatorOwned {
-		return false
+		return nil, nil
 	}
 	enc := memo.encoder()
-	defer memo.keys.Put(enc)
 	if !stepKey(w.Family, enc, w.Now, e) {
-		return false
+		memo.keys.Put(enc)
+		return nil, nil
 	}
-	from := w.Coordinator
-	if s := memo.lookup(from, enc.Buf); s != nil {
-		if memo.verify {
-			w.verifyStep(s, e)
-		}
-		w.Coordinator, w.coordinatorFresh, w.coordinatorStep = s.to, true, s
-		w.coordinatorEncoding = canon.Recording{}
-		if r := s.encoding.Load(); r != nil {
-			w.coordinatorEncoding = *r
-		}
-		w.applyCoordinatorStep(s.out)
-		return true
+	return memo, enc
+}
+
+// takeStep makes w take s, the memo's step of w's coordinator with e:
+// its coordinator, shared, with the encoding recorded for it if there is
+// one, and its output.
+func (w *World[M, T, C, P]) takeStep(memo *stepMemo[M, T, C], s *memoStep[M, T, C], e node.Event) {
+	if memo.verify {
+		w.verifyStep(s, e)
 	}
-	w.ownCoordinator()
-	out := w.stepOutput()
-	w.Coordinator.StepInto(node.Input{Now: w.Now, Event: e}, out)
-	if w.Coordinator.CheckInvariants() == nil {
-		w.coordinatorStep = memo.store(from, enc.Buf, w.Coordinator, out)
-		// The stored coordinator is the memo's now: every world that
-		// takes the step shares it, so none may change it in place,
-		// this one included (a later change copies it: ownCoordinator).
-		// Its invariants hold, and check need not ask again.
-		w.coordinatorOwned = false
+	w.Coordinator, w.coordinatorFresh, w.coordinatorStep = s.to, true, s
+	w.coordinatorEncoding = canon.Recording{}
+	if r := s.encoding.Load(); r != nil {
+		w.coordinatorEncoding = *r
 	}
-	w.applyCoordinatorStep(*out)
-	w.release(out)
-	return true
+	w.applyCoordinatorStep(s.out)
+}
+
+// keepStep keeps the step w's coordinator has just taken from from, with
+// key, asking for out, unless the coordinator breaks an invariant (check
+// then reports it).
+func (w *World[M, T, C, P]) keepStep(memo *stepMemo[M, T, C], from Coordinator[M, T, C], key []byte, out *node.Output[M, T, C]) {
+	if w.Coordinator.CheckInvariants() != nil {
+		return
+	}
+	w.coordinatorStep = memo.store(from, key, w.Coordinator, out)
+	// The stored coordinator is the memo's now: every world that takes
+	// the step shares it, so none may change it in place, this one
+	// included (a later change copies it: ownCoordinator). Its
+	// invariants hold, and check need not ask again.
+	w.coordinatorOwned = false
 }
 
 // verifyStep panics unless stepping a copy of s.from with e gives what s

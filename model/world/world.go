@@ -197,18 +197,18 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// coordinatorOwned is set when w may change Coordinator in place: it
 	// made it (New, Clone) or copied it (ownCoordinator); a fork shares
 	// its parent's (see Fork). A world that hands its coordinator to the
-	// memo of coordinator steps gives it up (stepMemoized).
+	// memo of coordinator steps gives it up (keepStep).
 	coordinatorOwned bool
 	// coordinatorFresh is set when Coordinator may differ from that of the
 	// world w was forked from: w made it, copied it or took a step of it
 	// from the memo. Unlike coordinatorOwned it stays set when w gives the
-	// coordinator up to the memo (stepMemoized).
+	// coordinator up to the memo (keepStep).
 	coordinatorFresh bool
 	// coordinatorSteps is the model checker's memo of coordinator steps
 	// (stepMemo), shared by the model's worlds; nil elsewhere.
 	coordinatorSteps *stepMemo[M, T, C]
 	// coordinatorStep is the memo's step whose result Coordinator is, set
-	// by stepMemoized and dropped by any change (ownCoordinator), so that
+	// by takeStep and keepStep, and dropped by any change (ownCoordinator), so that
 	// Keep can leave the coordinator's encoding with the step for the
 	// other worlds that take it; nil otherwise.
 	coordinatorStep *memoStep[M, T, C]
@@ -890,13 +890,26 @@ func (w *World[M, T, C, P]) isolated(addr string) bool {
 	return p != nil && p.Isolated
 }
 
+// stepCoordinator steps the coordinator with e. In the model checker's
+// worlds a step already taken from the same frozen coordinator is taken
+// from the memo of coordinator steps, and a new one is kept there
+// (stepMemo).
 func (w *World[M, T, C, P]) stepCoordinator(e node.Event) {
-	if w.stepMemoized(e) {
-		return
+	memo, key := w.memoKey(e)
+	if key != nil {
+		defer memo.keys.Put(key)
+		if s := memo.lookup(w.Coordinator, key.Buf); s != nil {
+			w.takeStep(memo, s, e)
+			return
+		}
 	}
+	from := w.Coordinator
 	w.ownCoordinator()
 	out := w.stepOutput()
 	w.Coordinator.StepInto(node.Input{Now: w.Now, Event: e}, out)
+	if key != nil {
+		w.keepStep(memo, from, key.Buf, out)
+	}
 	w.applyCoordinatorStep(*out)
 	w.release(out)
 }
@@ -1193,7 +1206,7 @@ func (w *World[M, T, C, P]) violate(v spec.Violation) {
 // coordinator's invariants. A fork that has not stepped its coordinator
 // shares it with the world it was forked from, where it was checked, and
 // one that took a step from the memo shares the step's result, checked
-// when it was kept (stepMemoized): the invariants are checked again only
+// when it was kept (keepStep): the invariants are checked again only
 // where w owns the coordinator.
 //
 // A step that changed nothing the laws see (a heartbeat, most deliveries
