@@ -95,21 +95,21 @@ func newStepMemo[M fmt.Stringer, T sim.Timer, C fmt.Stringer]() *stepMemo[M, T, 
 	return &stepMemo[M, T, C]{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[memoStep[M, T, C]], memoSlots)}
 }
 
-// stepKey writes the memo key of stepping a coordinator at now with ev
-// into e, emptied first, and reports whether ev is an event the memo
-// keeps: a message received or a timer fired (a metadata update is rare,
-// and not kept).
-func stepKey[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], e *canon.Encoder, now node.Millis, ev node.Event) bool {
+// stepKey writes the memo key of stepping w's coordinator with ev into e,
+// emptied first: the clock, then the message as the state writes one in
+// flight (encodeEnvelope) or the timer. It reports whether ev is an event
+// the memo keeps: a message received or a timer fired (a metadata update
+// is rare, and not kept).
+func (w *World[M, T, C, P]) stepKey(e *canon.Encoder, ev node.Event) bool {
 	*e = canon.Encoder{Buf: e.Buf[:0]}
-	e.Int(int64(now))
+	e.Int(int64(w.Now))
 	switch ev := ev.(type) {
 	case node.Receive[M]:
 		e.Buf = append(e.Buf, 1)
-		e.String(ev.From)
-		f.EncodeMessage(e, ev.Msg)
+		w.encodeEnvelope(e, node.Envelope[M]{From: ev.From, To: node.CoordinatorNode, Msg: ev.Msg})
 	case node.TimerFired[T]:
 		e.Buf = append(e.Buf, 2)
-		f.EncodeTimer(e, ev.Timer)
+		w.Family.EncodeTimer(e, ev.Timer)
 	default:
 		return false
 	}
@@ -168,7 +168,7 @@ func (w *World[M, T, C, P]) memoKey(e node.Event) (*stepMemo[M, T, C], *canon.En
 		return nil, nil
 	}
 	enc := memo.encoder()
-	if !stepKey(w.Family, enc, w.Now, e) {
+	if !w.stepKey(enc, e) {
 		memo.keys.Put(enc)
 		return nil, nil
 	}
@@ -223,15 +223,13 @@ func (w *World[M, T, C, P]) verifyStep(s *memoStep[M, T, C], e node.Event) {
 	}
 }
 
-// plainOutput writes out whole: each message with its addresses and
-// every field (as a memo key writes one), each timer command, each
-// callback, and the round, target and withholding reported.
+// plainOutput writes out whole: each message as a memo key writes one
+// (encodeEnvelope, no Finish), each timer command with its deadline as it
+// is, each callback, and the round, target and withholding reported.
 func (w *World[M, T, C, P]) plainOutput(out node.Output[M, T, C]) string {
 	var e canon.Encoder
 	for _, m := range out.Messages {
-		e.String(m.From)
-		e.String(m.To)
-		w.Family.EncodeMessage(&e, m.Msg)
+		w.encodeEnvelope(&e, m)
 	}
 	for _, t := range out.Timers {
 		w.Family.EncodeTimer(&e, t.Timer)

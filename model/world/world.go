@@ -208,9 +208,9 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// (stepMemo), shared by the model's worlds; nil elsewhere.
 	coordinatorSteps *stepMemo[M, T, C]
 	// coordinatorStep is the memo's step whose result Coordinator is, set
-	// by takeStep and keepStep, and dropped by any change (ownCoordinator), so that
-	// Keep can leave the coordinator's encoding with the step for the
-	// other worlds that take it; nil otherwise.
+	// by takeStep and keepStep and dropped by any change (ownCoordinator),
+	// so that Keep can leave the coordinator's encoding with the step for
+	// the other worlds that take it; nil otherwise.
 	coordinatorStep *memoStep[M, T, C]
 	// serial numbers w among the worlds it shares processes with: the
 	// number of forks between w and the world New or Clone made. Every
