@@ -100,17 +100,28 @@ func TopicsKept[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, 
 }
 
 // SetStepMemo turns m's memo of coordinator steps off (on false), or on
-// with every hit checked against a step afresh (verify).
+// with every hit checked against a step afresh (verify), counting its
+// lookups (CountStepMemo).
 func SetStepMemo[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], on, verify bool) {
 	m.init.coordinatorSteps = nil
 	if on {
 		m.init.coordinatorSteps = newStepMemo[M, T, C]()
 		m.init.coordinatorSteps.verify = verify
+		m.init.coordinatorSteps.counting = true
+	}
+}
+
+// CountStepMemo makes m's memo of coordinator steps, if it has one, count
+// its lookups from now on (StepMemoCounts).
+func CountStepMemo[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P]) {
+	if s := m.init.coordinatorSteps; s != nil {
+		s.counting = true
 	}
 }
 
 // StepMemoCounts returns how many lookups of m's memo of coordinator
-// steps found a step, and how many did not.
+// steps found a step, and how many did not, while it counted them
+// (SetStepMemo, CountStepMemo).
 func StepMemoCounts[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P]) (hits, misses int64) {
 	if s := m.init.coordinatorSteps; s != nil {
 		return s.hits.Load(), s.misses.Load()

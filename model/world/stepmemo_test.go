@@ -151,6 +151,7 @@ func transcript[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T
 // keeps stays as it was.
 func TestStepMemoKeepsItsCoordinator(t *testing.T) {
 	m := nextgenModel(t, ngworld.CheckOptions{Members: 2, Joins: 1, Topics: 1, Partitions: 2, Crashes: 1, Leaves: 1, Drops: 1})
+	core.CountStepMemo(m)
 	toCoordinator := func(w *ngworld.World) []int {
 		var is []int
 		for i, env := range w.InFlight {
@@ -222,6 +223,7 @@ func TestStepMemoWhereTheFamilyAsks(t *testing.T) {
 // state, and returns the lookups of its memo of coordinator steps.
 func memoUsed[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](t *testing.T, m *core.Model[M, T, C, P]) (hits, misses int64) {
 	t.Helper()
+	core.CountStepMemo(m)
 	s := m.Init()[0]
 	for range 40 {
 		acts := m.Actions(s, nil)
