@@ -1,7 +1,7 @@
 package nextgen
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -93,15 +93,17 @@ type Timer struct {
 	Epoch  spec.Epoch    // RebalanceTimer: the member epoch it was armed at
 }
 
-// String prints "kind", "kind(member)" or "kind(member@epoch)".
+// String prints "kind", "kind(member)" or "kind(member@epoch)". The
+// timers of a world are ordered by it among timers of one node due at one
+// instant (sim.Timers), so it is written without fmt: one allocation.
 func (t Timer) String() string {
 	switch {
 	case t.Member == "":
 		return t.Kind.String()
 	case t.Kind == RebalanceTimer:
-		return fmt.Sprintf("%s(%s@%d)", t.Kind, t.Member, t.Epoch)
+		return t.Kind.String() + "(" + string(t.Member) + "@" + strconv.FormatInt(int64(t.Epoch), 10) + ")"
 	default:
-		return fmt.Sprintf("%s(%s)", t.Kind, t.Member)
+		return t.Kind.String() + "(" + string(t.Member) + ")"
 	}
 }
 
