@@ -191,8 +191,12 @@ type explorer[S, A any] struct {
 	perms     []map[string]string
 
 	// nextID is the id the next new state gets: ids are dense from 0, so
-	// it is also the number of distinct states stored.
-	nextID  atomic.Uint32
+	// it is also the number of distinct states stored. Every new state
+	// adds to it, from any worker, so it has cache lines of its own
+	// (alone): on a line with the fields the workers read at every step
+	// (perms, graph), each new state would make the other cores fetch
+	// them again.
+	nextID  alone[atomic.Uint32]
 	records []record
 	graph   *graph // nil without liveness
 	inits   []item[S]
@@ -355,10 +359,10 @@ func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte) {
 	return canon.Fingerprint(b), b
 }
 
-func (x *explorer[S, A]) allocID() uint32 { return x.nextID.Add(1) - 1 }
+func (x *explorer[S, A]) allocID() uint32 { return x.nextID.v.Add(1) - 1 }
 
 // distinctStates is the number of distinct states stored so far.
-func (x *explorer[S, A]) distinctStates() int64 { return int64(x.nextID.Load()) }
+func (x *explorer[S, A]) distinctStates() int64 { return int64(x.nextID.v.Load()) }
 
 func (x *explorer[S, A]) encode(enc *canon.Encoder, s S) []byte {
 	// The renamed encodings first, so that the last is the plain one
@@ -404,6 +408,19 @@ type expansion[S any] struct {
 	states []stateInfo
 	keys   []uint64
 	err    error
+	// The blank field keeps the next worker's expansion, next to this
+	// one in explorer.outs, off the cache line of this one's last fields:
+	// each worker writes to its own at every step.
+	_ [64]byte
+}
+
+// alone holds a v that no other value shares a 64-byte cache line with,
+// for a value one worker writes often and others read or write too (or
+// read fields next to it).
+type alone[T any] struct {
+	_ [64]byte
+	v T
+	_ [64]byte
 }
 
 // reset empties out for a level: its lists keep their memory but for
@@ -419,7 +436,9 @@ func (out *expansion[S]) reset() {
 func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.Time, depth int) ([]item[S], []found, error) {
 	w := min(x.o.Workers, len(frontier))
 	for len(x.encoders) < w {
-		x.encoders = append(x.encoders, &canon.Encoder{})
+		// Each encoder alone on its cache lines: a worker writes to its
+		// encoder at every step.
+		x.encoders = append(x.encoders, &new(alone[canon.Encoder]).v)
 		x.outs = append(x.outs, expansion[S]{})
 	}
 	outs := x.outs[:w]
@@ -476,7 +495,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 	}
 	nextFrontier := make([]item[S], 0, size)
 	var viols []found
-	if n := x.nextID.Load(); n > 0 {
+	if n := x.nextID.v.Load(); n > 0 {
 		x.grow(n - 1)
 	}
 	x.regions = append(x.regions[:0], 0)
