@@ -30,6 +30,18 @@
 # speed-up is the ratio of the two median rates. Below the table, each
 # row's runs: our seconds on all cores and on one worker, in run order.
 #
+# The last column, hw, is what the machine allows the speed-up column on
+# this row: R times in turn, one single-worker check alone and N of them
+# side by side, each held to one core (GOMAXPROCS=1, so its collector
+# works on that core too); hw is N times the median time alone over the
+# median time of the slowest of the N side by side, the throughput N
+# independent processes get out of N cores on this world. A checker whose
+# workers shared nothing would show that speed-up at best (less, since
+# the one-worker column's collector has the idle cores to itself); on a
+# VM whose cores share a memory system, the smaller worlds lose most
+# (docs/checker.md, issue 13's twenty-first round). Below the table, each
+# row's times alone and side by side.
+#
 # TLC is not installed by anything in this repository: set TLA2TOOLS_JAR
 # to a tla2tools.jar (docs/tla.md says how to get one).
 set -euo pipefail
@@ -101,12 +113,36 @@ gocheck() {
   go_m=$(peak_mib)
 }
 
+# hwrun: runs our side of the row with one worker on one core, alone and
+# then $all side by side, and appends the time alone to hw_alone and the
+# slowest time side by side to hw_side (seconds of exploration).
+hwrun() {
+  local k v pids=() slowest=0
+  GOMAXPROCS=1 "$tmp/rebalance" check "${cmd[@]}" --records 0 --workers 1 "${extra[@]}" --json >"$tmp/go.json" ||
+    { cat "$tmp/go.json" >&2; echo "compare.sh: rebalance check --workers 1 (GOMAXPROCS=1) failed on $name" >&2; exit 1; }
+  v=$(field elapsed_seconds)
+  [[ -n "$v" ]] || { cat "$tmp/go.json" >&2; echo "compare.sh: no time in rebalance check's summary on $name" >&2; exit 1; }
+  hw_alone+=("$v")
+  for ((k = 0; k < all; k++)); do
+    GOMAXPROCS=1 "$tmp/rebalance" check "${cmd[@]}" --records 0 --workers 1 "${extra[@]}" --json >"$tmp/side$k.json" &
+    pids+=($!)
+  done
+  for k in "${!pids[@]}"; do
+    wait "${pids[$k]}" || { cat "$tmp/side$k.json" >&2; echo "compare.sh: $all side-by-side checks failed on $name" >&2; exit 1; }
+    v=$(head -1 "$tmp/side$k.json" | { grep -o '"elapsed_seconds": *[-0-9.e+]*' || true; } | sed 's/.*: *//')
+    [[ -n "$v" ]] || { cat "$tmp/side$k.json" >&2; echo "compare.sh: no time in a side-by-side check's summary on $name" >&2; exit 1; }
+    slowest=$(awk -v m="$slowest" -v v="$v" 'BEGIN { printf "%s", (v > m ? v : m) }')
+  done
+  hw_side+=("$slowest")
+}
+
 all=$(nproc)
 spread=()
+hwspread=()
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "TLC: 1 worker; go: rebalance check --workers $all (all cores), then --workers 1, in turn, $runs runs each: medians"
-printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' \
-  config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB
+printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s\n' \
+  config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB hw
 for name in "${configs[@]}"; do
   cfg="configs/$name.cfg"
   [[ -f "$cfg" ]] || { echo "compare.sh: no $cfg" >&2; exit 2; }
@@ -153,16 +189,24 @@ for name in "${configs[@]}"; do
       fi
     done
     spread+=("$(printf '%-36s %-8s %s | %s' "$name" "$mode" "$(secs "${all_secs[@]}")" "$(secs "${one_secs[@]}")")")
+    hw_alone=() hw_side=()
+    for ((run = 0; run < runs; run++)); do
+      hwrun
+    done
+    hwspread+=("$(printf '%-36s %-8s %s | %s' "$name" "$mode" "$(secs "${hw_alone[@]}")" "$(secs "${hw_side[@]}")")")
+    hw=$(awk -v n="$all" -v a="$(median "${hw_alone[@]}")" -v p="$(median "${hw_side[@]}")" 'BEGIN { if (p > 0) printf "%.1fx", n * a / p; else printf "-" }')
     go_secs=$(median "${one_secs[@]}")
     go_r=$(rate "$go_n" "$go_secs") all_r=$(rate "$go_n" "$(median "${all_secs[@]}")")
     go_s=$(awk -v s="$go_secs" 'BEGIN { printf "%.2f", s }')
     go_m=$(median "${one_mib[@]}")
     [[ "$go_m" == - ]] || go_m=$(awk -v m="$go_m" 'BEGIN { printf "%.0f", m }')
     tlc_r=$(rate "$tlc_n" "$tlc_secs")
-    printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
-      "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r")" "$go_b" "$tlc_m" "$go_m"
+    printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
+      "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r")" "$go_b" "$tlc_m" "$go_m" "$hw"
   done
 done
 echo "runs (seconds; all $all cores | one worker):"
 printf '%s\n' "${spread[@]}"
+echo "hw runs (seconds, one worker on one core; alone | the slowest of $all side by side):"
+printf '%s\n' "${hwspread[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
