@@ -37,10 +37,10 @@
 # median time of the slowest of the N side by side, the throughput N
 # independent processes get out of N cores on this world. A checker whose
 # workers shared nothing would show that speed-up at best (less, since
-# the one-worker column's collector has the idle cores to itself); on a
-# VM whose cores share a memory system, the smaller worlds lose most
-# (docs/checker.md, issue 13's twenty-first round). Below the table, each
-# row's times alone and side by side.
+# the one-worker column's collector has the idle cores to itself); where
+# the cores share a memory system, hw is below N (docs/checker.md, issue
+# 13's twenty-first round). Below the table, each row's times alone and
+# side by side.
 #
 # TLC is not installed by anything in this repository: set TLA2TOOLS_JAR
 # to a tla2tools.jar (docs/tla.md says how to get one).
@@ -95,9 +95,10 @@ peak_mib() {
   if [[ ${#gnutime[@]} -gt 0 && -s "$tmp/rss" ]]; then awk '{ printf "%.0f", $1 / 1024 }' "$tmp/rss"; else echo -; fi
 }
 
-# field NAME is the number NAME in the summary line of rebalance check
-# --json (its first line, one JSON object).
-field() { head -1 "$tmp/go.json" | { grep -o "\"$1\": *[-0-9.e+]*" || true; } | head -1 | sed 's/.*: *//'; }
+# field NAME [FILE] is the number NAME in the summary line of rebalance
+# check --json (its first line, one JSON object) in FILE, by default
+# $tmp/go.json.
+field() { head -1 "${2:-$tmp/go.json}" | { grep -o "\"$1\": *[-0-9.e+]*" || true; } | head -1 | sed 's/.*: *//'; }
 
 # gocheck WORKERS: runs our side of the row once with WORKERS workers and
 # sets go_n (distinct states), go_s (the exploration's seconds), go_b
@@ -129,7 +130,7 @@ hwrun() {
   done
   for k in "${!pids[@]}"; do
     wait "${pids[$k]}" || { cat "$tmp/side$k.json" >&2; echo "compare.sh: $all side-by-side checks failed on $name" >&2; exit 1; }
-    v=$(head -1 "$tmp/side$k.json" | { grep -o '"elapsed_seconds": *[-0-9.e+]*' || true; } | sed 's/.*: *//')
+    v=$(field elapsed_seconds "$tmp/side$k.json")
     [[ -n "$v" ]] || { cat "$tmp/side$k.json" >&2; echo "compare.sh: no time in a side-by-side check's summary on $name" >&2; exit 1; }
     slowest=$(awk -v m="$slowest" -v v="$v" 'BEGIN { printf "%s", (v > m ? v : m) }')
   done

@@ -64,10 +64,9 @@ type stepMemo[M fmt.Stringer, T sim.Timer, C fmt.Stringer] struct {
 	// the result differs from the kept one (tests).
 	verify bool
 	// counting turns on hits and misses (tests). Off, no lookup writes to
-	// the memo's header: counters that every worker adds to on every
-	// lookup pass one cache line between the cores (measured: 3.5 % of a
-	// two-worker run of the next-gen world; docs/checker.md, issue 13's
-	// twenty-first round).
+	// the memo's header, which every lookup reads: counters that every
+	// worker added to on every lookup would pass that cache line between
+	// the cores.
 	counting bool
 	// hits and misses count lookups that found a step and lookups that
 	// did not (steps of a coordinator the world already owns are not
