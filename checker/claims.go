@@ -15,15 +15,11 @@ type frontierClaims struct {
 	// Invariant: len(bounds) == len(next)+1, bounds ascending from 0 to
 	// the frontier's length.
 	bounds []int
-	next   []paddedCounter // region r's next offset, from bounds[r]
-	chunk  int
-}
-
-// paddedCounter is an atomic counter alone on its 64-byte cache line, so
-// that workers claiming from different regions do not write to one line.
-type paddedCounter struct {
-	atomic.Int64
-	_ [56]byte
+	// next holds region r's next offset, from bounds[r], each alone on
+	// its cache lines, so that workers claiming from different regions
+	// do not write to one line.
+	next  []alone[atomic.Int64]
+	chunk int
 }
 
 // newFrontierClaims splits a frontier of n states among w workers by
@@ -31,7 +27,7 @@ type paddedCounter struct {
 // regions does not fit (the first level, or a level with fewer workers
 // than the last). chunk, at least 1, is the most a claim hands out.
 func newFrontierClaims(regions []int, n, w, chunk int) *frontierClaims {
-	c := &frontierClaims{next: make([]paddedCounter, w), chunk: chunk}
+	c := &frontierClaims{next: make([]alone[atomic.Int64], w), chunk: chunk}
 	if len(regions) == w+1 && regions[0] == 0 && regions[w] == n {
 		c.bounds = regions
 	} else {
@@ -60,12 +56,12 @@ func (c *frontierClaims) claim(k int) (lo, hi int, ok bool) {
 		r := (k + d) % w
 		size := c.bounds[r+1] - c.bounds[r]
 		for {
-			off := int(c.next[r].Load())
+			off := int(c.next[r].v.Load())
 			if off >= size {
 				break
 			}
 			n := guidedChunk(size-off, w, c.chunk)
-			if c.next[r].CompareAndSwap(int64(off), int64(off+n)) {
+			if c.next[r].v.CompareAndSwap(int64(off), int64(off+n)) {
 				return c.bounds[r] + off, c.bounds[r] + off + n, true
 			}
 		}
@@ -81,7 +77,7 @@ func guidedChunk(left, w, most int) int { return max(1, min(most, left/(2*w))) }
 func (c *frontierClaims) left() int {
 	n := 0
 	for r := range c.next {
-		n += c.bounds[r+1] - c.bounds[r] - int(c.next[r].Load())
+		n += c.bounds[r+1] - c.bounds[r] - int(c.next[r].v.Load())
 	}
 	return n
 }

@@ -220,8 +220,9 @@ type explorer[S, A any] struct {
 	// its states: worker k's are frontier[regions[k]:regions[k+1]].
 	regions []int
 	// outs are the workers' outputs, kept from level to level (see
-	// expansion); worker k uses outs[k] only.
-	outs []expansion[S]
+	// expansion); worker k uses outs[k] only, and writes to it at every
+	// step, so each is alone on its cache lines.
+	outs []alone[expansion[S]]
 }
 
 // maxChunk is the most states of a level's frontier a worker takes at a
@@ -408,19 +409,6 @@ type expansion[S any] struct {
 	states []stateInfo
 	keys   []uint64
 	err    error
-	// The blank field keeps the next worker's expansion, next to this
-	// one in explorer.outs, off the cache line of this one's last fields:
-	// each worker writes to its own at every step.
-	_ [64]byte
-}
-
-// alone holds a v that no other value shares a 64-byte cache line with,
-// for a value one worker writes often and others read or write too (or
-// read fields next to it).
-type alone[T any] struct {
-	_ [64]byte
-	v T
-	_ [64]byte
 }
 
 // reset empties out for a level: its lists keep their memory but for
@@ -439,11 +427,11 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 		// Each encoder alone on its cache lines: a worker writes to its
 		// encoder at every step.
 		x.encoders = append(x.encoders, &new(alone[canon.Encoder]).v)
-		x.outs = append(x.outs, expansion[S]{})
+		x.outs = append(x.outs, alone[expansion[S]]{})
 	}
 	outs := x.outs[:w]
 	for k := range outs {
-		outs[k].reset()
+		outs[k].v.reset()
 	}
 	claims := newFrontierClaims(x.regions, len(frontier), w, maxChunk)
 	var wg sync.WaitGroup
@@ -454,7 +442,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 			defer wg.Done()
 			enc := x.encoders[k]
 			var acts []A
-			out := &outs[k]
+			out := &outs[k].v
 			for {
 				i, end, ok := claims.claim(k)
 				if !ok || x.stopped.Load() {
@@ -491,7 +479,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 	wg.Wait()
 	size := 0
 	for k := range outs {
-		size += len(outs[k].next)
+		size += len(outs[k].v.next)
 	}
 	nextFrontier := make([]item[S], 0, size)
 	var viols []found
@@ -500,7 +488,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 	}
 	x.regions = append(x.regions[:0], 0)
 	for k := range outs {
-		out := &outs[k]
+		out := &outs[k].v
 		if out.err != nil {
 			return nil, nil, out.err
 		}
