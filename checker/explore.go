@@ -125,6 +125,17 @@ type Recycler[S any] interface {
 	Recycle(s S)
 }
 
+// Discarder is a Model that takes back a successor the checker dropped
+// because it had seen the state before: no state was stepped from it and
+// the checker kept no reference to it (it has encoded it, and is done
+// with the encoder's output), so the model may reuse everything the
+// successor holds that it does not share with the state it was stepped
+// from. For such a successor the checker calls Discard instead of
+// Recycle; an expanded state is still recycled.
+type Discarder[S any] interface {
+	Discard(s S)
+}
+
 // Keeper is a Model that keeps something of the encoding of a state the
 // checker found new: the checker calls Keep right after, with the encoder
 // that has just encoded s (without renaming, and finished), so that the
@@ -181,8 +192,9 @@ type found struct {
 
 type explorer[S, A any] struct {
 	m    Model[S, A]
-	rec  Recycler[S] // m, when it recycles states; nil otherwise
-	keep Keeper[S]   // m, when it keeps new states' encodings; nil otherwise
+	rec  Recycler[S]  // m, when it recycles states; nil otherwise
+	disc Discarder[S] // m, when it reuses dropped successors; nil otherwise
+	keep Keeper[S]    // m, when it keeps new states' encodings; nil otherwise
 	// converged is m's IsConverged when m is a ConvergenceTester, else
 	// the test that m.Converged lists nothing.
 	converged func(S) bool
@@ -250,6 +262,7 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 	}
 	x := &explorer[S, A]{m: m, o: o, seen: newSeenSet(o.Exact)}
 	x.rec, _ = m.(Recycler[S])
+	x.disc, _ = m.(Discarder[S])
 	x.keep, _ = m.(Keeper[S])
 	x.converged = func(s S) bool { return len(m.Converged(s)) == 0 }
 	if t, ok := m.(ConvergenceTester[S]); ok {
@@ -546,7 +559,11 @@ func (x *explorer[S, A]) expand(enc *canon.Encoder, acts *[]A, it item[S], out *
 		for _, v := range viols {
 			out.viols = append(out.viols, found{v: v, parent: it.id, act: uint16(i)})
 		}
-		if !isNew && x.rec != nil {
+		switch {
+		case isNew:
+		case x.disc != nil:
+			x.disc.Discard(t)
+		case x.rec != nil:
 			x.rec.Recycle(t)
 		}
 		if x.graph != nil {

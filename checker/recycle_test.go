@@ -16,15 +16,25 @@ import (
 // nothing.
 type hidden[S, A any] struct{ Model[S, A] }
 
-// counted is a recycling model that counts the states it takes back.
+// counted is a recycling model that counts the states it takes back:
+// recycled in n, discarded in d. With d nil it hides the model's
+// Discard, so that the checker recycles its dropped successors too.
 type counted[S, A any] struct {
 	Model[S, A]
-	n *atomic.Int64
+	n, d *atomic.Int64
 }
 
 func (c counted[S, A]) Recycle(s S) {
 	c.n.Add(1)
 	c.Model.(Recycler[S]).Recycle(s)
+}
+
+// discarding is counted with the model's Discard, counted in d.
+type discarding[S, A any] struct{ counted[S, A] }
+
+func (c discarding[S, A]) Discard(s S) {
+	c.d.Add(1)
+	c.Model.(Discarder[S]).Discard(s)
 }
 
 // TestRecyclingChangesNothing explores worlds of both families (delivery
@@ -107,24 +117,42 @@ func recyclingChangesNothing[S, A any](t *testing.T, m Model[S, A]) {
 	if _, ok := m.(Recycler[S]); !ok {
 		t.Fatalf("%T does not recycle", m)
 	}
+	if _, ok := m.(Discarder[S]); !ok {
+		t.Fatalf("%T does not discard", m)
+	}
+	inits := int64(len(m.Init()))
 	for _, workers := range []int{1, 2} {
-		var n atomic.Int64
-		got, err := Explore[S, A](counted[S, A]{m, &n}, Options{Workers: workers})
-		if err != nil {
-			t.Fatal(err)
-		}
 		want, err := Explore[S, A](hidden[S, A]{m}, Options{Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Distinct != want.Distinct || got.Transitions != want.Transitions || got.Depth != want.Depth || len(got.Violations) != len(want.Violations) || !got.Complete {
-			t.Errorf("%d workers: recycling: %d states, %d transitions, depth %d, %d violations, complete %t; without: %d, %d, %d, %d",
-				workers, got.Distinct, got.Transitions, got.Depth, len(got.Violations), got.Complete, want.Distinct, want.Transitions, want.Depth, len(want.Violations))
+		for _, discard := range []bool{false, true} {
+			var n, d atomic.Int64
+			var model Model[S, A] = counted[S, A]{m, &n, &d}
+			if discard {
+				model = discarding[S, A]{counted[S, A]{m, &n, &d}}
+			}
+			got, err := Explore[S, A](model, Options{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Distinct != want.Distinct || got.Transitions != want.Transitions || got.Depth != want.Depth || len(got.Violations) != len(want.Violations) || !got.Complete {
+				t.Errorf("%d workers, discarding %t: %d states, %d transitions, depth %d, %d violations, complete %t; without recycling: %d, %d, %d, %d",
+					workers, discard, got.Distinct, got.Transitions, got.Depth, len(got.Violations), got.Complete, want.Distinct, want.Transitions, want.Depth, len(want.Violations))
+			}
+			// Every state but the initial ones is expanded and then
+			// recycled; every successor not new is dropped, and
+			// discarded when the model discards, else recycled.
+			expanded, dropped := got.Distinct-inits, got.Transitions-(got.Distinct-inits)
+			wantN, wantD := expanded+dropped, int64(0)
+			if discard {
+				wantN, wantD = expanded, dropped
+			}
+			if n.Load() != wantN || d.Load() != wantD {
+				t.Errorf("%d workers, discarding %t: %d recycled and %d discarded, want %d and %d", workers, discard, n.Load(), d.Load(), wantN, wantD)
+			}
+			t.Logf("%d workers, discarding %t: %d states, %d transitions, %d recycled, %d discarded", workers, discard, got.Distinct, got.Transitions, n.Load(), d.Load())
 		}
-		if n.Load() == 0 {
-			t.Errorf("%d workers: no state recycled", workers)
-		}
-		t.Logf("%d workers: %d states, %d transitions, %d recycled", workers, got.Distinct, got.Transitions, n.Load())
 	}
 }
 
@@ -172,12 +200,13 @@ func (p poisoning) Recycle(s cstate) {
 	}
 }
 
-// TestRecyclingContract explores counters with states that Recycle
-// poisons: the checker must never use a state it recycled, never recycle
-// an initial state, and, in a complete exploration, recycle every
-// successor it drops and every state it expands but the initial one (one
-// state for each transition); the counts, and a counterexample's path,
-// must be those of the same exploration without recycling.
+// TestRecyclingContract explores counters with states that Recycle (and
+// Discard, when the model discards) poisons: the checker must never use a
+// state it recycled or discarded, never recycle an initial state, and, in
+// a complete exploration, recycle every state it expands but the initial
+// one and recycle or discard every successor it drops (one state for each
+// transition); the counts, and a counterexample's path, must be those of
+// the same exploration without recycling.
 func TestRecyclingContract(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -187,32 +216,60 @@ func TestRecyclingContract(t *testing.T) {
 		{"violation", counters{n: 2, max: 5, bad: []int{2, 3}}},
 	} {
 		for _, o := range []Options{{Workers: 1}, {Workers: 3}, {Workers: 2, NoLiveness: true}} {
-			var recycled atomic.Int64
-			var misuse atomic.Pointer[string]
-			got, err := Explore[cstate, caction](poisoning{c.m, &recycled, &misuse}, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := explore(t, c.m, o)
-			if m := misuse.Load(); m != nil {
-				t.Errorf("%s %+v: %s", c.name, o, *m)
-			}
-			if got.Distinct != want.Distinct || got.Transitions != want.Transitions || got.Depth != want.Depth || got.Complete != want.Complete {
-				t.Errorf("%s %+v: recycling: %d states, %d transitions, depth %d, complete %t; without: %d, %d, %d, %t",
-					c.name, o, got.Distinct, got.Transitions, got.Depth, got.Complete, want.Distinct, want.Transitions, want.Depth, want.Complete)
-			}
-			// With several workers, which of a state's parents is recorded
-			// first, and so the path, may differ from run to run.
-			if g, w := violationsOf(got, o.Workers > 1), violationsOf(want, o.Workers > 1); g != w {
-				t.Errorf("%s %+v: recycling found %s, without %s", c.name, o, g, w)
-			}
-			if got.Complete && recycled.Load() != got.Transitions {
-				t.Errorf("%s %+v: %d states recycled in a complete exploration of %d transitions", c.name, o, recycled.Load(), got.Transitions)
-			}
-			if recycled.Load() == 0 {
-				t.Errorf("%s %+v: nothing recycled", c.name, o)
+			for _, discard := range []bool{false, true} {
+				var recycled, discarded atomic.Int64
+				var misuse atomic.Pointer[string]
+				var m Model[cstate, caction] = poisoning{c.m, &recycled, &misuse}
+				if discard {
+					m = discardPoisoning{poisoning{c.m, &recycled, &misuse}, &discarded}
+				}
+				got, err := Explore(m, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := explore(t, c.m, o)
+				if m := misuse.Load(); m != nil {
+					t.Errorf("%s %+v: %s", c.name, o, *m)
+				}
+				if got.Distinct != want.Distinct || got.Transitions != want.Transitions || got.Depth != want.Depth || got.Complete != want.Complete {
+					t.Errorf("%s %+v: recycling: %d states, %d transitions, depth %d, complete %t; without: %d, %d, %d, %t",
+						c.name, o, got.Distinct, got.Transitions, got.Depth, got.Complete, want.Distinct, want.Transitions, want.Depth, want.Complete)
+				}
+				// With several workers, which of a state's parents is recorded
+				// first, and so the path, may differ from run to run.
+				if g, w := violationsOf(got, o.Workers > 1), violationsOf(want, o.Workers > 1); g != w {
+					t.Errorf("%s %+v: recycling found %s, without %s", c.name, o, g, w)
+				}
+				// Each transition's successor is recycled: when new, once
+				// expanded; else at once, or discarded when the model
+				// discards.
+				if got.Complete && recycled.Load()+discarded.Load() != got.Transitions {
+					t.Errorf("%s %+v discarding %t: %d states recycled and %d discarded in a complete exploration of %d transitions", c.name, o, discard, recycled.Load(), discarded.Load(), got.Transitions)
+				}
+				if got.Complete && discard && recycled.Load() != got.Distinct-1 {
+					t.Errorf("%s %+v: %d states recycled, %d expanded", c.name, o, recycled.Load(), got.Distinct-1)
+				}
+				if recycled.Load() == 0 || discard != (discarded.Load() > 0) {
+					t.Errorf("%s %+v discarding %t: %d recycled, %d discarded", c.name, o, discard, recycled.Load(), discarded.Load())
+				}
 			}
 		}
+	}
+}
+
+// discardPoisoning is poisoning with a Discard that poisons too, and
+// counts: the checker may discard only a successor it drops, which it
+// never uses again.
+type discardPoisoning struct {
+	poisoning
+	discarded *atomic.Int64
+}
+
+func (p discardPoisoning) Discard(s cstate) {
+	p.check(s, "Discard")
+	p.discarded.Add(1)
+	for i := range s.c {
+		s.c[i] = -1
 	}
 }
 

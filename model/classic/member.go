@@ -515,9 +515,16 @@ func (m *Member) lastSync() *SyncGroupRequest {
 // subscription, metadata, leader memory or stored SyncGroup in place (a
 // change replaces them whole), so the copy shares them, as it shares the
 // configuration and its Protocol values (pure values).
-func (m *Member) Clone() *Member {
-	c := *m
-	return &c
+func (m *Member) Clone() *Member { return m.CloneInto(nil) }
+
+// CloneInto is Clone writing the copy over *dst, a member nobody uses any
+// more, and returning dst; into a new member when dst is nil.
+func (m *Member) CloneInto(dst *Member) *Member {
+	if dst == nil {
+		dst = new(Member)
+	}
+	*dst = *m
+	return dst
 }
 
 // String prints the member's whole state deterministically, over a few

@@ -37,7 +37,12 @@ func (m classicMember) Step(in node.Input) Output {
 // which writes the classic output.
 func (m classicMember) StepInto(in node.Input, out *Output) { *out = m.Step(in) }
 
-func (m classicMember) CloneMember() member { return classicMember{m.Clone()} }
+// CloneMember copies the member, into into's memory when into is a
+// classic member too (core.Member).
+func (m classicMember) CloneMember(into member) member {
+	dst, _ := into.(classicMember)
+	return classicMember{m.CloneInto(dst.Member)}
+}
 
 // Encode writes the protocol, then the member as the classic family
 // encodes it (classicworld.EncodeMember).
@@ -67,7 +72,12 @@ func (m consumerMember) Step(in node.Input) Output {
 // classicMember's is.
 func (m consumerMember) StepInto(in node.Input, out *Output) { *out = m.Step(in) }
 
-func (m consumerMember) CloneMember() member { return consumerMember{m.Clone()} }
+// CloneMember copies the member, into into's memory when into is a
+// next-gen member too (core.Member).
+func (m consumerMember) CloneMember(into member) member {
+	dst, _ := into.(consumerMember)
+	return consumerMember{m.CloneInto(dst.Member)}
+}
 
 // Generation is the member epoch.
 func (m consumerMember) Generation() spec.Generation { return spec.Generation(m.Epoch()) }

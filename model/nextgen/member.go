@@ -460,9 +460,16 @@ func (m *Member) View() spec.MemberView {
 // Clone returns a copy of m that shares nothing mutable with it: its sets
 // and topic lists are never written in place (a change replaces them
 // whole), so the copy shares them.
-func (m *Member) Clone() *Member {
-	c := *m
-	return &c
+func (m *Member) Clone() *Member { return m.CloneInto(nil) }
+
+// CloneInto is Clone writing the copy over *dst, a member nobody uses any
+// more, and returning dst; into a new member when dst is nil.
+func (m *Member) CloneInto(dst *Member) *Member {
+	if dst == nil {
+		dst = new(Member)
+	}
+	*dst = *m
+	return dst
 }
 
 // String prints the member's whole state deterministically, over a few

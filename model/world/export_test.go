@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/sim"
@@ -134,4 +135,109 @@ func StepMemoCounts[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model
 // Keep leaves w's coordinator's encoding with that step.
 func MemoStepAgrees[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) bool {
 	return w.coordinatorStep == nil || w.coordinatorStep.to == w.Coordinator
+}
+
+// StepTwice steps a from s into a new state struct with spares (as Step
+// does when it recycles nothing), discards that successor as
+// Model.Discard does, and steps b from s2 into the same struct, as Step
+// does when it takes the struct back. It returns the second successor,
+// the laws its step broke, and the kinds of memory the second step took
+// from the first one's spares: "network", "timers", "process list",
+// "view", "process" and "node".
+func StepTwice[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *Model[M, T, C, P], s *State[M, T, C, P], a Action, s2 *State[M, T, C, P], b Action) (*State[M, T, C, P], []spec.Violation, []string) {
+	t := newStateWorld[M, T, C, P]()
+	m.stepInto(t, s, a)
+	was := ownArrays(t.W)
+	processes := map[*Process[M, T, C, P]]bool{}
+	var nodes []Member[M, T, C]
+	for _, p := range t.W.procs {
+		if p.owner == t.W.serial {
+			processes[p] = true
+			if p.Node != nil && !p.sharedNode {
+				nodes = append(nodes, p.Node)
+			}
+		}
+	}
+	// Discard, but for the pool: the struct is stepped into at once.
+	t.W.discard()
+	t.clear()
+	viols := m.stepInto(t, s2, b)
+	var reused []string
+	now := ownArrays(t.W)
+	for _, k := range []string{"network", "timers", "process list", "view"} {
+		if was[k] != nil && now[k] == was[k] {
+			reused = append(reused, k)
+		}
+	}
+	if slices.ContainsFunc(t.W.procs, func(p *Process[M, T, C, P]) bool { return processes[p] }) {
+		reused = append(reused, "process")
+	}
+	if slices.ContainsFunc(t.W.procs, func(p *Process[M, T, C, P]) bool { return p.Node != nil && slices.Contains(nodes, p.Node) }) {
+		reused = append(reused, "node")
+	}
+	return t, viols, reused
+}
+
+// ownArrays returns the first elements of the arrays w owns (for
+// StepTwice to compare), by kind; a nil pointer for one it does not own.
+func ownArrays[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) map[string]any {
+	return map[string]any{
+		"network":      firstOf(w.inFlightOwned, w.InFlight),
+		"timers":       firstOf(w.timersOwned, w.Timers),
+		"process list": firstOf(w.processesOwned, w.procs),
+		"view":         firstOf(w.prevOwned, w.prev.Members),
+	}
+}
+
+// firstOf returns the address of the first element of s's array when own
+// is set and the array has one, else nil (an untyped nil, which no
+// address equals).
+func firstOf[S ~[]E, E any](own bool, s S) any {
+	if !own || cap(s) == 0 {
+		return nil
+	}
+	return &s[:1][0]
+}
+
+// Describe prints everything s holds that a step can change, and no
+// bookkeeping (owners, recordings, spares): two states that describe
+// alike are the same state.
+func Describe[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) string {
+	w := s.W
+	var b strings.Builder
+	fmt.Fprintf(&b, "used=%+v rounds=%d now=%d topics=%v changed=%d removed=%d lost=%d duplicated=%d late=%d unclean=%t\n",
+		s.U, s.Rounds, w.Now, w.Topics, w.Changed, w.Removed, w.Lost, w.Duplicated, w.Late, w.unclean)
+	fmt.Fprintf(&b, "coordinator %s\n", w.Coordinator)
+	for i, name := range w.names {
+		p := w.procs[i]
+		fmt.Fprintf(&b, "process %s config=%+v isolated=%t incarnation=%d revoking=%v slow=%t overrun=%t positions=%v unsent=%v\n",
+			name, *p.config, p.Isolated, p.Incarnation, p.Revoking, p.Slow, p.Overrun, p.positions, p.unsent)
+		if p.Node != nil {
+			fmt.Fprintf(&b, "  %s\n", p.Node)
+		}
+	}
+	for _, e := range w.InFlight {
+		fmt.Fprintf(&b, "in flight %s\n", e)
+	}
+	for _, t := range w.Timers {
+		fmt.Fprintf(&b, "timer %+v\n", t)
+	}
+	fmt.Fprintf(&b, "view %+v\ncommitted=%v processed=%v abandoned=%+v violations=%v rounds=%v failed=%d\n",
+		w.prev, w.committed, w.processed, w.abandoned, w.Violations, w.Rounds, w.FailedRounds)
+	return b.String()
+}
+
+// SparesHeld is how many elements the spare lists of s's world have room
+// for (0 when it has none).
+func SparesHeld[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](s *State[M, T, C, P]) int {
+	sp := s.W.spare
+	if sp == nil {
+		return 0
+	}
+	return cap(sp.inFlight) + cap(sp.timers) + cap(sp.procs) + cap(sp.members) + len(sp.processes) + len(sp.nodes)
+}
+
+// HasSpares reports whether w has spares of its own to take from.
+func HasSpares[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](w *World[M, T, C, P]) bool {
+	return w.spare != nil
 }

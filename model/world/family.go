@@ -93,8 +93,11 @@ type Member[M fmt.Stringer, T sim.Timer, C fmt.Stringer] interface {
 	// StepInto applies one input (see the family's member), as the
 	// coordinator's StepInto does.
 	StepInto(node.Input, *node.Output[M, T, C])
-	// CloneMember returns a deep copy that shares nothing mutable.
-	CloneMember() Member[M, T, C]
+	// CloneMember returns a deep copy that shares nothing mutable. into,
+	// when not nil, is a member of the same family that nothing uses any
+	// more (a discarded world's, Model.Discard): the copy may take its
+	// memory.
+	CloneMember(into Member[M, T, C]) Member[M, T, C]
 	// View is the member as the laws see it (Current and Fenced are the
 	// world's to fill).
 	View() spec.MemberView

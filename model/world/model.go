@@ -255,19 +255,18 @@ func (m *Model[M, T, C, P]) Actions(s *State[M, T, C, P], dst []Action) []Action
 // after any number of other actions), and reports BoundedRounds once when
 // the count passes MaxRounds.
 func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C, P], []spec.Violation) {
-	var t *State[M, T, C, P]
-	if r, ok := m.free.Get().(*State[M, T, C, P]); ok {
-		t = r
-		s.W.forkInto(t.W)
-		t.U, t.Rounds = s.U, s.Rounds
-	} else {
-		// One allocation for the state and its world: they live and die
-		// together (Recycle keeps the pair).
-		sw := new(stateWorld[M, T, C, P])
-		s.W.forkInto(&sw.w)
-		sw.s = State[M, T, C, P]{W: &sw.w, U: s.U, Rounds: s.Rounds}
-		t = &sw.s
+	t, ok := m.free.Get().(*State[M, T, C, P])
+	if !ok {
+		t = newStateWorld[M, T, C, P]()
 	}
+	return t, m.stepInto(t, s, a)
+}
+
+// stepInto makes t, a state nothing uses (a new or recycled one), the
+// successor of s by a, and returns the laws the step broke (see Step).
+func (m *Model[M, T, C, P]) stepInto(t, s *State[M, T, C, P], a Action) []spec.Violation {
+	s.W.forkInto(t.W)
+	t.U, t.Rounds = s.U, s.Rounds
 	t.W.Log, t.W.unlogged = nil, true
 	before, rounds, failed := len(t.W.Violations), len(t.W.Rounds), t.W.FailedRounds
 	if err := t.W.Apply(a, m.bounds, &t.U); err != nil {
@@ -291,18 +290,13 @@ func (m *Model[M, T, C, P]) Step(s *State[M, T, C, P], a Action) (*State[M, T, C
 		viols = append(viols, spec.Violation{Law: spec.BoundedRounds, Detail: fmt.Sprintf("%d %s since the environment's last action; %s promises at most %d", t.Rounds+took, f.RoundUnit(), m.cfg.Protocol, m.cfg.MaxRounds)})
 	}
 	t.Rounds = min(t.Rounds+took, m.cfg.MaxRounds+1)
-	return t, viols
-}
-
-// stateWorld is a state allocated together with its world (Step).
-type stateWorld[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
-	s State[M, T, C, P]
-	w World[M, T, C, P]
+	return viols
 }
 
 // Recycle takes back a state the checker is done with (a successor it
 // dropped, or a state it expanded), for Step to reuse its memory: the
-// state and its world struct, cleared. Nothing may use s or its world
+// state and its world struct, cleared but for the spares that go with
+// the struct (spares.go). Nothing may use s or its world
 // afterwards. Recycle changes nothing they point to: the processes,
 // coordinator, network, timers and recordings the world holds may be
 // shared with the world it was forked from and with its own forks, and
@@ -310,10 +304,16 @@ type stateWorld[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 // to the world struct it was forked from (forkInto), so the struct is
 // free once the checker is.
 func (m *Model[M, T, C, P]) Recycle(s *State[M, T, C, P]) {
-	w := s.W
-	*w = World[M, T, C, P]{}
-	*s = State[M, T, C, P]{W: w}
+	s.clear()
 	m.free.Put(s)
+}
+
+// clear empties s and its world for another step into them (stepInto),
+// keeping the world's spares.
+func (s *State[M, T, C, P]) clear() {
+	w := s.W
+	*w = World[M, T, C, P]{spare: w.spare}
+	*s = State[M, T, C, P]{W: w}
 }
 
 // Kind is Own for the protocol's own steps, EnvUnbounded for an unbounded

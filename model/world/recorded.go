@@ -38,9 +38,14 @@ func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
 // spans Encode noted in e), for the forks that share them to replay: the
 // checker calls it with the encoder that has just encoded s, once it
 // found s new (checker.Keeper). A state dropped as already seen is
-// never recorded, and most successors are.
+// never recorded, and most successors are. The spares s's world did not
+// use it lets go (spares.forKeeps): a frontier state would hold them
+// until expanded.
 func (m *Model[M, T, C, P]) Keep(e *canon.Encoder, s *State[M, T, C, P]) {
 	w := s.W
+	if sp := w.spare; sp != nil {
+		sp.forKeeps()
+	}
 	for _, sp := range e.Spans {
 		if sp.Label != coordinatorSpan {
 			w.procs[sp.Label].encoding = e.RecordSpan(sp)

@@ -236,6 +236,18 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// array of Timers, which FireTimer and apply change in place once it
 	// owns it (ownTimers).
 	processesOwned, timersOwned bool
+	// inFlightOwned is set once InFlight's backing array is w's own: a
+	// fork shares its parent's (clipped) until the first change makes a
+	// new one.
+	inFlightOwned bool
+	// prevOwned is set when prev's member list is w's own (check built
+	// it): a fork shares its parent's until its first check that finds
+	// the view changed.
+	prevOwned bool
+	// spare is memory a discarded successor owned, for the worlds later
+	// stepped into the same struct to use instead of allocating
+	// (Model.Discard); nil outside the model checker.
+	spare *spares[M, T, C, P]
 	// names is the names of the processes, sorted; replaced whole, never
 	// changed in place, so forks share it.
 	names []string
@@ -292,7 +304,7 @@ type abandonment struct {
 // New returns a world of family f with coordinator c over topics, and no
 // members.
 func New[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T, C, P], c Coordinator[M, T, C], topics spec.Topics) *World[M, T, C, P] {
-	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true, stepOutputs: new(sync.Pool)}
+	w := &World[M, T, C, P]{Family: f, Topics: maps.Clone(topics), Coordinator: c, processesOwned: true, inFlightOwned: true, stepOutputs: new(sync.Pool)}
 	w.coordinatorOwned, w.coordinatorFresh = true, true
 	w.prev = w.View()
 	return w
@@ -308,6 +320,7 @@ func (w *World[M, T, C, P]) RefreshView() { w.prev = w.View() }
 // Clone returns a deep copy of w that shares nothing mutable with it.
 func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	c := *w
+	c.spare = nil
 	c.Topics = maps.Clone(w.Topics)
 	c.Coordinator = w.Coordinator.CloneCoordinator()
 	c.coordinatorOwned, c.coordinatorFresh, c.coordinatorStep = true, true, nil
@@ -318,12 +331,12 @@ func (w *World[M, T, C, P]) Clone() *World[M, T, C, P] {
 	for i, p := range w.procs {
 		q := *p
 		if p.Node != nil {
-			q.Node = p.Node.CloneMember()
+			q.Node = p.Node.CloneMember(nil)
 		}
 		q.owner, q.encoding, q.sharedNode = c.serial, canon.Recording{}, false
 		c.procs[i] = &q
 	}
-	c.InFlight = slices.Clone(w.InFlight)
+	c.InFlight, c.inFlightOwned, c.prevOwned = slices.Clone(w.InFlight), true, false
 	c.Timers = slices.Clone(w.Timers)
 	c.Rounds = slices.Clone(w.Rounds)
 	c.Violations = slices.Clone(w.Violations)
@@ -346,8 +359,11 @@ func (w *World[M, T, C, P]) Fork() *World[M, T, C, P] {
 
 // forkInto makes c a fork of w (see Fork), overwriting all of it.
 func (w *World[M, T, C, P]) forkInto(c *World[M, T, C, P]) {
+	sp := c.spare
 	*c = *w
+	c.spare = sp
 	c.frozen = false
+	c.inFlightOwned, c.prevOwned = false, false
 	c.serial = w.serial + 1
 	c.processesOwned, c.timersOwned, c.coordinatorOwned, c.coordinatorFresh = false, false, false, false
 	c.InFlight = slices.Clip(w.InFlight)
@@ -372,17 +388,18 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 	}
 	if p.owner == w.serial {
 		if p.sharedNode && p.Node != nil && keepNode {
-			p.Node = p.Node.CloneMember()
+			p.Node = w.cloneNode(p.Node)
 		}
 		p.sharedNode = false
 		return p
 	}
-	q := *p
+	q := w.newProcess()
+	*q = *p
 	if p.Node != nil && keepNode {
-		q.Node = p.Node.CloneMember()
+		q.Node = w.cloneNode(p.Node)
 	}
 	q.owner, q.encoding, q.sharedNode = w.serial, canon.Recording{}, false
-	return w.replace(i, &q)
+	return w.replace(i, q)
 }
 
 // ownApplication is own for a change to the application's state alone
@@ -393,9 +410,10 @@ func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
 	if p == nil || p.owner == w.serial {
 		return p
 	}
-	q := *p
+	q := w.newProcess()
+	*q = *p
 	q.owner, q.encoding, q.sharedNode = w.serial, canon.Recording{}, p.Node != nil
-	return w.replace(i, &q)
+	return w.replace(i, q)
 }
 
 // writable returns the index and the process of the named process (-1
@@ -425,7 +443,7 @@ func (w *World[M, T, C, P]) ownProcesses() {
 		panic("world: a frozen world changes")
 	}
 	if !w.processesOwned {
-		w.procs = slices.Clone(w.procs)
+		w.procs = append(room(w.spare.procList(), len(w.procs)), w.procs...)
 		w.processesOwned = true
 	}
 }
@@ -715,7 +733,7 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
 	env := w.InFlight[i]
-	w.InFlight = w.withoutMessage(i)
+	w.removeMessage(i)
 	if w.isolated(env.From) || w.isolated(env.To) {
 		if !w.unlogged {
 			w.logf("lost %s", env)
@@ -741,12 +759,11 @@ func (w *World[M, T, C, P]) Deliver(i int) error {
 	return nil
 }
 
-// withoutMessage returns the messages in flight but the i-th, in a new
+// removeMessage takes the i-th message out of the network, into a new
 // slice: a fork shares its parent's (see Fork).
-func (w *World[M, T, C, P]) withoutMessage(i int) []node.Envelope[M] {
-	out := make([]node.Envelope[M], 0, len(w.InFlight)-1+2)
-	out = append(out, w.InFlight[:i]...)
-	return append(out, w.InFlight[i+1:]...)
+func (w *World[M, T, C, P]) removeMessage(i int) {
+	out := append(room(w.spare.network(), len(w.InFlight)-1+2), w.InFlight[:i]...)
+	w.InFlight, w.inFlightOwned = append(out, w.InFlight[i+1:]...), true
 }
 
 // InFlightCount is the number of messages in flight.
@@ -760,7 +777,7 @@ func (w *World[M, T, C, P]) Drop(i int) error {
 	if !w.unlogged {
 		w.logf("dropped %s", w.InFlight[i])
 	}
-	w.InFlight = w.withoutMessage(i)
+	w.removeMessage(i)
 	w.Lost++
 	w.unclean = true
 	w.check()
@@ -772,7 +789,7 @@ func (w *World[M, T, C, P]) Duplicate(i int) error {
 	if i < 0 || i >= len(w.InFlight) {
 		return fmt.Errorf("no message %d in flight (%d)", i, len(w.InFlight))
 	}
-	w.InFlight = append(slices.Clip(w.InFlight), w.InFlight[i])
+	w.InFlight, w.inFlightOwned = append(slices.Clip(w.InFlight), w.InFlight[i]), true
 	w.Duplicated++
 	w.unclean = true
 	if !w.unlogged {
@@ -1040,7 +1057,7 @@ func (w *World[M, T, C, P]) ownTimers(extra int) {
 	if w.timersOwned {
 		return
 	}
-	w.Timers = append(make(sim.Timers[T, node.Millis], 0, len(w.Timers)+extra), w.Timers...)
+	w.Timers = append(room(w.spare.timerList(), len(w.Timers)+extra), w.Timers...)
 	w.timersOwned = true
 }
 
@@ -1049,6 +1066,12 @@ func (w *World[M, T, C, P]) ownTimers(extra int) {
 // records and checks a reported round, and checks the laws.
 func (w *World[M, T, C, P]) apply(from string, out node.Output[M, T, C]) {
 	p := w.Process(from)
+	if !w.inFlightOwned && len(out.Messages) > 0 {
+		// A fork's network is its parent's: it gets one of its own, with
+		// room for the messages.
+		w.InFlight = append(room(w.spare.network(), len(w.InFlight)+len(out.Messages)), w.InFlight...)
+		w.inFlightOwned = true
+	}
 	for _, m := range out.Messages {
 		if p != nil {
 			m.From = p.Address(from)
@@ -1230,7 +1253,7 @@ func (w *World[M, T, C, P]) check() {
 			w.violate(x)
 		}
 		w.lawsBroken = len(w.Violations) > before
-		w.prev = v
+		w.prev, w.prevOwned = v, true
 		w.noteFences(v)
 	}
 	if w.coordinatorOwned {
@@ -1290,7 +1313,7 @@ func (w *World[M, T, C, P]) View() spec.View { return w.view(spec.View{}) }
 // from that world's view, prev, when it has them. Names are sorted in
 // both, so one pass finds them.
 func (w *World[M, T, C, P]) view(prev spec.View) spec.View {
-	v := spec.View{Topics: w.Topics, Members: make([]spec.MemberView, 0, len(w.names))}
+	v := spec.View{Topics: w.Topics, Members: room(w.spare.memberViews(), len(w.names))}
 	j := 0
 	for i, name := range w.names {
 		for j < len(prev.Members) && prev.Members[j].Name < name {

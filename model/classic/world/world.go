@@ -340,8 +340,9 @@ func (c coordinator) Encode(e *canon.Encoder) { c.Coordinator.EncodeCanon(e) }
 // member is a classic member as the world drives it.
 type member struct{ *classic.Member }
 
-func (m member) CloneMember() core.Member[classic.Message, classic.Timer, classic.Callback] {
-	return member{m.Clone()}
+func (m member) CloneMember(into core.Member[classic.Message, classic.Timer, classic.Callback]) core.Member[classic.Message, classic.Timer, classic.Callback] {
+	dst, _ := into.(member)
+	return member{m.CloneInto(dst.Member)}
 }
 
 func (m member) Encode(e *canon.Encoder) { EncodeMember(e, m.Member) }

@@ -302,8 +302,9 @@ func (c coord) ForkCoordinator() core.Coordinator[nextgen.Message, nextgen.Timer
 // member is a next-gen member as the world drives it.
 type member struct{ *nextgen.Member }
 
-func (m member) CloneMember() core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback] {
-	return member{m.Clone()}
+func (m member) CloneMember(into core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback]) core.Member[nextgen.Message, nextgen.Timer, nextgen.Callback] {
+	dst, _ := into.(member)
+	return member{m.CloneInto(dst.Member)}
 }
 
 func (m member) Generation() spec.Generation { return spec.Generation(m.Epoch()) }
