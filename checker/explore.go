@@ -7,7 +7,6 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -235,6 +234,9 @@ type explorer[S, A any] struct {
 	// expansion); worker k uses outs[k] only, and writes to it at every
 	// step, so each is alone on its cache lines.
 	outs []alone[expansion[S]]
+	// crew runs the levels' workers when Workers > 1 (nil otherwise), for
+	// the whole of run.
+	crew *crew
 }
 
 // maxChunk is the most states of a level's frontier a worker takes at a
@@ -289,6 +291,10 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 
 func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 	var res Result
+	if x.o.Workers > 1 {
+		x.crew = newCrew(x.o.Workers)
+		defer x.crew.stop()
+	}
 	frontier := []item[S]{}
 	enc := &canon.Encoder{}
 	for _, s := range x.m.Init() {
@@ -447,49 +453,50 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 		outs[k].v.reset()
 	}
 	claims := newFrontierClaims(x.regions, len(frontier), w, maxChunk)
-	var wg sync.WaitGroup
-	var mu sync.Mutex // guards *last
-	for k := range w {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			enc := x.encoders[k]
-			var acts []A
-			out := &outs[k].v
-			for {
-				i, end, ok := claims.claim(k)
-				if !ok || x.stopped.Load() {
+	// job is worker k's part of the level. Worker 0 runs on the caller's
+	// goroutine, and only it reports progress, so *last needs no lock.
+	job := func(k int) {
+		if k >= w {
+			return // a crew larger than this level needs
+		}
+		enc := x.encoders[k]
+		var acts []A
+		out := &outs[k].v
+		for {
+			i, end, ok := claims.claim(k)
+			if !ok || x.stopped.Load() {
+				return
+			}
+			if x.limitHit(start) != "" {
+				x.stopped.Store(true)
+				return
+			}
+			steps := 0
+			for j := i; j < end; j++ {
+				n, err := x.expand(enc, &acts, frontier[j], out)
+				steps += n
+				if out.err = err; err != nil {
 					return
 				}
-				if x.limitHit(start) != "" {
-					x.stopped.Store(true)
-					return
-				}
-				steps := 0
-				for j := i; j < end; j++ {
-					n, err := x.expand(enc, &acts, frontier[j], out)
-					steps += n
-					if out.err = err; err != nil {
-						return
-					}
-					if x.rec != nil && depth > 0 {
-						// Expanded: the checker never reads the state again
-						// (the initial states, depth 0, are kept for the
-						// paths of counterexamples).
-						x.rec.Recycle(frontier[j].s)
-					}
-				}
-				x.transitions.Add(int64(steps))
-				if k == 0 && x.o.Progress != nil && time.Since(*last) >= x.o.ProgressEvery {
-					mu.Lock()
-					*last = time.Now()
-					mu.Unlock()
-					x.report(start, claims.left(), depth+1)
+				if x.rec != nil && depth > 0 {
+					// Expanded: the checker never reads the state again
+					// (the initial states, depth 0, are kept for the
+					// paths of counterexamples).
+					x.rec.Recycle(frontier[j].s)
 				}
 			}
-		}()
+			x.transitions.Add(int64(steps))
+			if k == 0 && x.o.Progress != nil && time.Since(*last) >= x.o.ProgressEvery {
+				*last = time.Now()
+				x.report(start, claims.left(), depth+1)
+			}
+		}
 	}
-	wg.Wait()
+	if x.crew != nil && w > 1 {
+		x.crew.run(job)
+	} else {
+		job(0)
+	}
 	size := 0
 	for k := range outs {
 		size += len(outs[k].v.next)
