@@ -464,13 +464,7 @@ func (m *Member) Clone() *Member { return m.CloneInto(nil) }
 
 // CloneInto is Clone writing the copy over *dst, a member nobody uses any
 // more, and returning dst; into a new member when dst is nil.
-func (m *Member) CloneInto(dst *Member) *Member {
-	if dst == nil {
-		dst = new(Member)
-	}
-	*dst = *m
-	return dst
-}
+func (m *Member) CloneInto(dst *Member) *Member { return node.CopyInto(m, dst) }
 
 // String prints the member's whole state deterministically, over a few
 // lines:

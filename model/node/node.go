@@ -283,3 +283,15 @@ func (c Callback[K, R]) String() string {
 	}
 	return s
 }
+
+// CopyInto copies *src over *dst and returns dst, or a new copy when dst
+// is nil. For a node whose fields are replaced whole, never changed in
+// place, a copy of its struct is a clone, and CopyInto is that clone
+// written into the memory of a node nobody uses any more.
+func CopyInto[T any](src, dst *T) *T {
+	if dst == nil {
+		dst = new(T)
+	}
+	*dst = *src
+	return dst
+}
