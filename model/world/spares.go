@@ -111,12 +111,10 @@ func (w *World[M, T, C, P]) discard() {
 // newProcess returns a process struct for w to own: a spare one when w
 // has one, else a new one.
 func (w *World[M, T, C, P]) newProcess() *Process[M, T, C, P] {
-	if sp := w.spare; sp != nil && len(sp.processes) > 0 {
-		last := len(sp.processes) - 1
-		q := sp.processes[last]
-		sp.processes[last] = nil
-		sp.processes = sp.processes[:last]
-		return q
+	if sp := w.spare; sp != nil {
+		if q, ok := pop(&sp.processes); ok {
+			return q
+		}
 	}
 	return new(Process[M, T, C, P])
 }
@@ -125,13 +123,24 @@ func (w *World[M, T, C, P]) newProcess() *Process[M, T, C, P] {
 // has one of n's family.
 func (w *World[M, T, C, P]) cloneNode(n Member[M, T, C]) Member[M, T, C] {
 	var into Member[M, T, C]
-	if sp := w.spare; sp != nil && len(sp.nodes) > 0 {
-		last := len(sp.nodes) - 1
-		into = sp.nodes[last]
-		sp.nodes[last] = nil
-		sp.nodes = sp.nodes[:last]
+	if sp := w.spare; sp != nil {
+		into, _ = pop(&sp.nodes)
 	}
 	return n.CloneMember(into)
+}
+
+// pop takes the last element off *list, leaving its slot zero so that
+// the list's array does not hold it; false when the list is empty.
+func pop[E any](list *[]E) (E, bool) {
+	var zero E
+	n := len(*list)
+	if n == 0 {
+		return zero, false
+	}
+	e := (*list)[n-1]
+	(*list)[n-1] = zero
+	*list = (*list)[:n-1]
+	return e, true
 }
 
 // room returns an empty slice with room for n: *spare, which it then
