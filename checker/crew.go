@@ -65,17 +65,7 @@ func (c *crew) run(job func(k int)) {
 	c.left.Store(int64(c.w - 1))
 	c.next()
 	job(0)
-	if c.left.Load() == 0 {
-		return
-	}
-	if spin(func() bool { return c.left.Load() == 0 }) {
-		return
-	}
-	c.mu.Lock()
-	for c.left.Load() != 0 {
-		c.finished.Wait()
-	}
-	c.mu.Unlock()
+	c.await(c.finished, func() bool { return c.left.Load() == 0 })
 }
 
 // stop ends the crew's goroutines and waits for them.
@@ -99,13 +89,7 @@ func (c *crew) work(k int) {
 	defer c.wg.Done()
 	var seen uint64
 	for {
-		if !spin(func() bool { return c.round.Load() != seen }) {
-			c.mu.Lock()
-			for c.round.Load() == seen {
-				c.started.Wait()
-			}
-			c.mu.Unlock()
-		}
+		c.await(c.started, func() bool { return c.round.Load() != seen })
 		seen = c.round.Load()
 		if c.quit.Load() {
 			return
@@ -117,6 +101,20 @@ func (c *crew) work(k int) {
 			c.mu.Unlock()
 		}
 	}
+}
+
+// await returns once ready reports true: it spins for up to crewSpin,
+// then sleeps on cond, which whoever makes ready true broadcasts under
+// c.mu.
+func (c *crew) await(cond *sync.Cond, ready func() bool) {
+	if spin(ready) {
+		return
+	}
+	c.mu.Lock()
+	for !ready() {
+		cond.Wait()
+	}
+	c.mu.Unlock()
 }
 
 // spin waits up to crewSpin for ready to report true, yielding the core

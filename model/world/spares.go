@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 
+	"github.com/rebalance-ref/rebalance/model/canon"
 	"github.com/rebalance-ref/rebalance/model/node"
 	"github.com/rebalance-ref/rebalance/model/sim"
 	"github.com/rebalance-ref/rebalance/spec"
@@ -46,7 +47,7 @@ type spares[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	timers    sim.Timers[T, node.Millis] // for ownTimers
 	procs     []*Process[M, T, C, P]     // for ownProcesses
 	members   []spec.MemberView          // for view
-	processes []*Process[M, T, C, P]     // for newProcess, cleared
+	processes []*Process[M, T, C, P]     // for copyProcess, cleared
 	nodes     []Member[M, T, C]          // for cloneNode
 }
 
@@ -108,15 +109,20 @@ func (w *World[M, T, C, P]) discard() {
 	}
 }
 
-// newProcess returns a process struct for w to own: a spare one when w
-// has one, else a new one.
-func (w *World[M, T, C, P]) newProcess() *Process[M, T, C, P] {
+// copyProcess returns a copy of p for w to own (owner w.serial, no
+// recorded encoding), in a spare process struct when w has one. Its node
+// is p's: the caller copies it or marks it shared.
+func (w *World[M, T, C, P]) copyProcess(p *Process[M, T, C, P]) *Process[M, T, C, P] {
+	var q *Process[M, T, C, P]
 	if sp := w.spare; sp != nil {
-		if q, ok := pop(&sp.processes); ok {
-			return q
-		}
+		q, _ = pop(&sp.processes)
 	}
-	return new(Process[M, T, C, P])
+	if q == nil {
+		q = new(Process[M, T, C, P])
+	}
+	*q = *p
+	q.owner, q.encoding = w.serial, canon.Recording{}
+	return q
 }
 
 // cloneNode returns w's own copy of n, in a spare node's memory when w

@@ -393,12 +393,11 @@ func (w *World[M, T, C, P]) ownProcess(name string, keepNode bool) *Process[M, T
 		p.sharedNode = false
 		return p
 	}
-	q := w.newProcess()
-	*q = *p
+	q := w.copyProcess(p)
 	if p.Node != nil && keepNode {
 		q.Node = w.cloneNode(p.Node)
 	}
-	q.owner, q.encoding, q.sharedNode = w.serial, canon.Recording{}, false
+	q.sharedNode = false
 	return w.replace(i, q)
 }
 
@@ -410,9 +409,8 @@ func (w *World[M, T, C, P]) ownApplication(name string) *Process[M, T, C, P] {
 	if p == nil || p.owner == w.serial {
 		return p
 	}
-	q := w.newProcess()
-	*q = *p
-	q.owner, q.encoding, q.sharedNode = w.serial, canon.Recording{}, p.Node != nil
+	q := w.copyProcess(p)
+	q.sharedNode = p.Node != nil
 	return w.replace(i, q)
 }
 
