@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# tla/compare.sh [--runs R] [CONFIG...] times TLC and `rebalance check` side
-# by side on the same worlds: each configuration in tla/configs (by default
-# the two default-bounds worlds, classic-cooperative-m3j1t2p2c1l1d1 and
-# nextgen-m3j1t2p2c1l1d1), safety only and with liveness, TLC with one
-# worker and no graph dump (tlc.sh dumps it for the cross-check; this
-# script does not), our checker on all cores and on one worker, in turn, R
-# times each (default 3), right after TLC. It prints one row per
+# tla/compare.sh [--runs R] [--min-seconds S] [CONFIG...] times TLC and
+# `rebalance check` side by side on the same worlds: each configuration in
+# tla/configs (by default the two default-bounds worlds,
+# classic-cooperative-m3j1t2p2c1l1d1 and nextgen-m3j1t2p2c1l1d1), safety
+# only and with liveness, TLC with one worker and no graph dump (tlc.sh
+# dumps it for the cross-check; this script does not), our checker on all
+# cores and on one worker, in turn, right after TLC: at least R times each
+# (default 3), and more until the one-worker runs add up to S seconds
+# (default 5), at most 25 times or R if more. It prints one row per
 # configuration and mode, and the load average before and after, so a
 # loaded machine shows in the numbers.
 #
@@ -16,24 +18,29 @@
 # ours is distinct states over the exploration's time. Both must count the
 # same states (the specs' graphs equal the Go worlds'), or the script stops.
 # TLC runs once a row (it takes ten to a hundred times as long); our side
-# runs R times because one run of a few seconds carries the machine's
-# noise, which on a small VM is tens of percent (docs/checker.md), and the
-# all-cores column divides two such runs.
+# runs several times because one run of a few seconds carries the
+# machine's noise, which on a small VM is tens of percent (docs/checker.md),
+# and the all-cores column divides two such runs. The shortest rows (eager,
+# a quarter of a second a run) carry the most: the first run after TLC's
+# JVM exits, or after an idle pause, takes memory the host must supply
+# again, so one run in three can move their median; hence the S seconds,
+# which give a row of 0.25 s runs twenty of them and a row of 3 s runs R.
 #
 # Columns: states; TLC's seconds and states/s; ours on one worker, seconds,
 # states/s and the ratio to TLC's; ours on all N cores, states/s and the
-# speed-up over one worker; the bytes a state costs in our checker's store
+# speed-up over one worker (to two decimals, as hw: a speed-up's target,
+# 1.7x, is closer than one decimal tells); the bytes a state costs in our checker's store
 # (the seen set, per-state records and, with liveness, the graph: the
 # figure the 32-byte target is about); the peak resident memory of TLC's
 # JVM and of our one-worker process, in MiB (GNU time; "-" without it).
-# Our seconds, rates and memory are the medians of the R runs, and the
+# Our seconds, rates and memory are the medians of the row's runs, and the
 # speed-up is the ratio of the two median rates. Below the table, each
 # row's runs: our seconds on all cores and on one worker, in run order.
 #
 # The last column, hw, is what the machine allows the speed-up column on
-# this row: R times in turn, one single-worker check alone and N of them
-# side by side, each held to one core (GOMAXPROCS=1, so its collector
-# works on that core too); hw is N times the median time alone over the
+# this row: as many times as the row's runs, in turn, one single-worker
+# check alone and N of them side by side, each held to one core
+# (GOMAXPROCS=1, so its collector works on that core too); hw is N times the median time alone over the
 # median time of the slowest of the N side by side, the throughput N
 # independent processes get out of N cores on this world. A checker whose
 # workers shared nothing would show that speed-up at best (less, since
@@ -54,14 +61,34 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 
 runs=3
-if [[ "${1:-}" == --runs ]]; then
-  runs="${2:-}"
-  shift 2 || true
-fi
-if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
-  echo "compare.sh: --runs wants a whole number of runs, at least 1, not '$runs'" >&2
-  exit 2
-fi
+min_seconds=5
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs)
+      runs="${2:-}"
+      shift 2 || shift
+      if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
+        echo "compare.sh: --runs wants a whole number of runs, at least 1, not '$runs'" >&2
+        exit 2
+      fi
+      ;;
+    --min-seconds)
+      min_seconds="${2:-}"
+      shift 2 || shift
+      if ! [[ "$min_seconds" =~ ^[0-9]+([.][0-9]+)?$ ]]; then
+        echo "compare.sh: --min-seconds wants a number of seconds, 0 or more, not '$min_seconds'" >&2
+        exit 2
+      fi
+      ;;
+    -*)
+      echo "compare.sh: unknown option '$1' (want --runs R, --min-seconds S, then configurations)" >&2
+      exit 2
+      ;;
+    *) break ;;
+  esac
+done
+# most_runs caps the runs a row takes to reach min_seconds.
+most_runs=$((runs > 25 ? runs : 25))
 
 configs=("$@")
 if [[ ${#configs[@]} -eq 0 ]]; then
@@ -72,10 +99,10 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 (cd .. && go build -o "$tmp/rebalance" ./cmd/rebalance)
 
-# rate N SECONDS is N per second; ratio A B is A/B as "2.5x". Both read
-# "-" where the divisor is not positive.
+# rate N SECONDS is N per second; ratio A B [D] is A/B as "2.5x", to D
+# decimals (default 1). Both read "-" where the divisor is not positive.
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s; else printf "-" }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.1fx", a / b; else printf "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN { if (a != "-" && b > 0) printf ("%." d "fx"), a / b; else printf "-" }'; }
 # secs V... lists the seconds V... to the millisecond, in one line.
 secs() { printf '%s\n' "$@" | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }'; }
 # median V... is the middle one of the numbers V... (the mean of the two
@@ -141,7 +168,7 @@ all=$(nproc)
 spread=()
 hwspread=()
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "TLC: 1 worker; go: rebalance check --workers $all (all cores), then --workers 1, in turn, $runs runs each: medians"
+echo "TLC: 1 worker; go: rebalance check --workers $all (all cores), then --workers 1, in turn, at least $runs runs each and until the one-worker runs add up to ${min_seconds} s (at most $most_runs): medians"
 printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s\n' \
   config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB hw
 for name in "${configs[@]}"; do
@@ -174,13 +201,17 @@ for name in "${configs[@]}"; do
     tlc_n=$({ grep -o '[0-9,]* distinct states found' "$tmp/tlc.log" || true; } | tail -1 | tr -d , | awk '{print $1}')
     [[ -n "$tlc_n" ]] || { cat "$tmp/tlc.log" >&2; echo "compare.sh: no state count in TLC's output on $name" >&2; exit 1; }
     # The specs have no records: the Go side leaves delivery out too.
-    one_secs=() all_secs=() one_mib=()
-    for ((run = 0; run < runs; run++)); do
+    one_secs=() all_secs=() one_mib=() one_total=0
+    for ((run = 0; run < most_runs; run++)); do
+      if ((run >= runs)) && awk -v t="$one_total" -v m="$min_seconds" 'BEGIN { exit !(t >= m) }'; then
+        break
+      fi
       gocheck "$all"
       all_n=$go_n
       all_secs+=("$go_s")
       gocheck 1
       one_secs+=("$go_s")
+      one_total=$(awk -v t="$one_total" -v s="$go_s" 'BEGIN { printf "%.6f", t + s }')
       one_mib+=("$go_m")
       # The specs' state graphs equal the Go worlds' (docs/tla.md): a row
       # whose counts differ compares different worlds.
@@ -191,11 +222,11 @@ for name in "${configs[@]}"; do
     done
     spread+=("$(printf '%-36s %-8s %s | %s' "$name" "$mode" "$(secs "${all_secs[@]}")" "$(secs "${one_secs[@]}")")")
     hw_alone=() hw_side=()
-    for ((run = 0; run < runs; run++)); do
+    for ((run = 0; run < ${#one_secs[@]}; run++)); do
       hwrun
     done
     hwspread+=("$(printf '%-36s %-8s %s | %s' "$name" "$mode" "$(secs "${hw_alone[@]}")" "$(secs "${hw_side[@]}")")")
-    hw=$(awk -v n="$all" -v a="$(median "${hw_alone[@]}")" -v p="$(median "${hw_side[@]}")" 'BEGIN { if (p > 0) printf "%.1fx", n * a / p; else printf "-" }')
+    hw=$(awk -v n="$all" -v a="$(median "${hw_alone[@]}")" -v p="$(median "${hw_side[@]}")" 'BEGIN { if (p > 0) printf "%.2fx", n * a / p; else printf "-" }')
     go_secs=$(median "${one_secs[@]}")
     go_r=$(rate "$go_n" "$go_secs") all_r=$(rate "$go_n" "$(median "${all_secs[@]}")")
     go_s=$(awk -v s="$go_secs" 'BEGIN { printf "%.2f", s }')
@@ -203,7 +234,7 @@ for name in "${configs[@]}"; do
     [[ "$go_m" == - ]] || go_m=$(awk -v m="$go_m" 'BEGIN { printf "%.0f", m }')
     tlc_r=$(rate "$tlc_n" "$tlc_secs")
     printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
-      "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r")" "$go_b" "$tlc_m" "$go_m" "$hw"
+      "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r" 2)" "$go_b" "$tlc_m" "$go_m" "$hw"
   done
 done
 echo "runs (seconds; all $all cores | one worker):"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,10 +17,14 @@ import (
 // that prints the state count it is given (TLC is not installed where the
 // tests run). The Go side is the real rebalance check. The script must
 // print a row per mode with the columns its header names and, below the
-// table, the --runs runs of each row; its medians must be medians; and it
-// must refuse to print a row when TLC fails, prints no count, or counts
-// other states than the checker does, and to start on a --runs that is
-// not a whole number of at least 1.
+// table, the runs of each row: --runs of them with --min-seconds 0, and
+// with a --min-seconds beyond one run's time, as many more as it takes the
+// one-worker runs to add up to it and not one more (at most 25); its
+// medians must be medians; and it must refuse to print a row when TLC
+// fails, prints no count, or counts other states than the checker does,
+// and to start on a --runs that is not a whole number of at least 1, a
+// --min-seconds that is not a number of seconds, or an option it does not
+// know.
 func TestCompareScript(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatal("bash, which tla/compare.sh needs, is not on PATH")
@@ -53,10 +58,25 @@ func TestCompareScript(t *testing.T) {
 	// counted has the stand-in TLC count the states the checker does.
 	counted := "FAKE_TLC_STATES=" + strconv.Itoa(g.States)
 	for _, c := range []struct {
-		args []string
-		runs int
-	}{{[]string{config}, 3}, {[]string{"--runs", "2", config}, 2}} {
-		t.Run("rows "+strings.Join(c.args, " "), func(t *testing.T) { checkCompareRows(t, run, c.args, c.runs, counted, config, g.States) })
+		config     string
+		args       []string
+		runs       int
+		minSeconds float64
+	}{
+		{config, []string{"--min-seconds", "0"}, 3, 0},
+		{config, []string{"--runs", "2", "--min-seconds", "0"}, 2, 0},
+		// A run of this world takes about 10 ms on the project's VM:
+		// 50 ms take a few of them, and 24 of them more than 50 ms.
+		{"classic-eager-m2j1t1p2c1l1d1", []string{"--min-seconds", "0.05", "--runs", "1"}, 1, 0.05},
+	} {
+		t.Run("rows "+strings.Join(c.args, " ")+" "+c.config, func(t *testing.T) {
+			g, err := ReadGolden(filepath.Join("..", "golden", c.config+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			counted := "FAKE_TLC_STATES=" + strconv.Itoa(g.States)
+			checkCompareRows(t, run, append(c.args, c.config), c.runs, c.minSeconds, counted, c.config, g.States)
+		})
 	}
 
 	// The medians the rows print come from the script's median function,
@@ -83,13 +103,21 @@ func TestCompareScript(t *testing.T) {
 		args []string
 		env  []string
 		want string
+		// title, when not empty, is in the header the script prints
+		// before it stops.
+		title string
 	}{
-		{"other count", []string{config}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States+1)}, "TLC found " + strconv.Itoa(g.States+1) + " states, rebalance check " + strconv.Itoa(g.States)},
-		{"no count", []string{config}, nil, "no state count in TLC's output"},
-		{"TLC fails", []string{config}, []string{counted, "FAKE_TLC_EXIT=1"}, "TLC failed on " + config},
-		{"no runs", []string{"--runs", "0", config}, []string{counted}, "--runs wants a whole number of runs, at least 1, not '0'"},
-		{"runs not a number", []string{"--runs", "many", config}, []string{counted}, "not 'many'"},
-		{"runs missing", []string{"--runs"}, []string{counted}, "not ''"},
+		{"other count", []string{config}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States+1)}, "TLC found " + strconv.Itoa(g.States+1) + " states, rebalance check " + strconv.Itoa(g.States),
+			"at least 3 runs each and until the one-worker runs add up to 5 s (at most 25): medians"},
+		{"no count", []string{config}, nil, "no state count in TLC's output", ""},
+		{"TLC fails", []string{config}, []string{counted, "FAKE_TLC_EXIT=1"}, "TLC failed on " + config, ""},
+		{"no runs", []string{"--runs", "0", config}, []string{counted}, "--runs wants a whole number of runs, at least 1, not '0'", ""},
+		{"runs not a number", []string{"--runs", "many", config}, []string{counted}, "not 'many'", ""},
+		{"runs missing", []string{"--runs"}, []string{counted}, "not ''", ""},
+		{"min-seconds not a number", []string{"--min-seconds", "long", config}, []string{counted}, "--min-seconds wants a number of seconds, 0 or more, not 'long'", ""},
+		{"min-seconds negative", []string{"--min-seconds", "-1", config}, []string{counted}, "not '-1'", ""},
+		{"min-seconds missing", []string{"--min-seconds"}, []string{counted}, "--min-seconds wants a number of seconds, 0 or more, not ''", ""},
+		{"unknown option", []string{"--workers", "2", config}, []string{counted}, "unknown option '--workers'", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut, err := run(c.args, c.env...)
@@ -102,6 +130,9 @@ func TestCompareScript(t *testing.T) {
 			if strings.Contains(out, config+" ") {
 				t.Errorf("a row was printed:\n%s", out)
 			}
+			if c.title != "" && !strings.Contains(out, c.title) {
+				t.Errorf("no %q in the header:\n%s", c.title, out)
+			}
 		})
 	}
 }
@@ -109,16 +140,22 @@ func TestCompareScript(t *testing.T) {
 // checkCompareRows runs compare.sh with args and the environment entry
 // counted (the configuration config, whose worlds have states states,
 // behind a stand-in TLC that counted sets to report that many) and checks
-// its output: a header that says it took the medians of runs
-// runs, rows for both modes, every column a positive number or ratio, and
-// each ratio the quotient of the rates it names.
-func checkCompareRows(t *testing.T, run func([]string, ...string) (string, string, error), args []string, runs int, counted, config string, states int) {
+// its output: a header that says it took the medians of at least runs
+// runs and until the one-worker runs added up to minSeconds, rows for
+// both modes, every column a positive number or ratio, each ratio the
+// quotient of the rates it names, and below the table each row's runs:
+// exactly runs of them when minSeconds is 0, otherwise at least runs and
+// at most 25, the one-worker ones adding up to minSeconds (unless 25),
+// and all but the last short of it.
+func checkCompareRows(t *testing.T, run func([]string, ...string) (string, string, error), args []string, runs int, minSeconds float64, counted, config string, states int) {
 	out, errOut, err := run(args, counted)
 	if err != nil {
 		t.Fatalf("compare.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
-	if want := fmt.Sprintf(", in turn, %d runs each: medians", runs); !strings.Contains(out, want) {
-		t.Errorf("no %q in the header:\n%s", want, out)
+	title := fmt.Sprintf(", in turn, at least %d runs each and until the one-worker runs add up to %s s (at most 25): medians",
+		runs, strconv.FormatFloat(minSeconds, 'f', -1, 64))
+	if !strings.Contains(out, title) {
+		t.Errorf("no %q in the header:\n%s", title, out)
 	}
 	table, runLines, ok := strings.Cut(out, "runs (seconds;")
 	if !ok {
@@ -179,6 +216,13 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 					t.Errorf("%s: %s = %s, want %s / %s = %s / %s", col["mode"], q.ratio, col[q.ratio], q.num, q.den, col[q.num], col[q.den])
 				}
 			}
+			// The speed-ups are printed to two decimals (their target,
+			// 1.7x, is closer than a tenth), the ratio to TLC to one.
+			for h, decimals := range map[string]int{"go/tlc": 1, speedUp: 2, "hw": 2} {
+				if v := col[h]; !regexp.MustCompile(fmt.Sprintf(`^[0-9]+\.[0-9]{%d}x$`, decimals)).MatchString(v) {
+					t.Errorf("%s: column %s = %q, want a ratio to %d decimals", col["mode"], h, v, decimals)
+				}
+			}
 			if b, err := strconv.ParseFloat(col["B/st"], 64); err != nil || b <= 0 {
 				t.Errorf("%s: bytes per state %q, want a positive number", col["mode"], col["B/st"])
 			}
@@ -187,27 +231,77 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 	if !modes["safety"] || !modes["liveness"] || len(modes) != 2 {
 		t.Fatalf("rows for modes %v, want safety and liveness:\n%s", modes, out)
 	}
-	// Below the table, each row's runs: runs seconds on all cores, then
-	// runs on one worker.
-	listed := map[string]bool{}
+	// Below the table, each row's runs: seconds on all cores, then as
+	// many on one worker; below them, the hw runs, as many again.
+	runLines, hwLines, ok := strings.Cut(runLines, "hw runs (")
+	if !ok {
+		t.Fatalf("no list of the hw runs:\n%s", out)
+	}
+	listed := map[string]int{}
 	for line := range strings.Lines(runLines) {
 		f := strings.Fields(line)
 		if len(f) < 2 || f[0] != config {
 			continue
 		}
-		listed[f[1]] = true
 		all, one, ok := strings.Cut(strings.Join(f[2:], " "), "|")
-		if !ok || len(strings.Fields(all)) != runs || len(strings.Fields(one)) != runs {
-			t.Errorf("runs line %q: want %d seconds on each side of |", line, runs)
+		n := len(strings.Fields(one))
+		listed[f[1]] = n
+		if !ok || len(strings.Fields(all)) != n {
+			t.Errorf("runs line %q: want as many seconds on each side of |", line)
 		}
 		for _, v := range strings.Fields(all + " " + one) {
 			if x, err := strconv.ParseFloat(v, 64); err != nil || x < 0 {
 				t.Errorf("runs line %q: %q is not a number of seconds", line, v)
 			}
 		}
+		if minSeconds == 0 {
+			if n != runs {
+				t.Errorf("runs line %q: %d runs a side, want %d", line, n, runs)
+			}
+			continue
+		}
+		// The seconds are printed to the millisecond: half of one
+		// each is what the sums may be off by.
+		var before, total float64
+		for i, v := range strings.Fields(one) {
+			x, _ := strconv.ParseFloat(v, 64)
+			if i < n-1 {
+				before += x
+			}
+			total += x
+		}
+		slack := 0.0005 * float64(n)
+		switch {
+		case n < runs || n > 25:
+			t.Errorf("runs line %q: %d runs a side, want %d to 25", line, n, runs)
+		case n < 25 && total+slack < minSeconds:
+			t.Errorf("runs line %q: the %d one-worker runs add up to %.3f s, short of --min-seconds %g, yet it stopped", line, n, total, minSeconds)
+		case n > runs && before-slack >= minSeconds:
+			t.Errorf("runs line %q: the one-worker runs before the last add up to %.3f s, already --min-seconds %g, yet it ran again", line, before, minSeconds)
+		}
 	}
-	if !listed["safety"] || !listed["liveness"] || len(listed) != 2 {
+	if listed["safety"] == 0 || listed["liveness"] == 0 || len(listed) != 2 {
 		t.Errorf("runs listed for modes %v, want safety and liveness:\n%s", listed, out)
+	}
+	hwListed := 0
+	for line := range strings.Lines(hwLines) {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != config {
+			continue
+		}
+		hwListed++
+		alone, side, ok := strings.Cut(strings.Join(f[2:], " "), "|")
+		if n := listed[f[1]]; !ok || len(strings.Fields(alone)) != n || len(strings.Fields(side)) != n {
+			t.Errorf("hw runs line %q: want the row's %d runs on each side of |", line, n)
+		}
+		for _, v := range strings.Fields(alone + " " + side) {
+			if x, err := strconv.ParseFloat(v, 64); err != nil || x < 0 {
+				t.Errorf("hw runs line %q: %q is not a number of seconds", line, v)
+			}
+		}
+	}
+	if hwListed != 2 {
+		t.Errorf("%d hw runs lines, want one for each mode:\n%s", hwListed, out)
 	}
 	if !strings.Contains(out, "load average before:") || !strings.Contains(out, "load average after:") {
 		t.Errorf("no load averages:\n%s", out)
