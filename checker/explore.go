@@ -83,6 +83,16 @@ type Result struct {
 	// Options.MaxMemory) at the checks made for MaxMemory; 0 without a
 	// limit.
 	PeakMemory int64
+	// Busy is the share of the workers' time in the breadth-first levels
+	// that went into expanding states: summed over the workers, the time
+	// each spent on its part of a level, over Workers times the levels'
+	// time. The rest the workers spent waiting: for a level's last states
+	// (a level of fewer states than workers leaves some with none), and
+	// for the merge between levels, which one of them does. It says how
+	// much of a speed-up below the number of workers comes from the
+	// levels' structure rather than from the workers slowing each other
+	// down (docs/checker.md). Close to 1 with one worker.
+	Busy float64
 	// LivenessChecked is true when the liveness and stability laws were
 	// checked over the complete graph.
 	LivenessChecked bool
@@ -237,6 +247,9 @@ type explorer[S, A any] struct {
 	// crew runs the levels' workers when Workers > 1 (nil otherwise), for
 	// the whole of run.
 	crew *crew
+	// busy is the time the workers spent on their parts of the levels,
+	// summed over levels and workers; levels the levels' time (Result.Busy).
+	busy, levels time.Duration
 }
 
 // maxChunk is the most states of a level's frontier a worker takes at a
@@ -283,6 +296,9 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 	res.Transitions = x.transitions.Load()
 	res.StoredBytes = x.seen.size() + int64(len(x.records))*6
 	res.PeakMemory = x.peakMemory.Load()
+	if x.levels > 0 {
+		res.Busy = float64(x.busy) / (float64(o.Workers) * float64(x.levels))
+	}
 	if x.graph != nil {
 		res.StoredBytes += x.graph.size()
 	}
@@ -313,7 +329,9 @@ func (x *explorer[S, A]) run(start time.Time) (Result, error) {
 	}
 	lastProgress := start
 	for depth := 0; len(frontier) > 0; depth++ {
+		began := time.Now()
 		next, viols, err := x.level(frontier, start, &lastProgress, depth)
+		x.levels += time.Since(began)
 		if err != nil {
 			return res, err
 		}
@@ -428,6 +446,9 @@ type expansion[S any] struct {
 	states []stateInfo
 	keys   []uint64
 	err    error
+	// busy is the time the worker spent on its part of the level, from
+	// its first claim to finding nothing left to claim.
+	busy time.Duration
 }
 
 // reset empties out for a level: its lists keep their memory but for
@@ -462,6 +483,8 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 		enc := x.encoders[k]
 		var acts []A
 		out := &outs[k].v
+		began := time.Now()
+		defer func() { out.busy = time.Since(began) }()
 		for {
 			i, end, ok := claims.claim(k)
 			if !ok || x.stopped.Load() {
@@ -509,6 +532,7 @@ func (x *explorer[S, A]) level(frontier []item[S], start time.Time, last *time.T
 	x.regions = append(x.regions[:0], 0)
 	for k := range outs {
 		out := &outs[k].v
+		x.busy += out.busy
 		if out.err != nil {
 			return nil, nil, out.err
 		}

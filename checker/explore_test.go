@@ -181,6 +181,27 @@ func TestCountsAreExact(t *testing.T) {
 	}
 }
 
+// TestBusy: Result.Busy is the workers' share of the levels' time spent
+// expanding, so it is above 0, at most 1, and at most 1/Workers where
+// every level has one state (a chain: one worker has work, the others
+// wait).
+func TestBusy(t *testing.T) {
+	for _, c := range []struct {
+		m    counters
+		o    Options
+		most float64
+	}{
+		{counters{n: 3, max: 4, resets: 1}, Options{Workers: 1}, 1},
+		{counters{n: 3, max: 4, resets: 1}, Options{Workers: 2, NoLiveness: true}, 1},
+		{counters{n: 1, max: 40}, Options{Workers: 4}, 0.25},
+	} {
+		r := explore(t, c.m, c.o)
+		if !(r.Busy > 0 && r.Busy <= c.most) {
+			t.Errorf("%+v on %d counters to %d: Busy %g, want above 0 and at most %g", c.o, c.m.n, c.m.max, r.Busy, c.most)
+		}
+	}
+}
+
 // TestShortestCounterexample: breadth-first search reports the bad state
 // by a shortest path, as replayable lines.
 func TestShortestCounterexample(t *testing.T) {

@@ -49,6 +49,15 @@
 # 13's twenty-first round). Below the table, each row's times alone and
 # side by side.
 #
+# The column after it, busy, is the median over the all-cores runs of the
+# share of the workers' time in the exploration's levels that went into
+# expanding states (rebalance check's workers_busy): the rest they waited
+# at the levels' ends, for the last states of a level or the merge before
+# the next. Where the speed-up column falls short of hw, a busy well
+# below 1 puts the shortfall on the levels; a busy near 1, on the workers
+# slowing each other down in the one process (its collector, shared
+# tables).
+#
 # TLC is not installed by anything in this repository: set TLA2TOOLS_JAR
 # to a tla2tools.jar (docs/tla.md says how to get one).
 set -euo pipefail
@@ -129,14 +138,14 @@ field() { head -1 "${2:-$tmp/go.json}" | { grep -o "\"$1\": *[-0-9.e+]*" || true
 
 # gocheck WORKERS: runs our side of the row once with WORKERS workers and
 # sets go_n (distinct states), go_s (the exploration's seconds), go_b
-# (bytes per state the checker stores, rounded for the table) and go_m
-# (peak resident MiB).
+# (bytes per state the checker stores, rounded for the table), go_m
+# (peak resident MiB) and go_busy (the workers' busy share).
 gocheck() {
   rm -f "$tmp/rss"
   "${gnutime[@]}" "$tmp/rebalance" check "${cmd[@]}" --records 0 --workers "$1" "${extra[@]}" --json >"$tmp/go.json" ||
     { cat "$tmp/go.json" >&2; echo "compare.sh: rebalance check --workers $1 failed on $name" >&2; exit 1; }
-  go_n=$(field distinct_states) go_s=$(field elapsed_seconds) go_b=$(field bytes_per_state)
-  [[ -n "$go_n" && -n "$go_s" && -n "$go_b" ]] || { cat "$tmp/go.json" >&2; echo "compare.sh: no counts in rebalance check's summary on $name" >&2; exit 1; }
+  go_n=$(field distinct_states) go_s=$(field elapsed_seconds) go_b=$(field bytes_per_state) go_busy=$(field workers_busy)
+  [[ -n "$go_n" && -n "$go_s" && -n "$go_b" && -n "$go_busy" ]] || { cat "$tmp/go.json" >&2; echo "compare.sh: no counts in rebalance check's summary on $name" >&2; exit 1; }
   go_b=$(awk -v b="$go_b" 'BEGIN { printf "%.1f", b }')
   go_m=$(peak_mib)
 }
@@ -169,8 +178,8 @@ spread=()
 hwspread=()
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "TLC: 1 worker; go: rebalance check --workers $all (all cores), then --workers 1, in turn, at least $runs runs each and until the one-worker runs add up to ${min_seconds} s (at most $most_runs): medians"
-printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s\n' \
-  config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB hw
+printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s %4s\n' \
+  config mode states tlc-s tlc/s go-s go/s go/tlc go$all/s $all/1 B/st tlcMB goMB hw busy
 for name in "${configs[@]}"; do
   cfg="configs/$name.cfg"
   [[ -f "$cfg" ]] || { echo "compare.sh: no $cfg" >&2; exit 2; }
@@ -201,7 +210,7 @@ for name in "${configs[@]}"; do
     tlc_n=$({ grep -o '[0-9,]* distinct states found' "$tmp/tlc.log" || true; } | tail -1 | tr -d , | awk '{print $1}')
     [[ -n "$tlc_n" ]] || { cat "$tmp/tlc.log" >&2; echo "compare.sh: no state count in TLC's output on $name" >&2; exit 1; }
     # The specs have no records: the Go side leaves delivery out too.
-    one_secs=() all_secs=() one_mib=() one_total=0
+    one_secs=() all_secs=() one_mib=() all_busy=() one_total=0
     for ((run = 0; run < most_runs; run++)); do
       if ((run >= runs)) && awk -v t="$one_total" -v m="$min_seconds" 'BEGIN { exit !(t >= m) }'; then
         break
@@ -209,6 +218,7 @@ for name in "${configs[@]}"; do
       gocheck "$all"
       all_n=$go_n
       all_secs+=("$go_s")
+      all_busy+=("$go_busy")
       gocheck 1
       one_secs+=("$go_s")
       one_total=$(awk -v t="$one_total" -v s="$go_s" 'BEGIN { printf "%.6f", t + s }')
@@ -233,8 +243,9 @@ for name in "${configs[@]}"; do
     go_m=$(median "${one_mib[@]}")
     [[ "$go_m" == - ]] || go_m=$(awk -v m="$go_m" 'BEGIN { printf "%.0f", m }')
     tlc_r=$(rate "$tlc_n" "$tlc_secs")
-    printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
-      "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r" 2)" "$go_b" "$tlc_m" "$go_m" "$hw"
+    busy=$(awk -v b="$(median "${all_busy[@]}")" 'BEGIN { printf "%.2f", b }')
+    printf '%-36s %-8s %7s %6s %6s %6s %7s %6s %7s %5s %4s %5s %5s %5s %4s\n' "$name" "$mode" "$tlc_n" "$tlc_s" "$tlc_r" \
+      "$go_s" "$go_r" "$(ratio "$go_r" "$tlc_r")" "$all_r" "$(ratio "$all_r" "$go_r" 2)" "$go_b" "$tlc_m" "$go_m" "$hw" "$busy"
   done
 done
 echo "runs (seconds; all $all cores | one worker):"

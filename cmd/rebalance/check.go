@@ -101,8 +101,12 @@ type checkResult struct {
 	ElapsedSeconds  float64 `json:"elapsed_seconds"`
 	StatesPerSecond float64 `json:"states_per_second"`
 	BytesPerState   float64 `json:"bytes_per_state"`
-	Complete        bool    `json:"complete"`
-	Stopped         string  `json:"stopped,omitempty"`
+	// Workers is --workers; WorkersBusy the share of their time in the
+	// exploration's levels they spent expanding states (checker.Result.Busy).
+	Workers     int     `json:"workers"`
+	WorkersBusy float64 `json:"workers_busy"`
+	Complete    bool    `json:"complete"`
+	Stopped     string  `json:"stopped,omitempty"`
 	// PeakMemoryBytes is the most memory the process held while this
 	// protocol was explored (sampled), MemoryLimitBytes the limit.
 	PeakMemoryBytes  int64            `json:"peak_memory_bytes"`
@@ -483,6 +487,7 @@ func checkOne(p string, o checkOptions, faults classic.Faults, ngFaults nextgen.
 		Protocol: p, Bounds: bounds, DistinctStates: res.Distinct, Transitions: res.Transitions, Depth: res.Depth,
 		ElapsedSeconds: res.Elapsed.Seconds(), StatesPerSecond: res.StatesPerSecond(), Complete: res.Complete, Stopped: res.Stopped,
 		PeakMemoryBytes: res.PeakMemory, MemoryLimitBytes: o.memoryLimit,
+		Workers: o.workers, WorkersBusy: res.Busy,
 		Violations: []checkViolation{},
 	}
 	if res.Distinct > 0 {
@@ -690,6 +695,7 @@ func printCheckTable(out io.Writer, results []checkResult, heap hugeheap.Result)
 	if heap.Advised > 0 {
 		fmt.Fprintf(out, "heap: %d MiB of address space on transparent huge pages (--huge-pages)\n", heap.Advised>>20)
 	}
+	printBusy(out, results)
 	for _, r := range results {
 		for _, v := range r.Violations {
 			if v.Length == 0 {
@@ -718,6 +724,31 @@ func printCheckTable(out io.Writer, results []checkResult, heap hugeheap.Result)
 			}
 		}
 	}
+}
+
+// printBusy prints, with more than one worker, the share of their time
+// the workers spent expanding states (checker.Result.Busy), the least and
+// the most over the protocols explored: the rest they waited at the ends
+// of levels, which more workers would not shorten.
+func printBusy(out io.Writer, results []checkResult) {
+	if len(results) == 0 || results[0].Workers < 2 {
+		return
+	}
+	least, most := results[0], results[0]
+	for _, r := range results[1:] {
+		if r.WorkersBusy < least.WorkersBusy {
+			least = r
+		}
+		if r.WorkersBusy > most.WorkersBusy {
+			most = r
+		}
+	}
+	share := func(r checkResult) string { return fmt.Sprintf("%.0f %%", 100*r.WorkersBusy) }
+	busy := share(least)
+	if len(results) > 1 {
+		busy = fmt.Sprintf("%s (%s) to %s (%s)", share(least), least.Protocol, share(most), most.Protocol)
+	}
+	fmt.Fprintf(out, "workers: %d, busy %s; the rest: waits at levels' ends\n", least.Workers, busy)
 }
 
 // printWrapped prints items after prefix, each but the last followed by

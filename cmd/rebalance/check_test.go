@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -72,10 +73,13 @@ func TestCheckJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out.String())
 	}
-	for _, k := range []string{"protocol", "distinct_states", "transitions", "depth", "elapsed_seconds", "states_per_second", "violations"} {
+	for _, k := range []string{"protocol", "distinct_states", "transitions", "depth", "elapsed_seconds", "states_per_second", "workers", "workers_busy", "violations"} {
 		if _, ok := r[k]; !ok {
 			t.Errorf("JSON lacks %q: %s", k, out.String())
 		}
+	}
+	if busy, ok := r["workers_busy"].(float64); r["workers"] != float64(o.workers) || !ok || !(busy > 0 && busy <= 1) {
+		t.Errorf("workers %v busy %v, want %d and a share above 0, at most 1: %s", r["workers"], r["workers_busy"], o.workers, out.String())
 	}
 	if r["protocol"] != "cooperative" || r["distinct_states"].(float64) < 10 || r["complete"] != true || len(r["violations"].([]any)) != 0 {
 		t.Errorf("unexpected summary %s", out.String())
@@ -233,9 +237,37 @@ func TestCheckTable(t *testing.T) {
 			t.Errorf("line of %d columns: %q", n, line)
 		}
 	}
+	if !regexp.MustCompile(`(?m)^workers: 2, busy [0-9]+ % \([a-z]+\) to [0-9]+ % \([a-z]+\); the rest: waits at levels' ends$`).MatchString(out.String()) {
+		t.Errorf("no line saying how busy the 2 workers were, least and most:\n%s", out.String())
+	}
 	for _, want := range append(lawNames(), "bounds: members=2", "INCOMPLETE = ", "FAIL = ", "ok = ", "eager", "nextgen", "under the limit of") {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the summary does not say %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestPrintBusy: with more than one worker, one line says how busy they
+// were, on the least and the most busy protocol (or the only one); with
+// one worker, none.
+func TestPrintBusy(t *testing.T) {
+	r := func(p string, workers int, busy float64) checkResult {
+		return checkResult{Protocol: p, Workers: workers, WorkersBusy: busy}
+	}
+	for _, c := range []struct {
+		results []checkResult
+		want    string
+	}{
+		{nil, ""},
+		{[]checkResult{r("eager", 1, 0.99), r("nextgen", 1, 0.98)}, ""},
+		{[]checkResult{r("nextgen", 2, 0.955)}, "workers: 2, busy 96 %; the rest: waits at levels' ends\n"},
+		{[]checkResult{r("cooperative", 4, 0.8), r("eager", 4, 0.6), r("incremental", 4, 0.97), r("deferred", 4, 0.9)},
+			"workers: 4, busy 60 % (eager) to 97 % (incremental); the rest: waits at levels' ends\n"},
+	} {
+		var out bytes.Buffer
+		printBusy(&out, c.results)
+		if out.String() != c.want {
+			t.Errorf("printBusy(%v) = %q, want %q", c.results, out.String(), c.want)
 		}
 	}
 }

@@ -223,6 +223,9 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 					t.Errorf("%s: column %s = %q, want a ratio to %d decimals", col["mode"], h, v, decimals)
 				}
 			}
+			if b, err := strconv.ParseFloat(col["busy"], 64); err != nil || !(b > 0 && b <= 1) || !regexp.MustCompile(`^[01]\.[0-9]{2}$`).MatchString(col["busy"]) {
+				t.Errorf("%s: busy %q, want the workers' busy share, above 0 and at most 1, to two decimals", col["mode"], col["busy"])
+			}
 			if b, err := strconv.ParseFloat(col["B/st"], 64); err != nil || b <= 0 {
 				t.Errorf("%s: bytes per state %q, want a positive number", col["mode"], col["B/st"])
 			}
