@@ -29,27 +29,28 @@
 # Columns: states; TLC's seconds and states/s; ours on one worker, seconds,
 # states/s and the ratio to TLC's; ours on all N cores, states/s and the
 # speed-up over one worker (to two decimals, as hw: a speed-up's target,
-# 1.7x, is closer than one decimal tells); the bytes a state costs in our checker's store
-# (the seen set, per-state records and, with liveness, the graph: the
-# figure the 32-byte target is about); the peak resident memory of TLC's
-# JVM and of our one-worker process, in MiB (GNU time; "-" without it).
+# 1.7x, is closer than one decimal tells); the bytes a state costs in our
+# checker's store (the seen set, per-state records and, with liveness, the
+# graph: the figure the 32-byte target is about); the peak resident memory
+# of TLC's JVM and of our one-worker process, in MiB (GNU time; "-"
+# without it).
 # Our seconds, rates and memory are the medians of the row's runs, and the
 # speed-up is the ratio of the two median rates. Below the table, each
 # row's runs: our seconds on all cores and on one worker, in run order.
 #
-# The last column, hw, is what the machine allows the speed-up column on
-# this row: as many times as the row's runs, in turn, one single-worker
-# check alone and N of them side by side, each held to one core
-# (GOMAXPROCS=1, so its collector works on that core too); hw is N times the median time alone over the
-# median time of the slowest of the N side by side, the throughput N
-# independent processes get out of N cores on this world. A checker whose
-# workers shared nothing would show that speed-up at best (less, since
-# the one-worker column's collector has the idle cores to itself); where
-# the cores share a memory system, hw is below N (docs/checker.md, issue
-# 13's twenty-first round). Below the table, each row's times alone and
-# side by side.
+# The column hw is what the machine allows the speed-up column on this
+# row: as many times as the row's runs, in turn, one single-worker check
+# alone and N of them side by side, each held to one core (GOMAXPROCS=1,
+# so its collector works on that core too); hw is N times the median time
+# alone over the median time of the slowest of the N side by side, the
+# throughput N independent processes get out of N cores on this world.
+# A checker whose workers shared nothing would show that speed-up at best
+# (less, since the one-worker column's collector has the idle cores to
+# itself); where the cores share a memory system, hw is below N
+# (docs/checker.md, issue 13's twenty-first round). Below the table, each
+# row's times alone and side by side.
 #
-# The column after it, busy, is the median over the all-cores runs of the
+# The last column, busy, is the median over the all-cores runs of the
 # share of the workers' time in the exploration's levels that went into
 # expanding states (rebalance check's workers_busy): the rest they waited
 # at the levels' ends, for the last states of a level or the merge before

@@ -242,20 +242,14 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 	}
 	listed := map[string]int{}
 	for line := range strings.Lines(runLines) {
-		f := strings.Fields(line)
-		if len(f) < 2 || f[0] != config {
+		mode, all, one, err := splitRuns(line, config)
+		if mode == "" {
 			continue
 		}
-		all, one, ok := strings.Cut(strings.Join(f[2:], " "), "|")
-		n := len(strings.Fields(one))
-		listed[f[1]] = n
-		if !ok || len(strings.Fields(all)) != n {
-			t.Errorf("runs line %q: want as many seconds on each side of |", line)
-		}
-		for _, v := range strings.Fields(all + " " + one) {
-			if x, err := strconv.ParseFloat(v, 64); err != nil || x < 0 {
-				t.Errorf("runs line %q: %q is not a number of seconds", line, v)
-			}
+		n := len(one)
+		listed[mode] = n
+		if err != nil || len(all) != n {
+			t.Errorf("runs line %q: want as many seconds on each side of | (%v)", line, err)
 		}
 		if minSeconds == 0 {
 			if n != runs {
@@ -266,8 +260,7 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 		// The seconds are printed to the millisecond: half of one
 		// each is what the sums may be off by.
 		var before, total float64
-		for i, v := range strings.Fields(one) {
-			x, _ := strconv.ParseFloat(v, 64)
+		for i, x := range one {
 			if i < n-1 {
 				before += x
 			}
@@ -288,19 +281,13 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 	}
 	hwListed := 0
 	for line := range strings.Lines(hwLines) {
-		f := strings.Fields(line)
-		if len(f) < 2 || f[0] != config {
+		mode, alone, side, err := splitRuns(line, config)
+		if mode == "" {
 			continue
 		}
 		hwListed++
-		alone, side, ok := strings.Cut(strings.Join(f[2:], " "), "|")
-		if n := listed[f[1]]; !ok || len(strings.Fields(alone)) != n || len(strings.Fields(side)) != n {
-			t.Errorf("hw runs line %q: want the row's %d runs on each side of |", line, n)
-		}
-		for _, v := range strings.Fields(alone + " " + side) {
-			if x, err := strconv.ParseFloat(v, 64); err != nil || x < 0 {
-				t.Errorf("hw runs line %q: %q is not a number of seconds", line, v)
-			}
+		if n := listed[mode]; err != nil || len(alone) != n || len(side) != n {
+			t.Errorf("hw runs line %q: want the row's %d runs on each side of | (%v)", line, n, err)
 		}
 	}
 	if hwListed != 2 {
@@ -309,4 +296,36 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 	if !strings.Contains(out, "load average before:") || !strings.Contains(out, "load average after:") {
 		t.Errorf("no load averages:\n%s", out)
 	}
+}
+
+// splitRuns reads a line of the runs compare.sh lists below its table,
+// "CONFIG MODE SECONDS... | SECONDS...": its mode ("" for a line that is
+// not one of config's) and the seconds on either side of the bar. err
+// says what a line of config's lacks: the bar, or a number of seconds.
+func splitRuns(line, config string) (mode string, left, right []float64, err error) {
+	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != config {
+		return "", nil, nil, nil
+	}
+	l, r, ok := strings.Cut(strings.Join(f[2:], " "), "|")
+	if !ok {
+		return f[1], nil, nil, fmt.Errorf("no | in %q", line)
+	}
+	read := func(side string) ([]float64, error) {
+		var out []float64
+		for _, v := range strings.Fields(side) {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || x < 0 {
+				return out, fmt.Errorf("%q is not a number of seconds", v)
+			}
+			out = append(out, x)
+		}
+		return out, nil
+	}
+	left, err = read(l)
+	if err != nil {
+		return f[1], left, nil, err
+	}
+	right, err = read(r)
+	return f[1], left, right, err
 }
