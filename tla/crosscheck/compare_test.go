@@ -108,7 +108,7 @@ func TestCompareScript(t *testing.T) {
 		title string
 	}{
 		{"other count", []string{config}, []string{"FAKE_TLC_STATES=" + strconv.Itoa(g.States+1)}, "TLC found " + strconv.Itoa(g.States+1) + " states, rebalance check " + strconv.Itoa(g.States),
-			"at least 3 runs each and until the one-worker runs add up to 5 s (at most 25): medians"},
+			compareTitle(3, 5)}, // the defaults
 		{"no count", []string{config}, nil, "no state count in TLC's output", ""},
 		{"TLC fails", []string{config}, []string{counted, "FAKE_TLC_EXIT=1"}, "TLC failed on " + config, ""},
 		{"no runs", []string{"--runs", "0", config}, []string{counted}, "--runs wants a whole number of runs, at least 1, not '0'", ""},
@@ -152,9 +152,7 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 	if err != nil {
 		t.Fatalf("compare.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
-	title := fmt.Sprintf(", in turn, at least %d runs each and until the one-worker runs add up to %s s (at most 25): medians",
-		runs, strconv.FormatFloat(minSeconds, 'f', -1, 64))
-	if !strings.Contains(out, title) {
+	if title := compareTitle(runs, minSeconds); !strings.Contains(out, title) {
 		t.Errorf("no %q in the header:\n%s", title, out)
 	}
 	table, runLines, ok := strings.Cut(out, "runs (seconds;")
@@ -296,6 +294,13 @@ func checkCompareRows(t *testing.T, run func([]string, ...string) (string, strin
 	if !strings.Contains(out, "load average before:") || !strings.Contains(out, "load average after:") {
 		t.Errorf("no load averages:\n%s", out)
 	}
+}
+
+// compareTitle is what compare.sh's header says of our side's runs with
+// --runs runs and --min-seconds minSeconds.
+func compareTitle(runs int, minSeconds float64) string {
+	return fmt.Sprintf(", in turn, at least %d runs each and until the one-worker runs add up to %s s (at most 25): medians",
+		runs, strconv.FormatFloat(minSeconds, 'f', -1, 64))
 }
 
 // splitRuns reads a line of the runs compare.sh lists below its table,
