@@ -22,7 +22,7 @@ import (
 // has every core, and its collector marks on the idle one; with -cpu 1,2
 // the rows run at GOMAXPROCS 1 as well, and workers=1 at GOMAXPROCS 1
 // against workers=2 at 2 is the speed-up of one core to two
-// (docs/checker.md, "Issue 13: twelfth round").
+// (docs/checker-rounds.md, "Issue 13: twelfth round").
 func BenchmarkExplore(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as rebalance check sets it
 	hugeheap.Advise(hugeheap.DefaultSize)                   // as rebalance check does (--huge-pages)

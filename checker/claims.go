@@ -9,7 +9,8 @@ import "sync/atomic"
 // only then helps with the others', so that it mostly expands states it
 // wrote itself, still in its core's cache, rather than states the other
 // core wrote (measured: 2.4 % less time on two workers for the
-// incremental world with liveness; docs/checker.md).
+// incremental world with liveness; docs/checker-rounds.md, eleventh
+// round).
 type frontierClaims struct {
 	// bounds holds the regions: region r is [bounds[r], bounds[r+1]).
 	// Invariant: len(bounds) == len(next)+1, bounds ascending from 0 to

@@ -22,10 +22,10 @@ const crewSpin = time.Millisecond
 //
 // Starting w goroutines for every level, as the explorer did before,
 // cost each level the wake-up of a sleeping thread on the other core: on
-// the 2-vCPU VM of docs/checker.md, 50 to 100 µs a goroutine, 12 to 26 ms
+// the project's 2-vCPU VM, 50 to 100 µs a goroutine, 12 to 26 ms
 // of an eager exploration's 180 ms on two workers, over its 134 levels.
 // With the crew that exploration took 10 % less time on two workers
-// (issue 13's twenty-second round).
+// (docs/checker-rounds.md, issue 13's twenty-second round).
 type crew struct {
 	w int
 	// job is the level's work (run); read by the workers after they see

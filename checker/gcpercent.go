@@ -6,8 +6,8 @@ package checker
 //
 // The explorer keeps its frontier of concrete states alive and makes much
 // short-lived garbage. Against 200 and 800 in fresh processes, 400 was
-// the fastest on the default worlds (docs/checker.md, issue 13's fifth
-// round). With two workers, where the collector has no idle core, it
+// the fastest on the default worlds (docs/checker-rounds.md, issue 13's
+// fifth round). With two workers, where the collector has no idle core, it
 // still is; with one, 200 is faster when the process must take memory the
 // host no longer backs and slower when it reuses memory just freed
 // (seventeenth round), so the choice there turns on the host. It costs

@@ -19,7 +19,7 @@
 # same states (the specs' graphs equal the Go worlds'), or the script stops.
 # TLC runs once a row (it takes ten to a hundred times as long); our side
 # runs several times because one run of a few seconds carries the
-# machine's noise, which on a small VM is tens of percent (docs/checker.md),
+# machine's noise, which on a small VM is tens of percent (docs/checker-rounds.md),
 # and the all-cores column divides two such runs. The shortest rows (eager,
 # a quarter of a second a run) carry the most: the first run after TLC's
 # JVM exits, or after an idle pause, takes memory the host must supply
@@ -47,8 +47,8 @@
 # A checker whose workers shared nothing would show that speed-up at best
 # (less, since the one-worker column's collector has the idle cores to
 # itself); where the cores share a memory system, hw is below N
-# (docs/checker.md, issue 13's twenty-first round). Below the table, each
-# row's times alone and side by side.
+# (docs/checker-rounds.md, issue 13's twenty-first round). Below the
+# table, each row's times alone and side by side.
 #
 # The last column, busy, is the median over the all-cores runs of the
 # share of the workers' time in the exploration's levels that went into

@@ -8,7 +8,7 @@
 // the 2-core VM this project is measured on, a fresh `rebalance check
 // --protocol nextgen --workers 1 --no-liveness` took about 104,000 page
 // faults, a fifth of its time; with the heap on huge pages, about 5,000
-// (docs/checker.md, "Huge pages").
+// (docs/checker-rounds.md, "Huge pages (2026-12-04)").
 //
 // Advise does what the runtime does not: it has the runtime map address
 // space for a stretch of heap at once, marks it MADV_HUGEPAGE, and hands

@@ -236,7 +236,7 @@ func (e *Encoder) Mark() Mark {
 // the model checker keeps a recording for most nodes of every state it
 // finds new, and up to four allocations a recording (the ids' one, with
 // their spaces, scanned by the collector) were a sixth of its
-// allocations (docs/checker.md, "Issue 13: twelfth round").
+// allocations (docs/checker-rounds.md, "Issue 13: twelfth round").
 type Recording struct {
 	// data is the recorded bytes, data[:n], then the offsets in them,
 	// each a little-endian uint32: of the nslots correlation ids, of the
@@ -310,7 +310,7 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 // stays unchanged keeps its recording alive for as many levels as it
 // lasts. Recordings cut from shared chunks made each such survivor hold
 // its whole chunk, and so doubled the checker's live heap and the memory
-// its heap grew into (docs/checker.md, "Issue 13: ninth round").
+// its heap grew into (docs/checker-rounds.md, "Issue 13: ninth round").
 func (e *Encoder) RecordSpan(s Span) Recording {
 	from, to := s.From, s.To
 	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested, recorded: true}

@@ -181,7 +181,7 @@ func (Family) CoordinatorTakesMetadata() bool { return true }
 // of coordinator steps made the checker about 3 % faster (four runs
 // each, within the noise) and raised its peak memory from 318 to 466 MB,
 // for the coordinators it keeps alive, which hold a classic group's
-// state as well (docs/checker.md, twentieth round).
+// state as well (docs/checker-rounds.md, twentieth round).
 func (Family) RemembersCoordinatorSteps() bool { return false }
 
 // RevocationDone tells a next-gen member its application finished

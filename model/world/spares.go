@@ -18,8 +18,8 @@ import (
 // memory. Model.Discard keeps it, emptied, with the struct (spares), and
 // the world takes from there before it allocates. On TLC's next-gen
 // world that made 18 % fewer allocations and 24 % fewer bytes, on the
-// classic ones 7 to 9 % fewer of each (docs/checker.md, issue 13's
-// twenty-second round).
+// classic ones 7 to 9 % fewer of each (docs/checker-rounds.md, issue
+// 13's twenty-second round).
 
 // stateWorld is a state allocated together with its world and its
 // world's spares (Step): they live and die together (Recycle keeps them).

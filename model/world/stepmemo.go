@@ -23,7 +23,7 @@ import (
 // of those shares S's coordinator (Fork) and still has the request in
 // flight, and delivering it there is the same step. In the default
 // next-gen world (records on T-0), 95,294 of the 122,229 coordinator
-// steps that go through the memo are repeats it finds (docs/checker.md,
+// steps that go through the memo are repeats it finds (docs/checker-rounds.md,
 // twentieth round).
 //
 // stepMemo keeps the steps it saw, and World.stepCoordinator takes a

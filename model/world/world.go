@@ -225,7 +225,7 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// of a state's. Written only while encoding a frozen world, which
 	// never changes again; ownCoordinator drops it. Held by value, as a
 	// process's is, so that a replay does not first read a recording
-	// struct elsewhere in memory (docs/checker.md, ninth round).
+	// struct elsewhere in memory (docs/checker-rounds.md, ninth round).
 	coordinatorEncoding canon.Recording
 	// topicsEncoding is the encoding of Topics a frozen world kept
 	// (encodeTopics), shared by its forks; valid while Topics is the map
@@ -254,7 +254,7 @@ type World[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any] struct {
 	// stepOutputs holds the emptied outputs that nodes step into
 	// (stepOutput, release): a step's output lives only until the world
 	// has applied it, and a fresh one for each step was about 5 % of the
-	// bytes an exploration allocates (docs/checker.md, sixteenth round).
+	// bytes an exploration allocates (docs/checker-rounds.md, sixteenth round).
 	// Shared by the world New made and every clone and fork of it; a
 	// sync.Pool, since the model checker's workers step forks of one
 	// world at once, and a commit steps the coordinator while the output

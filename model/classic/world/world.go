@@ -195,7 +195,7 @@ func (Family) CoordinatorTakesMetadata() bool { return false }
 // (cooperative and incremental with records, 3 % slower, not
 // significant) while it doubled its peak memory (TLC's cooperative world,
 // 77 to 165 MB; incremental, 195 to 330 MB), for the classic coordinators
-// it keeps alive (docs/checker.md, twentieth round).
+// it keeps alive (docs/checker-rounds.md, twentieth round).
 func (Family) RemembersCoordinatorSteps() bool { return false }
 
 // RevocationDone is nil: a classic member revokes within its callback.

@@ -172,7 +172,7 @@ func (Family) CoordinatorTakesMetadata() bool { return true }
 
 // RemembersCoordinatorSteps is true: a coordinator step computes targets
 // and reconciles a member, and the model checker meets most of them more
-// than once (docs/checker.md, twentieth round).
+// than once (docs/checker-rounds.md, twentieth round).
 func (Family) RemembersCoordinatorSteps() bool { return true }
 
 // RevocationDone tells a member its application finished revoking rs.
