@@ -404,7 +404,10 @@ func (x *explorer[S, A]) distinctStates() int64 { return int64(x.nextID.v.Load()
 
 func (x *explorer[S, A]) encode(enc *canon.Encoder, s S) []byte {
 	// The renamed encodings first, so that the last is the plain one
-	// (Keeper.Keep reads it from enc); the smallest wins either way.
+	// (Keeper.Keep reads it from enc); the smallest wins either way. All
+	// open the payloads that hold identities, the plain one included, so
+	// that each has the same form (canon.Encoder.OpenPayloads).
+	enc.OpenPayloads = len(x.perms) > 0
 	var keep []byte
 	for _, p := range x.perms {
 		enc.Reset()
@@ -712,16 +715,22 @@ func permute(xs []string) [][]string {
 	return out
 }
 
-// renamer renames a member name, and the ids and addresses derived from it
-// (name-N member ids, name@k addresses), by p.
+// renamer renames an identity by p (canon.Encoder.Rename, which the
+// encoders call on identities only): a member name, and the addresses and
+// member ids derived from it (name@k, name-N), which it reads by their
+// last '@', or failing that their last '-', so that a name may hold
+// either character but '@' (the world refuses that, and a name that ends
+// in '-' and a number, which would read as a member id).
 func renamer(p map[string]string) func(string) string {
 	return func(s string) string {
 		if r, ok := p[s]; ok {
 			return r
 		}
-		if i := strings.IndexAny(s, "-@"); i > 0 {
-			if r, ok := p[s[:i]]; ok {
-				return r + s[i:]
+		for _, sep := range [...]byte{'@', '-'} {
+			if i := strings.LastIndexByte(s, sep); i > 0 {
+				if r, ok := p[s[:i]]; ok {
+					return r + s[i:]
+				}
 			}
 		}
 		return s

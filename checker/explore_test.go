@@ -362,8 +362,13 @@ func TestPermutations(t *testing.T) {
 	if len(ps) != 3*2*1*2-1 {
 		t.Fatalf("%d permutations, want 11", len(ps))
 	}
-	r := renamer(map[string]string{"A": "B", "B": "A"})
-	for in, want := range map[string]string{"A": "B", "A-1": "B-1", "B@2": "A@2", "T-0": "T-0", "AB": "AB", "C": "C"} {
+	r := renamer(map[string]string{"A": "B", "B": "A", "x-y": "z@w", "x": "q"})
+	for in, want := range map[string]string{
+		"A": "B", "A-1": "B-1", "B@2": "A@2", "T-0": "T-0", "AB": "AB", "C": "C",
+		// A name holding '-': its ids and addresses are read by the last
+		// separator.
+		"x-y": "z@w", "x-y-3": "z@w-3", "x-y@2": "z@w@2", "x-3": "q-3",
+	} {
 		if got := r(in); got != want {
 			t.Errorf("rename %q = %q, want %q", in, got, want)
 		}

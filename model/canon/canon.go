@@ -62,8 +62,16 @@ type Encoder struct {
 	Buf []byte
 	// Now is the clock that instants are written relative to.
 	Now int64
-	// Rename, when set, is applied to every string before it is written
-	// (the checker's symmetry reduction renames interchangeable members).
+	// Rename, when set, is applied to every identity before it is
+	// written: a process name, a node address or a member id, each
+	// written with Name (the keys of KeyedMap, KeyedSlice and Table are
+	// member ids, and go through Name too). The checker's symmetry
+	// reduction renames interchangeable members with it, and the
+	// unbounded-bounce abstraction ranks member ids and incarnations.
+	// Nothing else is renamed: a topic, a protocol name or an instance
+	// id is written with String, which never renames, so the names of
+	// members and topics are free (no name of one kind can be taken for
+	// one of the other).
 	Rename func(string) string
 	// SkipSeq leaves correlation ids out (for identifying a message across
 	// states whatever its id).
@@ -82,6 +90,17 @@ type Encoder struct {
 	// model checker's abstraction for unbounded environments (see package
 	// world).
 	AbstractIdentities func(v int64) int64
+	// OpenPayloads has the nodes write an opaque protocol payload that
+	// holds identities (the classic family's subscription and assignment
+	// metadata, which carry a leader's member id and a generation) field
+	// by field, the identities with Name and the generations with
+	// Generation, instead of as its bytes, so that Rename and
+	// AbstractIdentities reach inside. OpensPayloads is true whenever
+	// either of those is set; set OpenPayloads as well on every encoding
+	// that is compared with such one without them (the checker's
+	// symmetry reduction compares each renamed encoding of a state with
+	// its plain one), so that all have the same form.
+	OpenPayloads bool
 	// Commits is set when the world encoded sends offset commits: state
 	// that only the fencing of commits reads (next-gen's assignment
 	// epochs, KIP-1251) is written only then. Without commits, two states
@@ -248,11 +267,11 @@ type Recording struct {
 	// space is the space of the first correlation id in the recording,
 	// and of every one when they share it; otherwise spaces holds each
 	// one's, in order (nil when they share one).
-	space            string
-	spaces           []string
-	now              int64
-	commits, skipSeq bool
-	nowFree          bool
+	space                          string
+	spaces                         []string
+	now                            int64
+	commits, skipSeq, openPayloads bool
+	nowFree                        bool
 	// recorded is set by RecordSpan: the zero Recording is none, which
 	// ReplayKept never replays.
 	recorded bool
@@ -285,11 +304,12 @@ func (r *Recording) instant(i int) (int, int64) {
 // Record returns a copy of what was written after m, with its correlation
 // ids and order values, and whether it may be replayed: only what was
 // written with neither Rename nor AbstractIdentities set, whose bytes
-// depend on nothing but the values written, Now, Commits, SkipSeq and the
-// SeqSpace of each correlation id (kept with the id). Replaying it into
-// an encoding with the same Now, Commits and SkipSeq writes exactly what
-// writing the same values again would, Finish numbering its ids and
-// ranking its order values among the whole encoding's.
+// depend on nothing but the values written, Now, Commits, SkipSeq,
+// OpenPayloads and the SeqSpace of each correlation id (kept with the
+// id). Replaying it into an encoding with the same Now, Commits, SkipSeq
+// and OpenPayloads writes exactly what writing the same values again
+// would, Finish numbering its ids and ranking its order values among the
+// whole encoding's.
 func (e *Encoder) Record(m Mark) (Recording, bool) {
 	if e.Rename != nil || e.AbstractIdentities != nil {
 		return Recording{}, false
@@ -313,7 +333,7 @@ func (e *Encoder) Record(m Mark) (Recording, bool) {
 // its heap grew into (docs/checker-rounds.md, "Issue 13: ninth round").
 func (e *Encoder) RecordSpan(s Span) Recording {
 	from, to := s.From, s.To
-	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, nowFree: to.nested == from.nested, recorded: true}
+	r := Recording{now: e.Now, commits: e.Commits, skipSeq: e.SkipSeq, openPayloads: e.OpenPayloads, nowFree: to.nested == from.nested, recorded: true}
 	r.n = uint32(to.buf - from.buf)
 	r.nslots = uint32(to.slots - from.slots)
 	r.noslots = uint32(to.oslots - from.oslots)
@@ -357,12 +377,13 @@ func (e *Encoder) RecordSpan(s Span) Recording {
 func (r *Recording) Recorded() bool { return r != nil && r.recorded }
 
 // ReplayKept replays r and reports true when it may be: r is not nil and
-// was written under e's Now, Commits and SkipSeq, and e writes with
+// was written under e's Now, Commits, SkipSeq and OpenPayloads, and e
+// writes with
 // neither Rename nor AbstractIdentities set (a recording is written
 // without them: see RecordSpan). Otherwise it writes nothing and reports
 // false, and the caller writes the values again.
 func (e *Encoder) ReplayKept(r *Recording) bool {
-	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || e.Rename != nil || e.AbstractIdentities != nil {
+	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || r.openPayloads != e.OpenPayloads || e.Rename != nil || e.AbstractIdentities != nil {
 		return false
 	}
 	switch {
@@ -493,11 +514,9 @@ func (e *Encoder) Seq(s uint64) {
 	e.Buf = binary.BigEndian.AppendUint64(e.Buf, s)
 }
 
-// String appends a string, renamed when Rename is set.
+// String appends a string that names no member: never renamed (see
+// Rename; identities go through Name).
 func (e *Encoder) String(s string) {
-	if e.Rename != nil {
-		s = e.Rename(s)
-	}
 	if len(s) < 0x80 {
 		// The one-byte uvarint of the length: most strings are names.
 		e.Buf = append(append(e.Buf, byte(len(s))), s...)
@@ -505,6 +524,22 @@ func (e *Encoder) String(s string) {
 	}
 	e.Buf = binary.AppendUvarint(e.Buf, uint64(len(s)))
 	e.Buf = append(e.Buf, s...)
+}
+
+// Name appends an identity (a process name, a node address or a member
+// id) as String does, renamed first when Rename is set.
+func (e *Encoder) Name(s string) {
+	if e.Rename != nil {
+		s = e.Rename(s)
+	}
+	e.String(s)
+}
+
+// OpensPayloads reports whether payloads that hold identities are
+// written field by field (see OpenPayloads): when OpenPayloads, Rename or
+// AbstractIdentities is set.
+func (e *Encoder) OpensPayloads() bool {
+	return e.OpenPayloads || e.Rename != nil || e.AbstractIdentities != nil
 }
 
 // Sorted appends n items as a multiset: each is encoded by item(i) on its
@@ -552,16 +587,15 @@ func Map[K comparable, V any](e *Encoder, m map[K]V, entry func(k K, v V)) {
 	e.writeSorted(parts)
 }
 
-// KeyedMap appends a map keyed by strings (member ids, instance ids) as
-// Map does with an entry that writes the key with String, then the value
-// with value. It writes exactly what that Map call writes, faster when
+// KeyedMap appends a map keyed by member ids as Map does with an entry
+// that writes the key with Name, then the value with value. It writes exactly what that Map call writes, faster when
 // Rename is unset: length-prefixed keys differ before the values do, so
 // the entries' byte order is the keys' order by length, then by bytes
 // (CompareKeys), and the entries can be written in that order directly.
 func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 	if e.Rename != nil || len(m) > 16 {
 		Map(e, m, func(k K, v V) {
-			e.String(string(k))
+			e.Name(string(k))
 			value(v)
 		})
 		return
@@ -575,7 +609,7 @@ func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 	writeKeyed(e, keys, func(k K) K { return k }, func(k K) { value(m[k]) })
 }
 
-// KeyedSlice appends entries keyed by strings, given in the order of their
+// KeyedSlice appends entries keyed by member ids, given in the order of their
 // keys by CompareKeys with no key twice, as KeyedMap appends the map that
 // holds them: key(v) is an entry's key, value(v) writes its value. It
 // sorts nothing unless Rename is set (renamed keys may order otherwise).
@@ -584,7 +618,7 @@ func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 func KeyedSlice[K ~string, V any](e *Encoder, entries []V, key func(V) K, value func(V)) {
 	if e.Rename != nil {
 		e.Sorted(len(entries), func(i int) {
-			e.String(string(key(entries[i])))
+			e.Name(string(key(entries[i])))
 			value(entries[i])
 		})
 		return
@@ -601,6 +635,8 @@ func CompareKeys(a, b string) int {
 // writeKeyed writes entries, in their keys' CompareKeys order, as Map
 // writes the map of them (each entry its key with String then its value,
 // behind the entry's length), without encoding them apart to sort them.
+// Its callers call it only while Rename is unset, so the keys, written
+// with Name, are written as they are.
 func writeKeyed[K ~string, V any](e *Encoder, entries []V, key func(V) K, value func(V)) {
 	e.Len(len(entries))
 	e.depth++
@@ -610,7 +646,7 @@ func writeKeyed[K ~string, V any](e *Encoder, entries []V, key func(V) K, value 
 			panic(fmt.Sprintf("canon: keyed entries out of order: %q after %q", k, string(key(entries[i-1]))))
 		}
 		start := len(e.Buf)
-		e.String(k)
+		e.Name(k)
 		value(v)
 		// Map writes each entry behind its length: write it in front.
 		entry := len(e.Buf) - start
@@ -756,7 +792,7 @@ func (e *Encoder) Strings(ss []string) {
 // Set appends a set of resources (kept sorted by spec.Set's contract) as
 // its runs of one topic: the number of resources, then for each run its
 // topic, its length and its partitions. Written run by run, a set's topic
-// names go through String (and Rename) once per run instead of once per
+// names go through String once per run instead of once per
 // resource, and the encoding is shorter by the names it does not repeat;
 // the runs and their lengths make it as unambiguous as one name per
 // resource.
@@ -774,8 +810,7 @@ func (e *Encoder) Set(s spec.Set) {
 }
 
 // Topics appends topic metadata in topic order. Topic names are never
-// renamed (Rename applies to member names and identities, which the
-// models keep distinct from topic names), so the order is the same
+// renamed (Rename applies to identities only), so the order is the same
 // whatever Rename does.
 func (e *Encoder) Topics(t spec.Topics) {
 	e.Len(len(t))
@@ -806,8 +841,8 @@ func (e *Encoder) Assignment(a spec.Assignment) { KeyedMap(e, a, e.Set) }
 
 // MemberView appends a member as the laws see it, every field.
 func (e *Encoder) MemberView(v spec.MemberView) {
-	e.String(v.Name)
-	e.String(string(v.ID))
+	e.Name(v.Name)
+	e.Name(string(v.ID))
 	e.Bool(v.Current)
 	e.Bool(v.Fenced)
 	e.Generation(int64(v.Generation))
@@ -840,10 +875,4 @@ func (e *Encoder) OptionalString(s *string) {
 func (e *Encoder) Response(kind byte, seq uint64, code int64) {
 	e.Header(kind, seq)
 	e.Int(code)
-}
-
-// StringMap appends a map from strings to strings (instance ids to member
-// ids) as a multiset of its entries.
-func StringMap[K, V ~string](e *Encoder, m map[K]V) {
-	KeyedMap(e, m, func(v V) { e.String(string(v)) })
 }

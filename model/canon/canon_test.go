@@ -288,7 +288,7 @@ func TestKeyedMapIsMap(t *testing.T) {
 			keyed.Seq(3)
 			mapped.Seq(3)
 			KeyedMap(keyed, m, value(keyed))
-			Map(mapped, m, func(k string, v uint64) { mapped.String(k); value(mapped)(v) })
+			Map(mapped, m, func(k string, v uint64) { mapped.Name(k); value(mapped)(v) })
 			// KeyedSlice, given the entries in CompareKeys order.
 			type entry struct {
 				k string
@@ -377,6 +377,67 @@ func TestOptionalString(t *testing.T) {
 // its own ids and order values numbered and ranked among the whole
 // encoding's. Anything written renamed or with identities abstracted is
 // not recorded.
+// TestRenameReachesIdentitiesOnly: Rename renames what is written as an
+// identity (Name, the keys of KeyedMap and KeyedSlice, a member view's
+// name and id) and nothing written as a plain string, a list of them, a
+// set or topic metadata, even where a topic is named as a member is; it
+// opens payloads, as AbstractIdentities and OpenPayloads do.
+func TestRenameReachesIdentitiesOnly(t *testing.T) {
+	swap := func(s string) string {
+		switch s {
+		case "A":
+			return "B"
+		case "B":
+			return "A"
+		}
+		return s
+	}
+	type write struct {
+		name    string
+		renamed bool
+		f       func(e *Encoder, member string)
+	}
+	for _, w := range []write{
+		{"Name", true, func(e *Encoder, m string) { e.Name(m) }},
+		{"KeyedMap", true, func(e *Encoder, m string) { KeyedMap(e, map[string]int64{m: 1}, e.Int) }},
+		{"KeyedSlice", true, func(e *Encoder, m string) {
+			KeyedSlice(e, []string{m}, func(k string) string { return k }, func(string) {})
+		}},
+		{"MemberView", true, func(e *Encoder, m string) { e.MemberView(spec.MemberView{Name: m, ID: spec.MemberID(m)}) }},
+		{"String", false, func(e *Encoder, m string) { e.String(m) }},
+		{"Strings", false, func(e *Encoder, m string) { e.Strings([]string{m}) }},
+		{"OptionalString", false, func(e *Encoder, m string) { e.OptionalString(&m) }},
+		{"Set", false, func(e *Encoder, m string) { e.Set(spec.Set{{Topic: m, Partition: 0}}) }},
+		{"Topics", false, func(e *Encoder, m string) { e.Topics(spec.Topics{m: 1}) }},
+	} {
+		renamed, plainB := &Encoder{Rename: swap}, &Encoder{}
+		w.f(renamed, "A")
+		w.f(plainB, "B")
+		plainA := &Encoder{}
+		w.f(plainA, "A")
+		if got := bytes.Equal(renamed.Finish(), plainB.Finish()); got != w.renamed {
+			t.Errorf("%s: A written under a renaming A to B reads as B written plainly: %t, want %t", w.name, got, w.renamed)
+		}
+		if !w.renamed && !bytes.Equal(renamed.Buf, plainA.Finish()) {
+			t.Errorf("%s: a renaming changed what it writes: %x, want %x", w.name, renamed.Buf, plainA.Buf)
+		}
+	}
+	for _, c := range []struct {
+		e    Encoder
+		want bool
+	}{
+		{Encoder{}, false},
+		{Encoder{OpenPayloads: true}, true},
+		{Encoder{Rename: swap}, true},
+		{Encoder{AbstractIdentities: func(v int64) int64 { return v }}, true},
+	} {
+		if got := c.e.OpensPayloads(); got != c.want {
+			t.Errorf("OpensPayloads with OpenPayloads %t, Rename %t, AbstractIdentities %t = %t, want %t",
+				c.e.OpenPayloads, c.e.Rename != nil, c.e.AbstractIdentities != nil, got, c.want)
+		}
+	}
+}
+
 func TestRecordAndReplay(t *testing.T) {
 	values := func(e *Encoder) {
 		e.String("A-1")
@@ -497,8 +558,9 @@ func TestRecordSpanAfterFinish(t *testing.T) {
 // what it was through Reset and many later recordings, of spans short
 // and long, recorded before and after Finish (which rewrites the ids and
 // order values in the encoding); ReplayKept replays a recording only
-// under the Commits and SkipSeq it was written with, and without renaming
-// or abstraction, writing what writing its values again would.
+// under the Commits, SkipSeq and OpenPayloads it was written with, and
+// without renaming or abstraction, writing what writing its values again
+// would.
 func TestRecordingsStayIndependent(t *testing.T) {
 	// write writes the i-th span's values.
 	write := func(e *Encoder, i int) {
@@ -552,6 +614,7 @@ func TestRecordingsStayIndependent(t *testing.T) {
 		{"an earlier clock", func(e *Encoder) { e.Now = 3 }, true},
 		{"commits", func(e *Encoder) { e.Commits = true }, false},
 		{"without ids", func(e *Encoder) { e.SkipSeq = true }, false},
+		{"payloads opened", func(e *Encoder) { e.OpenPayloads = true }, false},
 		{"renamed", func(e *Encoder) { e.Rename = strings.ToLower }, false},
 		{"identities abstracted", func(e *Encoder) { e.AbstractIdentities = func(v int64) int64 { return v } }, false},
 	} {
@@ -575,6 +638,14 @@ func TestRecordingsStayIndependent(t *testing.T) {
 				t.Errorf("%s: replayed %x, want %x", c.name, got.Buf, want.Buf)
 			}
 		}
+	}
+	// A recording made with payloads opened replays only where they are.
+	open := &Encoder{Now: 100, OpenPayloads: true}
+	from := open.Mark()
+	write(open, 6)
+	opened := open.RecordSpan(Span{From: from, To: open.Mark()})
+	if (&Encoder{Now: 100}).ReplayKept(&opened) || !(&Encoder{Now: 100, OpenPayloads: true}).ReplayKept(&opened) {
+		t.Error("a recording made with payloads opened replays where they are not, or not where they are")
 	}
 	if (&Encoder{}).ReplayKept(nil) {
 		t.Error("ReplayKept(nil) = true")

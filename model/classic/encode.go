@@ -10,11 +10,15 @@ import (
 // field by field in declaration order. Each field is written as its canon
 // struct tag says: no tag, as is; "instant" with Instant; "duration" with
 // Int; "seq" with Seq; "order" with Order; "counter" with Counter; "-" left
-// out. Every spec.Generation goes through Generation, every string through
-// String (so that symmetry reduction renames member ids wherever they
-// appear), every map through canon.Map (a multiset of its entries), slices in order after their length,
-// and pointers after a presence flag (Len 0 or 1). Unsigned integers are
-// written with Uint and signed ones with Int.
+// out. Every spec.Generation goes through Generation; every identity (a
+// member id, a client id, a node address) through Name, so that the
+// symmetry reduction and the unbounded-bounce abstraction rename it, and
+// every other string through String; the subscription and assignment
+// metadata through EncodeSubscriptionMetadata and
+// encodeAssignmentMetadata, which open them to those two when asked;
+// every map through canon.Map (a multiset of its entries), slices in
+// order after their length, and pointers after a presence flag (Len 0 or
+// 1). Unsigned integers are written with Uint and signed ones with Int.
 //
 // The field counts below are what each encoder accounts for, written or
 // deliberately left out; encode_test.go compares them with the structs, so
@@ -66,7 +70,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 	e.Generation(int64(c.generation))
 	e.String(c.protocolType)
 	e.String(c.protocol)
-	e.String(string(c.leader))
+	e.Name(string(c.leader))
 
 	c.members.Encode(e, func(m *coordMember) { encodeCoordMember(e, m) })
 	canon.KeyedMap(e, c.pending, e.Bool)
@@ -86,15 +90,15 @@ func encodeCoordMember(e *canon.Encoder, m *coordMember) {
 		return
 	}
 	e.Len(1)
-	e.String(string(m.id))
+	e.Name(string(m.id))
 	e.String(m.instanceID)
-	e.String(m.clientID)
+	e.Name(m.clientID)
 	e.String(m.clientHost)
-	e.String(m.node)
-	encodeProtocols(e, m.protocols)
+	e.Name(m.node)
+	EncodeProtocols(e, m.protocols)
 	e.Int(int64(m.sessionTimeout))
 	e.Int(int64(m.rebalanceTimeout))
-	e.String(string(m.assignment))
+	encodeAssignmentMetadata(e, m.assignment)
 	encodeCoordParked(e, &m.join)
 	encodeCoordParked(e, &m.sync)
 }
@@ -104,7 +108,7 @@ func encodeCoordMember(e *canon.Encoder, m *coordMember) {
 // it), its arrival as an order value.
 func encodeCoordParked(e *canon.Encoder, p *coordParked) {
 	e.Bool(p.ok)
-	e.String(p.from)
+	e.Name(p.from)
 	outer := e.SeqSpace
 	e.SeqSpace = p.from
 	e.Seq(p.seq)
@@ -112,13 +116,65 @@ func encodeCoordParked(e *canon.Encoder, p *coordParked) {
 	e.Order(p.arrival)
 }
 
-// encodeProtocols writes a JoinGroup's protocols in preference order.
-func encodeProtocols(e *canon.Encoder, ps []ProtocolMetadata) {
+// EncodeProtocols writes a JoinGroup's protocols in preference order:
+// each one's name, and its subscription metadata as
+// EncodeSubscriptionMetadata writes it. The next-gen coordinator writes
+// the classic members of a mixed group with it.
+func EncodeProtocols(e *canon.Encoder, ps []ProtocolMetadata) {
 	e.Len(len(ps))
 	for _, p := range ps {
 		e.String(p.Name)
-		e.String(string(p.Metadata))
+		EncodeSubscriptionMetadata(e, p.Metadata)
 	}
+}
+
+// EncodeSubscriptionMetadata writes a member's subscription metadata
+// (Subscription.Encode): its bytes as they are or, when e opens payloads
+// (canon.Encoder.OpensPayloads), its fields, the leader's member id with
+// Name and the generation with Generation, so that the renaming and the
+// abstraction of identities reach inside. Each form is one to one: this
+// package writes metadata only through Subscription.Encode, whose text
+// its fields determine. Metadata that does not decode (none that this
+// package writes) is written as its bytes behind a tag, in both forms.
+func EncodeSubscriptionMetadata(e *canon.Encoder, md Metadata) {
+	encodeMetadata(e, md, DecodeSubscription, func(s Subscription) {
+		e.Strings(s.Topics)
+		e.Set(s.Owned)
+		e.Generation(int64(s.Generation))
+		e.Name(string(s.Leader))
+	})
+}
+
+// encodeAssignmentMetadata writes assignment metadata (Assignment.Encode)
+// as EncodeSubscriptionMetadata writes a subscription: its bytes, or,
+// with payloads opened, its fields, the leader's member id with Name.
+// The empty metadata of a member not yet assigned does not decode, and
+// is written behind the tag.
+func encodeAssignmentMetadata(e *canon.Encoder, md Metadata) {
+	encodeMetadata(e, md, DecodeAssignment, func(a Assignment) {
+		e.Set(a.Assigned)
+		e.Set(a.Revoked)
+		e.Int(int64(a.Delay))
+		e.Name(string(a.Leader))
+		e.Int(int64(a.Error))
+	})
+}
+
+// encodeMetadata writes md as its bytes, or, when e opens payloads, as
+// decode reads it, written by fields behind a tag (its bytes behind the
+// other tag when it does not decode).
+func encodeMetadata[V any](e *canon.Encoder, md Metadata, decode func(Metadata) (V, error), fields func(V)) {
+	if !e.OpensPayloads() {
+		e.String(string(md))
+		return
+	}
+	v, err := decode(md)
+	e.Bool(err == nil)
+	if err != nil {
+		e.String(string(md))
+		return
+	}
+	fields(v)
 }
 
 // EncodeCanon writes the member's canonical encoding (package canon):
@@ -133,15 +189,15 @@ func (m *Member) EncodeCanon(e *canon.Encoder) {
 	// cfg: left out (canon:"-").
 	e.Bool(m.eager)
 	e.Uint(uint64(m.state))
-	e.String(string(m.id))
+	e.Name(string(m.id))
 	e.Generation(int64(m.generation))
-	e.String(string(m.leader))
+	e.Name(string(m.leader))
 	e.String(m.protocol)
 	e.Strings(m.topics)
 	e.Topics(m.metadata)
 	e.Set(m.owned)
 	e.Generation(int64(m.ownedGen))
-	e.String(string(m.ownedLeader))
+	e.Name(string(m.ownedLeader))
 	e.Set(m.kept)
 	e.Generation(int64(m.lastCompleted))
 	encodeKeptMemory(e, m.heldMemory())
@@ -179,7 +235,7 @@ func encodeLeaderMemory(e *canon.Encoder, mem *LeaderMemory) {
 func encodeIDs(e *canon.Encoder, ids []spec.MemberID) {
 	e.Len(len(ids))
 	for _, id := range ids {
-		e.String(string(id))
+		e.Name(string(id))
 	}
 }
 
@@ -187,7 +243,7 @@ func encodeIDs(e *canon.Encoder, ids []spec.MemberID) {
 // member.
 func EncodeTimer(e *canon.Encoder, t Timer) {
 	e.Uint(uint64(t.Kind))
-	e.String(string(t.Member))
+	e.Name(string(t.Member))
 }
 
 // EncodeMessage writes m's canonical encoding (package canon): its kind (0
@@ -199,12 +255,12 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 	switch m := m.(type) {
 	case JoinGroupRequest:
 		e.Header(joinGroupRequestKind, m.Seq)
-		e.String(string(m.MemberID))
+		e.Name(string(m.MemberID))
 		e.String(m.InstanceID)
-		e.String(m.ClientID)
+		e.Name(m.ClientID)
 		e.String(m.ClientHost)
 		e.String(m.ProtocolType)
-		encodeProtocols(e, m.Protocols)
+		EncodeProtocols(e, m.Protocols)
 		e.Int(int64(m.SessionTimeout))
 		e.Int(int64(m.RebalanceTimeout))
 		e.Bool(m.RequireKnownMemberID)
@@ -213,26 +269,26 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.Generation(int64(m.Generation))
 		e.String(m.ProtocolType)
 		e.String(m.ProtocolName)
-		e.String(string(m.Leader))
-		e.String(string(m.MemberID))
+		e.Name(string(m.Leader))
+		e.Name(string(m.MemberID))
 		e.Bool(m.SkipAssignment)
 		e.Len(len(m.Members))
 		for _, jm := range m.Members {
-			e.String(string(jm.MemberID))
+			e.Name(string(jm.MemberID))
 			e.String(jm.InstanceID)
-			e.String(string(jm.Metadata))
+			EncodeSubscriptionMetadata(e, jm.Metadata)
 		}
 	case SyncGroupRequest:
 		e.Buf = append(e.Buf, syncGroupRequestKind)
 		encodeSyncGroupRequest(e, &m)
 	case SyncGroupResponse:
 		e.Response(syncGroupResponseKind, m.Seq, int64(m.Error))
-		e.String(string(m.Assignment))
+		encodeAssignmentMetadata(e, m.Assignment)
 		e.String(m.ProtocolType)
 		e.String(m.ProtocolName)
 	case HeartbeatRequest:
 		e.Header(heartbeatRequestKind, m.Seq)
-		e.String(string(m.MemberID))
+		e.Name(string(m.MemberID))
 		e.String(m.InstanceID)
 		e.Generation(int64(m.Generation))
 	case HeartbeatResponse:
@@ -240,13 +296,13 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 		e.Generation(int64(m.Generation))
 	case LeaveGroupRequest:
 		e.Header(leaveGroupRequestKind, m.Seq)
-		e.String(string(m.MemberID))
+		e.Name(string(m.MemberID))
 		e.String(m.InstanceID)
 	case LeaveGroupResponse:
 		e.Response(leaveGroupResponseKind, m.Seq, int64(m.Error))
 	case OffsetCommitRequest:
 		e.Header(offsetCommitRequestKind, m.Seq)
-		e.String(string(m.MemberID))
+		e.Name(string(m.MemberID))
 		e.String(m.InstanceID)
 		e.Generation(int64(m.Generation))
 	case OffsetCommitResponse:
@@ -262,13 +318,13 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 // SyncGroupRequest message, and the member's last SyncGroup).
 func encodeSyncGroupRequest(e *canon.Encoder, r *SyncGroupRequest) {
 	e.Seq(r.Seq)
-	e.String(string(r.MemberID))
+	e.Name(string(r.MemberID))
 	e.String(r.InstanceID)
 	e.Generation(int64(r.Generation))
 	e.Len(len(r.Assignments))
 	for _, a := range r.Assignments {
-		e.String(string(a.MemberID))
-		e.String(string(a.Assignment))
+		e.Name(string(a.MemberID))
+		encodeAssignmentMetadata(e, a.Assignment)
 	}
 	e.OptionalString(r.ProtocolType)
 	e.OptionalString(r.ProtocolName)

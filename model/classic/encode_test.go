@@ -3,6 +3,7 @@ package classic
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
@@ -346,33 +347,28 @@ func TestMemberEncodeCanon(t *testing.T) {
 }
 
 // TestEncodeCanonRenames checks that member ids are written through
-// Encoder.Rename wherever they appear, so that symmetry reduction sees
-// them: a coordinator and a member whose ids are swapped encode alike
-// under the swap.
+// Encoder.Rename wherever they appear, the leader's id inside the stored
+// assignments included, so that symmetry reduction sees them: a
+// coordinator and a member whose ids are swapped encode alike under the
+// swap. As the checker does, every encoding compared opens the payloads.
 func TestEncodeCanonRenames(t *testing.T) {
-	swap := func(s string) string {
-		switch s {
-		case "A-1":
-			return "B-1"
-		case "B-1":
-			return "A-1"
-		}
-		return s
-	}
 	// Two coordinators that are each other's image under the swap.
 	mk := func(x, y spec.MemberID) *Coordinator {
 		c, _ := NewCoordinator(CoordinatorConfig{GroupID: "g"})
 		c.state, c.leader = GroupStable, x
-		c.members.Put(x, &coordMember{id: x, node: "n1", assignment: "a1"})
-		c.members.Put(y, &coordMember{id: y, node: "n2", assignment: "a2"})
+		assigned := func(p int32) Metadata {
+			return Assignment{Assigned: spec.Set{{Topic: "T", Partition: p}}, Leader: x}.Encode()
+		}
+		c.members.Put(x, &coordMember{id: x, node: "n1", assignment: assigned(0)})
+		c.members.Put(y, &coordMember{id: y, node: "n2", assignment: assigned(1)})
 		c.timers.set(Timer{Kind: SessionTimer, Member: x}, 2000)
 		c.timers.set(Timer{Kind: SessionTimer, Member: y}, 3000)
 		return c
 	}
 	c1, c2 := mk("A-1", "B-1"), mk("B-1", "A-1")
-	e1 := &canon.Encoder{Now: 1000}
+	e1 := &canon.Encoder{Now: 1000, OpenPayloads: true}
 	c1.EncodeCanon(e1)
-	e2 := &canon.Encoder{Now: 1000, Rename: swap}
+	e2 := &canon.Encoder{Now: 1000, Rename: swapIDs}
 	c2.EncodeCanon(e2)
 	if !bytes.Equal(e1.Finish(), e2.Finish()) {
 		t.Error("coordinator: swapped member ids do not encode alike under the swap")
@@ -386,13 +382,84 @@ func TestEncodeCanonRenames(t *testing.T) {
 	// one state two encodings. The group's JoinTimer (no member) sorts
 	// after the session timers by kind, before them by member.
 	c1.timers.set(Timer{Kind: JoinTimer}, 2500)
-	plain := &canon.Encoder{Now: 1000}
+	plain := &canon.Encoder{Now: 1000, OpenPayloads: true}
 	c1.EncodeCanon(plain)
 	same := &canon.Encoder{Now: 1000, Rename: func(s string) string { return s }}
 	c1.EncodeCanon(same)
 	if !bytes.Equal(plain.Finish(), same.Finish()) {
 		t.Error("coordinator: the identity renaming encodes otherwise than no renaming")
 	}
+}
+
+// TestPayloadsOpen: the subscription and assignment metadata a message
+// carries are written as their bytes unless the encoder opens payloads;
+// opened, their fields are written, the leader's member id through
+// Rename and the generation through AbstractIdentities, and metadata
+// that does not decode keeps its bytes behind a tag of its own.
+func TestPayloadsOpen(t *testing.T) {
+	sub := func(leader spec.MemberID) Metadata {
+		return Subscription{Topics: []string{"T"}, Owned: spec.Set{{Topic: "T", Partition: 0}}, Generation: 3, Leader: leader}.Encode()
+	}
+	asg := func(leader spec.MemberID) Metadata {
+		return Assignment{Assigned: spec.Set{{Topic: "T", Partition: 1}}, Leader: leader}.Encode()
+	}
+	msgs := func(x, y spec.MemberID, md Metadata, a Metadata) []Message {
+		return []Message{
+			JoinGroupRequest{MemberID: x, Protocols: []ProtocolMetadata{{Name: "cooperative", Metadata: md}}},
+			JoinGroupResponse{Leader: x, MemberID: y, Members: []JoinedMember{{MemberID: x, Metadata: md}, {MemberID: y, Metadata: md}}},
+			SyncGroupRequest{MemberID: x, Assignments: []MemberAssignment{{MemberID: y, Assignment: a}}},
+			SyncGroupResponse{Assignment: a},
+		}
+	}
+	ab := msgs("A-1", "B-1", sub("A-1"), asg("A-1"))
+	ba := msgs("B-1", "A-1", sub("B-1"), asg("B-1"))
+	write := func(e *canon.Encoder, m Message) []byte {
+		EncodeMessage(e, m)
+		return bytes.Clone(e.Finish())
+	}
+	for i := range ab {
+		// Closed: the metadata is its bytes, as a plain string.
+		if bytes.Contains(write(&canon.Encoder{}, ab[i]), []byte(sub("A-1"))) == bytes.Contains(write(&canon.Encoder{}, ab[i]), []byte(asg("A-1"))) {
+			t.Errorf("%T: closed, the metadata's bytes are not in the encoding (or both kinds are)", ab[i])
+		}
+		// Opened: the leader inside is renamed with the other ids.
+		if !bytes.Equal(write(&canon.Encoder{OpenPayloads: true}, ab[i]), write(&canon.Encoder{Rename: swapIDs}, ba[i])) {
+			t.Errorf("%T: the swapped message does not encode alike under the swap with payloads opened", ab[i])
+		}
+		// Closed, under a renaming that reaches no payload, the swapped
+		// message's metadata would still name the other leader.
+		if bytes.Equal(write(&canon.Encoder{}, ab[i]), write(&canon.Encoder{}, ba[i])) {
+			t.Errorf("%T: the swapped message encodes alike without renaming", ab[i])
+		}
+	}
+	// Opened, the metadata's generation goes through AbstractIdentities.
+	var gens []int64
+	e := &canon.Encoder{AbstractIdentities: func(g int64) int64 { gens = append(gens, g); return g }}
+	EncodeMessage(e, JoinGroupResponse{Generation: 5, Members: []JoinedMember{{MemberID: "A-1", Metadata: sub("A-1")}}})
+	if !slices.Equal(gens, []int64{5, 3}) {
+		t.Errorf("generations abstracted: %v, want the response's 5 and the metadata's 3", gens)
+	}
+	// Metadata that does not decode: its bytes, behind a tag of its own.
+	bad := func(md Metadata) []byte {
+		return write(&canon.Encoder{OpenPayloads: true}, SyncGroupResponse{Assignment: md})
+	}
+	if x, y := bad("garbage"), bad("rubbish"); bytes.Equal(x, y) || !bytes.Contains(x, []byte("garbage")) {
+		t.Error("opened, undecodable assignments encode alike or without their bytes")
+	}
+	if bytes.Equal(bad(""), bad(asg(""))) {
+		t.Error("opened, an empty assignment encodes as a decoded one")
+	}
+}
+
+// swapIDs renames member id A-1 to B-1 and B-1 to A-1.
+func swapIDs(s string) string {
+	switch s {
+	case "A-1":
+		return "B-1"
+	case "B-1":
+		return "A-1"
+	}
+	return s
 }
 
 // BenchmarkEncodeCanon encodes a coordinator and a member with a reused

@@ -2,6 +2,7 @@ package nextgen
 
 import (
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -60,7 +61,7 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 		e.Len(s.count())
 		for i := range s.count() {
 			h := s.at(i)
-			e.String(string(h.member))
+			e.Name(string(h.member))
 			e.Int(int64(h.epoch))
 		}
 	})
@@ -69,13 +70,13 @@ func (c *Coordinator) EncodeCanon(e *canon.Encoder) {
 // encode writes every field of the member record (the assignment epochs
 // only in a world with commits: see encodeAssignmentEpochs).
 func (m member) encode(e *canon.Encoder) {
-	e.String(string(m.id))
+	e.Name(string(m.id))
 	e.String(m.instanceID)
 	e.String(m.rack)
 	e.String(m.assignor)
 	e.Int(int64(m.rebalanceTimeout))
 	e.Strings(m.subscription)
-	e.String(m.node)
+	e.Name(m.node)
 	e.Int(int64(m.cur.Epoch))
 	e.Int(int64(m.cur.PreviousEpoch))
 	e.Int(int64(m.cur.State))
@@ -97,12 +98,8 @@ func (m member) encode(e *canon.Encoder) {
 func (cm classicMember) encode(e *canon.Encoder) {
 	e.Bool(cm.use)
 	e.Int(int64(cm.sessionTimeout))
-	e.Len(len(cm.protocols))
-	for _, p := range cm.protocols {
-		e.String(p.Name)
-		e.String(string(p.Metadata))
-	}
-	e.String(cm.clientID)
+	classic.EncodeProtocols(e, cm.protocols)
+	e.Name(cm.clientID)
 	e.String(cm.clientHost)
 	e.Bool(cm.joinArmed)
 	e.Instant(int64(cm.joinAt))

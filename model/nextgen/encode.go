@@ -23,7 +23,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 	case HeartbeatRequest:
 		e.Header(heartbeatRequestKind, m.Seq)
 		e.String(m.GroupID)
-		e.String(string(m.MemberID))
+		e.Name(string(m.MemberID))
 		e.Int(int64(m.MemberEpoch))
 		e.OptionalString(m.InstanceID)
 		e.OptionalString(m.RackID)
@@ -36,7 +36,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 	case HeartbeatResponse:
 		e.Response(heartbeatResponseKind, m.Seq, int64(m.Error))
 		e.String(m.ErrorMessage)
-		e.String(string(m.MemberID))
+		e.Name(string(m.MemberID))
 		e.Int(int64(m.MemberEpoch))
 		e.Int(int64(m.HeartbeatIntervalMs))
 		e.Set(m.Assignment)
@@ -44,7 +44,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 	case OffsetCommitRequest:
 		e.Header(offsetCommitRequestKind, m.Seq)
 		e.String(m.GroupID)
-		e.String(string(m.MemberID))
+		e.Name(string(m.MemberID))
 		e.OptionalString(m.InstanceID)
 		e.Int(int64(m.MemberEpoch))
 		e.Int(int64(m.Version))
@@ -56,7 +56,7 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 			e.Len(0)
 		} else {
 			e.Len(1)
-			e.String(string(*m.MemberID))
+			e.Name(string(*m.MemberID))
 		}
 		e.Int(int64(m.MemberEpoch))
 	case OffsetResponse:
@@ -78,15 +78,15 @@ func EncodeMessage(e *canon.Encoder, m Message) {
 // EncodeTimer writes t's canonical encoding: every field.
 func EncodeTimer(e *canon.Encoder, t Timer) {
 	e.Int(int64(t.Kind))
-	e.String(string(t.Member))
+	e.Name(string(t.Member))
 	e.Int(int64(t.Epoch))
 }
 
 // EncodeConfig writes cfg's canonical encoding: every field.
 func EncodeConfig(e *canon.Encoder, cfg MemberConfig) {
-	e.String(cfg.Name)
+	e.Name(cfg.Name)
 	e.String(cfg.GroupID)
-	e.String(string(cfg.MemberID))
+	e.Name(string(cfg.MemberID))
 	e.String(cfg.InstanceID)
 	e.Strings(cfg.Topics)
 	e.Int(int64(cfg.RebalanceTimeout))

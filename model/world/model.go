@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -365,9 +364,9 @@ func (m *Model[M, T, C, P]) FairKey(s *State[M, T, C, P], a Action) uint64 {
 		key.Buf = append(key.Buf, me...)
 		key.Int(int64(rank))
 	case CompleteRevocation, CommitLate:
-		key.String(a.Member)
+		key.Name(a.Member)
 	case Consume:
-		key.String(a.Member)
+		key.Name(a.Member)
 		key.String(a.Topic)
 		key.Int(int64(a.Index))
 	}
@@ -517,7 +516,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 	}
 	e.Int(int64(len(w.Timers)))
 	for _, t := range w.Timers {
-		e.String(t.Node)
+		e.Name(t.Node)
 		w.Family.EncodeTimer(e, t.Timer)
 		e.Instant(int64(t.At))
 	}
@@ -527,7 +526,7 @@ func (m *Model[M, T, C, P]) encodeBody(e *canon.Encoder, s *State[M, T, C, P], a
 // encodeProcess writes a process: its name, subscription, node and
 // application state.
 func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.Encoder, w *World[M, T, C, P], name string, p *Process[M, T, C, P], abstract bool) {
-	e.String(name)
+	e.Name(name)
 	// Of the configuration only the subscription changes on a path
 	// (Subscribe; the model's bounces keep the rest), so the rest is the
 	// same in every state and left out.
@@ -560,8 +559,8 @@ func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.
 // the member end (the sender of a request, the receiver of a response),
 // whose counter issued it.
 func (w *World[M, T, C, P]) encodeEnvelope(e *canon.Encoder, env node.Envelope[M]) {
-	e.String(env.From)
-	e.String(env.To)
+	e.Name(env.From)
+	e.Name(env.To)
 	e.SeqSpace = env.From
 	if env.From == node.CoordinatorNode {
 		e.SeqSpace = env.To
@@ -626,16 +625,20 @@ func (w *World[M, T, C, P]) encodeQueue(e *canon.Encoder, from int, in func(node
 // mints as their ranks among those in the state, so states that differ
 // only by how many bounces happened encode the same:
 //
-//   - a generation g > 0 as its rank among the generations in the state (0
-//     and NoGeneration keep their meanings), in typed fields and in the
-//     "gen=N" of metadata strings;
-//   - a member id name-n as name-~k, k the rank of n among the numbers of
-//     the ids of that name in the state; the coordinator's id counter is
-//     left out;
+//   - a generation g > 0, wherever it is written with Generation (the
+//     nodes' fields, and the classic family's metadata, which setting
+//     AbstractIdentities opens: canon.Encoder.OpensPayloads), as its rank
+//     among the generations in the state (0 and NoGeneration keep their
+//     meanings);
+//   - a member id name-n, wherever it is written with Name, as name-~k, k
+//     the rank of n among the numbers of the ids of that process in the
+//     state; the coordinator's id counter is left out;
 //   - an address name@i as name@~k, k = the process's current incarnation
 //     minus i (a bare name, the first incarnation's address, stays).
 //
-// It encodes s twice: once to collect the identities, once to write them.
+// An identity is told by its type (it is written with Name) and read by
+// its form: the process's name, then '-' or '@' and a number. It encodes
+// s twice: once to collect the identities, once to write them.
 // This is exact for the environments it is used in (leader bounces only,
 // between rebalances): the protocol compares generations by order and
 // equality only (the coordinator's next generation is larger than every
@@ -647,24 +650,17 @@ func (w *World[M, T, C, P]) encodeQueue(e *canon.Encoder, from int, in func(node
 func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, C, P]) {
 	w := s.W
 	names := w.Names()
-	pattern := identityPattern(names)
 	gens := map[int64]bool{}
 	ids := map[string]map[int64]bool{}
 	for _, n := range names {
 		ids[n] = map[int64]bool{}
 	}
 	e.AbstractIdentities = func(v int64) int64 { gens[v] = true; return v }
-	e.Rename = func(str string) string {
-		for _, tok := range pattern.FindAllString(str, -1) {
-			if g, ok := strings.CutPrefix(tok, "gen="); ok {
-				v, _ := strconv.ParseInt(g, 10, 64)
-				gens[v] = true
-			} else if name, num, ok := strings.Cut(tok, "-"); ok {
-				v, _ := strconv.ParseInt(num, 10, 64)
-				ids[name][v] = true
-			}
+	e.Rename = func(id string) string {
+		if name, n, ok := numbered(id, '-', ids); ok {
+			ids[name][n] = true
 		}
-		return str
+		return id
 	}
 	m.encodeBody(e, s, true)
 	e.Reset()
@@ -684,26 +680,35 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 	for _, n := range names {
 		incarnation[n] = w.Process(n).Incarnation
 	}
-	e.Rename = func(str string) string {
-		return pattern.ReplaceAllStringFunc(str, func(tok string) string {
-			if g, ok := strings.CutPrefix(tok, "gen="); ok {
-				v, _ := strconv.ParseInt(g, 10, 64)
-				return fmt.Sprintf("gen=~%d", relGen(v))
-			}
-			if name, num, ok := strings.Cut(tok, "-"); ok {
-				v, _ := strconv.ParseInt(num, 10, 64)
-				return fmt.Sprintf("%s-~%d", name, idRank[name][v])
-			}
-			name, inc, ok := strings.Cut(tok, "@")
-			if !ok {
-				// A bare name is the process (or its first incarnation's
-				// address, which it names absolutely).
-				return tok
-			}
-			i, _ := strconv.Atoi(inc)
-			return fmt.Sprintf("%s@~%d", name, incarnation[name]-i)
-		})
+	e.Rename = func(id string) string {
+		if name, i, ok := numbered(id, '@', ids); ok {
+			return fmt.Sprintf("%s@~%d", name, int64(incarnation[name])-i)
+		}
+		if name, n, ok := numbered(id, '-', ids); ok {
+			return fmt.Sprintf("%s-~%d", name, idRank[name][n])
+		}
+		// A bare name is the process (or its first incarnation's
+		// address, which it names absolutely).
+		return id
 	}
+}
+
+// numbered splits an identity of the form name, sep, number (a member id
+// name-n, an address name@i) whose name is a key of processes; ok is
+// false for any other form.
+func numbered[V any](id string, sep byte, processes map[string]V) (name string, n int64, ok bool) {
+	i := strings.LastIndexByte(id, sep)
+	if i <= 0 {
+		return "", 0, false
+	}
+	if _, known := processes[id[:i]]; !known {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(id[i+1:], 10, 64)
+	if err != nil || n < 0 || id[i+1] == '+' {
+		return "", 0, false
+	}
+	return id[:i], n, true
 }
 
 // ranks maps each positive value of set to its rank among them, from 1.
@@ -720,14 +725,4 @@ func ranks(set map[int64]bool) map[int64]int64 {
 		out[v] = int64(i + 1)
 	}
 	return out
-}
-
-// identityPattern matches generation tokens, member ids and addresses of
-// the named processes.
-func identityPattern(names []string) *regexp.Regexp {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = regexp.QuoteMeta(n)
-	}
-	return regexp.MustCompile(`gen=-?\d+|\b(?:` + strings.Join(quoted, "|") + `)(?:-\d+|@\d+)?\b`)
 }

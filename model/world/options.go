@@ -133,9 +133,12 @@ func FaultsArg[F interface {
 	return " faults=(" + faults.String() + ")"
 }
 
-// MaxMembers is the most members a checked world may have: they are named
-// A to S, and T onwards name topics (the symmetry and identity renamings
-// tell members from topics by name).
+// MaxMembers is the most members a checked world may have: the checked
+// worlds name their members A to S and their topics from T (TopicNames),
+// one letter each, as the scenario files and the TLA+ configurations do.
+// The names are labels only: the encoding renames identities by their
+// type (canon.Encoder.Name), never a topic, so other names would check
+// alike (TestNamesAreFree).
 const MaxMembers = 19
 
 // TopicNames are the checked worlds' topics, in order.

@@ -498,6 +498,9 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
 		return fmt.Errorf("member name %q is reserved", name)
 	}
+	if i := strings.LastIndexByte(name, '-'); i >= 0 && i+1 < len(name) && strings.Trim(name[i+1:], "0123456789") == "" {
+		return fmt.Errorf("member name %q ends in '-' and a number, the form of a member id, which it could not be told from", name)
+	}
 	p := &Process[M, T, C, P]{config: &cfg, owner: w.serial}
 	if err := w.start(p); err != nil {
 		return err

@@ -1,0 +1,149 @@
+package checker
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
+	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
+	core "github.com/rebalance-ref/rebalance/model/world"
+	"github.com/rebalance-ref/rebalance/spec"
+)
+
+// TestNamesAreFree: names are labels. A world whose topics are named as
+// two of its members are (T and U renamed B and C, with members A, B and
+// C, B and C interchangeable joiners) explores to the same counts as the
+// world it was renamed from, with symmetry reduction on: the reduction
+// renames members by the type of what it writes (canon.Encoder.Name), so
+// it neither renames a topic that bears a member's name nor misses a
+// member id inside a classic member's metadata. T has two partitions and
+// U one, so that swapping the topics' names with the members' would not
+// map a state onto one of the same world.
+func TestNamesAreFree(t *testing.T) {
+	renames := []struct {
+		from *regexp.Regexp
+		to   string
+	}{{regexp.MustCompile(`\bT\b`), "B"}, {regexp.MustCompile(`\bU\b`), "C"}}
+	rename := func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			for _, r := range renames {
+				l = r.from.ReplaceAllString(l, r.to)
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	renamed := func(cfg core.CheckConfig) core.CheckConfig {
+		cfg.Setup, cfg.Joiners, cfg.RecordsOn = rename(cfg.Setup), rename(cfg.Joiners), rename(cfg.RecordsOn)
+		for i, c := range cfg.TopicChoices {
+			cfg.TopicChoices[i] = rename(c)
+		}
+		return cfg
+	}
+	reduced := map[string][2]int64{"cooperative": {9930, 16161}, "nextgen": {27740, 64084}}
+	for _, protocol := range []string{"cooperative", "nextgen"} {
+		var cfg core.CheckConfig
+		var err error
+		if protocol == "nextgen" {
+			o := ngworld.DefaultCheckOptions()
+			o.Joins, o.Partitions, o.Crashes, o.Drops, o.Records, o.RecordsOn = 2, 1, 0, 0, 1, []string{"T-0"}
+			cfg, err = ngworld.CheckWorld(o)
+		} else {
+			o := classicworld.DefaultCheckOptions()
+			o.Joins, o.Partitions, o.Crashes, o.Drops, o.Records, o.RecordsOn = 2, 1, 0, 0, 1, []string{"T-0"}
+			cfg, err = classicworld.CheckWorld(protocol, o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		// T gets a second partition.
+		if i := slices.Index(cfg.Setup, "add-partition U"); protocol == "nextgen" && i > 0 {
+			cfg.Setup = slices.Insert(cfg.Setup, i+1, "add-partition T")
+		} else if protocol != "nextgen" && strings.Contains(cfg.Setup[0], "T:1") {
+			cfg.Setup[0] = strings.Replace(cfg.Setup[0], "T:1", "T:2", 1)
+		} else {
+			t.Fatalf("%s: the setup %q gives T no second partition here", protocol, cfg.Setup)
+		}
+		count := func(cfg core.CheckConfig) Result {
+			t.Helper()
+			var r Result
+			var err error
+			o := Options{Symmetry: true, NoLiveness: true}
+			if protocol == "nextgen" {
+				var m *ngworld.Model
+				if m, err = ngworld.NewModel(cfg); err == nil {
+					r, err = Explore(m, o)
+				}
+			} else {
+				var m *classicworld.Model
+				if m, err = classicworld.NewModel(cfg); err == nil {
+					r, err = Explore(m, o)
+				}
+			}
+			if err != nil || !r.Complete || len(r.Violations) > 0 {
+				t.Fatalf("%s: %v, complete %t, violations %v", protocol, err, r.Complete, r.Violations)
+			}
+			return r
+		}
+		plain, other := count(cfg), count(renamed(cfg))
+		// The reduced counts of the world whose names do not collide, as
+		// the renaming by text before 2026-12-07 found them too: every
+		// encoding a state is compared under opens the classic metadata,
+		// the plain one included, or S and its image under a permutation
+		// of B and C are not merged.
+		if want := reduced[protocol]; plain.Distinct != want[0] || plain.Transitions != want[1] {
+			t.Errorf("%s with symmetry: %d states, %d transitions, want %d and %d", protocol, plain.Distinct, plain.Transitions, want[0], want[1])
+		}
+		if plain.Distinct != other.Distinct || plain.Transitions != other.Transitions {
+			t.Errorf("%s with symmetry: topics T and U: %d states, %d transitions; named B and C as two members are: %d, %d",
+				protocol, plain.Distinct, plain.Transitions, other.Distinct, other.Transitions)
+		}
+	}
+}
+
+// TestUnboundedBounces: with leader bounces unbounded, the identities the
+// bounces mint (member ids, generations, incarnations) are written as
+// ranks (world.Model.abstractIdentities), so the state space is finite,
+// and Design II's delay-if-departed rule shows as a fair cycle that never
+// converges (docs/checker.md, "Design II: the delay extended forever"),
+// while reassign-immediately converges. The counts are those the renaming
+// by text before 2026-12-07 found too, on one worker (on two, which state
+// of several the abstraction merges is stored first may change a count).
+func TestUnboundedBounces(t *testing.T) {
+	for _, c := range []struct {
+		failover      string
+		states, edges int64
+		converges     bool
+	}{
+		{"delay-if-departed", 231, 317, false},
+		{"reassign-immediately", 64, 85, true},
+	} {
+		o := classicworld.DefaultCheckOptions()
+		o.Members, o.Joins, o.Topics, o.Crashes, o.Leaves, o.Drops = 2, 0, 1, 0, 0, 0
+		o.LeaderBounces, o.LeaderFailover = -1, c.failover
+		cfg, err := classicworld.CheckWorld("deferred", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := classicworld.NewModel(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A state limit, so that an abstraction that lets the bounces mint
+		// new states without end fails here rather than running on.
+		r, err := Explore(m, Options{Workers: 1, MaxStates: 10000})
+		if err != nil || !r.Complete {
+			t.Fatalf("%s: %v, complete %t", c.failover, err, r.Complete)
+		}
+		if r.Distinct != c.states || r.Transitions != c.edges {
+			t.Errorf("%s: %d states, %d transitions, want %d and %d", c.failover, r.Distinct, r.Transitions, c.states, c.edges)
+		}
+		cycle := len(r.Violations) == 1 && r.Violations[0].Law == spec.EventuallyConverged && r.Violations[0].Loop >= 0
+		if converges := len(r.Violations) == 0; converges != c.converges || !converges && !cycle {
+			t.Errorf("%s: violations %v, want converging %t (else one EventuallyConverged cycle)", c.failover, r.Violations, c.converges)
+		}
+	}
+}
