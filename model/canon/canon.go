@@ -378,10 +378,9 @@ func (r *Recording) Recorded() bool { return r != nil && r.recorded }
 
 // ReplayKept replays r and reports true when it may be: r is not nil and
 // was written under e's Now, Commits, SkipSeq and OpenPayloads, and e
-// writes with
-// neither Rename nor AbstractIdentities set (a recording is written
-// without them: see RecordSpan). Otherwise it writes nothing and reports
-// false, and the caller writes the values again.
+// writes with neither Rename nor AbstractIdentities set (a recording is
+// written without them: see RecordSpan). Otherwise it writes nothing and
+// reports false, and the caller writes the values again.
 func (e *Encoder) ReplayKept(r *Recording) bool {
 	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || r.openPayloads != e.OpenPayloads || e.Rename != nil || e.AbstractIdentities != nil {
 		return false
@@ -588,10 +587,11 @@ func Map[K comparable, V any](e *Encoder, m map[K]V, entry func(k K, v V)) {
 }
 
 // KeyedMap appends a map keyed by member ids as Map does with an entry
-// that writes the key with Name, then the value with value. It writes exactly what that Map call writes, faster when
-// Rename is unset: length-prefixed keys differ before the values do, so
-// the entries' byte order is the keys' order by length, then by bytes
-// (CompareKeys), and the entries can be written in that order directly.
+// that writes the key with Name, then the value with value. It writes
+// exactly what that Map call writes, faster when Rename is unset:
+// length-prefixed keys differ before the values do, so the entries' byte
+// order is the keys' order by length, then by bytes (CompareKeys), and
+// the entries can be written in that order directly.
 func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 	if e.Rename != nil || len(m) > 16 {
 		Map(e, m, func(k K, v V) {
@@ -609,12 +609,12 @@ func KeyedMap[K ~string, V any](e *Encoder, m map[K]V, value func(V)) {
 	writeKeyed(e, keys, func(k K) K { return k }, func(k K) { value(m[k]) })
 }
 
-// KeyedSlice appends entries keyed by member ids, given in the order of their
-// keys by CompareKeys with no key twice, as KeyedMap appends the map that
-// holds them: key(v) is an entry's key, value(v) writes its value. It
-// sorts nothing unless Rename is set (renamed keys may order otherwise).
-// It panics on entries out of that order, which would encode as another
-// map.
+// KeyedSlice appends entries keyed by member ids, given in the order of
+// their keys by CompareKeys with no key twice, as KeyedMap appends the
+// map that holds them: key(v) is an entry's key, value(v) writes its
+// value. It sorts nothing unless Rename is set (renamed keys may order
+// otherwise). It panics on entries out of that order, which would encode
+// as another map.
 func KeyedSlice[K ~string, V any](e *Encoder, entries []V, key func(V) K, value func(V)) {
 	if e.Rename != nil {
 		e.Sorted(len(entries), func(i int) {
@@ -633,10 +633,10 @@ func CompareKeys(a, b string) int {
 }
 
 // writeKeyed writes entries, in their keys' CompareKeys order, as Map
-// writes the map of them (each entry its key with String then its value,
+// writes the map of them (each entry its key with Name then its value,
 // behind the entry's length), without encoding them apart to sort them.
-// Its callers call it only while Rename is unset, so the keys, written
-// with Name, are written as they are.
+// Its callers call it only while Rename is unset, so the keys are written
+// as they are.
 func writeKeyed[K ~string, V any](e *Encoder, entries []V, key func(V) K, value func(V)) {
 	e.Len(len(entries))
 	e.depth++
@@ -792,10 +792,9 @@ func (e *Encoder) Strings(ss []string) {
 // Set appends a set of resources (kept sorted by spec.Set's contract) as
 // its runs of one topic: the number of resources, then for each run its
 // topic, its length and its partitions. Written run by run, a set's topic
-// names go through String once per run instead of once per
-// resource, and the encoding is shorter by the names it does not repeat;
-// the runs and their lengths make it as unambiguous as one name per
-// resource.
+// names go through String once per run instead of once per resource, and
+// the encoding is shorter by the names it does not repeat; the runs and
+// their lengths make it as unambiguous as one name per resource.
 func (e *Encoder) Set(s spec.Set) {
 	e.Len(len(s))
 	for i := 0; i < len(s); {

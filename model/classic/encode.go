@@ -134,8 +134,8 @@ func EncodeProtocols(e *canon.Encoder, ps []ProtocolMetadata) {
 // Name and the generation with Generation, so that the renaming and the
 // abstraction of identities reach inside. Each form is one to one: this
 // package writes metadata only through Subscription.Encode, whose text
-// its fields determine. Metadata that does not decode (none that this
-// package writes) is written as its bytes behind a tag, in both forms.
+// its fields determine. Opened, metadata that does not decode (none that
+// this package writes) is written as its bytes behind a tag of its own.
 func EncodeSubscriptionMetadata(e *canon.Encoder, md Metadata) {
 	encodeMetadata(e, md, DecodeSubscription, func(s Subscription) {
 		e.Strings(s.Topics)
