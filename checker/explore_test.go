@@ -87,7 +87,7 @@ func (m counters) Encode(e *canon.Encoder, s cstate) {
 	e.Int(int64(s.resets))
 	for i, v := range s.c {
 		if m.names != nil {
-			e.String(m.names[i])
+			e.Name(m.names[i])
 		}
 		e.Int(int64(v))
 	}
@@ -95,7 +95,7 @@ func (m counters) Encode(e *canon.Encoder, s cstate) {
 		// As a multiset of (name, value) pairs, so renaming permutes it.
 		e.Buf = e.Buf[:0]
 		e.Int(int64(s.resets))
-		e.Sorted(len(s.c), func(i int) { e.String(m.names[i]); e.Int(int64(s.c[i])) })
+		e.Sorted(len(s.c), func(i int) { e.Name(m.names[i]); e.Int(int64(s.c[i])) })
 	}
 }
 
