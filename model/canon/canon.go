@@ -71,8 +71,16 @@ type Encoder struct {
 	// Nothing else is renamed: a topic, a protocol name or an instance
 	// id is written with String, which never renames, so the names of
 	// members and topics are free (no name of one kind can be taken for
-	// one of the other).
+	// one of the other). A node address (written with Address) goes
+	// through Rename too, unless RenameAddress is set.
 	Rename func(string) string
+	// RenameAddress, when set, is applied to every node address before
+	// it is written, instead of Rename: a process's name for its first
+	// incarnation, name@k after. The unbounded-bounce abstraction writes
+	// every address relative to its process's current incarnation with
+	// it, the first incarnation's too, which a bare name written with
+	// Name (the process itself) is not.
+	RenameAddress func(string) string
 	// SkipSeq leaves correlation ids out (for identifying a message across
 	// states whatever its id).
 	SkipSeq bool
@@ -311,7 +319,7 @@ func (r *Recording) instant(i int) (int, int64) {
 // would, Finish numbering its ids and ranking its order values among the
 // whole encoding's.
 func (e *Encoder) Record(m Mark) (Recording, bool) {
-	if e.Rename != nil || e.AbstractIdentities != nil {
+	if e.Rename != nil || e.RenameAddress != nil || e.AbstractIdentities != nil {
 		return Recording{}, false
 	}
 	return e.RecordSpan(Span{From: m, To: e.Mark()}), true
@@ -382,7 +390,7 @@ func (r *Recording) Recorded() bool { return r != nil && r.recorded }
 // written without them: see RecordSpan). Otherwise it writes nothing and
 // reports false, and the caller writes the values again.
 func (e *Encoder) ReplayKept(r *Recording) bool {
-	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || r.openPayloads != e.OpenPayloads || e.Rename != nil || e.AbstractIdentities != nil {
+	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || r.openPayloads != e.OpenPayloads || e.Rename != nil || e.RenameAddress != nil || e.AbstractIdentities != nil {
 		return false
 	}
 	switch {
@@ -534,11 +542,22 @@ func (e *Encoder) Name(s string) {
 	e.String(s)
 }
 
+// Address appends a node address (a process's name for its first
+// incarnation, name@k after) as Name does, renamed by RenameAddress when
+// that is set.
+func (e *Encoder) Address(s string) {
+	if e.RenameAddress != nil {
+		e.String(e.RenameAddress(s))
+		return
+	}
+	e.Name(s)
+}
+
 // OpensPayloads reports whether payloads that hold identities are
 // written field by field (see OpenPayloads): when OpenPayloads, Rename or
 // AbstractIdentities is set.
 func (e *Encoder) OpensPayloads() bool {
-	return e.OpenPayloads || e.Rename != nil || e.AbstractIdentities != nil
+	return e.OpenPayloads || e.Rename != nil || e.RenameAddress != nil || e.AbstractIdentities != nil
 }
 
 // Sorted appends n items as a multiset: each is encoded by item(i) on its

@@ -399,6 +399,7 @@ func TestRenameReachesIdentitiesOnly(t *testing.T) {
 	}
 	for _, w := range []write{
 		{"Name", true, func(e *Encoder, m string) { e.Name(m) }},
+		{"Address", true, func(e *Encoder, m string) { e.Address(m) }},
 		{"KeyedMap", true, func(e *Encoder, m string) { KeyedMap(e, map[string]int64{m: 1}, e.Int) }},
 		{"KeyedSlice", true, func(e *Encoder, m string) {
 			KeyedSlice(e, []string{m}, func(k string) string { return k }, func(string) {})
@@ -422,11 +423,23 @@ func TestRenameReachesIdentitiesOnly(t *testing.T) {
 			t.Errorf("%s: a renaming changed what it writes: %x, want %x", w.name, renamed.Buf, plainA.Buf)
 		}
 	}
+	// RenameAddress, when set, renames addresses in Rename's stead, and
+	// nothing else.
+	both := &Encoder{Rename: swap, RenameAddress: func(s string) string { return s + "@~0" }}
+	both.Address("A")
+	both.Name("A")
+	want := &Encoder{}
+	want.String("A@~0")
+	want.String("B")
+	if !bytes.Equal(both.Finish(), want.Finish()) {
+		t.Errorf("with RenameAddress set, an address and a name write %x, want %x", both.Buf, want.Buf)
+	}
 	for _, c := range []struct {
 		e    Encoder
 		want bool
 	}{
 		{Encoder{}, false},
+		{Encoder{RenameAddress: swap}, true},
 		{Encoder{OpenPayloads: true}, true},
 		{Encoder{Rename: swap}, true},
 		{Encoder{AbstractIdentities: func(v int64) int64 { return v }}, true},
@@ -459,6 +472,7 @@ func TestRecordAndReplay(t *testing.T) {
 		{"plain", nil, true},
 		{"without ids", func(e *Encoder) { e.SkipSeq = true }, true},
 		{"renamed", func(e *Encoder) { e.Rename = strings.ToLower }, false},
+		{"addresses renamed", func(e *Encoder) { e.RenameAddress = strings.ToLower }, false},
 		{"identities abstracted", func(e *Encoder) { e.AbstractIdentities = func(v int64) int64 { return v } }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -616,6 +630,7 @@ func TestRecordingsStayIndependent(t *testing.T) {
 		{"without ids", func(e *Encoder) { e.SkipSeq = true }, false},
 		{"payloads opened", func(e *Encoder) { e.OpenPayloads = true }, false},
 		{"renamed", func(e *Encoder) { e.Rename = strings.ToLower }, false},
+		{"addresses renamed", func(e *Encoder) { e.RenameAddress = strings.ToLower }, false},
 		{"identities abstracted", func(e *Encoder) { e.AbstractIdentities = func(v int64) int64 { return v } }, false},
 	} {
 		got := &Encoder{Now: 100}

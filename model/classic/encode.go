@@ -94,7 +94,7 @@ func encodeCoordMember(e *canon.Encoder, m *coordMember) {
 	e.String(m.instanceID)
 	e.Name(m.clientID)
 	e.String(m.clientHost)
-	e.Name(m.node)
+	e.Address(m.node)
 	EncodeProtocols(e, m.protocols)
 	e.Int(int64(m.sessionTimeout))
 	e.Int(int64(m.rebalanceTimeout))
@@ -108,7 +108,7 @@ func encodeCoordMember(e *canon.Encoder, m *coordMember) {
 // it), its arrival as an order value.
 func encodeCoordParked(e *canon.Encoder, p *coordParked) {
 	e.Bool(p.ok)
-	e.Name(p.from)
+	e.Address(p.from)
 	outer := e.SeqSpace
 	e.SeqSpace = p.from
 	e.Seq(p.seq)

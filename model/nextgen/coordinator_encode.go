@@ -76,7 +76,7 @@ func (m member) encode(e *canon.Encoder) {
 	e.String(m.assignor)
 	e.Int(int64(m.rebalanceTimeout))
 	e.Strings(m.subscription)
-	e.Name(m.node)
+	e.Address(m.node)
 	e.Int(int64(m.cur.Epoch))
 	e.Int(int64(m.cur.PreviousEpoch))
 	e.Int(int64(m.cur.State))

@@ -465,7 +465,7 @@ func (m *Model[M, T, C, P]) Encode(e *canon.Encoder, s *State[M, T, C, P]) {
 	abstract := m.cfg.LeaderBounces < 0
 	if abstract {
 		m.abstractIdentities(e, s)
-		defer func() { e.AbstractIdentities, e.Rename = nil, nil }()
+		defer func() { e.AbstractIdentities, e.Rename, e.RenameAddress = nil, nil, nil }()
 	}
 	m.encodeBody(e, s, abstract)
 }
@@ -559,8 +559,8 @@ func encodeProcess[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](e *canon.
 // the member end (the sender of a request, the receiver of a response),
 // whose counter issued it.
 func (w *World[M, T, C, P]) encodeEnvelope(e *canon.Encoder, env node.Envelope[M]) {
-	e.Name(env.From)
-	e.Name(env.To)
+	e.Address(env.From)
+	e.Address(env.To)
 	e.SeqSpace = env.From
 	if env.From == node.CoordinatorNode {
 		e.SeqSpace = env.To
@@ -633,8 +633,10 @@ func (w *World[M, T, C, P]) encodeQueue(e *canon.Encoder, from int, in func(node
 //   - a member id name-n, wherever it is written with Name, as name-~k, k
 //     the rank of n among the numbers of the ids of that process in the
 //     state; the coordinator's id counter is left out;
-//   - an address name@i as name@~k, k = the process's current incarnation
-//     minus i (a bare name, the first incarnation's address, stays).
+//   - an address, wherever it is written with Address, as name@~k, k the
+//     process's current incarnation minus the address's: name@i is the
+//     i-th incarnation's address and a bare name the first's (a bare name
+//     written with Name is the process, and stays).
 //
 // An identity is told by its type (it is written with Name) and read by
 // its form: the process's name, then '-' or '@' and a number. It encodes
@@ -681,15 +683,21 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 		incarnation[n] = w.Process(n).Incarnation
 	}
 	e.Rename = func(id string) string {
-		if name, i, ok := numbered(id, '@', ids); ok {
-			return fmt.Sprintf("%s@~%d", name, int64(incarnation[name])-i)
-		}
 		if name, n, ok := numbered(id, '-', ids); ok {
 			return fmt.Sprintf("%s-~%d", name, idRank[name][n])
 		}
-		// A bare name is the process (or its first incarnation's
-		// address, which it names absolutely).
+		// A bare name written with Name is the process itself.
 		return id
+	}
+	e.RenameAddress = func(addr string) string {
+		if name, i, ok := numbered(addr, '@', ids); ok {
+			return fmt.Sprintf("%s@~%d", name, int64(incarnation[name])-i)
+		}
+		if _, ok := ids[addr]; ok {
+			// A process's name as an address is its first incarnation's.
+			return fmt.Sprintf("%s@~%d", addr, incarnation[addr]-1)
+		}
+		return addr // the coordinator's
 	}
 }
 
