@@ -319,7 +319,7 @@ func (r *Recording) instant(i int) (int, int64) {
 // would, Finish numbering its ids and ranking its order values among the
 // whole encoding's.
 func (e *Encoder) Record(m Mark) (Recording, bool) {
-	if e.Rename != nil || e.RenameAddress != nil || e.AbstractIdentities != nil {
+	if !e.Plain() {
 		return Recording{}, false
 	}
 	return e.RecordSpan(Span{From: m, To: e.Mark()}), true
@@ -390,7 +390,7 @@ func (r *Recording) Recorded() bool { return r != nil && r.recorded }
 // written without them: see RecordSpan). Otherwise it writes nothing and
 // reports false, and the caller writes the values again.
 func (e *Encoder) ReplayKept(r *Recording) bool {
-	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || r.openPayloads != e.OpenPayloads || e.Rename != nil || e.RenameAddress != nil || e.AbstractIdentities != nil {
+	if !r.Recorded() || r.commits != e.Commits || r.skipSeq != e.SkipSeq || r.openPayloads != e.OpenPayloads || !e.Plain() {
 		return false
 	}
 	switch {
@@ -557,7 +557,15 @@ func (e *Encoder) Address(s string) {
 // written field by field (see OpenPayloads): when OpenPayloads, Rename or
 // AbstractIdentities is set.
 func (e *Encoder) OpensPayloads() bool {
-	return e.OpenPayloads || e.Rename != nil || e.RenameAddress != nil || e.AbstractIdentities != nil
+	return e.OpenPayloads || !e.Plain()
+}
+
+// Plain reports whether e writes every value as it is: neither Rename,
+// RenameAddress nor AbstractIdentities is set. Only a plain encoding is
+// recorded and replayed (Record, ReplayKept), or kept by the models for
+// reuse.
+func (e *Encoder) Plain() bool {
+	return e.Rename == nil && e.RenameAddress == nil && e.AbstractIdentities == nil
 }
 
 // Sorted appends n items as a multiset: each is encoded by item(i) on its

@@ -28,7 +28,7 @@ const coordinatorSpan = -1
 // is new; not when it was written renamed or with identities abstracted,
 // which cannot be replayed.
 func noteSpan(e *canon.Encoder, mark canon.Mark, label int) {
-	if e.Rename != nil || e.AbstractIdentities != nil {
+	if !e.Plain() {
 		return
 	}
 	e.Spans = append(e.Spans, canon.Span{From: mark, To: e.Mark(), Label: label})
@@ -76,7 +76,7 @@ type topicsEncoding struct {
 // a Topics map depends on nothing but the map (no instant, correlation id
 // or order value).
 func (w *World[M, T, C, P]) encodeTopics(e *canon.Encoder) {
-	plain := e.Rename == nil && e.AbstractIdentities == nil
+	plain := e.Plain()
 	if k := w.topicsEncoding; plain && k != nil && sameTopics(k.topics, w.Topics) {
 		e.Buf = append(e.Buf, k.buf...)
 		return
