@@ -719,8 +719,8 @@ func permute(xs []string) [][]string {
 // encoders call on identities only): a member name, and the addresses and
 // member ids derived from it (name@k, name-N), which it reads by their
 // last '@', or failing that their last '-', so that a name may hold
-// either character but '@' (the world refuses that, and a name that ends
-// in '-' and a number, which would read as a member id).
+// either character but '@' (the world refuses that, and two names of
+// which one has the form of the other's member ids: world.AddMember).
 func renamer(p map[string]string) func(string) string {
 	return func(s string) string {
 		if r, ok := p[s]; ok {

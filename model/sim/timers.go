@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rebalance-ref/rebalance/model/node"
 )
 
 // Timer is how a node names one of its timers: a comparable value that
@@ -26,8 +28,13 @@ type Pending[T Timer, M ~int64] struct {
 // String prints "node:timer@At".
 func (p Pending[T, M]) String() string { return fmt.Sprintf("%s:%s@%d", p.Node, p.Timer, p.At) }
 
-// Timers is the armed timers of a world, sorted by deadline, then node,
-// then timer name, so that firing the first one is deterministic. A node
+// Timers is the armed timers of a world, sorted by deadline, then node
+// (every member before the coordinator, node.CoordinatorNode, and members
+// by name), then timer name, so that firing the first one is
+// deterministic. Timers due at one instant fire in that order: putting
+// the coordinator after the members by rule, not by where its name falls
+// among theirs, keeps a world's behaviour the same whatever its members
+// are called, as long as their own order is kept. A node
 // has at most one entry per timer. Methods return the updated list and,
 // but for Put, do not write to the receiver's backing array.
 type Timers[T Timer, M ~int64] []Pending[T, M]
@@ -83,6 +90,12 @@ func compare[T Timer, M ~int64](a, b Pending[T, M]) int {
 		}
 		return 1
 	case a.Node != b.Node:
+		if a.Node == node.CoordinatorNode || b.Node == node.CoordinatorNode {
+			if a.Node == node.CoordinatorNode {
+				return 1
+			}
+			return -1
+		}
 		return strings.Compare(a.Node, b.Node)
 	default:
 		return strings.Compare(a.Timer.String(), b.Timer.String())

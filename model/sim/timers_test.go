@@ -61,3 +61,26 @@ func TestPutIsSet(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordinatorFiresAfterMembers: at one instant the coordinator's
+// timers fire after every member's, whether a member's name sorts before
+// "coordinator" (A) or after it (zed, worker-1), and members fire in the
+// order of their names.
+func TestCoordinatorFiresAfterMembers(t *testing.T) {
+	var ts Timers[tm, int64]
+	ts = ts.Set("coordinator", "session", 30, false)
+	ts = ts.Set("zed", "hb", 30, false)
+	ts = ts.Set("worker-1", "hb", 30, false)
+	ts = ts.Set("A", "hb", 30, false)
+	ts = ts.Set("coordinator", "join", 20, false)
+	if got, want := show(ts), "[coordinator:join@20 A:hb@30 worker-1:hb@30 zed:hb@30 coordinator:session@30]"; got != want {
+		t.Fatalf("order: got %s, want %s", got, want)
+	}
+	put := Timers[tm, int64]{}
+	for _, p := range []Pending[tm, int64]{{"coordinator", "session", 30}, {"zed", "hb", 30}, {"A", "hb", 30}} {
+		put = put.Put(p.Node, p.Timer, p.At, false)
+	}
+	if got, want := show(put), "[A:hb@30 zed:hb@30 coordinator:session@30]"; got != want {
+		t.Fatalf("Put's order: got %s, want %s", got, want)
+	}
+}

@@ -137,8 +137,10 @@ func FaultsArg[F interface {
 // worlds name their members A to S and their topics from T (TopicNames),
 // one letter each, as the scenario files and the TLA+ configurations do.
 // The names are labels only: the encoding renames identities by their
-// type (canon.Encoder.Name), never a topic, so other names would check
-// alike (TestNamesAreFree).
+// type (canon.Encoder.Name), never a topic, and timers due at one instant
+// fire members first, then the coordinator, wherever the members' names
+// sort, so other names in the same order check alike (TestNamesAreFree,
+// TestMemberNamesAreFree).
 const MaxMembers = 19
 
 // TopicNames are the checked worlds' topics, in order.

@@ -488,8 +488,10 @@ func (w *World[M, T, C, P]) index(name string) int {
 // The slice is shared: the caller must not change it.
 func (w *World[M, T, C, P]) Names() []string { return w.names }
 
-// AddMember creates a process from cfg (its name must be new) and starts
-// it.
+// AddMember creates a process from cfg and starts it. It refuses a name
+// that is taken, empty, the coordinator's or holds '@' (addresses are
+// name@incarnation), and a name that has the form of another process's
+// member ids, or whose member ids another's name has (idOf).
 func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	name := w.Family.MemberName(cfg)
 	if w.Process(name) != nil {
@@ -498,8 +500,14 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	if name == node.CoordinatorNode || strings.ContainsAny(name, "@") || name == "" {
 		return fmt.Errorf("member name %q is reserved", name)
 	}
-	if i := strings.LastIndexByte(name, '-'); i >= 0 && i+1 < len(name) && strings.Trim(name[i+1:], "0123456789") == "" {
-		return fmt.Errorf("member name %q ends in '-' and a number, the form of a member id, which it could not be told from", name)
+	for _, other := range w.names {
+		long, short := name, other
+		if idOf(other, name) {
+			long, short = other, name
+		}
+		if idOf(long, short) {
+			return fmt.Errorf("member name %q reads as a member id of member %q (its name, '-' and a number), which it could not be told from", long, short)
+		}
 	}
 	p := &Process[M, T, C, P]{config: &cfg, owner: w.serial}
 	if err := w.start(p); err != nil {
@@ -511,6 +519,16 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	w.names = slices.Insert(slices.Clone(w.names), i, name)
 	w.stepMember(name, node.Start{})
 	return nil
+}
+
+// idOf reports whether s has the form of a member id of the process
+// named name: name, '-', and one or more digits. Member ids are read by
+// that form (the unbounded-bounce abstraction, the symmetry renamer), so
+// two processes may not be named so that one's name has the form of the
+// other's ids; any other name with '-' and digits in it is free.
+func idOf(s, name string) bool {
+	rest, ok := strings.CutPrefix(s, name+"-")
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // start starts p's next incarnation.
