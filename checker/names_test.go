@@ -167,7 +167,9 @@ func TestUnboundedBounces(t *testing.T) {
 
 // TestMemberNamesAreFree: members named as people name them, worker-1 to
 // worker-3 (each of the form of a member id of a "worker" that is not
-// there), explore to the counts of the world with members A to C, in
+// there), with topics orders and payments, explore to the counts of the
+// world with members A to C and topics T and U (next-gen with records on
+// the first topic's partition 0), in
 // every mode that reads identities: plain, with symmetry reduction (the
 // renamer reads an id by its last '-'), and with leader bounces unbounded
 // (the abstraction writes ids, addresses and generations as ranks). The
@@ -179,13 +181,15 @@ func TestUnboundedBounces(t *testing.T) {
 // after it (the cooperative world here had 25,986 states instead of
 // 16,184).
 func TestMemberNamesAreFree(t *testing.T) {
+	topics := strings.NewReplacer("T", "orders", "U", "payments")
+	topicWord := regexp.MustCompile(`\b[TU]\b`)
 	rename := func(lines []string) []string {
 		out := slices.Clone(lines)
 		for i, l := range out {
 			for _, r := range [][2]string{{"A", "worker-1"}, {"B", "worker-2"}, {"C", "worker-3"}} {
 				l = strings.ReplaceAll(l, "add-member "+r[0]+" ", "add-member "+r[1]+" ")
 			}
-			out[i] = l
+			out[i] = topicWord.ReplaceAllStringFunc(l, topics.Replace)
 		}
 		return out
 	}
@@ -226,7 +230,7 @@ func TestMemberNamesAreFree(t *testing.T) {
 			var err error
 			if c.protocol == "nextgen" {
 				o := ngworld.DefaultCheckOptions()
-				o.Partitions, o.Crashes = 1, 0
+				o.Partitions, o.Crashes, o.Records, o.RecordsOn = 1, 0, 1, []string{"T-0"}
 				if c.symmetry {
 					// B and C interchangeable joiners.
 					o.Joins, o.Drops = 2, 0
@@ -247,9 +251,17 @@ func TestMemberNamesAreFree(t *testing.T) {
 				t.Fatal(err)
 			}
 			named := cfg
-			named.Setup, named.Joiners = rename(cfg.Setup), rename(cfg.Joiners)
-			if slices.Equal(named.Setup, cfg.Setup) || slices.Equal(named.Joiners, cfg.Joiners) {
-				t.Fatalf("the renaming changed nothing in %q and %q", cfg.Setup, cfg.Joiners)
+			named.Setup, named.Joiners, named.RecordsOn = rename(cfg.Setup), rename(cfg.Joiners), rename(cfg.RecordsOn)
+			named.TopicChoices = nil
+			for _, c := range cfg.TopicChoices {
+				named.TopicChoices = append(named.TopicChoices, rename(c))
+			}
+			if setup := strings.Join(named.Setup, "\n"); slices.Equal(named.Joiners, cfg.Joiners) ||
+				!strings.Contains(setup, "add-member worker-1 ") || !strings.Contains(setup, "orders") || topicWord.MatchString(setup) {
+				t.Fatalf("the renaming missed a name: %q and %q", named.Setup, named.Joiners)
+			}
+			if len(cfg.RecordsOn) > 0 && !slices.Equal(named.RecordsOn, []string{"orders-0"}) {
+				t.Fatalf("records on %q, renamed %q", cfg.RecordsOn, named.RecordsOn)
 			}
 			o := Options{Symmetry: c.symmetry, NoLiveness: true, MaxStates: 500000}
 			want, got := explore(t, c.protocol, cfg, o), explore(t, c.protocol, named, o)
