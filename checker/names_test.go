@@ -36,13 +36,6 @@ func TestNamesAreFree(t *testing.T) {
 		}
 		return out
 	}
-	renamed := func(cfg core.CheckConfig) core.CheckConfig {
-		cfg.Setup, cfg.Joiners, cfg.RecordsOn = rename(cfg.Setup), rename(cfg.Joiners), rename(cfg.RecordsOn)
-		for i, c := range cfg.TopicChoices {
-			cfg.TopicChoices[i] = rename(c)
-		}
-		return cfg
-	}
 	reduced := map[string][2]int64{"cooperative": {9930, 16161}, "nextgen": {27740, 64084}}
 	for _, protocol := range []string{"cooperative", "nextgen"} {
 		var cfg core.CheckConfig
@@ -67,28 +60,8 @@ func TestNamesAreFree(t *testing.T) {
 		} else {
 			t.Fatalf("%s: the setup %q gives T no second partition here", protocol, cfg.Setup)
 		}
-		count := func(cfg core.CheckConfig) Result {
-			t.Helper()
-			var r Result
-			var err error
-			o := Options{Symmetry: true, NoLiveness: true}
-			if protocol == "nextgen" {
-				var m *ngworld.Model
-				if m, err = ngworld.NewModel(cfg); err == nil {
-					r, err = Explore(m, o)
-				}
-			} else {
-				var m *classicworld.Model
-				if m, err = classicworld.NewModel(cfg); err == nil {
-					r, err = Explore(m, o)
-				}
-			}
-			if err != nil || !r.Complete || len(r.Violations) > 0 {
-				t.Fatalf("%s: %v, complete %t, violations %v", protocol, err, r.Complete, r.Violations)
-			}
-			return r
-		}
-		plain, other := count(cfg), count(renamed(cfg))
+		o := Options{Symmetry: true, NoLiveness: true}
+		plain, other := exploreConfig(t, protocol, cfg, o), exploreConfig(t, protocol, renameConfig(cfg, rename), o)
 		// The reduced counts of the world whose names do not collide, as
 		// the renaming by text before 2026-12-07 found them too: every
 		// encoding a state is compared under opens the classic metadata,
@@ -193,26 +166,6 @@ func TestMemberNamesAreFree(t *testing.T) {
 		}
 		return out
 	}
-	explore := func(t *testing.T, protocol string, cfg core.CheckConfig, o Options) Result {
-		t.Helper()
-		var r Result
-		var err error
-		if protocol == "nextgen" {
-			var m *ngworld.Model
-			if m, err = ngworld.NewModel(cfg); err == nil {
-				r, err = Explore(m, o)
-			}
-		} else {
-			var m *classicworld.Model
-			if m, err = classicworld.NewModel(cfg); err == nil {
-				r, err = Explore(m, o)
-			}
-		}
-		if err != nil || !r.Complete {
-			t.Fatalf("%v, complete %t", err, r.Complete)
-		}
-		return r
-	}
 	for _, c := range []struct {
 		name     string
 		protocol string
@@ -250,12 +203,7 @@ func TestMemberNamesAreFree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			named := cfg
-			named.Setup, named.Joiners, named.RecordsOn = rename(cfg.Setup), rename(cfg.Joiners), rename(cfg.RecordsOn)
-			named.TopicChoices = nil
-			for _, c := range cfg.TopicChoices {
-				named.TopicChoices = append(named.TopicChoices, rename(c))
-			}
+			named := renameConfig(cfg, rename)
 			if setup := strings.Join(named.Setup, "\n"); slices.Equal(named.Joiners, cfg.Joiners) ||
 				!strings.Contains(setup, "add-member worker-1 ") || !strings.Contains(setup, "orders") || topicWord.MatchString(setup) {
 				t.Fatalf("the renaming missed a name: %q and %q", named.Setup, named.Joiners)
@@ -264,7 +212,7 @@ func TestMemberNamesAreFree(t *testing.T) {
 				t.Fatalf("records on %q, renamed %q", cfg.RecordsOn, named.RecordsOn)
 			}
 			o := Options{Symmetry: c.symmetry, NoLiveness: true, MaxStates: 500000}
-			want, got := explore(t, c.protocol, cfg, o), explore(t, c.protocol, named, o)
+			want, got := exploreConfig(t, c.protocol, cfg, o), exploreConfig(t, c.protocol, named, o)
 			if got.Distinct != want.Distinct || got.Transitions != want.Transitions || got.Depth != want.Depth {
 				t.Errorf("members A to C: %d states, %d transitions, depth %d; worker-1 to worker-3: %d, %d, %d",
 					want.Distinct, want.Transitions, want.Depth, got.Distinct, got.Transitions, got.Depth)
@@ -272,4 +220,40 @@ func TestMemberNamesAreFree(t *testing.T) {
 			t.Logf("%d states, %d transitions", got.Distinct, got.Transitions)
 		})
 	}
+}
+
+// renameConfig returns cfg with rename applied to each of its lists of
+// scenario lines and names (cfg's own lists are left as they are).
+func renameConfig(cfg core.CheckConfig, rename func([]string) []string) core.CheckConfig {
+	cfg.Setup, cfg.Joiners, cfg.RecordsOn = rename(cfg.Setup), rename(cfg.Joiners), rename(cfg.RecordsOn)
+	choices := cfg.TopicChoices
+	cfg.TopicChoices = nil
+	for _, c := range choices {
+		cfg.TopicChoices = append(cfg.TopicChoices, rename(c))
+	}
+	return cfg
+}
+
+// exploreConfig explores the world cfg describes, a next-gen one for
+// protocol "nextgen" and a classic one otherwise, and returns the result;
+// it fails t on an error, an incomplete exploration or a violation.
+func exploreConfig(t *testing.T, protocol string, cfg core.CheckConfig, o Options) Result {
+	t.Helper()
+	var r Result
+	var err error
+	if protocol == "nextgen" {
+		var m *ngworld.Model
+		if m, err = ngworld.NewModel(cfg); err == nil {
+			r, err = Explore(m, o)
+		}
+	} else {
+		var m *classicworld.Model
+		if m, err = classicworld.NewModel(cfg); err == nil {
+			r, err = Explore(m, o)
+		}
+	}
+	if err != nil || !r.Complete || len(r.Violations) > 0 {
+		t.Fatalf("%s: %v, complete %t, violations %v", protocol, err, r.Complete, r.Violations)
+	}
+	return r
 }
