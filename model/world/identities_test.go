@@ -2,7 +2,7 @@ package world
 
 import "testing"
 
-// TestNumbered: numbered reads a member id (name-n) or an address
+// TestNumbered: Numbered reads a member id (name-n) or an address
 // (name@i) of a known process by its last separator and a number that is
 // all digits, and nothing else: not another process's, not a sign, not a
 // trailing letter, not a bare name.
@@ -30,9 +30,9 @@ func TestNumbered(t *testing.T) {
 		{"A", '-', "", 0, false},
 		{"coordinator", '@', "", 0, false},
 	} {
-		name, n, ok := numbered(c.id, c.sep, processes)
+		name, n, ok := Numbered(c.id, c.sep, processes)
 		if name != c.name || n != c.n || ok != c.ok {
-			t.Errorf("numbered(%q, %q) = %q, %d, %t; want %q, %d, %t", c.id, c.sep, name, n, ok, c.name, c.n, c.ok)
+			t.Errorf("Numbered(%q, %q) = %q, %d, %t; want %q, %d, %t", c.id, c.sep, name, n, ok, c.name, c.n, c.ok)
 		}
 	}
 }

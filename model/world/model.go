@@ -659,7 +659,7 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 	}
 	e.AbstractIdentities = func(v int64) int64 { gens[v] = true; return v }
 	e.Rename = func(id string) string {
-		if name, n, ok := numbered(id, '-', ids); ok {
+		if name, n, ok := Numbered(id, '-', ids); ok {
 			ids[name][n] = true
 		}
 		return id
@@ -683,14 +683,14 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 		incarnation[n] = w.Process(n).Incarnation
 	}
 	e.Rename = func(id string) string {
-		if name, n, ok := numbered(id, '-', ids); ok {
+		if name, n, ok := Numbered(id, '-', ids); ok {
 			return fmt.Sprintf("%s-~%d", name, idRank[name][n])
 		}
 		// A bare name written with Name is the process itself.
 		return id
 	}
 	e.RenameAddress = func(addr string) string {
-		if name, i, ok := numbered(addr, '@', ids); ok {
+		if name, i, ok := Numbered(addr, '@', ids); ok {
 			return fmt.Sprintf("%s@~%d", name, int64(incarnation[name])-i)
 		}
 		if _, ok := ids[addr]; ok {
@@ -701,10 +701,14 @@ func (m *Model[M, T, C, P]) abstractIdentities(e *canon.Encoder, s *State[M, T, 
 	}
 }
 
-// numbered splits an identity of the form name, sep, number (a member id
-// name-n, an address name@i) whose name is a key of processes; ok is
-// false for any other form.
-func numbered[V any](id string, sep byte, processes map[string]V) (name string, n int64, ok bool) {
+// Numbered splits an identity of the form name, sep, number (a member id
+// name-n, an address name@i): name is the part before the last sep and
+// must be a key of processes, and number a non-negative decimal without
+// a sign; ok is false for any other form. It is the one reading of
+// identities by their form: the unbounded-bounce abstraction, the
+// checker's symmetry renamer and World.AddMember's refusal of ambiguous
+// names all use it.
+func Numbered[V any](id string, sep byte, processes map[string]V) (name string, n int64, ok bool) {
 	i := strings.LastIndexByte(id, sep)
 	if i <= 0 {
 		return "", 0, false

@@ -521,14 +521,14 @@ func (w *World[M, T, C, P]) AddMember(cfg P) error {
 	return nil
 }
 
-// idOf reports whether s has the form of a member id of the process
-// named name: name, '-', and one or more digits. Member ids are read by
-// that form (the unbounded-bounce abstraction, the symmetry renamer), so
-// two processes may not be named so that one's name has the form of the
-// other's ids; any other name with '-' and digits in it is free.
+// idOf reports whether s reads as a member id of the process named name
+// (Numbered: name, '-', a number). Member ids are read by that form (the
+// unbounded-bounce abstraction, the symmetry renamer), so two processes
+// may not be named so that one's name reads as the other's ids; any
+// other name with '-' and digits in it is free.
 func idOf(s, name string) bool {
-	rest, ok := strings.CutPrefix(s, name+"-")
-	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
+	_, _, ok := Numbered(s, '-', map[string]bool{name: true})
+	return ok
 }
 
 // start starts p's next incarnation.
