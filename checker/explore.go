@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
+	"github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -717,20 +718,20 @@ func permute(xs []string) [][]string {
 
 // renamer renames an identity by p (canon.Encoder.Rename, which the
 // encoders call on identities only): a member name, and the addresses and
-// member ids derived from it (name@k, name-N), which it reads by their
-// last '@', or failing that their last '-', so that a name may hold
-// either character but '@' (the world refuses that, and two names of
-// which one has the form of the other's member ids: world.AddMember).
+// member ids derived from it (name@k, name-N), which it reads as
+// world.Numbered does, by their last '@' or '-' and a number after it. So
+// a name may hold either character but '@' (the world refuses that, and
+// two names of which one reads as the other's member ids:
+// world.AddMember), and a process named A-x is not taken for a string
+// derived from A.
 func renamer(p map[string]string) func(string) string {
 	return func(s string) string {
 		if r, ok := p[s]; ok {
 			return r
 		}
 		for _, sep := range [...]byte{'@', '-'} {
-			if i := strings.LastIndexByte(s, sep); i > 0 {
-				if r, ok := p[s[:i]]; ok {
-					return r + s[i:]
-				}
+			if name, _, ok := world.Numbered(s, sep, p); ok {
+				return p[name] + s[len(name):]
 			}
 		}
 		return s

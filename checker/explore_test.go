@@ -368,6 +368,9 @@ func TestPermutations(t *testing.T) {
 		// A name holding '-': its ids and addresses are read by the last
 		// separator.
 		"x-y": "z@w", "x-y-3": "z@w-3", "x-y@2": "z@w@2", "x-3": "q-3",
+		// Derived strings end in a number: a process named A-x, or x-y
+		// not moved, is not read as derived from A or x.
+		"A-x": "A-x", "A@x": "A@x", "A-": "A-", "A-+1": "A-+1", "x-z": "x-z",
 	} {
 		if got := r(in); got != want {
 			t.Errorf("rename %q = %q, want %q", in, got, want)
