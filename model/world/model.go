@@ -218,6 +218,16 @@ func NewModel[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](f Family[M, T,
 // Config returns the configuration the model was built from.
 func (m *Model[M, T, C, P]) Config() CheckConfig { return m.cfg }
 
+// Processes returns the name of every process the model's worlds may
+// hold (the setup's members and the joiners), in name order.
+func (m *Model[M, T, C, P]) Processes() []string {
+	names := make([]string, len(m.bounds.Members))
+	for i, c := range m.bounds.Members {
+		names[i] = m.init.Family.MemberName(c)
+	}
+	return names
+}
+
 // Family is the model's family.
 func (m *Model[M, T, C, P]) Family() Family[M, T, C, P] { return m.init.Family }
 

@@ -3,8 +3,6 @@ package crosscheck
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/classic"
 	"github.com/rebalance-ref/rebalance/model/classic/world"
@@ -23,14 +21,15 @@ import (
 //	            id counter, members (id -> subscription metadata, stored
 //	            assignment, parked JoinGroup and SyncGroup) and the
 //	            member ids of the parked JoinGroups in arrival order
-//	procs[n]    member process n (1 = A, 2 = B, ...): "absent" before it
+//	procs[n]    member process n (Indices: 1 = A, 2 = B, ...): "absent" before it
 //	            joins, "down" once crashed, else its node's fields
 //	reqs[n]     the requests in flight from n to the coordinator, in order
 //	resps[n]    the responses in flight from the coordinator to n, in order
 //	timers      <<node, kind, member id>> -> time until due, in seconds
 //
-// Member ids are 100*name+counter ("B-2" = 202), resources
-// 100*topic+partition ("T-1" = 101, "U-0" = 200).
+// Member ids are 100*process+counter ("B-2" = 202), resources
+// 100*topic+partition ("T-1" = 101, "U-0" = 200), processes and topics
+// numbered in name order (Indices).
 //
 // What the projection drops, and why no successor depends on it: the
 // absolute clock (timers are kept relative to it, as the checker's
@@ -139,9 +138,22 @@ func ClassicGraph(name string) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	members := ClassicConfigs[name].Options.Members
-	state := func(s *world.State) tlaval.Value { return ClassicState(members, s) }
+	state, err := ClassicStates(m)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %v", name, err)
+	}
 	return FromModel[*world.State, core.Action](m, state, ClassicAction, 0)
+}
+
+// ClassicStates returns ClassicState for the states of m, with m's
+// processes and topics numbered in name order; an error when their names
+// cannot be numbered so (NewIndices).
+func ClassicStates(m *world.Model) (func(*world.State) tlaval.Value, error) {
+	ix, err := modelIndices(m)
+	if err != nil {
+		return nil, err
+	}
+	return func(s *world.State) tlaval.Value { return ClassicState(ix, s) }, nil
 }
 
 // ClassicAction names the TLA+ action a Go step is.
@@ -158,30 +170,30 @@ func ClassicAction(_ *world.State, a core.Action) string {
 	panic(fmt.Sprintf("crosscheck: Classic.tla has no action for %s", a))
 }
 
-// clResource is a resource's TLA+ value in Classic.tla: 100*topic+partition.
-func clResource(r spec.Resource) tlaval.Value {
+// clProj projects the parts of a classic world onto Classic.tla's values,
+// numbering processes and topics by ix.
+type clProj struct{ ix *Indices }
+
+// resource is a resource's TLA+ value in Classic.tla: 100*topic+partition.
+func (cl clProj) resource(r spec.Resource) tlaval.Value {
 	if r.Partition < 0 || r.Partition > 99 {
 		panic(fmt.Sprintf("crosscheck: resource %s", r))
 	}
-	return tlaval.Int(100*topicIndex(r.Topic) + int(r.Partition))
+	return tlaval.Int(100*cl.ix.topic(r.Topic) + int(r.Partition))
 }
 
-// clID is a member id's TLA+ value: 100*name+counter, 0 for "". The
+// id is a member id's TLA+ value: 100*process+counter, 0 for "". The
 // counter must stay below 10 for TLA+'s integer order to be Go's string
-// order.
-func clID(id spec.MemberID) int {
+// order (Indices.member panics otherwise).
+func (cl clProj) id(id spec.MemberID) int {
 	if id == "" {
 		return 0
 	}
-	name, num, ok := strings.Cut(string(id), "-")
-	k, err := strconv.Atoi(num)
-	if !ok || err != nil || k < 1 || k > 9 {
-		panic(fmt.Sprintf("crosscheck: member id %q", id))
-	}
-	return 100*processIndex(name) + k
+	n, k := cl.ix.member(id)
+	return 100*n + k
 }
 
-func clIDv(id spec.MemberID) tlaval.Value { return tlaval.Int(clID(id)) }
+func (cl clProj) idv(id spec.MemberID) tlaval.Value { return tlaval.Int(cl.id(id)) }
 
 // clSec converts a duration in ms to the spec's seconds.
 func clSec(d classic.Millis) int {
@@ -191,8 +203,8 @@ func clSec(d classic.Millis) int {
 	return int(d / 1000)
 }
 
-// clSub is the metadata of a JoinGroup: [owned, gen, leader].
-func clSub(md classic.Metadata) tlaval.Value {
+// sub is the metadata of a JoinGroup: [owned, gen, leader].
+func (cl clProj) sub(md classic.Metadata) tlaval.Value {
 	s, err := classic.DecodeSubscription(md)
 	if err != nil {
 		panic(fmt.Sprintf("crosscheck: subscription %q: %v", md, err))
@@ -200,31 +212,31 @@ func clSub(md classic.Metadata) tlaval.Value {
 	if len(s.Topics) == 0 {
 		panic("crosscheck: empty subscription")
 	}
-	return tlaval.Rec("owned", resourceSet(s.Owned, clResource), "gen", tlaval.Int(int(s.Generation)), "leader", clIDv(s.Leader))
+	return tlaval.Rec("owned", resourceSet(s.Owned, cl.resource), "gen", tlaval.Int(int(s.Generation)), "leader", cl.idv(s.Leader))
 }
 
-// clAsg is an assignment's metadata as a record.
-func clAsg(md classic.Metadata) tlaval.Value {
+// asg is an assignment's metadata as a record.
+func (cl clProj) asg(md classic.Metadata) tlaval.Value {
 	a, err := classic.DecodeAssignment(md)
 	if err != nil {
 		panic(fmt.Sprintf("crosscheck: assignment %q: %v", md, err))
 	}
-	return tlaval.Rec("assigned", resourceSet(a.Assigned, clResource), "revoked", resourceSet(a.Revoked, clResource),
-		"delay", tlaval.Int(clSec(a.Delay)), "leader", clIDv(a.Leader), "error", tlaval.Int(int(a.Error)))
+	return tlaval.Rec("assigned", resourceSet(a.Assigned, cl.resource), "revoked", resourceSet(a.Revoked, cl.resource),
+		"delay", tlaval.Int(clSec(a.Delay)), "leader", cl.idv(a.Leader), "error", tlaval.Int(int(a.Error)))
 }
 
-// clOptAsg is a stored assignment: <<>> for none, <<Asg>> otherwise.
-func clOptAsg(md classic.Metadata) tlaval.Value {
+// optAsg is a stored assignment: <<>> for none, <<Asg>> otherwise.
+func (cl clProj) optAsg(md classic.Metadata) tlaval.Value {
 	if md == "" {
 		return tlaval.Seq()
 	}
-	return tlaval.Seq(clAsg(md))
+	return tlaval.Seq(cl.asg(md))
 }
 
-func clAsgs(as []classic.MemberAssignment) tlaval.Value {
+func (cl clProj) asgs(as []classic.MemberAssignment) tlaval.Value {
 	var pairs []tlaval.Value
 	for _, a := range as {
-		pairs = append(pairs, clIDv(a.MemberID), clAsg(a.Assignment))
+		pairs = append(pairs, cl.idv(a.MemberID), cl.asg(a.Assignment))
 	}
 	return tlaval.Fcn(pairs...)
 }
@@ -236,46 +248,46 @@ type clProc struct {
 	live                 bool
 }
 
-func clFresh(st string) map[string]tlaval.Value {
+func (cl clProj) fresh(st string) map[string]tlaval.Value {
 	return map[string]tlaval.Value{
 		"st": tlaval.Str(st), "id": tlaval.Int(0), "gen": tlaval.Int(-1), "leader": tlaval.Int(0),
 		"owned": tlaval.Set(), "ownedGen": tlaval.Int(-1), "ownedLeader": tlaval.Int(0),
-		"lastCompleted": tlaval.Int(-1), "memory": clZeroMemory(),
+		"lastCompleted": tlaval.Int(-1), "memory": cl.zeroMemory(),
 		"wJoin": tlaval.Bool(false), "wSync": tlaval.Bool(false), "wHb": tlaval.Bool(false),
 		"rejoin": tlaval.Bool(false),
 		"sync":   tlaval.Rec("member", tlaval.Int(0), "gen", tlaval.Int(0), "asgs", tlaval.Seq()),
 	}
 }
 
-func clZeroMemory() tlaval.Value {
-	return clMemory(classic.LeaderMemory{}, 0)
+func (cl clProj) zeroMemory() tlaval.Value {
+	return cl.memory(classic.LeaderMemory{}, 0)
 }
 
-// clMemory is a leader's memory; ScheduledAt is the time until it is due
+// memory is a leader's memory; ScheduledAt is the time until it is due
 // (0 when due), -1 for none (Go's instant 0).
-func clMemory(mem classic.LeaderMemory, now classic.Millis) tlaval.Value {
+func (cl clProj) memory(mem classic.LeaderMemory, now classic.Millis) tlaval.Value {
 	at := -1
 	if mem.ScheduledAt != 0 {
 		at = clSec(max(mem.ScheduledAt-now, 0))
 	}
 	var asg []tlaval.Value
 	for _, id := range mem.Assignment.Members() {
-		asg = append(asg, clIDv(id), resourceSet(mem.Assignment[id], clResource))
+		asg = append(asg, cl.idv(id), resourceSet(mem.Assignment[id], cl.resource))
 	}
 	ids := func(xs []spec.MemberID) tlaval.Value {
 		vs := make([]tlaval.Value, len(xs))
 		for i, x := range xs {
-			vs[i] = clIDv(x)
+			vs[i] = cl.idv(x)
 		}
 		return tlaval.Seq(vs...)
 	}
 	return tlaval.Rec("gen", tlaval.Int(int(mem.Generation)), "assignment", tlaval.Fcn(asg...),
-		"members", ids(mem.Members), "scheduledAt", tlaval.Int(at), "lost", resourceSet(mem.Lost, clResource),
+		"members", ids(mem.Members), "scheduledAt", tlaval.Int(at), "lost", resourceSet(mem.Lost, cl.resource),
 		"candidates", ids(mem.Candidates), "successive", tlaval.Int(mem.SuccessiveRevokingRounds),
 		"revoked", tlaval.Bool(mem.Revoked))
 }
 
-func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig], now classic.Millis) clProc {
+func (cl clProj) process(p *core.Process[classic.Message, classic.Timer, classic.Callback, classic.MemberConfig], now classic.Millis) clProc {
 	// A fault switch is configuration, not state: the spec has none, and a
 	// world with one on shows up as the states and steps it changes (the
 	// cross-check's fault test relies on that).
@@ -285,30 +297,30 @@ func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback,
 	}
 	m := world.MemberOf(p)
 	if m == nil {
-		return clProc{rec: record(clFresh("down"))}
+		return clProc{rec: record(cl.fresh("down"))}
 	}
-	f := clFresh(m.State().String())
+	f := cl.fresh(m.State().String())
 	switch m.State() {
 	case classic.Left, classic.Failed:
 		// The checker's encoding keeps only the state and the view.
 		v := m.View()
-		f["id"] = clIDv(v.ID)
+		f["id"] = cl.idv(v.ID)
 		f["ownedGen"] = tlaval.Int(int(v.Generation))
-		f["owned"] = resourceSet(v.Owns, clResource)
+		f["owned"] = resourceSet(v.Owns, cl.resource)
 		return clProc{rec: record(f)}
 	}
 	ms := m.Snapshot()
 	if len(ms.Kept) > 0 {
 		panic("crosscheck: a member keeps revoked resources")
 	}
-	f["id"] = clIDv(m.ID())
+	f["id"] = cl.idv(m.ID())
 	f["gen"] = tlaval.Int(int(m.Generation()))
-	f["leader"] = clIDv(ms.Leader)
-	f["owned"] = resourceSet(m.Owned(), clResource)
+	f["leader"] = cl.idv(ms.Leader)
+	f["owned"] = resourceSet(m.Owned(), cl.resource)
 	f["ownedGen"] = tlaval.Int(int(ms.OwnedGeneration))
-	f["ownedLeader"] = clIDv(ms.OwnedLeader)
+	f["ownedLeader"] = cl.idv(ms.OwnedLeader)
 	f["lastCompleted"] = tlaval.Int(int(m.LastCompletedGeneration()))
-	f["memory"] = clMemory(m.LeaderMemory(), now)
+	f["memory"] = cl.memory(m.LeaderMemory(), now)
 	pr := clProc{
 		joinSeq: ms.JoinSeq,
 		syncSeq: ms.SyncSeq,
@@ -323,15 +335,17 @@ func clProcess(p *core.Process[classic.Message, classic.Timer, classic.Callback,
 	if sync.Seq != 0 || sync.InstanceID != "" {
 		panic("crosscheck: stored SyncGroup with a Seq or an instance id")
 	}
-	f["sync"] = tlaval.Rec("member", clIDv(sync.MemberID),
-		"gen", tlaval.Int(int(sync.Generation)), "asgs", clAsgs(sync.Assignments))
+	f["sync"] = tlaval.Rec("member", cl.idv(sync.MemberID),
+		"gen", tlaval.Int(int(sync.Generation)), "asgs", cl.asgs(sync.Assignments))
 	pr.rec = record(f)
 	return pr
 }
 
-// ClassicState maps a Go state of a world with the given number of
-// members (joiners included) to the record of Classic.tla's variables.
-func ClassicState(members int, s *world.State) tlaval.Value {
+// ClassicState maps a Go state of a world whose processes and topics ix
+// numbers to the record of Classic.tla's variables.
+func ClassicState(ix *Indices, s *world.State) tlaval.Value {
+	cl := clProj{ix}
+	members := len(ix.procs)
 	w := s.W
 	u := s.U
 	if u.Restarts != 0 || u.Resubscribes != 0 || u.Duplicates != 0 || u.LeaderBounces != 0 {
@@ -340,12 +354,13 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	procs := make([]tlaval.Value, members)
 	info := map[int]clProc{}
 	for i := range procs {
-		procs[i] = record(clFresh("absent"))
+		procs[i] = record(cl.fresh("absent"))
 	}
 	for _, name := range w.Names() {
-		pr := clProcess(w.Process(name), w.Now)
-		procs[processIndex(name)-1] = pr.rec
-		info[processIndex(name)] = pr
+		pr := cl.process(w.Process(name), w.Now)
+		n := ix.process(name)
+		procs[n-1] = pr.rec
+		info[n] = pr
 	}
 	curOf := func(n int, kind string, seq uint64) tlaval.Value {
 		pr, ok := info[n]
@@ -378,19 +393,19 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	var cmem []tlaval.Value
 	for _, m := range cs.Members {
 		id := m.ID
-		n := processIndex(strings.SplitN(string(id), "-", 2)[0])
-		if m.Node != string(id[:1]) {
+		n, _ := ix.member(id)
+		if ix.process(m.Node) != n {
 			panic(fmt.Sprintf("crosscheck: member %s at node %s", id, m.Node))
 		}
 		if len(m.Protocols) != 1 {
 			panic(fmt.Sprintf("crosscheck: member %s has %d protocols", id, len(m.Protocols)))
 		}
-		meta := clSub(m.Protocols[0].Metadata)
+		meta := cl.sub(m.Protocols[0].Metadata)
 		park := func(p classic.ParkedRequest, kind string) tlaval.Value {
 			if !p.Parked {
 				return tlaval.Rec("ok", tlaval.Bool(false), "cur", tlaval.Bool(false))
 			}
-			if p.From != string(id[:1]) {
+			if ix.process(p.From) != n {
 				panic(fmt.Sprintf("crosscheck: parked request of %s from %s", id, p.From))
 			}
 			return tlaval.Rec("ok", tlaval.Bool(true), "cur", curOf(n, kind, p.Seq))
@@ -398,16 +413,16 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 		if m.Join.Parked {
 			order = append(order, parked{id, m.Join.Arrival})
 		}
-		cmem = append(cmem, clIDv(id), tlaval.Rec(
+		cmem = append(cmem, cl.idv(id), tlaval.Rec(
 			"meta", meta,
-			"asg", clOptAsg(m.Assignment),
+			"asg", cl.optAsg(m.Assignment),
 			"join", park(m.Join, "join"),
 			"sync", park(m.Sync, "sync")))
 	}
 	slices.SortFunc(order, func(a, b parked) int { return int(a.arrival) - int(b.arrival) })
 	var orderv []tlaval.Value
 	for _, p := range order {
-		orderv = append(orderv, clIDv(p.id))
+		orderv = append(orderv, cl.idv(p.id))
 	}
 	if c.NextMemberID() > 9 {
 		panic(fmt.Sprintf("crosscheck: next member id %d: ids would not sort as integers", c.NextMemberID()))
@@ -415,7 +430,7 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	coord := tlaval.Rec(
 		"state", tlaval.Str(c.State().String()),
 		"gen", tlaval.Int(int(c.Generation())),
-		"leader", clIDv(c.Leader()),
+		"leader", cl.idv(c.Leader()),
 		"nextId", tlaval.Int(int(c.NextMemberID())),
 		"members", tlaval.Fcn(cmem...),
 		"order", tlaval.Seq(orderv...))
@@ -425,14 +440,14 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	resps := make([][]tlaval.Value, members)
 	for _, e := range w.InFlight {
 		if e.To == classic.CoordinatorNode {
-			n := processIndex(e.From)
-			reqs[n-1] = append(reqs[n-1], clRequest(n, e.Msg, curOf))
+			n := ix.process(e.From)
+			reqs[n-1] = append(reqs[n-1], cl.request(n, e.Msg, curOf))
 		} else {
 			if e.From != classic.CoordinatorNode {
 				panic(fmt.Sprintf("crosscheck: message between members: %s", e))
 			}
-			n := processIndex(e.To)
-			resps[n-1] = append(resps[n-1], clResponse(n, e.Msg, curOf))
+			n := ix.process(e.To)
+			resps[n-1] = append(resps[n-1], cl.response(n, e.Msg, curOf))
 		}
 	}
 	reqv := make([]tlaval.Value, members)
@@ -447,14 +462,14 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 	for _, t := range w.Timers {
 		node := 100
 		if t.Node != classic.CoordinatorNode {
-			node = processIndex(t.Node)
+			node = ix.process(t.Node)
 		}
 		kind := map[classic.TimerKind]int{
 			classic.JoinTimer: 1, classic.SessionTimer: 2, classic.HeartbeatTimer: 3,
 			classic.RequestTimer: 4, classic.ScheduledRebalanceTimer: 5,
 		}[t.Timer.Kind]
 		left := max(t.At-w.Now, 0)
-		tpairs = append(tpairs, tlaval.Seq(tlaval.Int(node), tlaval.Int(kind), clIDv(t.Timer.Member)),
+		tpairs = append(tpairs, tlaval.Seq(tlaval.Int(node), tlaval.Int(kind), cl.idv(t.Timer.Member)),
 			tlaval.Int(clSec(left)))
 	}
 
@@ -470,27 +485,27 @@ func ClassicState(members int, s *world.State) tlaval.Value {
 
 type clCur func(n int, kind string, seq uint64) tlaval.Value
 
-func clRequest(n int, msg classic.Message, cur clCur) tlaval.Value {
+func (cl clProj) request(n int, msg classic.Message, cur clCur) tlaval.Value {
 	switch r := msg.(type) {
 	case classic.JoinGroupRequest:
 		if len(r.Protocols) != 1 || r.InstanceID != "" {
 			panic(fmt.Sprintf("crosscheck: JoinGroup %s", r))
 		}
 		return tlaval.Rec("type", tlaval.Str("JoinGroup"), "cur", cur(n, "join", r.Seq),
-			"member", clIDv(r.MemberID), "meta", clSub(r.Protocols[0].Metadata))
+			"member", cl.idv(r.MemberID), "meta", cl.sub(r.Protocols[0].Metadata))
 	case classic.SyncGroupRequest:
 		return tlaval.Rec("type", tlaval.Str("SyncGroup"), "cur", cur(n, "sync", r.Seq),
-			"member", clIDv(r.MemberID), "gen", tlaval.Int(int(r.Generation)), "asgs", clAsgs(r.Assignments))
+			"member", cl.idv(r.MemberID), "gen", tlaval.Int(int(r.Generation)), "asgs", cl.asgs(r.Assignments))
 	case classic.HeartbeatRequest:
 		return tlaval.Rec("type", tlaval.Str("Heartbeat"), "cur", cur(n, "hb", r.Seq),
-			"member", clIDv(r.MemberID), "gen", tlaval.Int(int(r.Generation)))
+			"member", cl.idv(r.MemberID), "gen", tlaval.Int(int(r.Generation)))
 	case classic.LeaveGroupRequest:
-		return tlaval.Rec("type", tlaval.Str("LeaveGroup"), "member", clIDv(r.MemberID))
+		return tlaval.Rec("type", tlaval.Str("LeaveGroup"), "member", cl.idv(r.MemberID))
 	}
 	panic(fmt.Sprintf("crosscheck: request %T", msg))
 }
 
-func clResponse(n int, msg classic.Message, cur clCur) tlaval.Value {
+func (cl clProj) response(n int, msg classic.Message, cur clCur) tlaval.Value {
 	switch r := msg.(type) {
 	case classic.JoinGroupResponse:
 		if r.SkipAssignment {
@@ -498,14 +513,14 @@ func clResponse(n int, msg classic.Message, cur clCur) tlaval.Value {
 		}
 		var ms []tlaval.Value
 		for _, jm := range r.Members {
-			ms = append(ms, clIDv(jm.MemberID), clSub(jm.Metadata))
+			ms = append(ms, cl.idv(jm.MemberID), cl.sub(jm.Metadata))
 		}
 		return tlaval.Rec("type", tlaval.Str("JoinGroupResponse"), "cur", cur(n, "join", r.Seq),
 			"error", tlaval.Int(int(r.Error)), "gen", tlaval.Int(int(r.Generation)),
-			"leader", clIDv(r.Leader), "member", clIDv(r.MemberID), "members", tlaval.Fcn(ms...))
+			"leader", cl.idv(r.Leader), "member", cl.idv(r.MemberID), "members", tlaval.Fcn(ms...))
 	case classic.SyncGroupResponse:
 		return tlaval.Rec("type", tlaval.Str("SyncGroupResponse"), "cur", cur(n, "sync", r.Seq),
-			"error", tlaval.Int(int(r.Error)), "asg", clOptAsg(r.Assignment))
+			"error", tlaval.Int(int(r.Error)), "asg", cl.optAsg(r.Assignment))
 	case classic.HeartbeatResponse:
 		return tlaval.Rec("type", tlaval.Str("HeartbeatResponse"), "cur", cur(n, "hb", r.Seq),
 			"error", tlaval.Int(int(r.Error)))

@@ -2,9 +2,11 @@ package crosscheck
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/rebalance-ref/rebalance/model/sim"
 	core "github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 	"github.com/rebalance-ref/rebalance/tla/tlaval"
@@ -24,13 +26,89 @@ func GoGraph(config string) (*Graph, error) {
 	return nil, fmt.Errorf("config %q: want a name starting classic- or nextgen-", config)
 }
 
-// processIndex is a process name's TLA+ index in both specs: A = 1, B = 2,
-// and so on up to S.
-func processIndex(name string) int {
-	if len(name) != 1 || name[0] < 'A' || name[0] > 'S' {
-		panic(fmt.Sprintf("crosscheck: process name %q", name))
+// Indices numbers the processes and topics of a Go world as both specs
+// do: its processes in name order are 1, 2, ..., its topics in name order
+// 1, 2, .... A member id is its process's name, '-' and a counter
+// (world.Numbered), and the specs write it as an integer built from the
+// two (Classic.tla 100*process+counter, NextGen.tla the process alone),
+// so the specs' integer order must be Go's string order: NewIndices
+// refuses names for which it would not be. Any names that pass are
+// projected alike (TestProjectionIsNameFree).
+type Indices struct {
+	procs, topics map[string]int
+}
+
+// maxCounter is the largest member-id counter Classic.tla's
+// 100*process+counter writes; the checked worlds' coordinators hand out
+// fewer.
+const maxCounter = 9
+
+// NewIndices numbers processes and topics, each sorted by name and
+// without repeats. It returns an error when there are 100 processes or
+// more (the classic spec's coordinator is node 100), or when two process
+// names a < b give member ids that do not sort as their indices do (an id
+// of a, counter up to 9, at or after one of b: names "w" and "w-x", say).
+func NewIndices(processes, topics []string) (*Indices, error) {
+	for what, names := range map[string][]string{"process": processes, "topic": topics} {
+		for i := 1; i < len(names); i++ {
+			if names[i-1] >= names[i] {
+				return nil, fmt.Errorf("%s names %q: want them sorted, without repeats", what, names)
+			}
+		}
 	}
-	return int(name[0]-'A') + 1
+	if len(processes) >= 100 {
+		return nil, fmt.Errorf("%d processes: the specs number at most 99", len(processes))
+	}
+	for i := 1; i < len(processes); i++ {
+		a, b := processes[i-1], processes[i]
+		if last, first := fmt.Sprintf("%s-%d", a, maxCounter), b+"-1"; last >= first {
+			return nil, fmt.Errorf("processes %q and %q: member id %s sorts at or after %s, unlike the specs' numbers", a, b, last, first)
+		}
+	}
+	ix := &Indices{procs: map[string]int{}, topics: map[string]int{}}
+	for i, n := range processes {
+		ix.procs[n] = i + 1
+	}
+	for i, t := range topics {
+		ix.topics[t] = i + 1
+	}
+	return ix, nil
+}
+
+// modelIndices numbers the processes and topics of m's worlds: those of
+// its configuration (Model.Processes) and of its initial world.
+func modelIndices[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *core.Model[M, T, C, P]) (*Indices, error) {
+	return NewIndices(m.Processes(), slices.Sorted(maps.Keys(m.Init()[0].W.Topics)))
+}
+
+// process is the index of the process named name; it panics on a name
+// the world was not numbered with.
+func (ix *Indices) process(name string) int {
+	n, ok := ix.procs[name]
+	if !ok {
+		panic(fmt.Sprintf("crosscheck: process %q is not numbered", name))
+	}
+	return n
+}
+
+// member splits a member id into its process's index and its counter,
+// which must be 1 to 9; it panics on any other form.
+func (ix *Indices) member(id spec.MemberID) (process, counter int) {
+	name, k, ok := core.Numbered(string(id), '-', ix.procs)
+	if !ok || k < 1 || k > maxCounter {
+		panic(fmt.Sprintf("crosscheck: member id %q", id))
+	}
+	return ix.procs[name], int(k)
+}
+
+// topic is the index of a topic; it panics on a topic the world was not
+// numbered with.
+func (ix *Indices) topic(t string) int {
+	n, ok := ix.topics[t]
+	if !ok {
+		panic(fmt.Sprintf("crosscheck: unknown topic %q", t))
+	}
+	return n
 }
 
 // resourceSet is the TLA+ set of the resources of s, each mapped by
@@ -41,19 +119,6 @@ func resourceSet(s spec.Set, resource func(spec.Resource) tlaval.Value) tlaval.V
 		vs = append(vs, resource(r))
 	}
 	return tlaval.Set(vs...)
-}
-
-// checkedTopics are the checked worlds' topic names in both specs; a
-// topic's TLA+ index is its position plus one.
-var checkedTopics = []string{"T", "U", "V", "W", "X", "Y"}
-
-// topicIndex is the TLA+ index of a topic of the checked worlds.
-func topicIndex(topic string) int {
-	t := slices.Index(checkedTopics, topic)
-	if t < 0 {
-		panic(fmt.Sprintf("crosscheck: unknown topic %q", topic))
-	}
-	return t + 1
 }
 
 // environmentAction names the TLA+ action of a step both specs name

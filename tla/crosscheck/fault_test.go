@@ -11,7 +11,6 @@ import (
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
-	"github.com/rebalance-ref/rebalance/tla/tlaval"
 )
 
 // TestCrossCheckCatchesFaults shows that the cross-check can fail: the Go
@@ -38,7 +37,10 @@ func TestCrossCheckCatchesFaults(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			state := func(s *classicworld.State) tlaval.Value { return ClassicState(c.Options.Members, s) }
+			state, err := ClassicStates(m)
+			if err != nil {
+				return nil, err
+			}
 			return FromModel[*classicworld.State, core.Action](m, state, ClassicAction, 0)
 		}},
 		{"nextgen-m2j1t1p2", "assign-before-release", "cmem[2].assigned: {} / {<<1, 1>>}", func() (*Graph, error) {
@@ -52,7 +54,10 @@ func TestCrossCheckCatchesFaults(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			state := func(s *ngworld.State) tlaval.Value { return NextGenState(o.Members, s) }
+			state, err := NextGenStates(m)
+			if err != nil {
+				return nil, err
+			}
 			return FromModel[*ngworld.State, core.Action](m, state, NextGenAction, 0)
 		}},
 	} {

@@ -35,7 +35,7 @@ func TestEveryGoStateHasItsOwnImage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			state := func(s *classicworld.State) tlaval.Value { return ClassicState(2, s) }
+			state := mustStates(t, ClassicStates, m)
 			return checkMerged[*classicworld.State, core.Action](t, m, state)
 		}},
 		{"classic-deferred-m2j1t1p2c1l1d1", func(t *testing.T) (int, int) {
@@ -43,7 +43,7 @@ func TestEveryGoStateHasItsOwnImage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			state := func(s *classicworld.State) tlaval.Value { return ClassicState(2, s) }
+			state := mustStates(t, ClassicStates, m)
 			return checkMerged[*classicworld.State, core.Action](t, m, state)
 		}},
 		{"nextgen-m3j1t2p2c1l1d1", func(t *testing.T) (int, int) {
@@ -51,7 +51,7 @@ func TestEveryGoStateHasItsOwnImage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			state := func(s *ngworld.State) tlaval.Value { return NextGenState(3, s) }
+			state := mustStates(t, NextGenStates, m)
 			return checkMerged[*ngworld.State, core.Action](t, m, state)
 		}},
 		{"classic-eager-m4j1t1p2c1-go-only", func(t *testing.T) (int, int) {
@@ -60,12 +60,12 @@ func TestEveryGoStateHasItsOwnImage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := classicworld.NewModel(cfg)
+			m, err := classicworld.NewModel(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			state := func(s *classicworld.State) tlaval.Value { return ClassicState(o.Members, s) }
-			return checkMerged[*classicworld.State, core.Action](t, w, state)
+			state := mustStates(t, ClassicStates, m)
+			return checkMerged[*classicworld.State, core.Action](t, m, state)
 		}},
 	} {
 		t.Run(tc.config, func(t *testing.T) {
@@ -115,4 +115,15 @@ func checkMerged[S, A any](t *testing.T, m checker.Model[S, A], state func(S) tl
 		frontier = next
 	}
 	return len(seen), len(image)
+}
+
+// mustStates is states(m), the projection of m's states; it fails t when
+// m's names cannot be numbered.
+func mustStates[M, S any](t *testing.T, states func(M) (func(S) tlaval.Value, error), m M) func(S) tlaval.Value {
+	t.Helper()
+	state, err := states(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
 }

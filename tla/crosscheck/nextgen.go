@@ -2,7 +2,6 @@ package crosscheck
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rebalance-ref/rebalance/model/nextgen"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
@@ -97,9 +96,22 @@ func NextGenGraph(name string) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	members := NextGenConfigs[name].Members
-	state := func(s *ngworld.State) tlaval.Value { return NextGenState(members, s) }
+	state, err := NextGenStates(m)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %v", name, err)
+	}
 	return FromModel[*ngworld.State, core.Action](m, state, NextGenAction, 0)
+}
+
+// NextGenStates returns NextGenState for the states of m, with m's
+// processes and topics numbered in name order; an error when their names
+// cannot be numbered so (NewIndices).
+func NextGenStates(m *ngworld.Model) (func(*ngworld.State) tlaval.Value, error) {
+	ix, err := modelIndices(m)
+	if err != nil {
+		return nil, err
+	}
+	return func(s *ngworld.State) tlaval.Value { return NextGenState(ix, s) }, nil
 }
 
 // NextGenAction names the TLA+ action a Go step is.
@@ -125,19 +137,23 @@ func NextGenAction(s *ngworld.State, a core.Action) string {
 	panic(fmt.Sprintf("crosscheck: NextGen.tla has no action for %s", a))
 }
 
-// ngResource is a resource's TLA+ value in NextGen.tla: <<topic, partition>>.
-func ngResource(r spec.Resource) tlaval.Value {
-	return tlaval.Seq(tlaval.Int(topicIndex(r.Topic)), tlaval.Int(int(r.Partition)))
+// ngProj projects the parts of a next-gen world onto NextGen.tla's
+// values, numbering processes and topics by ix.
+type ngProj struct{ ix *Indices }
+
+// resource is a resource's TLA+ value in NextGen.tla: <<topic, partition>>.
+func (ng ngProj) resource(r spec.Resource) tlaval.Value {
+	return tlaval.Seq(tlaval.Int(ng.ix.topic(r.Topic)), tlaval.Int(int(r.Partition)))
 }
 
-// ngMemberIndex is the index of a member id Name-1 (NextGen.tla has no
-// restarts, so every member id is its process's first).
-func ngMemberIndex(id spec.MemberID) int {
-	name, inc, ok := strings.Cut(string(id), "-")
-	if !ok || inc != "1" {
+// member is the index of the process of a member id name-1 (NextGen.tla
+// has no restarts, so every member id is its process's first).
+func (ng ngProj) member(id spec.MemberID) int {
+	n, k := ng.ix.member(id)
+	if k != 1 {
 		panic(fmt.Sprintf("crosscheck: member id %q is not a first incarnation", id))
 	}
-	return processIndex(name)
+	return n
 }
 
 // ngNode is what NextGen.tla keeps of a member node beyond its state,
@@ -172,9 +188,11 @@ func ngNoNode(st string) map[string]tlaval.Value {
 	}
 }
 
-// NextGenState maps a Go state of a world with the given number of
-// members (joiners included) to the record of NextGen.tla's variables.
-func NextGenState(members int, s *ngworld.State) tlaval.Value {
+// NextGenState maps a Go state of a world whose processes and topics ix
+// numbers to the record of NextGen.tla's variables.
+func NextGenState(ix *Indices, s *ngworld.State) tlaval.Value {
+	ng := ngProj{ix}
+	members := len(ix.procs)
 	w := s.W
 	names := w.Names()
 	if s.U.Restarts != 0 || s.U.Resubscribes != 0 || s.U.Duplicates != 0 || s.U.AddPartitions != 0 {
@@ -185,7 +203,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 	for _, name := range names {
 		p := w.Process(name)
 		if p.Node == nil {
-			mems[processIndex(name)] = record(ngNoNode("down"))
+			mems[ix.process(name)] = record(ngNoNode("down"))
 			continue
 		}
 		if p.Incarnation != 1 || p.Isolated || p.Slow {
@@ -200,10 +218,10 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 		f := ngNoNode(m.State().String())
 		f["epoch"] = tlaval.Int(int(m.Epoch()))
 		f["interval"] = tlaval.Int(nd.interval)
-		f["owned"] = resourceSet(m.Owned(), ngResource)
+		f["owned"] = resourceSet(m.Owned(), ng.resource)
 		f["ownedEpoch"] = tlaval.Int(int(m.AssignmentEpoch()))
-		f["revoking"] = resourceSet(m.Revoking(), ngResource)
-		f["target"] = resourceSet(nd.target, ngResource)
+		f["revoking"] = resourceSet(m.Revoking(), ng.resource)
+		f["target"] = resourceSet(nd.target, ng.resource)
 		f["targetEpoch"] = tlaval.Int(nd.targetEpoch)
 		f["hasTarget"] = tlaval.Bool(nd.hasTarget)
 		f["full"] = tlaval.Bool(nd.full)
@@ -223,7 +241,7 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 				panic(fmt.Sprintf("crosscheck: member timer %s", t.Timer))
 			}
 		}
-		mems[processIndex(name)] = record(f)
+		mems[ix.process(name)] = record(f)
 	}
 	cur := func(name string, seq uint64) tlaval.Value {
 		a, ok := await[name]
@@ -261,15 +279,15 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 		if !ok {
 			reb = -1
 		}
-		cmem = append(cmem, tlaval.Int(ngMemberIndex(id)), tlaval.Rec(
+		cmem = append(cmem, tlaval.Int(ng.member(id)), tlaval.Rec(
 			"epoch", tlaval.Int(int(ms.Epoch)), "prev", tlaval.Int(int(ms.PreviousEpoch)),
 			"state", tlaval.Str(ms.State.String()),
-			"assigned", resourceSet(ms.Assigned, ngResource), "pending", resourceSet(ms.PendingRevocation, ngResource),
+			"assigned", resourceSet(ms.Assigned, ng.resource), "pending", resourceSet(ms.PendingRevocation, ng.resource),
 			"session", tlaval.Int(ses), "rebalance", tlaval.Int(reb)))
 	}
 	tgt := c.Target()
 	for _, id := range tgt.Members() {
-		ctarget = append(ctarget, tlaval.Int(ngMemberIndex(id)), resourceSet(tgt[id], ngResource))
+		ctarget = append(ctarget, tlaval.Int(ng.member(id)), resourceSet(tgt[id], ng.resource))
 	}
 
 	// The network.
@@ -282,16 +300,16 @@ func NextGenState(members int, s *ngworld.State) tlaval.Value {
 			if msg.InstanceID != nil || msg.ServerAssignor != nil || msg.RackID != nil {
 				panic("crosscheck: NextGen.tla models no instance ids, server assignors or racks")
 			}
-			i := processIndex(env.From)
+			i := ix.process(env.From)
 			queues[i] = append(queues[i], tlaval.Rec(
 				"cur", cur(env.From, msg.Seq), "epoch", tlaval.Int(int(msg.MemberEpoch)),
 				"full", tlaval.Bool(msg.RebalanceTimeoutMs != -1),
-				"ownedSent", tlaval.Bool(msg.OwnedSent), "owned", resourceSet(msg.TopicPartitions, ngResource)))
+				"ownedSent", tlaval.Bool(msg.OwnedSent), "owned", resourceSet(msg.TopicPartitions, ng.resource)))
 		case nextgen.HeartbeatResponse:
 			r := tlaval.Rec(
-				"to", tlaval.Int(processIndex(env.To)), "cur", cur(env.To, msg.Seq),
+				"to", tlaval.Int(ix.process(env.To)), "cur", cur(env.To, msg.Seq),
 				"err", tlaval.Str(msg.Error.String()), "epoch", tlaval.Int(int(msg.MemberEpoch)),
-				"asg", tlaval.Bool(msg.AssignmentSent), "assignment", resourceSet(msg.Assignment, ngResource))
+				"asg", tlaval.Bool(msg.AssignmentSent), "assignment", resourceSet(msg.Assignment, ng.resource))
 			copies[r.String()]++
 			byText[r.String()] = r
 		}
