@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebalance-ref/rebalance/checker"
 	classicworld "github.com/rebalance-ref/rebalance/model/classic/world"
 	ngworld "github.com/rebalance-ref/rebalance/model/nextgen/world"
 	core "github.com/rebalance-ref/rebalance/model/world"
+	"github.com/rebalance-ref/rebalance/tla/tlaval"
 )
 
 // TestProjectionIsNameFree: the projection numbers processes and topics
@@ -47,27 +49,10 @@ func TestProjectionIsNameFree(t *testing.T) {
 				t.Fatalf("the renaming missed a name: %q", all)
 			}
 			graph := func(cfg core.CheckConfig) *Graph {
-				var g *Graph
 				if family == "classic" {
-					m, err := classicworld.NewModel(cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					g, err = FromModel[*classicworld.State, core.Action](m, mustStates(t, ClassicStates, m), ClassicAction, 0)
-					if err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					m, err := ngworld.NewModel(cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					g, err = FromModel[*ngworld.State, core.Action](m, mustStates(t, NextGenStates, m), NextGenAction, 0)
-					if err != nil {
-						t.Fatal(err)
-					}
+					return configGraph(t, classicworld.NewModel, ClassicStates, ClassicAction, cfg)
 				}
-				return g
+				return configGraph(t, ngworld.NewModel, NextGenStates, NextGenAction, cfg)
 			}
 			want, got := graph(cfg), graph(named)
 			if d := Compare("A, B, ...", want, "worker-1, worker-2, ...", got, 5); d != "" {
@@ -76,6 +61,22 @@ func TestProjectionIsNameFree(t *testing.T) {
 			t.Logf("%d states, %d transitions", len(want.States), len(want.Edges))
 		})
 	}
+}
+
+// configGraph builds the model of cfg with newModel and returns the graph
+// of its projection (states, action); it fails t on an error.
+func configGraph[M checker.Model[S, core.Action], S any](t *testing.T, newModel func(core.CheckConfig) (M, error),
+	states func(M) (func(S) tlaval.Value, error), action func(S, core.Action) string, cfg core.CheckConfig) *Graph {
+	t.Helper()
+	m, err := newModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := FromModel(m, mustStates(t, states, m), action, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // TestNewIndices: processes and topics are numbered in name order, and
