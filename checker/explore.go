@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/metrics"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -268,7 +269,8 @@ func memoryInUse() int64 {
 
 // Explore checks m exhaustively (within o's limits) and returns what it
 // found. It returns an error only when the model misbehaves (an action that
-// cannot be named); law violations are in the Result.
+// cannot be named) or when o.Symmetry would try more than MaxPermutations
+// permutations on each state; law violations are in the Result.
 func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 	if o.Workers <= 0 {
 		o.Workers = 1
@@ -285,7 +287,12 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 		x.converged = t.IsConverged
 	}
 	if o.Symmetry {
-		x.perms = permutations(m.Interchangeable())
+		groups := m.Interchangeable()
+		if n, ok := countPermutations(groups); !ok {
+			return Result{}, fmt.Errorf("symmetry reduction: the interchangeable members (%s) have %s permutations, more than %d; each state would be encoded once for each, so explore with fewer members or without it",
+				describeGroups(groups), n, MaxPermutations)
+		}
+		x.perms = permutations(groups)
 	}
 	if !o.NoLiveness {
 		x.graph = &graph{}
@@ -675,6 +682,46 @@ func (x *explorer[S, A]) safetyCounterexamples(viols []found) []Counterexample {
 	}
 	slices.SortFunc(out, func(a, b Counterexample) int { return strings.Compare(string(a.Law), string(b.Law)) })
 	return out
+}
+
+// MaxPermutations is the most permutations of the interchangeable members
+// (Model.Interchangeable) a symmetry reduction (Options.Symmetry) tries:
+// 8!, one group of eight members. It encodes every state once for each
+// and keeps the least, so the cost of a state grows as the product of the
+// groups' sizes' factorials: at 8! a state costs about forty thousand
+// encodings, and one more member would make it nine times that, with the
+// permutations themselves held in memory before the first state.
+const MaxPermutations = 40320
+
+// countPermutations returns the number of permutations of groups (the
+// product of the factorials of their sizes), in decimal, and whether it is
+// at most MaxPermutations; past it, the number is written as a product of
+// factorials ("12!") rather than computed.
+func countPermutations(groups [][]string) (string, bool) {
+	n := 1
+	var factors []string
+	for _, g := range groups {
+		factors = append(factors, fmt.Sprintf("%d!", len(g)))
+		for k := 2; k <= len(g); k++ {
+			if n > MaxPermutations {
+				break
+			}
+			n *= k
+		}
+	}
+	if n > MaxPermutations {
+		return strings.Join(factors, " x "), false
+	}
+	return strconv.Itoa(n), true
+}
+
+// describeGroups lists groups as "A B C; D E" for messages.
+func describeGroups(groups [][]string) string {
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, strings.Join(g, " "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // permutations returns every renaming that permutes the members within

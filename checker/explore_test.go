@@ -332,6 +332,48 @@ func TestSymmetry(t *testing.T) {
 	}
 }
 
+// TestSymmetryLimit: a symmetry reduction over at most MaxPermutations
+// permutations (one group of eight members) is exact, and one over more
+// is refused with an error that names the members and the count, before
+// any permutation is made (twelve members have 12! = 479,001,600 of them:
+// before the limit, check --members 12 --symmetry spent minutes and
+// gigabytes making them).
+func TestSymmetryLimit(t *testing.T) {
+	names := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, string(rune('A'+i)))
+		}
+		return out
+	}
+	// Eight counters of 0 or 1: 256 states, 9 up to renaming (how many are 1).
+	if r := explore(t, counters{n: 8, max: 1, names: names(8)}, Options{Symmetry: true, NoLiveness: true}); r.Distinct != 9 {
+		t.Errorf("eight interchangeable counters: %d states, want 9", r.Distinct)
+	}
+	for _, n := range []int{9, 12, 40} {
+		_, err := Explore[cstate, caction](counters{n: n, max: 1, names: names(n)}, Options{Symmetry: true})
+		if want := fmt.Sprintf("(%s) have %d! permutations, more than 40320", strings.Join(names(n), " "), n); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d interchangeable counters: error %v, want one saying %q", n, err, want)
+		}
+	}
+	for _, c := range []struct {
+		groups [][]string
+		want   string
+		ok     bool
+	}{
+		{nil, "1", true},
+		{[][]string{{"A", "B", "C"}, {"X", "Y"}}, "12", true},
+		{[][]string{names(8)}, "40320", true},
+		{[][]string{names(7), {"X", "Y"}}, "10080", true},
+		{[][]string{names(8), {"X", "Y"}}, "8! x 2!", false},
+		{[][]string{names(9)}, "9!", false},
+	} {
+		if got, ok := countPermutations(c.groups); got != c.want || ok != c.ok {
+			t.Errorf("countPermutations(%q) = %s, %t; want %s, %t", c.groups, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // TestLimits: a state, time or memory limit stops the search and says
 // so; a limit the search stays under does not.
 func TestLimits(t *testing.T) {
