@@ -47,12 +47,17 @@ const maxCounter = 9
 // without repeats. It returns an error when there are 100 processes or
 // more (the classic spec's coordinator is node 100), or when two process
 // names a < b give member ids that do not sort as their indices do (an id
-// of a, counter up to 9, at or after one of b: names "w" and "w-x", say).
+// of a, counter up to 9, at or after one of b: names "w" and "w-", whose
+// ids w-1 and w--1 sort the other way, or "w" and "w!"; "w" and "w-x"
+// pass).
 func NewIndices(processes, topics []string) (*Indices, error) {
-	for what, names := range map[string][]string{"process": processes, "topic": topics} {
-		for i := 1; i < len(names); i++ {
-			if names[i-1] >= names[i] {
-				return nil, fmt.Errorf("%s names %q: want them sorted, without repeats", what, names)
+	for _, list := range []struct {
+		what  string
+		names []string
+	}{{"process", processes}, {"topic", topics}} {
+		for i := 1; i < len(list.names); i++ {
+			if list.names[i-1] >= list.names[i] {
+				return nil, fmt.Errorf("%s names %q: want them sorted, without repeats", list.what, list.names)
 			}
 		}
 	}
