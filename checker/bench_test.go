@@ -25,7 +25,7 @@ import (
 // (docs/checker-rounds.md, "Issue 13: twelfth round").
 func BenchmarkExplore(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as rebalance check sets it
-	hugeheap.Advise(hugeheap.DefaultSize)                   // as rebalance check does (--huge-pages)
+	adviseAsCheck()
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		for _, c := range []struct {
 			workers  int
@@ -60,7 +60,7 @@ func BenchmarkExplore(b *testing.B) {
 //	go test ./checker -run XXX -bench ExploreRecords -benchtime 1x -count 6
 func BenchmarkExploreRecords(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as rebalance check sets it
-	hugeheap.Advise(hugeheap.DefaultSize)                   // as rebalance check does (--huge-pages)
+	adviseAsCheck()
 	for _, p := range []string{"eager", "cooperative", "deferred", "incremental", "nextgen"} {
 		b.Run("protocol="+p, func(b *testing.B) {
 			var r Result
@@ -78,6 +78,15 @@ func BenchmarkExploreRecords(b *testing.B) {
 			b.ReportMetric(float64(r.StoredBytes)/float64(r.Distinct), "bytes/state")
 			b.ReportMetric(float64(r.Distinct), "states")
 		})
+	}
+}
+
+// adviseAsCheck puts the heap on huge pages as rebalance check does by
+// default: unless the machine's balloon reports free pages
+// (hugeheap.ReportsFreePages).
+func adviseAsCheck() {
+	if !hugeheap.ReportsFreePages() {
+		hugeheap.Advise(hugeheap.DefaultSize)
 	}
 }
 

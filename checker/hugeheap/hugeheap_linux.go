@@ -93,3 +93,42 @@ func strictOvercommit() bool {
 	b, err := os.ReadFile(overcommitFile)
 	return err == nil && strings.TrimSpace(string(b)) == "2"
 }
+
+// virtioDevices is where Linux lists the virtio devices, each with its
+// device id and its negotiated feature bits.
+const virtioDevices = "/sys/bus/virtio/devices"
+
+// ReportsFreePages reports whether this machine is a virtual machine whose
+// memory balloon reports free pages to its host (a virtio balloon, device
+// id 5, that negotiated VIRTIO_BALLOON_F_REPORTING, feature bit 5: Linux's
+// free page reporting). The guest kernel then hands the host back its free
+// memory in blocks of huge-page size or more, so a huge page is memory the
+// host must supply again at its first touch, while small pages come mostly
+// from memory the guest still holds. On the project's VMs that made a
+// fresh run's heap on huge pages slower, by up to two thirds, whenever the
+// host was slow to supply memory (docs/checker-rounds.md, twenty-sixth
+// round), so rebalance check leaves the heap in small pages there unless
+// told otherwise.
+func ReportsFreePages() bool {
+	dirs, err := os.ReadDir(virtioDevices)
+	if err != nil {
+		return false
+	}
+	for _, d := range dirs {
+		dev, err1 := os.ReadFile(virtioDevices + "/" + d.Name() + "/device")
+		feat, err2 := os.ReadFile(virtioDevices + "/" + d.Name() + "/features")
+		if err1 == nil && err2 == nil && reportsFreePages(string(dev), string(feat)) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportsFreePages reports whether a virtio device with this device id
+// ("0x0005\n") and these feature bits (a string of '0' and '1', bit 0
+// first, as sysfs writes them) is a balloon that reports free pages.
+func reportsFreePages(device, features string) bool {
+	const balloon, reporting = 5, 5
+	id, err := strconv.ParseInt(strings.TrimSpace(device), 0, 64)
+	return err == nil && id == balloon && len(features) > reporting && features[reporting] == '1'
+}

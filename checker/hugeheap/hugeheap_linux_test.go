@@ -25,6 +25,33 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
+// TestReportsFreePages reads the virtio balloon's feature bits as sysfs
+// writes them: bit 0 first, VIRTIO_BALLOON_F_REPORTING at bit 5, on the
+// balloon (device 5) only. The first row is this project's VM's balloon.
+func TestReportsFreePages(t *testing.T) {
+	for _, c := range []struct {
+		device, features string
+		want             bool
+	}{
+		{"0x0005\n", "01100101000000000000000000000000100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", true},
+		{"0x0005\n", "01100001000000000000000000000000100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", false},
+		{"0x0002\n", "00100110011001000000000000000100100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", false}, // a block device with bit 5 set
+		{"0x0005", "000001", true},
+		{"0x0005", "00000", false},   // too few bits
+		{"0x0005", "00000\n", false}, // too few bits, and the newline
+		{"0x0005", "00000x", false},  // not a bit
+		{"5", "000001", true},
+		{"0x0001", "000001", false},
+		{"", "000001", false},
+		{"0x0005", "", false},
+	} {
+		if got := reportsFreePages(c.device, c.features); got != c.want {
+			t.Errorf("reportsFreePages(%q, %q) = %t, want %t", c.device, c.features, got, c.want)
+		}
+	}
+	t.Logf("this machine: ReportsFreePages() = %t", ReportsFreePages())
+}
+
 // TestAdviseMarksFreshHeap checks that the heap grows into the stretch
 // Advise marks, and that the kernel has the stretch marked for huge pages
 // (VmFlags "hg" in /proc/self/smaps). Under any setting but "madvise" it

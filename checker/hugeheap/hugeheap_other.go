@@ -8,3 +8,7 @@ func advise(n int64) Result { return Result{} }
 
 // Advisable is false where there is no transparent huge page setting.
 func Advisable() bool { return false }
+
+// ReportsFreePages is false where there is no transparent huge page
+// setting to make it matter.
+func ReportsFreePages() bool { return false }

@@ -88,6 +88,9 @@ type checkOptions struct {
 	progress      io.Writer // nil: no progress line
 	hugePages     bool
 	hugeHeap      hugeheap.Result // what --huge-pages did (zero when off)
+	// smallPagesWhy says why the heap was left in small pages although
+	// --huge-pages was not given false ("" when it was not).
+	smallPagesWhy string
 }
 
 // checkResult is one protocol's summary; its JSON form is stable for
@@ -175,6 +178,9 @@ usage error.`,
 			}
 			recordsDefaults(&o, cmd.Flags().Changed)
 			o.dropsGiven = cmd.Flags().Changed("drops")
+			if !cmd.Flags().Changed("huge-pages") && hugeheap.ReportsFreePages() {
+				o.hugePages, o.smallPagesWhy = false, "this VM's balloon reports free pages to its host, so a huge page would be memory the host must supply again (--huge-pages to use them anyway)"
+			}
 			if o.connectors != 0 && (cmd.Flags().Changed("topics") || cmd.Flags().Changed("partitions")) {
 				return usageError{fmt.Errorf("--connectors replaces the topics: give --connectors and --tasks, or --topics and --partitions, not both")}
 			}
@@ -227,7 +233,7 @@ usage error.`,
 	f.BoolVar(&o.listFaults, "list-faults", false, "list the fault switches and exit")
 	f.StringSliceVar(&o.semantics, "semantics", nil, "restore Kafka's behaviour before a named fix (repeatable; next-gen): "+strings.Join(ngworld.SemanticsList, ", "))
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object per protocol instead of a table")
-	f.BoolVar(&o.hugePages, "huge-pages", true, "put the heap on transparent huge pages where the system leaves that to programs (Linux, THP \"madvise\"): fewer page faults and TLB misses, about a sixth faster over the default worlds (docs/checker.md); false leaves the heap to the system")
+	f.BoolVar(&o.hugePages, "huge-pages", true, "put the heap on transparent huge pages where the system leaves that to programs (Linux, THP \"madvise\"): fewer page faults and TLB misses (docs/checker.md); false leaves the heap to the system, as does the default on a VM whose balloon reports free pages to its host")
 	f.StringVar(&o.scenarioDir, "scenarios", "", "write each counterexample as a scenario file into this directory")
 	return c
 }
@@ -291,7 +297,7 @@ func runCheck(out io.Writer, o checkOptions) error {
 			}
 		}
 	} else {
-		printCheckTable(out, results, o.hugeHeap)
+		printCheckTable(out, results, heapLine(o))
 	}
 	if failed {
 		return errViolation
@@ -645,7 +651,21 @@ func boundFlags(o checkOptions) string {
 	return b.String()
 }
 
-func printCheckTable(out io.Writer, results []checkResult, heap hugeheap.Result) {
+// heapLine is the table's line on where the heap lives: on huge pages
+// (how much was marked), or in small pages and why when the default left
+// it there on a system where huge pages could have been asked for; ""
+// otherwise.
+func heapLine(o checkOptions) string {
+	switch {
+	case o.hugeHeap.Advised > 0:
+		return fmt.Sprintf("heap: %d MiB of address space on transparent huge pages (--huge-pages)", o.hugeHeap.Advised>>20)
+	case o.smallPagesWhy != "" && hugeheap.Advisable():
+		return "heap: in small pages: " + o.smallPagesWhy
+	}
+	return ""
+}
+
+func printCheckTable(out io.Writer, results []checkResult, heap string) {
 	if len(results) > 0 {
 		printWrapped(out, "bounds: ", "", strings.Fields(results[0].Bounds))
 		for _, r := range results[1:] {
@@ -692,8 +712,8 @@ func printCheckTable(out io.Writer, results []checkResult, heap hugeheap.Result)
 		}
 		fmt.Fprintf(out, "memory: at most %d MiB held, %s the limit of %d MiB (--max-memory)\n", peak>>20, where, results[0].MemoryLimitBytes>>20)
 	}
-	if heap.Advised > 0 {
-		fmt.Fprintf(out, "heap: %d MiB of address space on transparent huge pages (--huge-pages)\n", heap.Advised>>20)
+	if heap != "" {
+		fmt.Fprintln(out, heap)
 	}
 	printBusy(out, results)
 	for _, r := range results {

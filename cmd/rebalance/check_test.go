@@ -546,6 +546,33 @@ func TestCheckHugePages(t *testing.T) {
 			t.Errorf("--huge-pages=%t on a system where huge pages can be advised: %t: heap line shown %t, want %t\n%s", on, hugeheap.Advisable(), got, want, out.String())
 		}
 	}
+	// Without the flag: huge pages unless the machine's balloon reports
+	// free pages, where the line says why the heap stays in small pages.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, map[bool]string{true: "heap: in small pages: this VM's balloon reports free pages", false: "huge pages (--huge-pages)"}[hugeheap.ReportsFreePages()]},
+		{[]string{"--huge-pages"}, "huge pages (--huge-pages)"},
+		{[]string{"--huge-pages=false"}, ""},
+	} {
+		var out bytes.Buffer
+		cmd := newCheckCmd()
+		cmd.SetOut(&out)
+		cmd.SetArgs(append([]string{"--protocol", "eager", "--members", "2", "--topics", "1", "--records", "0", "--no-liveness"}, c.args...))
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("check %q: %v\n%s", c.args, err, out.String())
+		}
+		heap := ""
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "heap: ") {
+				heap = line
+			}
+		}
+		if want := c.want != "" && hugeheap.Advisable(); want != (heap != "") || want && !strings.Contains(heap, c.want) {
+			t.Errorf("check %q: heap line %q, want one with %q (huge pages advisable here: %t)", c.args, heap, c.want, hugeheap.Advisable())
+		}
+	}
 }
 
 // TestCheckCounts pins what rebalance check counts in a world of two
