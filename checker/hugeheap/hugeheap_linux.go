@@ -104,11 +104,11 @@ const virtioDevices = "/sys/bus/virtio/devices"
 // free page reporting). The guest kernel then hands the host back its free
 // memory in blocks of huge-page size or more, so a huge page is memory the
 // host must supply again at its first touch, while small pages come mostly
-// from memory the guest still holds. On the project's VMs that made a
-// fresh run's heap on huge pages slower, by up to two thirds, whenever the
-// host was slow to supply memory (docs/checker-rounds.md, twenty-sixth
-// round), so rebalance check leaves the heap in small pages there unless
-// told otherwise.
+// from memory the guest still holds. On the project's VMs that made runs
+// with the heap on huge pages up to twice as slow whenever the host was
+// slow to supply memory (docs/checker-rounds.md, twenty-sixth round), so
+// rebalance check leaves the heap in small pages there unless told
+// otherwise.
 func ReportsFreePages() bool {
 	dirs, err := os.ReadDir(virtioDevices)
 	if err != nil {
