@@ -11,12 +11,20 @@ func (t tm) String() string { return string(t) }
 
 func show(ts Timers[tm, int64]) string { return fmt.Sprint(ts) }
 
-func TestTimersKeepFiringOrder(t *testing.T) {
+// pending is a timer of the tests' lists.
+type pending = Pending[tm, int64]
+
+// armed is the empty list with each of ps armed in turn (Set).
+func armed(ps ...pending) Timers[tm, int64] {
 	var ts Timers[tm, int64]
-	ts = ts.Set("b", "hb", 30, false)
-	ts = ts.Set("a", "session", 30, false)
-	ts = ts.Set("a", "hb", 30, false)
-	ts = ts.Set("c", "hb", 10, false)
+	for _, p := range ps {
+		ts = ts.Set(p.Node, p.Timer, p.At, false)
+	}
+	return ts
+}
+
+func TestTimersKeepFiringOrder(t *testing.T) {
+	ts := armed(pending{"b", "hb", 30}, pending{"a", "session", 30}, pending{"a", "hb", 30}, pending{"c", "hb", 10})
 	if got, want := show(ts), "[c:hb@10 a:hb@30 a:session@30 b:hb@30]"; got != want {
 		t.Fatalf("order: got %s, want %s", got, want)
 	}
@@ -67,17 +75,13 @@ func TestPutIsSet(t *testing.T) {
 // "coordinator" (A) or after it (zed, worker-1), and members fire in the
 // order of their names.
 func TestCoordinatorFiresAfterMembers(t *testing.T) {
-	var ts Timers[tm, int64]
-	ts = ts.Set("coordinator", "session", 30, false)
-	ts = ts.Set("zed", "hb", 30, false)
-	ts = ts.Set("worker-1", "hb", 30, false)
-	ts = ts.Set("A", "hb", 30, false)
-	ts = ts.Set("coordinator", "join", 20, false)
+	ts := armed(pending{"coordinator", "session", 30}, pending{"zed", "hb", 30},
+		pending{"worker-1", "hb", 30}, pending{"A", "hb", 30}, pending{"coordinator", "join", 20})
 	if got, want := show(ts), "[coordinator:join@20 A:hb@30 worker-1:hb@30 zed:hb@30 coordinator:session@30]"; got != want {
 		t.Fatalf("order: got %s, want %s", got, want)
 	}
 	put := Timers[tm, int64]{}
-	for _, p := range []Pending[tm, int64]{{"coordinator", "session", 30}, {"zed", "hb", 30}, {"A", "hb", 30}} {
+	for _, p := range []pending{{"coordinator", "session", 30}, {"zed", "hb", 30}, {"A", "hb", 30}} {
 		put = put.Put(p.Node, p.Timer, p.At, false)
 	}
 	if got, want := show(put), "[A:hb@30 zed:hb@30 coordinator:session@30]"; got != want {
