@@ -82,10 +82,9 @@ func BenchmarkExploreRecords(b *testing.B) {
 }
 
 // adviseAsCheck puts the heap on huge pages as rebalance check does by
-// default: unless the machine's balloon reports free pages
-// (hugeheap.ReportsFreePages).
+// default: unless hugeheap.SmallByDefault gives a reason not to.
 func adviseAsCheck() {
-	if !hugeheap.ReportsFreePages() {
+	if hugeheap.SmallByDefault() == "" {
 		hugeheap.Advise(hugeheap.DefaultSize)
 	}
 }

@@ -60,3 +60,17 @@ func Advise(n int64) Result {
 	advised.Do(func() { advised.r = advise(n) })
 	return advised.r
 }
+
+// SmallByDefault returns why a program should leave its heap in small
+// pages unless its user asks for huge ones, "" where huge pages are the
+// better default. The one reason is a balloon that reports free pages
+// (ReportsFreePages): there a huge page is memory the host must supply
+// again at its first touch, which cost runs up to twice their time on the
+// project's VMs. rebalance check and the checker's benchmarks both follow
+// it.
+func SmallByDefault() string {
+	if ReportsFreePages() {
+		return "this VM's balloon reports free pages to its host, so a huge page would be memory the host must supply again"
+	}
+	return ""
+}

@@ -178,8 +178,8 @@ usage error.`,
 			}
 			recordsDefaults(&o, cmd.Flags().Changed)
 			o.dropsGiven = cmd.Flags().Changed("drops")
-			if !cmd.Flags().Changed("huge-pages") && hugeheap.ReportsFreePages() {
-				o.hugePages, o.smallPagesWhy = false, "this VM's balloon reports free pages to its host, so a huge page would be memory the host must supply again (--huge-pages to use them anyway)"
+			if why := hugeheap.SmallByDefault(); why != "" && !cmd.Flags().Changed("huge-pages") {
+				o.hugePages, o.smallPagesWhy = false, why+" (--huge-pages to use them anyway)"
 			}
 			if o.connectors != 0 && (cmd.Flags().Changed("topics") || cmd.Flags().Changed("partitions")) {
 				return usageError{fmt.Errorf("--connectors replaces the topics: give --connectors and --tasks, or --topics and --partitions, not both")}
