@@ -149,11 +149,7 @@ func ClassicGraph(name string) (*Graph, error) {
 // processes and topics numbered in name order; an error when their names
 // cannot be numbered so (NewIndices).
 func ClassicStates(m *world.Model) (func(*world.State) tlaval.Value, error) {
-	ix, err := modelIndices(m)
-	if err != nil {
-		return nil, err
-	}
-	return func(s *world.State) tlaval.Value { return ClassicState(ix, s) }, nil
+	return projection(m, ClassicState)
 }
 
 // ClassicAction names the TLA+ action a Go step is.

@@ -80,10 +80,16 @@ func NewIndices(processes, topics []string) (*Indices, error) {
 	return ix, nil
 }
 
-// modelIndices numbers the processes and topics of m's worlds: those of
-// its configuration (Model.Processes) and of its initial world.
-func modelIndices[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *core.Model[M, T, C, P]) (*Indices, error) {
-	return NewIndices(m.Processes(), slices.Sorted(maps.Keys(m.Init()[0].W.Topics)))
+// projection numbers the processes and topics of m's worlds (those of
+// its configuration, Model.Processes, and of its initial world) and
+// returns state with that numbering, for ClassicStates and NextGenStates.
+func projection[M fmt.Stringer, T sim.Timer, C fmt.Stringer, P any](m *core.Model[M, T, C, P],
+	state func(*Indices, *core.State[M, T, C, P]) tlaval.Value) (func(*core.State[M, T, C, P]) tlaval.Value, error) {
+	ix, err := NewIndices(m.Processes(), slices.Sorted(maps.Keys(m.Init()[0].W.Topics)))
+	if err != nil {
+		return nil, err
+	}
+	return func(s *core.State[M, T, C, P]) tlaval.Value { return state(ix, s) }, nil
 }
 
 // process is the index of the process named name; it panics on a name

@@ -107,11 +107,7 @@ func NextGenGraph(name string) (*Graph, error) {
 // processes and topics numbered in name order; an error when their names
 // cannot be numbered so (NewIndices).
 func NextGenStates(m *ngworld.Model) (func(*ngworld.State) tlaval.Value, error) {
-	ix, err := modelIndices(m)
-	if err != nil {
-		return nil, err
-	}
-	return func(s *ngworld.State) tlaval.Value { return NextGenState(ix, s) }, nil
+	return projection(m, NextGenState)
 }
 
 // NextGenAction names the TLA+ action a Go step is.
