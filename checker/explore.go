@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"runtime/metrics"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
-	"github.com/rebalance-ref/rebalance/model/world"
 	"github.com/rebalance-ref/rebalance/spec"
 )
 
@@ -22,7 +20,8 @@ type Options struct {
 	// Workers is the number of goroutines expanding states; 0 means 1.
 	Workers int
 	// Symmetry merges states that differ only by a permutation of the
-	// model's interchangeable members.
+	// model's interchangeable members: it keeps a state's least encoding
+	// over the renamings that order them by signature (MemberSigner).
 	Symmetry bool
 	// Exact stores each state's whole canonical encoding instead of its
 	// 64-bit fingerprint: no hash collision can hide a state, at several
@@ -211,13 +210,13 @@ type explorer[S, A any] struct {
 	converged func(S) bool
 	o         Options
 	seen      *seenSet
-	perms     []map[string]string
+	sym       *symmetry[S] // nil without Options.Symmetry
 
 	// nextID is the id the next new state gets: ids are dense from 0, so
 	// it is also the number of distinct states stored. Every new state
 	// adds to it, from any worker, so it has cache lines of its own
 	// (alone): on a line with the fields the workers read at every step
-	// (perms, graph), each new state would make the other cores fetch
+	// (sym, graph), each new state would make the other cores fetch
 	// them again.
 	nextID  alone[atomic.Uint32]
 	records []record
@@ -287,12 +286,11 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 		x.converged = t.IsConverged
 	}
 	if o.Symmetry {
-		groups := m.Interchangeable()
-		if n, ok := countPermutations(groups); !ok {
-			return Result{}, fmt.Errorf("symmetry reduction: the interchangeable members (%s) have %s permutations, more than %d; each state would be encoded once for each, so explore with fewer members or without it",
-				describeGroups(groups), n, MaxPermutations)
+		sym, err := newSymmetry(m)
+		if err != nil {
+			return Result{}, err
 		}
-		x.perms = permutations(groups)
+		x.sym = sym
 	}
 	if !o.NoLiveness {
 		x.graph = &graph{}
@@ -396,8 +394,8 @@ func (x *explorer[S, A]) report(start time.Time, queue, depth int) {
 	x.o.Progress(Progress{Distinct: x.distinctStates(), Transitions: x.transitions.Load(), Queue: queue, Depth: depth, Elapsed: time.Since(start)})
 }
 
-// fingerprint encodes s (the smallest encoding over the symmetry
-// permutations) and returns its fingerprint and the encoding (valid until
+// fingerprint encodes s (with Options.Symmetry, the least encoding over
+// the renamings encodeReduced tries) and returns its fingerprint and the encoding (valid until
 // the next call with enc). It leaves enc as encoding s without renaming
 // left it, for Keeper.Keep.
 func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte) {
@@ -411,27 +409,14 @@ func (x *explorer[S, A]) allocID() uint32 { return x.nextID.v.Add(1) - 1 }
 func (x *explorer[S, A]) distinctStates() int64 { return int64(x.nextID.v.Load()) }
 
 func (x *explorer[S, A]) encode(enc *canon.Encoder, s S) []byte {
-	// The renamed encodings first, so that the last is the plain one
-	// (Keeper.Keep reads it from enc); the smallest wins either way. All
-	// open the payloads that hold identities, the plain one included, so
-	// that each has the same form (canon.Encoder.OpenPayloads).
-	enc.OpenPayloads = len(x.perms) > 0
-	var keep []byte
-	for _, p := range x.perms {
-		enc.Reset()
-		enc.Rename = renamer(p)
-		x.m.Encode(enc, s)
-		if b := enc.Finish(); keep == nil || string(b) < string(keep) {
-			keep = append(keep[:0], b...)
-		}
+	if x.sym != nil {
+		return x.encodeReduced(enc, s)
 	}
+	enc.OpenPayloads = false
 	enc.Reset()
 	enc.Rename = nil
 	x.m.Encode(enc, s)
-	if b := enc.Finish(); keep == nil || string(b) <= string(keep) {
-		return b
-	}
-	return keep
+	return enc.Finish()
 }
 
 func (x *explorer[S, A]) grow(id uint32) {
@@ -682,105 +667,4 @@ func (x *explorer[S, A]) safetyCounterexamples(viols []found) []Counterexample {
 	}
 	slices.SortFunc(out, func(a, b Counterexample) int { return strings.Compare(string(a.Law), string(b.Law)) })
 	return out
-}
-
-// MaxPermutations is the most permutations of the interchangeable members
-// (Model.Interchangeable) a symmetry reduction (Options.Symmetry) tries:
-// 8!, one group of eight members. It encodes every state once for each
-// and keeps the least, so the cost of a state grows as the product of the
-// groups' sizes' factorials: at 8! a state costs about forty thousand
-// encodings, and one more member would make it nine times that, with the
-// permutations themselves held in memory before the first state.
-const MaxPermutations = 40320
-
-// countPermutations returns the number of permutations of groups (the
-// product of the factorials of their sizes), in decimal, and whether it is
-// at most MaxPermutations; past it, the number is written as a product of
-// factorials ("12!") rather than computed.
-func countPermutations(groups [][]string) (string, bool) {
-	n := 1
-	var factors []string
-	for _, g := range groups {
-		factors = append(factors, fmt.Sprintf("%d!", len(g)))
-		for k := 2; k <= len(g); k++ {
-			if n > MaxPermutations {
-				break
-			}
-			n *= k
-		}
-	}
-	if n > MaxPermutations {
-		return strings.Join(factors, " x "), false
-	}
-	return strconv.Itoa(n), true
-}
-
-// describeGroups lists groups as "A B C; D E" for messages.
-func describeGroups(groups [][]string) string {
-	var parts []string
-	for _, g := range groups {
-		parts = append(parts, strings.Join(g, " "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// permutations returns every renaming that permutes the members within
-// each group (the identity excluded).
-func permutations(groups [][]string) []map[string]string {
-	perms := []map[string]string{{}}
-	for _, g := range groups {
-		var next []map[string]string
-		for _, order := range permute(g) {
-			for _, p := range perms {
-				q := make(map[string]string, len(p)+len(g))
-				for k, v := range p {
-					q[k] = v
-				}
-				for i, name := range g {
-					if order[i] != name {
-						q[name] = order[i]
-					}
-				}
-				next = append(next, q)
-			}
-		}
-		perms = next
-	}
-	return slices.DeleteFunc(perms, func(p map[string]string) bool { return len(p) == 0 })
-}
-
-func permute(xs []string) [][]string {
-	if len(xs) <= 1 {
-		return [][]string{slices.Clone(xs)}
-	}
-	var out [][]string
-	for i := range xs {
-		rest := slices.Concat(xs[:i:i], xs[i+1:])
-		for _, p := range permute(rest) {
-			out = append(out, append([]string{xs[i]}, p...))
-		}
-	}
-	return out
-}
-
-// renamer renames an identity by p (canon.Encoder.Rename, which the
-// encoders call on identities only): a member name, and the addresses and
-// member ids derived from it (name@k, name-N), which it reads as
-// world.Numbered does, by their last '@' or '-' and a number after it. So
-// a name may hold either character but '@' (the world refuses that, and
-// two names of which one reads as the other's member ids:
-// world.AddMember), and a process named A-x is not taken for a string
-// derived from A.
-func renamer(p map[string]string) func(string) string {
-	return func(s string) string {
-		if r, ok := p[s]; ok {
-			return r
-		}
-		for _, sep := range [...]byte{'@', '-'} {
-			if name, _, ok := world.Numbered(s, sep, p); ok {
-				return p[name] + s[len(name):]
-			}
-		}
-		return s
-	}
 }

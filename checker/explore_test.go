@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,8 @@ type counters struct {
 	// "bounce" (EnvUnbounded, like a leader bounce) that zeroes the
 	// counters when the first is at bounceAt.
 	bounceAt int
+	// encodes, when set, counts the calls of Encode.
+	encodes *atomic.Int64
 }
 
 type cstate struct {
@@ -84,6 +87,9 @@ func (m counters) Step(s cstate, a caction) (cstate, []spec.Violation) {
 }
 
 func (m counters) Encode(e *canon.Encoder, s cstate) {
+	if m.encodes != nil {
+		m.encodes.Add(1)
+	}
 	e.Int(int64(s.resets))
 	for i, v := range s.c {
 		if m.names != nil {
@@ -399,10 +405,49 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-func TestPermutations(t *testing.T) {
-	ps := permutations([][]string{{"A", "B", "C"}, {"X", "Y"}})
-	if len(ps) != 3*2*1*2-1 {
-		t.Fatalf("%d permutations, want 11", len(ps))
+// TestRenamings: the renamings a state is encoded under give each
+// group's names to its members in the order of their signatures, and
+// every order among members that tie: for signatures A:5 B:1 C:5 D:1
+// E:1 and X:0 Y:0 (groups A to E and X, Y), the members sort as B D E |
+// A C and X Y, and the renamings are the 3! x 2! x 2! = 24 orders of
+// those ties, each renaming B, D and E to A, B and C in some order and A
+// and C to D and E.
+func TestRenamings(t *testing.T) {
+	sigs := map[string]uint64{"A": 5, "B": 1, "C": 5, "D": 1, "E": 1}
+	y := &symmetry[cstate]{groups: [][]string{{"A", "B", "C", "D", "E"}, {"X", "Y"}}, signer: sigFunc(func(name string) uint64 { return sigs[name] })}
+	o := y.orders(cstate{})
+	if want := [][2]int{{0, 3}, {3, 5}, {5, 7}}; !slices.Equal(o.ties, want) {
+		t.Fatalf("ties %v, want %v", o.ties, want)
+	}
+	seen := map[string]bool{}
+	o.each(func() {
+		got := fmt.Sprint(o.p)
+		if seen[got] {
+			t.Errorf("renaming %s twice", got)
+		}
+		seen[got] = true
+		image := map[string]string{}
+		for _, name := range []string{"A", "B", "C", "D", "E", "X", "Y"} {
+			image[name] = o.rename(name)
+		}
+		if low := []string{image["B"], image["D"], image["E"]}; !slices.Equal(slices.Sorted(slices.Values(low)), []string{"A", "B", "C"}) {
+			t.Errorf("renaming %s: B, D and E to %v, want A, B and C", got, low)
+		}
+		if high := []string{image["A"], image["C"]}; !slices.Equal(slices.Sorted(slices.Values(high)), []string{"D", "E"}) {
+			t.Errorf("renaming %s: A and C to %v, want D and E", got, high)
+		}
+	})
+	if len(seen) != 24 {
+		t.Errorf("%d renamings, want 24", len(seen))
+	}
+	y.release(o)
+	// Without a signer every member ties: every permutation, the identity
+	// among them.
+	all := &symmetry[cstate]{groups: [][]string{{"A", "B", "C"}, {"X", "Y"}}}
+	o, n, identity := all.orders(cstate{}), 0, false
+	o.each(func() { n++; identity = identity || len(o.p) == 0 })
+	if n != 12 || !identity {
+		t.Errorf("no signer: %d renamings (identity among them: %t), want 12 with the identity", n, identity)
 	}
 	r := renamer(map[string]string{"A": "B", "B": "A", "x-y": "z@w", "x": "q"})
 	for in, want := range map[string]string{

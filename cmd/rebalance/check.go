@@ -223,7 +223,7 @@ usage error.`,
 	f.IntVar(&o.maxRounds, "max-rounds", 0, "override the protocol's bounded-rounds law (0 keeps it)")
 	f.BoolVar(&o.envAnywhere, "env-anywhere", false, "let joins, crashes and leaves happen while messages are in flight too (a much larger state space)")
 	f.IntVar(&o.workers, "workers", 2, "goroutines expanding states")
-	f.BoolVar(&o.symmetry, "symmetry", false, "merge states that differ by a permutation of interchangeable members (each state is encoded once per permutation; at most 8! = 40320, one group of eight)")
+	f.BoolVar(&o.symmetry, "symmetry", false, "merge states that differ by a permutation of interchangeable members (each state is encoded once per order of the members whose signatures tie, at worst once per permutation; at most 8! = 40320, one group of eight)")
 	f.BoolVar(&o.exact, "exact", false, "store whole canonical states instead of 64-bit fingerprints")
 	f.BoolVar(&o.noLiveness, "no-liveness", false, "skip the liveness and stability check (keeps no graph)")
 	f.DurationVar(&o.timeLimit, "time-limit", 0, "stop each protocol's exploration after this long (0: none)")

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/rebalance-ref/rebalance/model/canon"
@@ -33,6 +34,38 @@ func Interchangeable(names []string, same func(i, j int) bool) [][]string {
 		}
 	}
 	return out
+}
+
+// MemberSignature hashes what the member process name holds in a view,
+// without a name or an identity: for each of its entries (a process
+// listed once per membership the view knows of), whether the group
+// counts it and whether it was fenced, its subscription, and what it owns
+// and is revoking; 0 when the view does not list it. A renaming of the
+// members moves all of it with the member, so the model checker's
+// symmetry reduction orders interchangeable members by it
+// (checker.MemberSigner). The generation is left out: with unbounded
+// leader bounces the encoding writes generations as ranks, so two states
+// it merges may hold different ones.
+func MemberSignature(v spec.View, name string) uint64 {
+	var buf [512]byte
+	b := buf[:0]
+	for _, mv := range v.Members {
+		if mv.Name != name {
+			continue
+		}
+		b = canon.AppendBool(b, mv.Current)
+		b = canon.AppendBool(b, mv.Fenced)
+		b = binary.AppendUvarint(b, uint64(len(mv.Subscription)))
+		for _, t := range mv.Subscription {
+			b = canon.AppendString(b, t)
+		}
+		b = canon.AppendSet(b, mv.Owns)
+		b = canon.AppendSet(b, mv.Revoking)
+	}
+	if len(b) == 0 {
+		return 0
+	}
+	return canon.Fingerprint(b)
 }
 
 // Owners fingerprints who owns what in a view, and who is current: the

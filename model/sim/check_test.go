@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rebalance-ref/rebalance/spec"
@@ -75,5 +76,51 @@ func TestOwners(t *testing.T) {
 	empty := spec.View{Members: []spec.MemberView{member("A", true, spec.Set{})}}
 	if Owners(none) != Owners(empty) {
 		t.Error("a nil set and an empty one have different fingerprints")
+	}
+}
+
+// TestMemberSignature: a member's signature reads what it holds and
+// nothing that names it. Renaming the members (names, ids, and a
+// generation the encoding may write as a rank) leaves it as it was, the
+// member's place in the view too; each field it reads changes it; a
+// member the view does not list signs 0.
+func TestMemberSignature(t *testing.T) {
+	set := func(rs ...spec.Resource) spec.Set { return spec.NewSet(rs...) }
+	a := spec.MemberView{Name: "A", ID: "A-1", Current: true, Generation: 3, Subscription: []string{"T", "UV"},
+		Owns: set(spec.TP("T", 0), spec.TP("UV", 0)), Revoking: set(spec.TP("UV", 0))}
+	other := spec.MemberView{Name: "B", ID: "B-2", Current: true, Generation: 3, Subscription: []string{"T"}}
+	sign := func(v spec.MemberView, first bool) uint64 {
+		view := spec.View{Members: []spec.MemberView{other, v}}
+		if first {
+			view.Members = []spec.MemberView{v, other}
+		}
+		return MemberSignature(view, v.Name)
+	}
+	base := sign(a, false)
+	renamed := a
+	renamed.Name, renamed.ID, renamed.Generation = "C", "C-7", 9
+	if got := sign(renamed, true); got != base {
+		t.Errorf("renamed (name, id, generation, place): %x, want %x as before", got, base)
+	}
+	for _, change := range []func(v *spec.MemberView){
+		func(v *spec.MemberView) { v.Current = false },
+		func(v *spec.MemberView) { v.Fenced = true },
+		func(v *spec.MemberView) { v.Subscription = []string{"T"} },
+		func(v *spec.MemberView) { v.Subscription = []string{"TU", "V"} },
+		func(v *spec.MemberView) { v.Owns = set(spec.TP("T", 0)) },
+		func(v *spec.MemberView) { v.Revoking = nil },
+		func(v *spec.MemberView) {
+			v.Owns, v.Revoking = set(spec.TP("T", 0)), set(spec.TP("UV", 0), spec.TP("T", 0))
+		},
+	} {
+		v := a
+		v.Subscription = slices.Clone(a.Subscription)
+		change(&v)
+		if sign(v, false) == base {
+			t.Errorf("%+v signs as %+v", v, a)
+		}
+	}
+	if got := MemberSignature(spec.View{Members: []spec.MemberView{other}}, "A"); got != 0 {
+		t.Errorf("a member the view does not list: %x, want 0", got)
 	}
 }

@@ -457,6 +457,20 @@ func (m *Model[M, T, C, P]) Interchangeable() [][]string {
 	return sim.Interchangeable(names, func(i, j int) bool { return f.SameConfig(cfgs[i], cfgs[j]) })
 }
 
+// MemberSignature is what member holds in s as the laws see it, hashed
+// without names or identities (sim.MemberSignature), and the phase of its
+// node (none for a process not running): the checker's symmetry
+// reduction orders the interchangeable members by it
+// (checker.MemberSigner), so it encodes a state under fewer renamings.
+// A renaming moves all of it with the member.
+func (m *Model[M, T, C, P]) MemberSignature(s *State[M, T, C, P], member string) uint64 {
+	sig := sim.MemberSignature(s.W.prev, member)
+	if p := s.W.Process(member); p != nil && p.Node != nil {
+		sig = sig*0x9e3779b97f4a7c15 + uint64(p.Node.Phase()) + 1
+	}
+	return sig
+}
+
 // Encode writes the canonical encoding of s: the budget used, the rounds
 // counter, and the world with its clock as the origin of every instant.
 // Messages in flight are written as the family's network lets them be
