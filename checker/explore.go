@@ -395,9 +395,9 @@ func (x *explorer[S, A]) report(start time.Time, queue, depth int) {
 }
 
 // fingerprint encodes s (with Options.Symmetry, the least encoding over
-// the renamings encodeReduced tries) and returns its fingerprint and the encoding (valid until
-// the next call with enc). It leaves enc as encoding s without renaming
-// left it, for Keeper.Keep.
+// the renamings encodeReduced tries) and returns its fingerprint and the
+// encoding (valid until the next call with enc). It leaves enc as
+// encoding s without renaming left it, for Keeper.Keep.
 func (x *explorer[S, A]) fingerprint(enc *canon.Encoder, s S) (uint64, []byte) {
 	b := x.encode(enc, s)
 	return canon.Fingerprint(b), b
