@@ -286,7 +286,8 @@ func Explore[S, A any](m Model[S, A], o Options) (Result, error) {
 		x.converged = t.IsConverged
 	}
 	if o.Symmetry {
-		sym, err := newSymmetry(m)
+		signer, _ := m.(MemberSigner[S])
+		sym, err := newSymmetry(m.Interchangeable(), signer)
 		if err != nil {
 			return Result{}, err
 		}

@@ -414,7 +414,10 @@ func TestLimits(t *testing.T) {
 // and C to D and E.
 func TestRenamings(t *testing.T) {
 	sigs := map[string]uint64{"A": 5, "B": 1, "C": 5, "D": 1, "E": 1}
-	y := &symmetry[cstate]{groups: [][]string{{"A", "B", "C", "D", "E"}, {"X", "Y"}}, signer: sigFunc(func(name string) uint64 { return sigs[name] })}
+	y, err := newSymmetry[cstate]([][]string{{"A", "B", "C", "D", "E"}, {"X", "Y"}}, sigFunc(func(name string) uint64 { return sigs[name] }))
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := y.orders(cstate{})
 	if want := [][2]int{{0, 3}, {3, 5}, {5, 7}}; !slices.Equal(o.ties, want) {
 		t.Fatalf("ties %v, want %v", o.ties, want)
@@ -443,7 +446,10 @@ func TestRenamings(t *testing.T) {
 	y.release(o)
 	// Without a signer every member ties: every permutation, the identity
 	// among them.
-	all := &symmetry[cstate]{groups: [][]string{{"A", "B", "C"}, {"X", "Y"}}}
+	all, err := newSymmetry[cstate]([][]string{{"A", "B", "C"}, {"X", "Y"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o, n, identity := all.orders(cstate{}), 0, false
 	o.each(func() { n++; identity = identity || len(o.p) == 0 })
 	if n != 12 || !identity {

@@ -44,36 +44,38 @@ type MemberSigner[S any] interface {
 const MaxPermutations = 40320
 
 // symmetry is a symmetry reduction's fixed part: the interchangeable
-// groups, each sorted by name, and the model's signer (nil when the model
-// has none: every member then ties with the others of its group).
+// groups, each sorted by name, their names in one list, group after
+// group, and the model's signer (nil when the model has none: every
+// member then ties with the others of its group).
 type symmetry[S any] struct {
 	groups [][]string
+	names  []string
 	signer MemberSigner[S]
 	// scratch holds *orders, so that each worker reuses one.
 	scratch sync.Pool
 }
 
-func newSymmetry[S, A any](m Model[S, A]) (*symmetry[S], error) {
-	groups := m.Interchangeable()
+// newSymmetry returns the reduction over groups with signer (nil: none),
+// or an error when the groups have more than MaxPermutations
+// permutations.
+func newSymmetry[S any](groups [][]string, signer MemberSigner[S]) (*symmetry[S], error) {
 	if n, ok := countPermutations(groups); !ok {
 		return nil, fmt.Errorf("symmetry reduction: the interchangeable members (%s) have %s permutations, more than %d; a state where they all tie would be encoded once for each, so explore with fewer members or without it",
 			describeGroups(groups), n, MaxPermutations)
 	}
-	y := &symmetry[S]{}
+	y := &symmetry[S]{signer: signer}
 	for _, g := range groups {
-		y.groups = append(y.groups, slices.Sorted(slices.Values(g)))
-	}
-	if sg, ok := m.(MemberSigner[S]); ok {
-		y.signer = sg
+		sorted := slices.Sorted(slices.Values(g))
+		y.groups, y.names = append(y.groups, sorted), append(y.names, sorted...)
 	}
 	return y, nil
 }
 
 // orders is one state's renamings: members holds every group's members,
-// group after group, sorted by signature, and names the same groups'
-// names sorted, so that members[i] is renamed to names[i]; ties lists
-// the spans [lo, hi) of members whose signatures are equal (two or more).
-// rename renames by p, which fill sets from members and names.
+// group after group, each group sorted by signature, so that members[i]
+// is renamed to names[i] (symmetry.names); ties lists the spans [lo, hi)
+// of members whose signatures are equal (two or more). rename renames by
+// p, which fill sets from members and names.
 type orders struct {
 	members, names []string
 	sigs           []uint64
@@ -90,7 +92,7 @@ func (y *symmetry[S]) orders(s S) *orders {
 		o = &orders{p: map[string]string{}}
 		o.rename = renamer(o.p)
 	}
-	o.members, o.names, o.sigs, o.ties = o.members[:0], o.names[:0], o.sigs[:0], o.ties[:0]
+	o.members, o.names, o.sigs, o.ties = o.members[:0], y.names, o.sigs[:0], o.ties[:0]
 	for _, g := range y.groups {
 		lo := len(o.members)
 		for _, name := range g {
@@ -98,11 +100,10 @@ func (y *symmetry[S]) orders(s S) *orders {
 			if y.signer != nil {
 				sig = y.signer.MemberSignature(s, name)
 			}
-			o.members, o.names, o.sigs = append(o.members, name), append(o.names, name), append(o.sigs, sig)
+			o.members, o.sigs = append(o.members, name), append(o.sigs, sig)
 		}
-		// Sort the group's members by signature, carrying their names
-		// along; the order among equal signatures does not matter, since
-		// each tries them all.
+		// Sort the group's members by signature; the order among equal
+		// signatures does not matter, since each tries them all.
 		sortBySig(o.members[lo:], o.sigs[lo:])
 		for i := lo; i < len(o.members); {
 			j := i + 1
